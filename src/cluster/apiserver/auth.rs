@@ -1,0 +1,171 @@
+//! Authentication (bearer tokens), impersonation and RBAC of the embedded API.
+
+use std::collections::BTreeMap;
+
+/// Who a request acts as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub user: String,
+    pub groups: Vec<String>,
+}
+
+/// Who an RBAC rule is bound to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    User(String),
+    Group(String),
+}
+
+/// One RBAC rule: verbs on resources (plural, or `plural/subresource`), in some namespaces
+/// (`None`: every namespace and cluster scope). `"*"` matches anything.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub subject: Subject,
+    pub verbs: Vec<String>,
+    pub resources: Vec<String>,
+    pub namespaces: Option<Vec<String>>,
+}
+
+impl Rule {
+    /// A rule for `subject` allowing `verbs` on `resources` everywhere.
+    pub fn new(subject: Subject, verbs: &[&str], resources: &[&str]) -> Rule {
+        Rule {
+            subject,
+            verbs: verbs.iter().map(|s| s.to_string()).collect(),
+            resources: resources.iter().map(|s| s.to_string()).collect(),
+            namespaces: None,
+        }
+    }
+
+    fn matches(&self, who: &Identity, verb: &str, resource: &str, namespace: Option<&str>) -> bool {
+        let subject_ok = match &self.subject {
+            Subject::User(u) => *u == who.user,
+            Subject::Group(g) => who.groups.iter().any(|x| x == g),
+        };
+        let any = |list: &[String], v: &str| list.iter().any(|x| x == "*" || x == v);
+        let ns_ok = match (&self.namespaces, namespace) {
+            (None, _) => true,
+            (Some(list), Some(ns)) => any(list, ns),
+            (Some(_), None) => false,
+        };
+        subject_ok && ns_ok && any(&self.verbs, verb) && any(&self.resources, resource)
+    }
+}
+
+/// Tokens and RBAC rules.
+#[derive(Clone, Debug, Default)]
+pub struct AuthConfig {
+    tokens: BTreeMap<String, Identity>,
+    rules: Vec<Rule>,
+}
+
+/// The demo users, their tokens and what they may do.
+pub mod users {
+    /// Cluster admin (group system:masters).
+    pub const ADMIN: &str = "admin";
+    pub const ADMIN_TOKEN: &str = "demo-admin-token";
+    /// Read only.
+    pub const VIEWER: &str = "viewer";
+    pub const VIEWER_TOKEN: &str = "demo-viewer-token";
+    /// May create, pause and delete operations; may not edit clusters.
+    pub const OPERATOR: &str = "operator";
+    pub const OPERATOR_TOKEN: &str = "demo-operator-token";
+    /// May edit clusters and installations; may not create operations.
+    pub const CLUSTER_EDITOR: &str = "cluster-editor";
+    pub const CLUSTER_EDITOR_TOKEN: &str = "demo-cluster-editor-token";
+    /// The simulated controller's service account.
+    pub const CONTROLLER: &str = "system:serviceaccount:ichor-system:ichor-controller";
+    pub const CONTROLLER_TOKEN: &str = "demo-controller-token";
+    /// `ichor-tui serve`'s own identity: may review tokens and impersonate.
+    pub const SERVER: &str = "system:serviceaccount:ichor-system:ichor-tui";
+    pub const SERVER_TOKEN: &str = "demo-server-token";
+}
+
+const ALL_ICHOR: &[&str] = &[
+    "talosclusters",
+    "talosclusters/status",
+    "machines",
+    "ichorinstallations",
+    "talosoperations",
+    "talosoperations/status",
+];
+const READ: &[&str] = &["get", "list", "watch"];
+
+impl AuthConfig {
+    /// The demo cluster's users and rules.
+    pub fn demo() -> AuthConfig {
+        use users::*;
+        let mut a = AuthConfig::default();
+        let g = |s: &str| Subject::Group(s.to_string());
+        let u = |s: &str| Subject::User(s.to_string());
+        a.add_token(ADMIN_TOKEN, ADMIN, &["system:masters"]);
+        a.add_token(VIEWER_TOKEN, VIEWER, &["ichor:viewers"]);
+        a.add_token(OPERATOR_TOKEN, OPERATOR, &["ichor:operators"]);
+        a.add_token(
+            CLUSTER_EDITOR_TOKEN,
+            CLUSTER_EDITOR,
+            &["ichor:cluster-editors"],
+        );
+        a.add_token(CONTROLLER_TOKEN, CONTROLLER, &["system:serviceaccounts"]);
+        a.add_token(SERVER_TOKEN, SERVER, &["system:serviceaccounts"]);
+        a.rules.push(Rule::new(g("system:masters"), &["*"], &["*"]));
+        a.rules.push(Rule::new(g("ichor:viewers"), READ, ALL_ICHOR));
+        a.rules
+            .push(Rule::new(g("ichor:operators"), READ, ALL_ICHOR));
+        a.rules.push(Rule::new(
+            g("ichor:operators"),
+            &["create", "update", "patch", "delete"],
+            &["talosoperations"],
+        ));
+        a.rules
+            .push(Rule::new(g("ichor:cluster-editors"), READ, ALL_ICHOR));
+        a.rules.push(Rule::new(
+            g("ichor:cluster-editors"),
+            &["update", "patch"],
+            &["talosclusters", "ichorinstallations"],
+        ));
+        a.rules.push(Rule::new(u(CONTROLLER), &["*"], ALL_ICHOR));
+        a.rules.push(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
+        a.rules
+            .push(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
+        a.rules
+            .push(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
+        a
+    }
+
+    /// Adds a bearer token for a user.
+    pub fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
+        let mut groups: Vec<String> = groups.iter().map(|s| s.to_string()).collect();
+        groups.push("system:authenticated".to_string());
+        self.tokens.insert(
+            token.to_string(),
+            Identity {
+                user: user.to_string(),
+                groups,
+            },
+        );
+    }
+
+    /// Adds an RBAC rule.
+    pub fn add_rule(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
+    /// The identity a token authenticates, if any.
+    pub fn authenticate(&self, token: &str) -> Option<&Identity> {
+        self.tokens.get(token)
+    }
+
+    /// Whether `who` may `verb` the `resource` in `namespace` (`None`: cluster scope).
+    pub fn allowed(
+        &self,
+        who: &Identity,
+        verb: &str,
+        resource: &str,
+        namespace: Option<&str>,
+    ) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.matches(who, verb, resource, namespace))
+    }
+}

@@ -1,0 +1,253 @@
+//! Pieces of the embedded API that are plain data: the resource table, JSON merge patch,
+//! label selectors, query strings and Status bodies.
+
+use serde_json::{Map, Value, json};
+
+/// One kind the embedded API serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceType {
+    pub plural: &'static str,
+    pub singular: &'static str,
+    pub kind: &'static str,
+    pub has_status: bool,
+    pub short_names: &'static [&'static str],
+}
+
+/// The four ichor kinds.
+pub const RESOURCES: [ResourceType; 4] = [
+    ResourceType {
+        plural: "talosclusters",
+        singular: "taloscluster",
+        kind: "TalosCluster",
+        has_status: true,
+        short_names: &["tc"],
+    },
+    ResourceType {
+        plural: "machines",
+        singular: "machine",
+        kind: "Machine",
+        has_status: false,
+        short_names: &[],
+    },
+    ResourceType {
+        plural: "ichorinstallations",
+        singular: "ichorinstallation",
+        kind: "IchorInstallation",
+        has_status: false,
+        short_names: &[],
+    },
+    ResourceType {
+        plural: "talosoperations",
+        singular: "talosoperation",
+        kind: "TalosOperation",
+        has_status: true,
+        short_names: &["top"],
+    },
+];
+
+/// The resource type of a plural name.
+pub fn resource(plural: &str) -> Option<ResourceType> {
+    RESOURCES.iter().copied().find(|r| r.plural == plural)
+}
+
+/// Applies a JSON merge patch (RFC 7386) to `target`.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = Value::Object(Map::new());
+            }
+            if let Value::Object(t) = target {
+                for (k, v) in p {
+                    if v.is_null() {
+                        t.remove(k);
+                    } else {
+                        merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+                    }
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+/// Decodes `%XX` and `+` in a query component.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parses a query string into (key, value) pairs.
+pub fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
+    q.unwrap_or("")
+        .split('&')
+        .filter(|s| !s.is_empty())
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(kv), String::new()),
+        })
+        .collect()
+}
+
+/// One requirement of a label selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A parsed label selector (`a=b,c!=d,e,!f,g in (x,y),h notin (z)`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LabelSelector(Vec<Requirement>);
+
+impl LabelSelector {
+    /// Parses a selector; `Err` carries the reason.
+    pub fn parse(s: &str) -> Result<LabelSelector, String> {
+        let mut parts = Vec::new();
+        let mut depth = 0;
+        let mut cur = String::new();
+        for c in s.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(c);
+        }
+        parts.push(cur);
+        let mut reqs = Vec::new();
+        for p in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            let set = |rest: &str| -> Result<Vec<String>, String> {
+                let rest = rest.trim();
+                let inner = rest
+                    .strip_prefix('(')
+                    .and_then(|r| r.strip_suffix(')'))
+                    .ok_or_else(|| format!("unable to parse requirement: {p:?}"))?;
+                Ok(inner.split(',').map(|v| v.trim().to_string()).collect())
+            };
+            let req = if let Some((k, v)) = p.split_once("!=") {
+                Requirement::NotEquals(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once("==").or_else(|| p.split_once('=')) {
+                Requirement::Equals(k.trim().into(), v.trim().into())
+            } else if let Some((k, rest)) = p.split_once(" notin ") {
+                Requirement::NotIn(k.trim().into(), set(rest)?)
+            } else if let Some((k, rest)) = p.split_once(" in ") {
+                Requirement::In(k.trim().into(), set(rest)?)
+            } else if let Some(k) = p.strip_prefix('!') {
+                Requirement::NotExists(k.trim().into())
+            } else if p
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+            {
+                Requirement::Exists(p.into())
+            } else {
+                return Err(format!("unable to parse requirement: {p:?}"));
+            };
+            reqs.push(req);
+        }
+        Ok(LabelSelector(reqs))
+    }
+
+    /// Whether an object's labels satisfy every requirement.
+    pub fn matches(&self, obj: &Value) -> bool {
+        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        self.0.iter().all(|r| match r {
+            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
+            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
+            Requirement::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Requirement::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Requirement::Exists(k) => get(k).is_some(),
+            Requirement::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+/// A Kubernetes `Status` failure body.
+pub fn status_body(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut v = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let (Some(d), Value::Object(m)) = (details, &mut v) {
+        m.insert("details".into(), d);
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_patch_follows_rfc7386() {
+        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}});
+        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}}));
+        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}}));
+    }
+
+    #[test]
+    fn selectors() {
+        let o = json!({"metadata": {"labels": {"app": "x", "tier": "db"}}});
+        for (sel, want) in [
+            ("app=x", true),
+            ("app==x,tier=db", true),
+            ("app!=x", false),
+            ("tier in (db, web)", true),
+            ("tier notin (db)", false),
+            ("app", true),
+            ("!app", false),
+            ("missing", false),
+        ] {
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&o),
+                want,
+                "{sel}"
+            );
+        }
+        assert!(LabelSelector::parse("a in b").is_err());
+    }
+
+    #[test]
+    fn query_decoding() {
+        assert_eq!(
+            parse_query(Some("labelSelector=a%3Db%2Cc&dryRun=All")),
+            vec![
+                ("labelSelector".into(), "a=b,c".into()),
+                ("dryRun".into(), "All".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! The demo cluster set: three clusters in `default` with running, paused-by-failure and
+//! finished operations, so every screen has something real to show.
+
+use crate::cluster::apiserver::EmbeddedApi;
+use crate::cluster::apiserver::auth::users;
+use crate::cluster::controller::{Controller, format_time};
+use crate::cluster::resources::{
+    CaRotationStatus, CniSpec, IchorInstallation, IchorInstallationSpec, Machine, MachineProgress,
+    TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec, TalosOperationStatus,
+    machine, names,
+};
+use jiff::{SignedDuration, Timestamp};
+use std::collections::BTreeMap;
+
+/// The namespace of the demo data.
+pub const NAMESPACE: &str = "default";
+
+fn cluster(name: &str, talos: &str, k8s: &str, kube_proxy: &str) -> TalosCluster {
+    let mut c = TalosCluster::new(
+        name,
+        TalosClusterSpec {
+            talos_version: talos.into(),
+            kubernetes_version: k8s.into(),
+            cni: CniSpec {
+                kube_proxy: kube_proxy.into(),
+            },
+        },
+    );
+    c.metadata.namespace = Some(NAMESPACE.into());
+    c
+}
+
+fn machines(cluster: &str, cps: usize, workers: usize) -> Vec<Machine> {
+    let mut out = Vec::new();
+    for i in 1..=cps {
+        out.push(machine(
+            cluster,
+            &format!("{cluster}-cp{i}"),
+            "controlplane",
+            Some(i as i64),
+            true,
+            None,
+        ));
+    }
+    for i in 1..=workers {
+        out.push(machine(
+            cluster,
+            &format!("{cluster}-w{i:02}"),
+            "worker",
+            Some(10 + i as i64),
+            true,
+            None,
+        ));
+    }
+    for m in &mut out {
+        m.metadata.namespace = Some(NAMESPACE.into());
+    }
+    out
+}
+
+fn at(now: Timestamp, minutes_ago: i64) -> String {
+    format_time(now - SignedDuration::from_secs(minutes_ago * 60))
+}
+
+fn operation(name: &str, cluster: &str, kind: &str, actor: &str, created: &str) -> TalosOperation {
+    let mut op = TalosOperation::new(
+        name,
+        TalosOperationSpec {
+            cluster: cluster.into(),
+            kind: kind.into(),
+            max_unavailable: 1,
+            paused: false,
+        },
+    );
+    op.metadata.namespace = Some(NAMESPACE.into());
+    op.metadata.annotations = Some(BTreeMap::from([(
+        names::ACTOR.to_string(),
+        actor.to_string(),
+    )]));
+    op.metadata.creation_timestamp = created
+        .parse()
+        .ok()
+        .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time);
+    op
+}
+
+fn progress(
+    name: &str,
+    phase: &str,
+    message: &str,
+    started: Option<String>,
+    finished: Option<String>,
+) -> MachineProgress {
+    MachineProgress {
+        name: name.into(),
+        phase: phase.into(),
+        message: message.into(),
+        started_at: started,
+        finished_at: finished,
+    }
+}
+
+fn completed(
+    now: Timestamp,
+    name: &str,
+    cluster: &str,
+    kind: &str,
+    actor: &str,
+    names: &[String],
+    days_ago: i64,
+    message: &str,
+) -> TalosOperation {
+    let start = days_ago * 24 * 60;
+    let mut op = operation(name, cluster, kind, actor, &at(now, start + 1));
+    op.status = Some(TalosOperationStatus {
+        phase: "Completed".into(),
+        machines: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let i = i as i64;
+                progress(
+                    n,
+                    "Completed",
+                    message,
+                    Some(at(now, start - 3 * i)),
+                    Some(at(now, start - 3 * i - 3)),
+                )
+            })
+            .collect(),
+        started_at: Some(at(now, start)),
+        finished_at: Some(at(now, start - 3 * names.len() as i64 - 3)),
+        ca_rotation: (kind == "ca-rotation").then(|| CaRotationStatus {
+            stage: "Dropping".into(),
+            pass: 5,
+            passes: 5,
+        }),
+        ..Default::default()
+    });
+    op
+}
+
+fn names_of(ms: &[Machine]) -> Vec<String> {
+    ms.iter().filter_map(|m| m.metadata.name.clone()).collect()
+}
+
+/// Stores the demo data in `api`, with times relative to `now`.
+pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
+    let mut install = IchorInstallation::new(
+        names::ICHOR_INSTALLATION_NAME,
+        IchorInstallationSpec {
+            version: "v0.14.2".into(),
+        },
+    );
+    install.metadata.namespace = Some(NAMESPACE.into());
+    api.seed(&install)?;
+
+    // prod-eu: tracked by Argo CD, one worker held.
+    let mut prod = cluster("prod-eu", "v1.9.2", "v1.32.3", "enabled");
+    prod.metadata.annotations = Some(BTreeMap::from([(
+        names::ARGOCD_TRACKING_ID.to_string(),
+        "platform-prod-eu:ichor.maesh.dev/TalosCluster:default/prod-eu".to_string(),
+    )]));
+    api.seed(&prod)?;
+    let mut prod_machines = machines("prod-eu", 3, 12);
+    if let Some(w7) = prod_machines
+        .iter_mut()
+        .find(|m| m.metadata.name.as_deref() == Some("prod-eu-w07"))
+    {
+        w7.metadata.annotations = Some(BTreeMap::from([(
+            names::UPGRADE_HOLD.to_string(),
+            "RAID controller replacement scheduled (INC-4821)".to_string(),
+        )]));
+    }
+    for m in &prod_machines {
+        api.seed(m)?;
+    }
+
+    // staging: a Talos upgrade under way (the spec already names the target).
+    let staging = cluster("staging", "v1.9.3", "v1.32.3", "enabled");
+    api.seed(&staging)?;
+    let staging_machines = machines("staging", 1, 3);
+    for m in &staging_machines {
+        api.seed(m)?;
+    }
+    let mut running = operation(
+        "staging-talos-x7k2p",
+        "staging",
+        "talos",
+        "alice@example.com",
+        &at(now, 3),
+    );
+    running.status = Some(TalosOperationStatus {
+        phase: "Running".into(),
+        machines: vec![
+            progress(
+                "staging-cp1",
+                "Completed",
+                "running Talos v1.9.3",
+                Some(at(now, 2)),
+                Some(at(now, 1)),
+            ),
+            progress(
+                "staging-w01",
+                "Running",
+                "installing Talos v1.9.3 and rebooting",
+                Some(format_time(now)),
+                None,
+            ),
+            progress("staging-w02", "Pending", "", None, None),
+            progress("staging-w03", "Pending", "", None, None),
+        ],
+        started_at: Some(at(now, 2)),
+        ..Default::default()
+    });
+    api.seed(&running)?;
+
+    // edge-tokyo: a Talos upgrade paused by a failed worker.
+    let tokyo = cluster("edge-tokyo", "v1.9.3", "v1.32.2", "replaced");
+    api.seed(&tokyo)?;
+    let mut tokyo_machines = machines("edge-tokyo", 3, 5);
+    if let Some(w3) = tokyo_machines
+        .iter_mut()
+        .find(|m| m.metadata.name.as_deref() == Some("edge-tokyo-w03"))
+    {
+        w3.metadata.annotations = Some(BTreeMap::from([(
+            names::DEMO_FAIL.to_string(),
+            "talos".to_string(),
+        )]));
+    }
+    for m in &tokyo_machines {
+        api.seed(m)?;
+    }
+    let mut failed = operation(
+        "edge-tokyo-talos-m4q9z",
+        "edge-tokyo",
+        "talos",
+        "kenji@example.com",
+        &at(now, 42),
+    );
+    let mut ms = Vec::new();
+    for (i, n) in names_of(&tokyo_machines).iter().enumerate() {
+        let i = i as i64;
+        let (phase, msg, s, f) = match i {
+            0..=4 => (
+                "Completed",
+                "running Talos v1.9.3",
+                Some(at(now, 40 - 6 * i)),
+                Some(at(now, 36 - 6 * i)),
+            ),
+            5 => (
+                "Failed",
+                "installer exited with code 1: image verification failed",
+                Some(at(now, 10)),
+                Some(at(now, 6)),
+            ),
+            _ => ("Pending", "", None, None),
+        };
+        ms.push(progress(n, phase, msg, s, f));
+    }
+    failed.status = Some(TalosOperationStatus {
+        phase: "Paused".into(),
+        failure_reason: Some(
+            "machine edge-tokyo-w03 failed: installer exited with code 1: image verification failed".into(),
+        ),
+        machines: ms,
+        started_at: Some(at(now, 40)),
+        ..Default::default()
+    });
+    api.seed(&failed)?;
+
+    // History.
+    let prod_names: Vec<String> = {
+        let mut v = prod_machines.clone();
+        crate::cluster::resources::sort_by_order(&mut v);
+        names_of(&v)
+    };
+    let history = [
+        completed(
+            now,
+            "prod-eu-kubernetes-9fj3c",
+            "prod-eu",
+            "kubernetes",
+            "alice@example.com",
+            &prod_names,
+            12,
+            "running Kubernetes v1.32.3",
+        ),
+        completed(
+            now,
+            "prod-eu-ca-rotation-2hd8w",
+            "prod-eu",
+            "ca-rotation",
+            "security-bot",
+            &prod_names,
+            30,
+            "pass 5: configuration applied",
+        ),
+        completed(
+            now,
+            "staging-cni-p2m8v",
+            "staging",
+            "cni",
+            "bob@example.com",
+            &names_of(&staging_machines),
+            5,
+            "kube-proxy enabled",
+        ),
+        completed(
+            now,
+            "staging-shutdown-k3r7d",
+            "staging",
+            "shutdown",
+            "bob@example.com",
+            &names_of(&staging_machines),
+            20,
+            "stopped",
+        ),
+        completed(
+            now,
+            "edge-tokyo-ichor-b5n2s",
+            "edge-tokyo",
+            "ichor",
+            "kenji@example.com",
+            &[],
+            2,
+            "",
+        ),
+    ];
+    for op in &history {
+        api.seed(op)?;
+    }
+    Ok(())
+}
+
+/// A demo cluster: the API seeded with the demo data and the simulated controller running.
+pub struct DemoCluster {
+    pub api: EmbeddedApi,
+    controller: tokio::task::JoinHandle<()>,
+}
+
+impl DemoCluster {
+    /// Seeds the data and starts the controller at `speed` (1: a machine step takes 4 s).
+    pub fn start(speed: f64) -> anyhow::Result<DemoCluster> {
+        let api = EmbeddedApi::default();
+        seed(&api, Timestamp::now())?;
+        let controller = Controller::new(api.client(users::CONTROLLER_TOKEN), speed);
+        let controller = tokio::spawn(controller.run());
+        Ok(DemoCluster { api, controller })
+    }
+}
+
+impl Drop for DemoCluster {
+    fn drop(&mut self) {
+        self.controller.abort();
+    }
+}

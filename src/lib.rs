@@ -1,0 +1,4 @@
+//! ichor-tui: a terminal dashboard for TalosOperations.
+
+pub mod cli;
+pub mod cluster;

@@ -1,0 +1,59 @@
+//! ichor-tui: arguments, logging to a file, backend choice, run.
+
+use anyhow::Context as _;
+use clap::Parser;
+use ichor_tui::cli::{Cli, Command};
+use std::net::SocketAddr;
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let _log_guard = match ichor_tui::cli::init_logging(cli.log_file.as_deref()) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("ichor-tui: {e:#}");
+            None
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("ichor-tui: starting the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "ichor-tui failed");
+            eprintln!("ichor-tui: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
+    match &cli.command {
+        Some(Command::DemoCluster(args)) => {
+            let addr: SocketAddr = args.listen.parse().context("parsing --listen")?;
+            ichor_tui::cluster::apiserver::server::check_listen(&addr, args.allow_remote)?;
+            let demo = ichor_tui::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("listening on {addr}"))?;
+            let local = listener.local_addr()?;
+            if let Some(path) = &args.kubeconfig_out {
+                ichor_tui::cluster::apiserver::server::write_kubeconfig(path, &local)?;
+            }
+            println!("demo cluster listening on http://{local}");
+            tokio::select! {
+                r = ichor_tui::cluster::apiserver::server::serve(demo.api.clone(), listener) => r?,
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        None => ichor_tui::cli::run_dashboard(cli).await,
+    }
+}
