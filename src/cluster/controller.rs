@@ -195,10 +195,10 @@ impl Controller {
             let name = name_of(op);
             if Some(&name) == holder.as_ref() {
                 self.advance(cluster, op, machines, now).await?;
-            } else if !paused_on_failure(op) {
-                if let Some(h) = &holder {
-                    self.wait_for_lock(op, h, now).await?;
-                }
+            } else if !paused_on_failure(op)
+                && let Some(h) = &holder
+            {
+                self.wait_for_lock(op, h, now).await?;
             }
         }
         Ok(())
@@ -414,37 +414,36 @@ impl Controller {
         if kind == OperationKind::Ichor && elapsed(&st.started_at) < self.step {
             return Ok(());
         }
-        if let Some(ca) = st.ca_rotation.as_mut() {
-            if ca.pass < CA_PASSES {
-                let last_finish = st
-                    .machines
-                    .iter()
-                    .filter_map(|m| m.finished_at.as_deref().and_then(parse_time))
-                    .max()
-                    .unwrap_or(now);
-                // Between the issuing and the dropping passes the controller hands the new
-                // credentials over and waits briefly for them to be picked up.
-                if ca.pass == 3 && ca.stage != "AwaitingCredentials" {
-                    ca.stage = "AwaitingCredentials".into();
-                    return Ok(());
-                }
-                if ca.stage == "AwaitingCredentials" && now.duration_since(last_finish) < self.step
-                {
-                    return Ok(());
-                }
-                ca.pass += 1;
-                let idx = usize::try_from(ca.pass - 1)
-                    .unwrap_or(0)
-                    .min(CA_PASS_STAGES.len() - 1);
-                ca.stage = CA_PASS_STAGES[idx].0.into();
-                for m in st.machines.iter_mut() {
-                    m.phase = "Pending".into();
-                    m.started_at = None;
-                    m.finished_at = None;
-                    m.message = String::new();
-                }
+        if let Some(ca) = st.ca_rotation.as_mut()
+            && ca.pass < CA_PASSES
+        {
+            let last_finish = st
+                .machines
+                .iter()
+                .filter_map(|m| m.finished_at.as_deref().and_then(parse_time))
+                .max()
+                .unwrap_or(now);
+            // Between the issuing and the dropping passes the controller hands the new
+            // credentials over and waits briefly for them to be picked up.
+            if ca.pass == 3 && ca.stage != "AwaitingCredentials" {
+                ca.stage = "AwaitingCredentials".into();
                 return Ok(());
             }
+            if ca.stage == "AwaitingCredentials" && now.duration_since(last_finish) < self.step {
+                return Ok(());
+            }
+            ca.pass += 1;
+            let idx = usize::try_from(ca.pass - 1)
+                .unwrap_or(0)
+                .min(CA_PASS_STAGES.len() - 1);
+            ca.stage = CA_PASS_STAGES[idx].0.into();
+            for m in st.machines.iter_mut() {
+                m.phase = "Pending".into();
+                m.started_at = None;
+                m.finished_at = None;
+                m.message = String::new();
+            }
+            return Ok(());
         }
         st.phase = "Completed".into();
         st.finished_at = Some(format_time(now));

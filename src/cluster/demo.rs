@@ -100,16 +100,15 @@ fn progress(
     }
 }
 
+/// A finished operation; `id` is [name, cluster, kind, actor].
 fn completed(
     now: Timestamp,
-    name: &str,
-    cluster: &str,
-    kind: &str,
-    actor: &str,
+    id: [&str; 4],
     names: &[String],
     days_ago: i64,
     message: &str,
 ) -> TalosOperation {
+    let [name, cluster, kind, actor] = id;
     let start = days_ago * 24 * 60;
     let mut op = operation(name, cluster, kind, actor, &at(now, start + 1));
     op.status = Some(TalosOperationStatus {
@@ -278,50 +277,55 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     let history = [
         completed(
             now,
-            "prod-eu-kubernetes-9fj3c",
-            "prod-eu",
-            "kubernetes",
-            "alice@example.com",
+            [
+                "prod-eu-kubernetes-9fj3c",
+                "prod-eu",
+                "kubernetes",
+                "alice@example.com",
+            ],
             &prod_names,
             12,
             "running Kubernetes v1.32.3",
         ),
         completed(
             now,
-            "prod-eu-ca-rotation-2hd8w",
-            "prod-eu",
-            "ca-rotation",
-            "security-bot",
+            [
+                "prod-eu-ca-rotation-2hd8w",
+                "prod-eu",
+                "ca-rotation",
+                "security-bot",
+            ],
             &prod_names,
             30,
             "pass 5: configuration applied",
         ),
         completed(
             now,
-            "staging-cni-p2m8v",
-            "staging",
-            "cni",
-            "bob@example.com",
+            ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
             &names_of(&staging_machines),
             5,
             "kube-proxy enabled",
         ),
         completed(
             now,
-            "staging-shutdown-k3r7d",
-            "staging",
-            "shutdown",
-            "bob@example.com",
+            [
+                "staging-shutdown-k3r7d",
+                "staging",
+                "shutdown",
+                "bob@example.com",
+            ],
             &names_of(&staging_machines),
             20,
             "stopped",
         ),
         completed(
             now,
-            "edge-tokyo-ichor-b5n2s",
-            "edge-tokyo",
-            "ichor",
-            "kenji@example.com",
+            [
+                "edge-tokyo-ichor-b5n2s",
+                "edge-tokyo",
+                "ichor",
+                "kenji@example.com",
+            ],
             &[],
             2,
             "",

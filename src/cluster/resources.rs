@@ -345,11 +345,11 @@ pub fn plan_steps(kind: OperationKind, machines: &[Machine], max_unavailable: i3
     let mut workers = Vec::new();
     for m in &sorted {
         let name = m.metadata.name.clone().unwrap_or_default();
-        if kind.skips_held() {
-            if let Some(reason) = hold_reason(m) {
-                out.held.push((name, reason.to_string()));
-                continue;
-            }
+        if kind.skips_held()
+            && let Some(reason) = hold_reason(m)
+        {
+            out.held.push((name, reason.to_string()));
+            continue;
         }
         if m.spec.role == "controlplane" {
             cps.push(name);

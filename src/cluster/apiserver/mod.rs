@@ -342,14 +342,12 @@ impl EmbeddedApi {
                 if let Some(rv) = patch
                     .pointer("/metadata/resourceVersion")
                     .and_then(Value::as_str)
-                {
-                    if obj
+                    && obj
                         .pointer("/metadata/resourceVersion")
                         .and_then(Value::as_str)
                         != Some(rv)
-                    {
-                        return Err(conflict(&target));
-                    }
+                {
+                    return Err(conflict(&target));
                 }
                 merge_patch(&mut obj, &patch);
                 st.update(&target, obj, &who, dry_run, "patch")
@@ -607,14 +605,14 @@ impl ApiState {
                     format!("{} is invalid: metadata: Required value", t.rt.kind),
                 )
             })?;
-        if let Some(obj_ns) = meta.get("namespace").and_then(Value::as_str) {
-            if obj_ns != ns {
-                return Err(fail(
-                    400,
-                    "BadRequest",
-                    "the namespace of the provided object does not match the namespace sent on the request",
-                ));
-            }
+        if let Some(obj_ns) = meta.get("namespace").and_then(Value::as_str)
+            && obj_ns != ns
+        {
+            return Err(fail(
+                400,
+                "BadRequest",
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
         }
         let name = match (
             meta.get("name").and_then(Value::as_str),
@@ -656,10 +654,10 @@ impl ApiState {
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
         meta.insert("generation".into(), json!(1));
         meta.remove("resourceVersion");
-        if t.rt.has_status {
-            if let Value::Object(o) = &mut obj {
-                o.remove("status");
-            }
+        if t.rt.has_status
+            && let Value::Object(o) = &mut obj
+        {
+            o.remove("status");
         }
         validate(t, &name, &obj)?;
         if dry_run {
@@ -890,25 +888,25 @@ fn validate(t: &Target, name: &str, obj: &Value) -> Result<(), Failure> {
                     "ca-rotation",
                 ],
             )?;
-            if let Some(m) = obj.pointer("/spec/maxUnavailable") {
-                if m.as_i64().is_none_or(|m| m < 1) {
-                    return Err(invalid(
-                        t,
-                        name,
-                        "spec.maxUnavailable",
-                        format!("Invalid value: {m}: should be greater than or equal to 1"),
-                    ));
-                }
+            if let Some(m) = obj.pointer("/spec/maxUnavailable")
+                && m.as_i64().is_none_or(|m| m < 1)
+            {
+                return Err(invalid(
+                    t,
+                    name,
+                    "spec.maxUnavailable",
+                    format!("Invalid value: {m}: should be greater than or equal to 1"),
+                ));
             }
-            if let Some(p) = obj.pointer("/spec/paused") {
-                if !p.is_boolean() {
-                    return Err(invalid(
-                        t,
-                        name,
-                        "spec.paused",
-                        "Invalid value: must be a boolean".into(),
-                    ));
-                }
+            if let Some(p) = obj.pointer("/spec/paused")
+                && !p.is_boolean()
+            {
+                return Err(invalid(
+                    t,
+                    name,
+                    "spec.paused",
+                    "Invalid value: must be a boolean".into(),
+                ));
             }
         }
         "TalosCluster" => {

@@ -14,6 +14,8 @@ use std::net::SocketAddr;
 use std::path::Path;
 use tokio::net::TcpListener;
 
+const ADMIN_BEARER: &str = "Bearer demo-admin-token";
+
 /// The discovery document for `path`, if it is one.
 pub fn discovery(path: &str) -> Option<Value> {
     let group_version = format!("{GROUP}/{VERSION}");
@@ -66,9 +68,52 @@ pub fn discovery(path: &str) -> Option<Value> {
             }
             json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
         }
+        "/openapi/v3" => json!({
+            "paths": {
+                format!("apis/{GROUP}/{VERSION}"): {"serverRelativeURL": format!("/openapi/v3/apis/{GROUP}/{VERSION}")}
+            }
+        }),
+        p if p == format!("/openapi/v3/apis/{GROUP}/{VERSION}") => openapi_v3(),
         _ => return None,
     };
     Some(doc)
+}
+
+/// The group's OpenAPI v3 document, as much of it as kubectl reads: each kind's PATCH operation
+/// with its group-version-kind and the `fieldValidation` parameter, which tells kubectl that the
+/// server validates fields itself.
+fn openapi_v3() -> Value {
+    let mut paths = serde_json::Map::new();
+    for r in RESOURCES {
+        let gvk = json!({"group": GROUP, "version": VERSION, "kind": r.kind});
+        let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}});
+        let op = |action: &str| {
+            json!({
+                "operationId": format!("{action}{}", r.kind),
+                "x-kubernetes-action": action,
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation")],
+                "responses": {"200": {"description": "OK"}}
+            })
+        };
+        paths.insert(
+            format!("/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}/{{name}}", r.plural),
+            json!({"get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete")}),
+        );
+        paths.insert(
+            format!(
+                "/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}",
+                r.plural
+            ),
+            json!({"get": op("list"), "post": op("post")}),
+        );
+    }
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "ichor demo cluster", "version": VERSION},
+        "paths": paths,
+        "components": {"schemas": {}}
+    })
 }
 
 /// Refuses a listen address that is not loopback unless remote access was asked for.
@@ -92,7 +137,8 @@ current-context: ichor-demo\nusers:\n- name: admin\n  user:\n    token: {}\n",
     std::fs::write(path, text).with_context(|| format!("writing kubeconfig {}", path.display()))
 }
 
-/// Serves the API on `listener` over HTTP/1.1 and h2c until the task is dropped.
+/// Serves the API on `listener` over HTTP/1.1 and h2c until the task is dropped. Loopback
+/// only unless the caller checked otherwise ([`check_listen`]).
 pub async fn serve(api: EmbeddedApi, listener: TcpListener) -> anyhow::Result<()> {
     loop {
         let (stream, _) = listener.accept().await.context("accepting a connection")?;
@@ -102,7 +148,17 @@ pub async fn serve(api: EmbeddedApi, listener: TcpListener) -> anyhow::Result<()
                 hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let api = api.clone();
                     async move {
-                        let (parts, body) = req.into_parts();
+                        let (mut parts, body) = req.into_parts();
+                        // kubectl (client-go) sends no bearer token over plain HTTP, so, like
+                        // kube-apiserver's old localhost-only insecure port, a request without
+                        // credentials acts as the demo admin; a token that is sent still decides,
+                        // and `kubectl --as viewer` tries other users through impersonation.
+                        if !parts.headers.contains_key(hyper::header::AUTHORIZATION) {
+                            parts.headers.insert(
+                                hyper::header::AUTHORIZATION,
+                                hyper::header::HeaderValue::from_static(ADMIN_BEARER),
+                            );
+                        }
                         let bytes: Bytes = body
                             .collect()
                             .await

@@ -1,0 +1,64 @@
+//! Shared fixtures for the integration tests.
+#![allow(dead_code)]
+
+use ichor_tui::cluster::apiserver::EmbeddedApi;
+use ichor_tui::cluster::resources::*;
+
+/// A small cluster `c1` (2 control planes, 4 workers, one held) with the ichor installation.
+pub fn small_cluster(api: &EmbeddedApi) {
+    let mut c = TalosCluster::new(
+        "c1",
+        TalosClusterSpec {
+            talos_version: "v1.9.2".into(),
+            kubernetes_version: "v1.32.3".into(),
+            cni: CniSpec {
+                kube_proxy: "enabled".into(),
+            },
+        },
+    );
+    c.metadata.namespace = Some("default".into());
+    api.seed(&c).unwrap();
+    let mut i = IchorInstallation::new(
+        "ichor",
+        IchorInstallationSpec {
+            version: "v0.14.2".into(),
+        },
+    );
+    i.metadata.namespace = Some("default".into());
+    api.seed(&i).unwrap();
+    for m in [
+        machine("c1", "c1-w-b", "worker", None, true, None),
+        machine("c1", "c1-cp-b", "controlplane", Some(2), true, None),
+        machine("c1", "c1-w-a", "worker", Some(7), true, None),
+        machine("c1", "c1-cp-a", "controlplane", Some(1), true, None),
+        machine(
+            "c1",
+            "c1-w-held",
+            "worker",
+            Some(5),
+            true,
+            Some("disk replacement"),
+        ),
+        machine("c1", "c1-w-c", "worker", Some(6), true, None),
+        machine("c1", "c1-w-unapproved", "worker", Some(1), false, None),
+    ] {
+        let mut m = m;
+        m.metadata.namespace = Some("default".into());
+        api.seed(&m).unwrap();
+    }
+}
+
+/// A TalosOperation object.
+pub fn op(name: &str, cluster: &str, kind: &str, max_unavailable: i32) -> TalosOperation {
+    let mut o = TalosOperation::new(
+        name,
+        TalosOperationSpec {
+            cluster: cluster.into(),
+            kind: kind.into(),
+            max_unavailable,
+            paused: false,
+        },
+    );
+    o.metadata.namespace = Some("default".into());
+    o
+}

@@ -1,0 +1,521 @@
+//! The embedded Kubernetes API answers as kube-apiserver does, through the real kube client.
+
+mod common;
+
+use common::{op, small_cluster};
+use ichor_tui::cluster::apiserver::auth::{Rule, Subject, users};
+use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault};
+use ichor_tui::cluster::resources::*;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+use std::time::Duration;
+
+fn api() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    api
+}
+
+fn status_of(e: kube::Error) -> (u16, String, String) {
+    match e {
+        kube::Error::Api(s) => (s.code, s.reason, s.message),
+        other => panic!("expected an API status, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn get_list_and_label_selectors() {
+    let api = api();
+    let client = api.client(users::ADMIN_TOKEN);
+    let machines: Api<Machine> = Api::namespaced(client.clone(), "default");
+    assert_eq!(
+        machines
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .len(),
+        7
+    );
+    let selected = machines
+        .list(&ListParams::default().labels("ichor.maesh.dev/upgrade-order in (1,2)"))
+        .await
+        .unwrap();
+    let mut names: Vec<_> = selected
+        .items
+        .iter()
+        .map(|m| m.metadata.name.clone().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["c1-cp-a", "c1-cp-b", "c1-w-unapproved"]);
+    let unlabelled = machines
+        .list(&ListParams::default().labels("!ichor.maesh.dev/upgrade-order"))
+        .await
+        .unwrap();
+    assert_eq!(unlabelled.items.len(), 1);
+    let all: Api<TalosCluster> = Api::all(client.clone());
+    assert_eq!(
+        all.list(&ListParams::default()).await.unwrap().items.len(),
+        1
+    );
+    let other_ns: Api<TalosCluster> = Api::namespaced(client.clone(), "elsewhere");
+    assert!(
+        other_ns
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let c = Api::<TalosCluster>::namespaced(client, "default")
+        .get("c1")
+        .await
+        .unwrap();
+    assert_eq!(c.spec.talos_version, "v1.9.2");
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn create_with_generate_name_bumps_resource_version_and_logs_the_user() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::OPERATOR_TOKEN), "default");
+    let mut o = op("", "c1", "talos", 1);
+    o.metadata.name = None;
+    o.metadata.generate_name = Some("c1-talos-".into());
+    let created = ops.create(&PostParams::default(), &o).await.unwrap();
+    let name = created.metadata.name.clone().unwrap();
+    assert!(
+        name.starts_with("c1-talos-") && name.len() == "c1-talos-".len() + 5,
+        "{name}"
+    );
+    let rv1: u64 = created
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let patched = ops
+        .patch(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"paused": true}})),
+        )
+        .await
+        .unwrap();
+    let rv2: u64 = patched
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rv2 > rv1);
+    assert!(patched.spec.paused);
+    let log = api.write_log();
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        (log[0].verb.as_str(), log[0].user.as_str()),
+        ("create", users::OPERATOR)
+    );
+    assert_eq!(
+        (log[1].verb.as_str(), log[1].name.as_str()),
+        ("patch", name.as_str())
+    );
+}
+
+#[tokio::test]
+async fn stale_resource_version_is_a_conflict_and_duplicates_already_exist() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let first = ops
+        .create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let mut stale = first.clone();
+    let mut fresh = first.clone();
+    fresh.spec.paused = true;
+    ops.replace("o1", &PostParams::default(), &fresh)
+        .await
+        .unwrap();
+    stale.spec.max_unavailable = 3;
+    let (code, reason, message) = status_of(
+        ops.replace("o1", &PostParams::default(), &stale)
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((code, reason.as_str()), (409, "Conflict"));
+    assert!(
+        message.contains("the object has been modified"),
+        "{message}"
+    );
+    let (code, reason, _) = status_of(
+        ops.create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((code, reason.as_str()), (409, "AlreadyExists"));
+    let (code, reason, message) = status_of(ops.get("nope").await.unwrap_err());
+    assert_eq!((code, reason.as_str()), (404, "NotFound"));
+    assert_eq!(
+        message,
+        "talosoperations.ichor.maesh.dev \"nope\" not found"
+    );
+    assert_eq!(
+        api.write_log().len(),
+        2,
+        "the refused writes are not logged"
+    );
+}
+
+#[tokio::test]
+async fn status_subresource_and_main_resource_keep_each_others_part() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let mut o = op("o1", "c1", "talos", 1);
+    o.status = Some(TalosOperationStatus {
+        phase: "Running".into(),
+        ..Default::default()
+    });
+    let created = ops.create(&PostParams::default(), &o).await.unwrap();
+    assert_eq!(created.status, None, "create drops the status");
+    ops.patch_status(
+        "o1",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Running"}, "spec": {"paused": true}})),
+    )
+    .await
+    .unwrap();
+    let after = ops.get("o1").await.unwrap();
+    assert_eq!(after.status.unwrap().phase, "Running");
+    assert!(
+        !after.spec.paused,
+        "a status write does not change the spec"
+    );
+    ops.patch(
+        "o1",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Failed"}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        ops.get("o1").await.unwrap().status.unwrap().phase,
+        "Running"
+    );
+    let log = api.write_log();
+    assert_eq!(log[1].resource, "talosoperations/status");
+}
+
+#[tokio::test]
+async fn invalid_objects_are_422() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let (code, reason, message) = status_of(
+        ops.create(&PostParams::default(), &op("o1", "c1", "reboot", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((code, reason.as_str()), (422, "Invalid"));
+    assert!(
+        message.contains("spec.kind: Unsupported value: \"reboot\""),
+        "{message}"
+    );
+    let (code, _, message) = status_of(
+        ops.create(&PostParams::default(), &op("o1", "c1", "talos", 0))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 422);
+    assert!(message.contains("spec.maxUnavailable"), "{message}");
+    let (code, _, _) = status_of(
+        ops.create(&PostParams::default(), &op("Bad_Name", "c1", "talos", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 422);
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn dry_run_checks_everything_and_stores_nothing() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::OPERATOR_TOKEN), "default");
+    let dry = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let answered = ops.create(&dry, &op("o1", "c1", "talos", 1)).await.unwrap();
+    assert_eq!(answered.metadata.name.as_deref(), Some("o1"));
+    assert!(ops.get_opt("o1").await.unwrap().is_none());
+    let (code, _, _) = status_of(
+        ops.create(&dry, &op("o1", "c1", "nope", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 422, "validation runs in a dry run");
+    let viewer: Api<TalosOperation> = Api::namespaced(api.client(users::VIEWER_TOKEN), "default");
+    let (code, _, _) = status_of(
+        viewer
+            .create(&dry, &op("o1", "c1", "talos", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 403, "RBAC runs in a dry run");
+    let clusters: Api<TalosCluster> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let (code, _, _) = status_of(
+        clusters
+            .patch(
+                "c1",
+                &PatchParams {
+                    dry_run: true,
+                    ..Default::default()
+                },
+                &Patch::Merge(json!({"spec": {"cni": {"kubeProxy": "replaced"}}})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 422, "admission runs in a dry run");
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn authentication_rbac_and_impersonation() {
+    let api = api();
+    let unknown: Api<TalosOperation> = Api::namespaced(api.client("no-such-token"), "default");
+    let (code, reason, _) = status_of(unknown.list(&ListParams::default()).await.unwrap_err());
+    assert_eq!((code, reason.as_str()), (401, "Unauthorized"));
+
+    let viewer: Api<TalosOperation> = Api::namespaced(api.client(users::VIEWER_TOKEN), "default");
+    viewer.list(&ListParams::default()).await.unwrap();
+    let (code, reason, message) = status_of(
+        viewer
+            .create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((code, reason.as_str()), (403, "Forbidden"));
+    assert_eq!(
+        message,
+        "talosoperations.ichor.maesh.dev is forbidden: User \"viewer\" cannot create resource \"talosoperations\" in API group \"ichor.maesh.dev\" in the namespace \"default\""
+    );
+    let operator_clusters: Api<TalosCluster> =
+        Api::namespaced(api.client(users::OPERATOR_TOKEN), "default");
+    let (code, _, _) = status_of(
+        operator_clusters
+            .patch(
+                "c1",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"talosVersion": "v1.9.3"}})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 403, "operators may not edit clusters");
+    assert!(api.write_log().is_empty());
+
+    // The server's identity may impersonate; the impersonated user's rights decide.
+    let as_viewer = impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]);
+    let ops: Api<TalosOperation> = Api::namespaced(as_viewer, "default");
+    ops.list(&ListParams::default()).await.unwrap();
+    let (code, _, message) = status_of(
+        ops.create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 403);
+    assert!(message.contains("User \"viewer\""), "{message}");
+    let as_operator = impersonating(
+        &api,
+        users::SERVER_TOKEN,
+        users::OPERATOR,
+        &["ichor:operators"],
+    );
+    Api::<TalosOperation>::namespaced(as_operator, "default")
+        .create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+        .await
+        .unwrap();
+    assert_eq!(
+        api.write_log()[0].user,
+        users::OPERATOR,
+        "the write log names the impersonated user"
+    );
+
+    // An operator may not impersonate anyone.
+    let sneaky = impersonating(
+        &api,
+        users::OPERATOR_TOKEN,
+        users::ADMIN,
+        &["system:masters"],
+    );
+    let (code, _, message) = status_of(
+        Api::<TalosOperation>::namespaced(sneaky, "default")
+            .list(&ListParams::default())
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 403);
+    assert!(
+        message.contains("cannot impersonate resource \"users\""),
+        "{message}"
+    );
+    assert_eq!(api.write_log().len(), 1);
+}
+
+/// A kube client whose requests carry impersonation headers.
+fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]) -> kube::Client {
+    let inner = api.client(token);
+    let user = user.to_string();
+    let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
+    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
+        let inner = inner.clone();
+        req.headers_mut()
+            .insert("impersonate-user", user.parse().unwrap());
+        for g in &groups {
+            req.headers_mut()
+                .append("impersonate-group", g.parse().unwrap());
+        }
+        async move { inner.send(req).await }
+    });
+    kube::Client::new(svc, "default")
+}
+
+#[tokio::test]
+async fn kube_proxy_change_needs_the_confirmation_annotation() {
+    let api = api();
+    let clusters: Api<TalosCluster> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let (code, reason, message) = status_of(
+        clusters
+            .patch(
+                "c1",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"cni": {"kubeProxy": "replaced"}}})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!((code, reason.as_str()), (422, "Invalid"));
+    assert!(
+        message.contains("ValidatingAdmissionPolicy")
+            && message.contains(names::CONFIRM_KUBE_PROXY_SWITCH),
+        "{message}"
+    );
+    assert!(api.write_log().is_empty());
+    clusters
+        .patch(
+            "c1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({
+                "metadata": {"annotations": {names::CONFIRM_KUBE_PROXY_SWITCH: "true"}},
+                "spec": {"cni": {"kubeProxy": "replaced"}}
+            })),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        clusters.get("c1").await.unwrap().spec.cni.kube_proxy,
+        "replaced"
+    );
+    // Other spec changes need no annotation.
+    clusters
+        .patch(
+            "c1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"talosVersion": "v1.9.3"}})),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn injected_faults() {
+    let api = api();
+    let clusters: Api<TalosCluster> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    api.fail_next(1, Fault::Unavailable);
+    let (code, _, _) = status_of(clusters.get("c1").await.unwrap_err());
+    assert_eq!(code, 503);
+    api.fail_next(1, Fault::Reset);
+    let err = clusters.get("c1").await.unwrap_err();
+    assert!(
+        !matches!(err, kube::Error::Api(_)),
+        "a reset has no response: {err:?}"
+    );
+    assert!(format!("{err:?}").contains("reset"), "{err:?}");
+    clusters.get("c1").await.unwrap();
+
+    api.conflict_next_writes(1);
+    let (code, _, _) = status_of(
+        clusters
+            .patch(
+                "c1",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"talosVersion": "v1.9.3"}})),
+            )
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 409);
+    clusters
+        .patch(
+            "c1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"talosVersion": "v1.9.3"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(api.write_log().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn delay_fault_meets_a_client_timeout() {
+    let api = api();
+    api.fail_next(1, Fault::Delay(Duration::from_secs(60)));
+    let clusters: Api<TalosCluster> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let slow = tokio::time::timeout(Duration::from_secs(5), clusters.get("c1")).await;
+    assert!(slow.is_err(), "the delayed request outlasts the timeout");
+    clusters.get("c1").await.unwrap();
+}
+
+#[tokio::test]
+async fn delete_and_token_review() {
+    let api = api();
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.create(&PostParams::default(), &op("o1", "c1", "talos", 1))
+        .await
+        .unwrap();
+    ops.delete("o1", &DeleteParams::default()).await.unwrap();
+    assert!(ops.get_opt("o1").await.unwrap().is_none());
+    let log = api.write_log();
+    assert_eq!(
+        log.iter().map(|w| w.verb.as_str()).collect::<Vec<_>>(),
+        ["create", "delete"]
+    );
+
+    let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": users::OPERATOR_TOKEN}});
+    let req = http::Request::post("/apis/authentication.k8s.io/v1/tokenreviews")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&review).unwrap())
+        .unwrap();
+    let answer: serde_json::Value = api.client(users::SERVER_TOKEN).request(req).await.unwrap();
+    assert_eq!(answer.pointer("/status/authenticated"), Some(&json!(true)));
+    assert_eq!(
+        answer.pointer("/status/user/username"),
+        Some(&json!(users::OPERATOR))
+    );
+    let req = http::Request::post("/apis/authentication.k8s.io/v1/tokenreviews")
+        .body(serde_json::to_vec(&review).unwrap())
+        .unwrap();
+    let denied = api
+        .client(users::OPERATOR_TOKEN)
+        .request::<serde_json::Value>(req)
+        .await
+        .unwrap_err();
+    assert_eq!(status_of(denied).0, 403);
+    // Extra rules can be granted per test.
+    api.add_rule(Rule::new(
+        Subject::User(users::OPERATOR.into()),
+        &["create"],
+        &["tokenreviews"],
+    ));
+}
