@@ -1,0 +1,52 @@
+//! The one client trait the dashboard uses, with its in-process implementation. Only this
+//! module (and the service it wraps) knows that tonic and kube exist.
+
+pub mod inprocess;
+pub mod proto;
+
+use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
+
+/// Which way the dashboard reaches OperationService, for the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The embedded demo cluster.
+    Demo,
+    /// The service in-process, with the kubeconfig context.
+    InProcess { context: String },
+    /// gRPC to a server.
+    Remote { url: String },
+}
+
+/// OperationService and ClusterService as the dashboard calls them.
+#[async_trait::async_trait]
+pub trait OperationClient: Send + Sync {
+    /// How this client reaches the service.
+    fn backend(&self) -> Backend;
+    /// The user the calls act as, when known.
+    fn user(&self) -> Option<String> {
+        None
+    }
+    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError>;
+    async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
+    async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError>;
+    async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError>;
+    async fn set_operation_paused(
+        &self,
+        namespace: &str,
+        name: &str,
+        paused: bool,
+    ) -> Result<Operation, ApiError>;
+    async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError>;
+    async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError>;
+    async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError>;
+}
+
+/// The refusal a read-only client gives every write, without calling anything.
+pub fn read_only_refusal(what: &str) -> ApiError {
+    ApiError::refused(
+        crate::model::Code::PermissionDenied,
+        crate::model::Reason::ReadOnly,
+        &[("what", what)],
+        format!("{what}: ichor-tui runs read-only (--read-only)"),
+    )
+}

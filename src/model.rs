@@ -1,0 +1,491 @@
+//! The domain types the dashboard speaks: operations, plans, clusters and one error type.
+//! No proto or kube types appear here.
+
+use jiff::Timestamp;
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use crate::cluster::resources::OperationKind;
+
+/// What an operation does to each machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    Reboot,
+    RestartComponents,
+    Stop,
+    None,
+    CaRotation,
+}
+
+impl Effect {
+    /// The effect of a kind, as DESIGN.md fixes it.
+    pub fn of(kind: OperationKind) -> Effect {
+        match kind {
+            OperationKind::Talos => Effect::Reboot,
+            OperationKind::Kubernetes | OperationKind::Cni => Effect::RestartComponents,
+            OperationKind::Ichor => Effect::None,
+            OperationKind::Shutdown => Effect::Stop,
+            OperationKind::CaRotation => Effect::CaRotation,
+        }
+    }
+}
+
+/// An operation's phase as the controller reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// No status yet (the controller has not seen the operation).
+    Unknown,
+    Pending,
+    Running,
+    Paused,
+    Completed,
+    Failed,
+    /// A value this build does not know, kept as it is.
+    Other(String),
+}
+
+impl Phase {
+    pub fn parse(s: &str) -> Phase {
+        match s {
+            "" => Phase::Unknown,
+            "Pending" => Phase::Pending,
+            "Running" => Phase::Running,
+            "Paused" => Phase::Paused,
+            "Completed" => Phase::Completed,
+            "Failed" => Phase::Failed,
+            other => Phase::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Phase::Unknown => "",
+            Phase::Pending => "Pending",
+            Phase::Running => "Running",
+            Phase::Paused => "Paused",
+            Phase::Completed => "Completed",
+            Phase::Failed => "Failed",
+            Phase::Other(s) => s,
+        }
+    }
+
+    /// Completed or Failed: the controller will not touch it again.
+    pub fn is_finished(&self) -> bool {
+        matches!(self, Phase::Completed | Phase::Failed)
+    }
+}
+
+/// A machine's phase within an operation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MachinePhase {
+    Pending,
+    Running,
+    Completed,
+    Failed,
+    Skipped,
+    Other(String),
+}
+
+impl MachinePhase {
+    pub fn parse(s: &str) -> MachinePhase {
+        match s {
+            "Pending" => MachinePhase::Pending,
+            "Running" => MachinePhase::Running,
+            "Completed" => MachinePhase::Completed,
+            "Failed" => MachinePhase::Failed,
+            "Skipped" => MachinePhase::Skipped,
+            other => MachinePhase::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            MachinePhase::Pending => "Pending",
+            MachinePhase::Running => "Running",
+            MachinePhase::Completed => "Completed",
+            MachinePhase::Failed => "Failed",
+            MachinePhase::Skipped => "Skipped",
+            MachinePhase::Other(s) => s,
+        }
+    }
+}
+
+/// One machine's progress in an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineProgress {
+    pub name: String,
+    pub phase: MachinePhase,
+    pub message: String,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+}
+
+/// Where a CA rotation is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaRotation {
+    pub stage: String,
+    pub pass: i32,
+    pub passes: i32,
+}
+
+/// A status condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+/// A TalosOperation with its status as the controller reports it (nothing derived).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    pub namespace: String,
+    pub name: String,
+    pub cluster: String,
+    /// `None` when `spec.kind` holds a value this build does not know (`kind_raw` has it).
+    pub kind: Option<OperationKind>,
+    pub kind_raw: String,
+    pub max_unavailable: i32,
+    /// `spec.paused`: the request to pause.
+    pub paused: bool,
+    pub phase: Phase,
+    pub failure_reason: Option<String>,
+    pub machines: Vec<MachineProgress>,
+    pub ca_rotation: Option<CaRotation>,
+    pub conditions: Vec<Condition>,
+    pub created_at: Option<Timestamp>,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+    /// Who started it (`ichor.maesh.dev/actor`).
+    pub actor: Option<String>,
+    /// Who last paused or resumed it, and when.
+    pub paused_by: Option<String>,
+    pub paused_at: Option<Timestamp>,
+    /// The value before and the target, as recorded when it was started through the service.
+    pub current: Option<String>,
+    pub target: Option<String>,
+}
+
+impl Operation {
+    /// A paused operation whose pause a failed machine caused: resuming it does nothing.
+    pub fn paused_by_failure(&self) -> bool {
+        self.phase == Phase::Paused && self.failure_reason.is_some()
+    }
+
+    /// The holder named by the ClusterLockHeld condition, as the controller wrote it.
+    pub fn lock_wait_message(&self) -> Option<&str> {
+        self.conditions
+            .iter()
+            .find(|c| {
+                c.type_ == crate::cluster::resources::names::CLUSTER_LOCK_HELD && c.status == "True"
+            })
+            .map(|c| c.message.as_str())
+    }
+
+    /// Machines done (Completed) and the machines in this pass that are not skipped.
+    pub fn progress(&self) -> (usize, usize) {
+        let counted: Vec<_> = self
+            .machines
+            .iter()
+            .filter(|m| m.phase != MachinePhase::Skipped)
+            .collect();
+        let done = counted
+            .iter()
+            .filter(|m| m.phase == MachinePhase::Completed)
+            .count();
+        (done, counted.len())
+    }
+
+    /// The failed machine, if any.
+    pub fn failed_machine(&self) -> Option<&MachineProgress> {
+        self.machines
+            .iter()
+            .find(|m| m.phase == MachinePhase::Failed)
+    }
+}
+
+/// A machine as a step of a plan shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanMachine {
+    pub name: String,
+    pub role: String,
+}
+
+/// A machine that the operation skips, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldMachine {
+    pub name: String,
+    pub reason: String,
+}
+
+/// The spec change a start makes (or, for a tracked cluster, the change to merge in Git).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecChange {
+    /// `TalosCluster` or `IchorInstallation`.
+    pub resource_kind: String,
+    pub resource_name: String,
+    /// e.g. `spec.talosVersion`.
+    pub field: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// What would happen, computed without writing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub namespace: String,
+    pub cluster: String,
+    pub kind: OperationKind,
+    pub effect: Effect,
+    pub max_unavailable: i32,
+    /// The machines in the order they will be handled, a step at a time.
+    pub steps: Vec<Vec<PlanMachine>>,
+    pub held: Vec<HeldMachine>,
+    /// Current and target value (versions with the leading v; a kube-proxy mode); empty for
+    /// shutdown and CA rotation.
+    pub current: String,
+    pub target: String,
+    /// The spec write a start makes; `None` when the spec already names the target or the kind
+    /// writes no spec.
+    pub spec_change: Option<SpecChange>,
+    /// Why a start would be refused, if it would.
+    pub blocked: Option<Refusal>,
+    /// CA rotation: the stages, and that the secrets bundle is replaced.
+    pub stages: Vec<String>,
+    pub replaces_secrets_bundle: bool,
+}
+
+impl Plan {
+    /// How many machines the operation touches.
+    pub fn machine_count(&self) -> usize {
+        self.steps.iter().map(Vec::len).sum()
+    }
+}
+
+/// A warning that came with a successful call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub reason: Reason,
+    pub params: BTreeMap<String, String>,
+    pub message: String,
+}
+
+/// The answer to a start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Created {
+    pub operation: Operation,
+    /// The spec write that was made, if one was.
+    pub spec_written: Option<SpecChange>,
+    pub warnings: Vec<Warning>,
+}
+
+/// A machine of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterMachine {
+    pub name: String,
+    pub role: String,
+    pub order: Option<i64>,
+    pub approved: bool,
+    pub hold: Option<String>,
+}
+
+/// Who syncs a spec from Git.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tracking {
+    /// `Argo CD` or `Flux`.
+    pub tool: String,
+    /// The Argo CD application or the Flux object (`Kustomization ns/name`).
+    pub object: String,
+}
+
+/// An operation named by a cluster as its unfinished one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationRef {
+    pub name: String,
+    pub kind: String,
+    pub phase: Phase,
+}
+
+/// A TalosCluster with what the clusters screen shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    pub namespace: String,
+    pub name: String,
+    pub talos_version: String,
+    pub kubernetes_version: String,
+    pub kube_proxy: String,
+    pub ichor_version: Option<String>,
+    /// In executor order.
+    pub machines: Vec<ClusterMachine>,
+    pub tracking: Option<Tracking>,
+    pub active_operation: Option<OperationRef>,
+}
+
+/// What a start or a plan asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperationRequest {
+    pub namespace: String,
+    /// `None`: the only cluster in the namespace.
+    pub cluster: Option<String>,
+    pub kind: OperationKind,
+    /// A version for the upgrades, a kube-proxy mode for cni, nothing otherwise.
+    pub target: Option<String>,
+    /// `None`: 1.
+    pub max_unavailable: Option<i32>,
+}
+
+/// gRPC-style error codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    InvalidArgument,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    Unauthenticated,
+    FailedPrecondition,
+    Aborted,
+    Unavailable,
+    DeadlineExceeded,
+    Internal,
+    Unimplemented,
+}
+
+impl Code {
+    /// Faults worth retrying: the server may answer later.
+    pub fn is_transient(self) -> bool {
+        matches!(self, Code::Unavailable | Code::DeadlineExceeded)
+    }
+}
+
+macro_rules! reasons {
+    ($($variant:ident => $code:literal,)*) => {
+        /// Why a call was refused: a code the dashboard says in every language, with parameters.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Reason { $($variant,)* }
+
+        impl Reason {
+            /// Every reason, for the locale coverage test.
+            pub const ALL: &'static [Reason] = &[$(Reason::$variant,)*];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Reason::$variant => $code,)* }
+            }
+
+            /// Parses a wire name.
+            pub fn parse(s: &str) -> Option<Reason> {
+                match s { $($code => Some(Reason::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+reasons! {
+    UnfinishedOperation => "UNFINISHED_OPERATION",
+    TrackedByGitops => "TRACKED_BY_GITOPS",
+    Downgrade => "DOWNGRADE",
+    NoMachines => "NO_MACHINES",
+    InvalidVersion => "INVALID_VERSION",
+    InvalidKubeProxyMode => "INVALID_KUBE_PROXY_MODE",
+    TargetNotTaken => "TARGET_NOT_TAKEN",
+    TargetRequired => "TARGET_REQUIRED",
+    InvalidMaxUnavailable => "INVALID_MAX_UNAVAILABLE",
+    ClusterRequired => "CLUSTER_REQUIRED",
+    ClusterNotFound => "CLUSTER_NOT_FOUND",
+    NoClusters => "NO_CLUSTERS",
+    OperationNotFound => "OPERATION_NOT_FOUND",
+    ResumeAfterFailure => "RESUME_AFTER_FAILURE",
+    OperationFinished => "OPERATION_FINISHED",
+    SpecWrittenCreateFailed => "SPEC_WRITTEN_CREATE_FAILED",
+    AnnotationNotRemoved => "ANNOTATION_NOT_REMOVED",
+    ReadOnly => "READ_ONLY",
+    PermissionDenied => "PERMISSION_DENIED",
+    Unauthenticated => "UNAUTHENTICATED",
+    Unavailable => "UNAVAILABLE",
+    Conflict => "CONFLICT",
+    Invalid => "INVALID",
+    Internal => "INTERNAL",
+}
+
+/// A refusal: the reason and its parameters, with the English sentence for logs and CLIs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: Reason,
+    pub params: BTreeMap<String, String>,
+    pub message: String,
+}
+
+/// The one error the dashboard sees, from either backend.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: Code,
+    pub reason: Option<Reason>,
+    pub params: BTreeMap<String, String>,
+    /// English, for logs; the dashboard says the reason in the user's language.
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: Code, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            reason: None,
+            params: BTreeMap::new(),
+            message: message.into(),
+        }
+    }
+
+    /// An error with a reason code and parameters.
+    pub fn refused(
+        code: Code,
+        reason: Reason,
+        params: &[(&str, &str)],
+        message: impl Into<String>,
+    ) -> ApiError {
+        ApiError {
+            code,
+            reason: Some(reason),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            message: message.into(),
+        }
+    }
+
+    /// A refusal as a FailedPrecondition error.
+    pub fn from_refusal(r: Refusal) -> ApiError {
+        ApiError {
+            code: Code::FailedPrecondition,
+            reason: Some(r.reason),
+            params: r.params,
+            message: r.message,
+        }
+    }
+
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.params.get(key).map(String::as_str)
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl Refusal {
+    pub fn new(reason: Reason, params: &[(&str, &str)], message: impl Into<String>) -> Refusal {
+        Refusal {
+            reason,
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            message: message.into(),
+        }
+    }
+}

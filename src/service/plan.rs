@@ -1,0 +1,526 @@
+//! The plan: what an operation would do, and every reason it would be refused. Pure functions
+//! over what the service read; PlanOperation and CreateOperation both call them.
+
+use crate::cluster::resources::{
+    CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
+    plan_steps,
+};
+use crate::model::{
+    ApiError, Code, Effect, HeldMachine, OperationRequest, Plan, PlanMachine, Reason, Refusal,
+    SpecChange, Tracking,
+};
+use kube::api::ObjectMeta;
+use std::cmp::Ordering;
+
+/// A version as Talos, Kubernetes and ichor write them: `v1.9.3`, `1.9.3`, `v1.10.0-beta.1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: Option<String>,
+}
+
+impl Version {
+    /// Parses a version with or without the leading `v`.
+    pub fn parse(s: &str) -> Option<Version> {
+        let s = s.trim();
+        let rest = s.strip_prefix('v').unwrap_or(s);
+        let (core, pre) = match rest.split_once('-') {
+            Some((c, p))
+                if !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '.') =>
+            {
+                (c, Some(p.to_string()))
+            }
+            Some(_) => return None,
+            None => (rest, None),
+        };
+        let nums: Vec<&str> = core.split('.').collect();
+        let [a, b, c] = nums.as_slice() else {
+            return None;
+        };
+        let num = |x: &str| {
+            (!x.is_empty()
+                && x.len() <= 9
+                && x.chars().all(|c| c.is_ascii_digit())
+                && (x == "0" || !x.starts_with('0')))
+            .then(|| x.parse::<u64>().ok())
+            .flatten()
+        };
+        Some(Version {
+            major: num(a)?,
+            minor: num(b)?,
+            patch: num(c)?,
+            pre,
+        })
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "v{}.{}.{}", self.major, self.minor, self.patch)?;
+        if let Some(p) = &self.pre {
+            write!(f, "-{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Version {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.major, self.minor, self.patch)
+            .cmp(&(other.major, other.minor, other.patch))
+            .then_with(|| match (&self.pre, &other.pre) {
+                (None, None) => Ordering::Equal,
+                (None, Some(_)) => Ordering::Greater,
+                (Some(_), None) => Ordering::Less,
+                (Some(a), Some(b)) => a.cmp(b),
+            })
+    }
+}
+
+/// Who tracks an object in Git, from Argo CD's and Flux's annotation and labels.
+pub fn tracking(meta: &ObjectMeta) -> Option<Tracking> {
+    let ann = |k: &str| {
+        meta.annotations
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .filter(|v| !v.is_empty())
+    };
+    let label = |k: &str| {
+        meta.labels
+            .as_ref()
+            .and_then(|l| l.get(k))
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(id) = ann(names::ARGOCD_TRACKING_ID) {
+        let app = id.split(':').next().unwrap_or(id);
+        return Some(Tracking {
+            tool: "Argo CD".into(),
+            object: app.to_string(),
+        });
+    }
+    let flux = |name_key: &str, ns_key: &str, kind: &str| {
+        label(name_key).map(|n| Tracking {
+            tool: "Flux".into(),
+            object: match label(ns_key) {
+                Some(ns) => format!("{kind} {ns}/{n}"),
+                None => format!("{kind} {n}"),
+            },
+        })
+    };
+    if let Some(t) = flux(
+        names::FLUX_KUSTOMIZE_NAME,
+        names::FLUX_KUSTOMIZE_NAMESPACE,
+        "Kustomization",
+    ) {
+        return Some(t);
+    }
+    if let Some(t) = flux(
+        names::FLUX_HELM_NAME,
+        names::FLUX_HELM_NAMESPACE,
+        "HelmRelease",
+    ) {
+        return Some(t);
+    }
+    label(names::APP_INSTANCE).map(|app| Tracking {
+        tool: "Argo CD".into(),
+        object: app.to_string(),
+    })
+}
+
+/// A request whose arguments were checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub kind: OperationKind,
+    /// Normalised: versions with the leading v.
+    pub target: Option<String>,
+    pub max_unavailable: i32,
+}
+
+fn invalid(reason: Reason, params: &[(&str, &str)], message: String) -> ApiError {
+    ApiError::refused(Code::InvalidArgument, reason, params, message)
+}
+
+/// Checks the arguments before anything is read: InvalidArgument for a target given where none
+/// is taken, a missing or malformed target, and maxUnavailable below 1.
+pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
+    let kind = req.kind;
+    let max_unavailable = req.max_unavailable.unwrap_or(1);
+    if max_unavailable < 1 {
+        return Err(invalid(
+            Reason::InvalidMaxUnavailable,
+            &[("value", &max_unavailable.to_string())],
+            format!("max unavailable must be at least 1, not {max_unavailable}"),
+        ));
+    }
+    let target = req
+        .target
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let target = match (kind.takes_target(), target) {
+        (false, Some(t)) => {
+            return Err(invalid(
+                Reason::TargetNotTaken,
+                &[("kind", kind.as_str()), ("value", t)],
+                format!("a {} operation takes no target (got {t:?})", kind.as_str()),
+            ));
+        }
+        (false, None) => None,
+        (true, None) => {
+            return Err(invalid(
+                Reason::TargetRequired,
+                &[("kind", kind.as_str())],
+                format!(
+                    "a {} operation needs a target ({})",
+                    kind.as_str(),
+                    if kind == OperationKind::Cni {
+                        "enabled or replaced"
+                    } else {
+                        "a version"
+                    }
+                ),
+            ));
+        }
+        (true, Some(t)) if kind == OperationKind::Cni => {
+            if t != "enabled" && t != "replaced" {
+                return Err(invalid(
+                    Reason::InvalidKubeProxyMode,
+                    &[("value", t)],
+                    format!("kube-proxy mode must be enabled or replaced, not {t:?}"),
+                ));
+            }
+            Some(t.to_string())
+        }
+        (true, Some(t)) => match Version::parse(t) {
+            Some(v) => Some(v.to_string()),
+            None => {
+                return Err(invalid(
+                    Reason::InvalidVersion,
+                    &[("value", t)],
+                    format!("{t:?} is not a version such as v1.9.3"),
+                ));
+            }
+        },
+    };
+    Ok(Checked {
+        kind,
+        target,
+        max_unavailable,
+    })
+}
+
+/// What the service read for a plan.
+pub struct PlanInputs<'a> {
+    pub namespace: &'a str,
+    pub cluster: &'a TalosCluster,
+    pub machines: &'a [Machine],
+    pub installation: Option<&'a IchorInstallation>,
+    /// The operations in the cluster's namespace.
+    pub operations: &'a [TalosOperation],
+    /// The tracking of the object the spec write would change (read with the service's own
+    /// client).
+    pub tracking: Option<Tracking>,
+}
+
+/// The field a kind changes, and its current value.
+fn spec_field(
+    kind: OperationKind,
+    inputs: &PlanInputs<'_>,
+) -> Result<Option<(String, String, &'static str, String)>, ApiError> {
+    let cluster_name = inputs.cluster.metadata.name.clone().unwrap_or_default();
+    let spec = &inputs.cluster.spec;
+    Ok(match kind {
+        OperationKind::Talos => Some((
+            "TalosCluster".into(),
+            cluster_name,
+            "spec.talosVersion",
+            spec.talos_version.clone(),
+        )),
+        OperationKind::Kubernetes => Some((
+            "TalosCluster".into(),
+            cluster_name,
+            "spec.kubernetesVersion",
+            spec.kubernetes_version.clone(),
+        )),
+        OperationKind::Cni => Some((
+            "TalosCluster".into(),
+            cluster_name,
+            "spec.cni.kubeProxy",
+            spec.cni.kube_proxy.clone(),
+        )),
+        OperationKind::Ichor => {
+            let inst = inputs.installation.ok_or_else(|| {
+                ApiError::refused(
+                    Code::NotFound,
+                    Reason::ClusterNotFound,
+                    &[("namespace", inputs.namespace)],
+                    format!(
+                        "no IchorInstallation named ichor in namespace {}",
+                        inputs.namespace
+                    ),
+                )
+            })?;
+            Some((
+                "IchorInstallation".into(),
+                names::ICHOR_INSTALLATION_NAME.into(),
+                "spec.version",
+                inst.spec.version.clone(),
+            ))
+        }
+        OperationKind::Shutdown | OperationKind::CaRotation => None,
+    })
+}
+
+fn same_value(kind: OperationKind, a: &str, b: &str) -> bool {
+    if kind == OperationKind::Cni {
+        return a == b;
+    }
+    match (Version::parse(a), Version::parse(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Computes the plan, with the reason a start would be refused, if any.
+pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError> {
+    let kind = req.kind;
+    let cluster_name = inputs.cluster.metadata.name.clone().unwrap_or_default();
+    let field = spec_field(kind, inputs)?;
+    let (current, target) = match (&field, &req.target) {
+        (Some((_, _, _, cur)), Some(t)) => {
+            let cur_display = if kind == OperationKind::Cni {
+                cur.clone()
+            } else {
+                Version::parse(cur).map_or_else(|| cur.clone(), |v| v.to_string())
+            };
+            (cur_display, t.clone())
+        }
+        _ => (String::new(), String::new()),
+    };
+    let spec_change = match &field {
+        Some((rk, rn, f, cur)) if !same_value(kind, cur, &target) => Some(SpecChange {
+            resource_kind: rk.clone(),
+            resource_name: rn.clone(),
+            field: f.to_string(),
+            from: current.clone(),
+            to: target.clone(),
+        }),
+        _ => None,
+    };
+    let mine: Vec<Machine> = inputs
+        .machines
+        .iter()
+        .filter(|m| m.spec.cluster == cluster_name)
+        .cloned()
+        .collect();
+    let steps = plan_steps(kind, &mine, req.max_unavailable);
+    let role = |n: &str| {
+        mine.iter()
+            .find(|m| m.metadata.name.as_deref() == Some(n))
+            .map(|m| m.spec.role.clone())
+            .unwrap_or_default()
+    };
+    let mut plan = Plan {
+        namespace: inputs.namespace.to_string(),
+        cluster: cluster_name.clone(),
+        kind,
+        effect: Effect::of(kind),
+        max_unavailable: req.max_unavailable,
+        steps: steps
+            .steps
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|n| PlanMachine {
+                        name: n.clone(),
+                        role: role(n),
+                    })
+                    .collect()
+            })
+            .collect(),
+        held: steps
+            .held
+            .iter()
+            .map(|(n, r)| HeldMachine {
+                name: n.clone(),
+                reason: r.clone(),
+            })
+            .collect(),
+        current,
+        target,
+        spec_change,
+        blocked: None,
+        stages: Vec::new(),
+        replaces_secrets_bundle: false,
+    };
+    if kind == OperationKind::CaRotation {
+        plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
+        plan.replaces_secrets_bundle = true;
+    }
+    plan.blocked = blocked(kind, inputs, &plan);
+    Ok(plan)
+}
+
+fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
+    let cluster = plan.cluster.as_str();
+    let mut unfinished: Vec<&TalosOperation> = inputs
+        .operations
+        .iter()
+        .filter(|o| o.spec.cluster == cluster)
+        .filter(|o| o.status.as_ref().is_none_or(|s| s.phase != "Completed"))
+        .collect();
+    unfinished.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    if let Some(op) = unfinished.first() {
+        let name = op.metadata.name.clone().unwrap_or_default();
+        let phase = op
+            .status
+            .as_ref()
+            .map(|s| s.phase.clone())
+            .unwrap_or_default();
+        let phase = if phase.is_empty() {
+            "Pending".to_string()
+        } else {
+            phase
+        };
+        return Some(Refusal::new(
+            Reason::UnfinishedOperation,
+            &[
+                ("operation", &name),
+                ("cluster", cluster),
+                ("phase", &phase),
+                ("kind", &op.spec.kind),
+            ],
+            format!(
+                "operation {name} on cluster {cluster} has not completed (it is {phase}): wait for it to complete, or delete it, before starting another"
+            ),
+        ));
+    }
+    if kind != OperationKind::Cni {
+        if let (Some(cur), Some(tgt)) =
+            (Version::parse(&plan.current), Version::parse(&plan.target))
+        {
+            if tgt < cur {
+                return Some(Refusal::new(
+                    Reason::Downgrade,
+                    &[
+                        ("kind", kind.as_str()),
+                        ("current", &plan.current),
+                        ("target", &plan.target),
+                    ],
+                    format!(
+                        "{} is older than the current {}: a {} downgrade is refused",
+                        plan.target,
+                        plan.current,
+                        kind.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(change), Some(t)) = (&plan.spec_change, &inputs.tracking) {
+        return Some(Refusal::new(
+            Reason::TrackedByGitops,
+            &[
+                ("tool", &t.tool),
+                ("object", &t.object),
+                ("resource_kind", &change.resource_kind),
+                ("resource_name", &change.resource_name),
+                ("field", &change.field),
+                ("current", &change.from),
+                ("target", &change.to),
+            ],
+            format!(
+                "{} {} is tracked by {} ({}): merge the change {}: {} → {} in the repository, then start the operation with the version the spec then names",
+                change.resource_kind,
+                change.resource_name,
+                t.tool,
+                t.object,
+                change.field,
+                change.from,
+                change.to
+            ),
+        ));
+    }
+    if kind.touches_machines() && plan.steps.is_empty() {
+        let held = plan.held.len().to_string();
+        return Some(Refusal::new(
+            Reason::NoMachines,
+            &[("cluster", cluster), ("held", &held)],
+            format!("no approved machine of cluster {cluster} would be touched ({held} held)"),
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(Version::parse("1.9.3").unwrap().to_string(), "v1.9.3");
+        assert_eq!(
+            Version::parse("v1.10.0-beta.1").unwrap().to_string(),
+            "v1.10.0-beta.1"
+        );
+        for bad in [
+            "",
+            "v",
+            "1.9",
+            "1.9.3.4",
+            "v1.09.3",
+            "1.x.3",
+            "v1.9.3-",
+            "v1.9.3-b@d",
+            "latest",
+        ] {
+            assert!(Version::parse(bad).is_none(), "{bad}");
+        }
+        let v = |s| Version::parse(s).unwrap();
+        assert!(v("v1.10.0") > v("v1.9.9"));
+        assert!(v("v1.10.0") > v("v1.10.0-rc.1"));
+    }
+
+    #[test]
+    fn tracking_by_argo_and_flux() {
+        let mut meta = ObjectMeta::default();
+        assert!(tracking(&meta).is_none());
+        meta.labels = Some(
+            [
+                (
+                    names::FLUX_KUSTOMIZE_NAME.to_string(),
+                    "clusters".to_string(),
+                ),
+                (
+                    names::FLUX_KUSTOMIZE_NAMESPACE.to_string(),
+                    "flux-system".to_string(),
+                ),
+            ]
+            .into(),
+        );
+        assert_eq!(
+            tracking(&meta).unwrap().object,
+            "Kustomization flux-system/clusters"
+        );
+        meta.annotations = Some(
+            [(
+                names::ARGOCD_TRACKING_ID.to_string(),
+                "platform:ichor.maesh.dev/TalosCluster:default/prod".to_string(),
+            )]
+            .into(),
+        );
+        let t = tracking(&meta).unwrap();
+        assert_eq!(
+            (t.tool.as_str(), t.object.as_str()),
+            ("Argo CD", "platform")
+        );
+    }
+}
