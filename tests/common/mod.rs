@@ -1,6 +1,8 @@
 //! Shared fixtures for the integration tests.
 #![allow(dead_code)]
 
+pub mod paths;
+
 use ichor_tui::cluster::apiserver::EmbeddedApi;
 use ichor_tui::cluster::resources::*;
 

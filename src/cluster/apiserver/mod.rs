@@ -43,8 +43,37 @@ pub enum Fault {
     Delay(Duration),
 }
 
+/// Which requests a targeted fault meets: `None` matches anything; dry runs never match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultRule {
+    /// `get`, `list`, `create`, `update`, `patch` or `delete`.
+    pub verb: Option<String>,
+    /// The resource plural (`/status` for the subresource).
+    pub resource: Option<String>,
+    /// Matching requests to let through before the fault applies.
+    pub skip: usize,
+}
+
+impl FaultRule {
+    /// Matches `verb` on `resource`.
+    pub fn on(verb: &str, resource: &str) -> FaultRule {
+        FaultRule {
+            verb: Some(verb.to_string()),
+            resource: Some(resource.to_string()),
+            skip: 0,
+        }
+    }
+
+    /// Lets `n` matching requests through first.
+    pub fn after(mut self, n: usize) -> FaultRule {
+        self.skip = n;
+        self
+    }
+}
+
 #[derive(Default)]
 struct ApiState {
+    targeted: Vec<(FaultRule, Fault)>,
     objects: BTreeMap<(String, String, String), Value>,
     resource_version: u64,
     uid: u64,
@@ -187,7 +216,13 @@ impl EmbeddedApi {
         st.faults.extend(std::iter::repeat_n(fault, n));
     }
 
-    /// The next `n` writes (create, update, patch) get 409 Conflict, as if someone wrote first.
+    /// The next request that `rule` matches (after its `skip`) meets `fault`, once.
+    pub fn fail_when(&self, rule: FaultRule, fault: Fault) {
+        self.lock().targeted.push((rule, fault));
+    }
+
+    /// The next `n` writes (create, update, patch; not dry runs) get 409 Conflict, as if
+    /// someone wrote first.
     pub fn conflict_next_writes(&self, n: u32) {
         self.lock().conflicts += n;
     }
@@ -212,7 +247,10 @@ impl EmbeddedApi {
 
     /// Handles one HTTP request (the body already read).
     async fn handle(&self, req: http::Request<Bytes>) -> Outcome {
-        let fault = self.lock().faults.pop_front();
+        let fault = {
+            let mut st = self.lock();
+            st.faults.pop_front().or_else(|| st.targeted_fault(&req))
+        };
         match fault {
             Some(Fault::Unavailable) => {
                 return Outcome::Respond(json_response(
@@ -513,6 +551,44 @@ fn parse_path(path: &str) -> Result<Target, Failure> {
 }
 
 impl ApiState {
+    /// The targeted fault this request meets, if any (consumed).
+    fn targeted_fault(&mut self, req: &http::Request<Bytes>) -> Option<Fault> {
+        if self.targeted.is_empty() {
+            return None;
+        }
+        let query = parse_query(req.uri().query());
+        if query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
+            return None;
+        }
+        let target = parse_path(req.uri().path().trim_end_matches('/')).ok()?;
+        let verb = match (req.method().as_str(), target.name.is_some()) {
+            ("GET", true) => "get",
+            ("GET", false) => "list",
+            ("POST", _) => "create",
+            ("PUT", _) => "update",
+            ("PATCH", _) => "patch",
+            ("DELETE", _) => "delete",
+            _ => return None,
+        };
+        let resource = if target.status {
+            format!("{}/status", target.rt.plural)
+        } else {
+            target.rt.plural.to_string()
+        };
+        let idx = self.targeted.iter().position(|(r, _)| {
+            r.verb.as_deref().is_none_or(|v| v == verb)
+                && r.resource.as_deref().is_none_or(|x| x == resource)
+        })?;
+        let (rule, fault) = &mut self.targeted[idx];
+        if rule.skip > 0 {
+            rule.skip -= 1;
+            return None;
+        }
+        let fault = *fault;
+        self.targeted.remove(idx);
+        Some(fault)
+    }
+
     fn key(t: &Target, name: &str) -> (String, String, String) {
         (
             t.rt.plural.to_string(),
@@ -576,8 +652,8 @@ impl ApiState {
         });
     }
 
-    fn take_forced_conflict(&mut self, t: &Target) -> Result<(), Failure> {
-        if self.conflicts > 0 {
+    fn take_forced_conflict(&mut self, t: &Target, dry_run: bool) -> Result<(), Failure> {
+        if self.conflicts > 0 && !dry_run {
             self.conflicts -= 1;
             return Err(conflict(t));
         }
@@ -648,7 +724,7 @@ impl ApiState {
                 format!("{} {name:?} already exists", qualified(&t.rt)),
             ));
         }
-        self.take_forced_conflict(t)?;
+        self.take_forced_conflict(t, dry_run)?;
         meta.insert("name".into(), json!(name));
         meta.insert("namespace".into(), json!(ns));
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
@@ -716,7 +792,7 @@ impl ApiState {
             Some(rv) if Some(rv) != old_rv => return Err(conflict(t)),
             Some(_) => {}
         }
-        self.take_forced_conflict(t)?;
+        self.take_forced_conflict(t, dry_run)?;
         // The status subresource and the main resource each keep the other's part.
         if t.rt.has_status {
             if t.status {

@@ -1,0 +1,1083 @@
+//! OperationService behaviour, through the real kube client code against the embedded API,
+//! asserting the answer and what the cluster holds (the write log) afterwards. Every scenario
+//! runs over every path (a matrix, not a copy).
+
+mod common;
+
+use common::paths::{Path, User, actor, connect, writer};
+use common::{op, small_cluster};
+use ichor_tui::cluster::apiserver::auth::users;
+use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule, WriteRecord};
+use ichor_tui::cluster::controller::Controller;
+use ichor_tui::cluster::resources::{self, *};
+use ichor_tui::model::{Code, Effect, MachinePhase, OperationRequest, Phase, Reason};
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::json;
+use std::time::Duration;
+
+fn world() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    api
+}
+
+fn req(kind: OperationKind, target: Option<&str>) -> OperationRequest {
+    OperationRequest {
+        namespace: "default".into(),
+        cluster: Some("c1".into()),
+        kind,
+        target: target.map(str::to_string),
+        max_unavailable: None,
+    }
+}
+
+async fn seed_op(api: &EmbeddedApi, name: &str, kind: &str, phase: &str, failure: Option<&str>) {
+    let mut o = op(name, "c1", kind, 1);
+    o.status = Some(TalosOperationStatus {
+        phase: phase.into(),
+        failure_reason: failure.map(str::to_string),
+        machines: vec![resources::MachineProgress {
+            name: "c1-cp-a".into(),
+            phase: if failure.is_some() {
+                "Failed"
+            } else {
+                "Completed"
+            }
+            .into(),
+            message: "m".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    if phase == "Paused" && failure.is_none() {
+        o.spec.paused = true;
+    }
+    api.seed(&o).unwrap();
+}
+
+fn admin_clusters(api: &EmbeddedApi) -> Api<TalosCluster> {
+    Api::namespaced(api.client(users::ADMIN_TOKEN), "default")
+}
+
+fn names(log: &[WriteRecord]) -> Vec<String> {
+    log.iter()
+        .map(|w| format!("{} {} by {}", w.verb, w.resource, w.user))
+        .collect()
+}
+
+async fn track_with_argo(api: &EmbeddedApi) {
+    admin_clusters(api)
+        .patch(
+            "c1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {names::ARGOCD_TRACKING_ID: "platform-c1:ichor.maesh.dev/TalosCluster:default/c1"}}})),
+        )
+        .await
+        .unwrap();
+    api.clear_write_log();
+}
+
+// ---- reads ----
+
+async fn list_and_get_return_the_status_as_it_is(path: Path) {
+    let api = world();
+    seed_op(&api, "done", "kubernetes", "Completed", None).await;
+    let mut elsewhere = op("far", "c9", "talos", 1);
+    elsewhere.metadata.namespace = Some("other".into());
+    api.seed(&elsewhere).unwrap();
+    let c = connect(path, &api, User::Viewer).await;
+    let ns = c.list_operations(Some("default")).await.unwrap();
+    assert_eq!(
+        ns.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
+        ["done"]
+    );
+    let all = c.list_operations(None).await.unwrap();
+    assert_eq!(all.len(), 2);
+    let got = c.get_operation("default", "done").await.unwrap();
+    assert_eq!(got.phase, Phase::Completed);
+    assert_eq!(got.kind, Some(OperationKind::Kubernetes));
+    assert_eq!(got.machines[0].phase, MachinePhase::Completed);
+    let far = c.get_operation("other", "far").await.unwrap();
+    assert_eq!(far.phase, Phase::Unknown, "no status: nothing guessed");
+    let missing = c.get_operation("default", "nope").await.unwrap_err();
+    assert_eq!(
+        (missing.code, missing.reason),
+        (Code::NotFound, Some(Reason::OperationNotFound))
+    );
+    assert_eq!(missing.param("operation"), Some("nope"));
+    assert!(api.write_log().is_empty());
+}
+
+async fn clusters_show_versions_machines_tracking_and_the_unfinished_operation(path: Path) {
+    let api = world();
+    track_with_argo(&api).await;
+    seed_op(&api, "busy", "talos", "Running", None).await;
+    let c = connect(path, &api, User::Viewer).await;
+    let clusters = c.list_clusters(Some("default")).await.unwrap();
+    assert_eq!(clusters.len(), 1);
+    let cl = c.get_cluster("default", "c1").await.unwrap();
+    assert_eq!(cl, clusters[0]);
+    assert_eq!(
+        (
+            cl.talos_version.as_str(),
+            cl.kubernetes_version.as_str(),
+            cl.kube_proxy.as_str()
+        ),
+        ("v1.9.2", "v1.32.3", "enabled")
+    );
+    assert_eq!(cl.ichor_version.as_deref(), Some("v0.14.2"));
+    assert_eq!(
+        cl.machines
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "c1-cp-a",
+            "c1-w-unapproved",
+            "c1-cp-b",
+            "c1-w-held",
+            "c1-w-c",
+            "c1-w-a",
+            "c1-w-b"
+        ]
+    );
+    let held = cl.machines.iter().find(|m| m.name == "c1-w-held").unwrap();
+    assert_eq!(held.hold.as_deref(), Some("disk replacement"));
+    assert!(
+        !cl.machines
+            .iter()
+            .find(|m| m.name == "c1-w-unapproved")
+            .unwrap()
+            .approved
+    );
+    let t = cl.tracking.unwrap();
+    assert_eq!(
+        (t.tool.as_str(), t.object.as_str()),
+        ("Argo CD", "platform-c1")
+    );
+    assert_eq!(cl.active_operation.unwrap().name, "busy");
+    let e = c.get_cluster("default", "nope").await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::NotFound, Some(Reason::ClusterNotFound))
+    );
+    assert!(api.write_log().is_empty());
+}
+
+// ---- plans ----
+
+async fn plan_talos_steps_held_and_versions(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    let mut r = req(OperationKind::Talos, Some("1.9.3"));
+    r.max_unavailable = Some(2);
+    let plan = c.plan_operation(&r).await.unwrap();
+    assert_eq!(plan.effect, Effect::Reboot);
+    let steps: Vec<Vec<&str>> = plan
+        .steps
+        .iter()
+        .map(|s| s.iter().map(|m| m.name.as_str()).collect())
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            vec!["c1-cp-a"],
+            vec!["c1-cp-b"],
+            vec!["c1-w-c", "c1-w-a"],
+            vec!["c1-w-b"]
+        ]
+    );
+    assert_eq!(plan.steps[0][0].role, "controlplane");
+    assert_eq!(plan.held.len(), 1);
+    assert_eq!(
+        (plan.held[0].name.as_str(), plan.held[0].reason.as_str()),
+        ("c1-w-held", "disk replacement")
+    );
+    assert_eq!(
+        (plan.current.as_str(), plan.target.as_str()),
+        ("v1.9.2", "v1.9.3"),
+        "answered with the leading v"
+    );
+    assert_eq!(plan.machine_count(), 5);
+    let change = plan.spec_change.unwrap();
+    assert_eq!(
+        (
+            change.field.as_str(),
+            change.from.as_str(),
+            change.to.as_str()
+        ),
+        ("spec.talosVersion", "v1.9.2", "v1.9.3")
+    );
+    assert!(plan.blocked.is_none());
+    assert!(api.write_log().is_empty(), "a plan writes nothing");
+}
+
+async fn plan_effects_and_shapes_for_every_kind(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    for (kind, target, effect) in [
+        (OperationKind::Talos, Some("v1.9.3"), Effect::Reboot),
+        (
+            OperationKind::Kubernetes,
+            Some("v1.33.0"),
+            Effect::RestartComponents,
+        ),
+        (
+            OperationKind::Cni,
+            Some("replaced"),
+            Effect::RestartComponents,
+        ),
+        (OperationKind::Ichor, Some("0.15.0"), Effect::None),
+        (OperationKind::Shutdown, None, Effect::Stop),
+        (OperationKind::CaRotation, None, Effect::CaRotation),
+    ] {
+        let plan = c.plan_operation(&req(kind, target)).await.unwrap();
+        assert_eq!(plan.effect, effect, "{kind:?}");
+        assert!(plan.blocked.is_none(), "{kind:?}: {:?}", plan.blocked);
+    }
+    let ichor = c
+        .plan_operation(&req(OperationKind::Ichor, Some("0.15.0")))
+        .await
+        .unwrap();
+    assert!(ichor.steps.is_empty());
+    assert_eq!(
+        (ichor.current.as_str(), ichor.target.as_str()),
+        ("v0.14.2", "v0.15.0")
+    );
+    assert_eq!(
+        ichor.spec_change.unwrap().resource_kind,
+        "IchorInstallation"
+    );
+    let shutdown = c
+        .plan_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap();
+    let steps: Vec<Vec<&str>> = shutdown
+        .steps
+        .iter()
+        .map(|s| s.iter().map(|m| m.name.as_str()).collect())
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            vec!["c1-w-held", "c1-w-c", "c1-w-a", "c1-w-b"],
+            vec!["c1-cp-a", "c1-cp-b"]
+        ]
+    );
+    assert!(shutdown.held.is_empty() && shutdown.spec_change.is_none());
+    let ca = c
+        .plan_operation(&req(OperationKind::CaRotation, None))
+        .await
+        .unwrap();
+    let order: Vec<&str> = ca.steps.iter().flatten().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        order,
+        [
+            "c1-cp-a",
+            "c1-cp-b",
+            "c1-w-held",
+            "c1-w-c",
+            "c1-w-a",
+            "c1-w-b"
+        ]
+    );
+    assert!(
+        ca.steps.iter().all(|s| s.len() == 1),
+        "one machine at a time"
+    );
+    assert!(
+        ca.held.is_empty(),
+        "a held machine is not skipped: it would be locked out"
+    );
+    assert_eq!(
+        ca.stages,
+        ["Accepting", "Issuing", "AwaitingCredentials", "Dropping"]
+    );
+    assert!(ca.replaces_secrets_bundle);
+    assert!(api.write_log().is_empty());
+}
+
+async fn plan_blocked_by_an_unfinished_operation(path: Path) {
+    for (phase, failure) in [
+        ("Running", None),
+        ("Paused", Some("machine c1-cp-a failed: x")),
+        ("Failed", None),
+        ("", None),
+    ] {
+        let api = world();
+        seed_op(&api, "other-op", "kubernetes", phase, failure).await;
+        let c = connect(path, &api, User::Viewer).await;
+        let plan = c
+            .plan_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+            .await
+            .unwrap();
+        let b = plan.blocked.expect("blocked");
+        assert_eq!(b.reason, Reason::UnfinishedOperation, "{phase}");
+        assert_eq!(b.params["operation"], "other-op");
+        assert!(api.write_log().is_empty());
+    }
+    // A Completed operation does not block.
+    let api = world();
+    seed_op(&api, "old", "kubernetes", "Completed", None).await;
+    let c = connect(path, &api, User::Viewer).await;
+    assert!(
+        c.plan_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+            .await
+            .unwrap()
+            .blocked
+            .is_none()
+    );
+}
+
+async fn plan_blocked_by_gitops_tracking(path: Path) {
+    let api = world();
+    track_with_argo(&api).await;
+    let c = connect(path, &api, User::Viewer).await;
+    let b = c
+        .plan_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+        .await
+        .unwrap()
+        .blocked
+        .unwrap();
+    assert_eq!(b.reason, Reason::TrackedByGitops);
+    assert_eq!(b.params["tool"], "Argo CD");
+    assert_eq!(b.params["object"], "platform-c1");
+    assert_eq!(b.params["field"], "spec.talosVersion");
+    assert_eq!(
+        (b.params["current"].as_str(), b.params["target"].as_str()),
+        ("v1.9.2", "v1.9.3")
+    );
+    assert!(
+        b.message
+            .contains("merge the change spec.talosVersion: v1.9.2 → v1.9.3 in the repository"),
+        "{}",
+        b.message
+    );
+    // Shutdown and CA rotation write no spec: not refused.
+    assert!(
+        c.plan_operation(&req(OperationKind::Shutdown, None))
+            .await
+            .unwrap()
+            .blocked
+            .is_none()
+    );
+    assert!(
+        c.plan_operation(&req(OperationKind::CaRotation, None))
+            .await
+            .unwrap()
+            .blocked
+            .is_none()
+    );
+    // A target the spec already names writes no spec: not refused.
+    assert!(
+        c.plan_operation(&req(OperationKind::Talos, Some("v1.9.2")))
+            .await
+            .unwrap()
+            .blocked
+            .is_none()
+    );
+    // Flux, by label, on the ichor installation.
+    Api::<IchorInstallation>::namespaced(api.client(users::ADMIN_TOKEN), "default")
+        .patch(
+            "ichor",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {names::FLUX_HELM_NAME: "ichor", names::FLUX_HELM_NAMESPACE: "flux-system"}}})),
+        )
+        .await
+        .unwrap();
+    let b = c
+        .plan_operation(&req(OperationKind::Ichor, Some("v0.15.0")))
+        .await
+        .unwrap()
+        .blocked
+        .unwrap();
+    assert_eq!(
+        (b.params["tool"].as_str(), b.params["object"].as_str()),
+        ("Flux", "HelmRelease flux-system/ichor")
+    );
+}
+
+async fn plan_blocked_by_a_downgrade(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    for (kind, target) in [
+        (OperationKind::Talos, "v1.8.9"),
+        (OperationKind::Kubernetes, "1.31.0"),
+        (OperationKind::Ichor, "v0.14.1"),
+    ] {
+        let b = c
+            .plan_operation(&req(kind, Some(target)))
+            .await
+            .unwrap()
+            .blocked
+            .unwrap();
+        assert_eq!(b.reason, Reason::Downgrade, "{kind:?}");
+        assert_eq!(b.params["kind"], kind.as_str());
+    }
+    assert!(api.write_log().is_empty());
+}
+
+async fn invalid_arguments(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    let cases = [
+        (
+            req(OperationKind::Shutdown, Some("v1.9.3")),
+            Reason::TargetNotTaken,
+        ),
+        (
+            req(OperationKind::CaRotation, Some("x")),
+            Reason::TargetNotTaken,
+        ),
+        (
+            req(OperationKind::Talos, Some("1.9")),
+            Reason::InvalidVersion,
+        ),
+        (
+            req(OperationKind::Kubernetes, Some("latest")),
+            Reason::InvalidVersion,
+        ),
+        (req(OperationKind::Talos, None), Reason::TargetRequired),
+        (
+            req(OperationKind::Cni, Some("disabled")),
+            Reason::InvalidKubeProxyMode,
+        ),
+        (
+            OperationRequest {
+                max_unavailable: Some(0),
+                ..req(OperationKind::Talos, Some("v1.9.3"))
+            },
+            Reason::InvalidMaxUnavailable,
+        ),
+    ];
+    for (r, reason) in cases {
+        let e = c.plan_operation(&r).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::InvalidArgument, Some(reason)),
+            "{r:?}"
+        );
+        let e = c.create_operation(&r).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::InvalidArgument, Some(reason)),
+            "{r:?}"
+        );
+    }
+    assert!(api.write_log().is_empty());
+}
+
+async fn the_cluster_may_be_omitted_only_when_there_is_one(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    let mut r = req(OperationKind::Shutdown, None);
+    r.cluster = None;
+    assert_eq!(c.plan_operation(&r).await.unwrap().cluster, "c1");
+    let mut second = TalosCluster::new(
+        "c2",
+        TalosClusterSpec {
+            talos_version: "v1.9.2".into(),
+            kubernetes_version: "v1.32.3".into(),
+            cni: Default::default(),
+        },
+    );
+    second.metadata.namespace = Some("default".into());
+    api.seed(&second).unwrap();
+    let e = c.plan_operation(&r).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::InvalidArgument, Some(Reason::ClusterRequired))
+    );
+    assert_eq!(e.param("choices"), Some("c1, c2"));
+    r.namespace = "empty".into();
+    let e = c.plan_operation(&r).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::NotFound, Some(Reason::NoClusters))
+    );
+    let mut named = req(OperationKind::Shutdown, None);
+    named.cluster = Some("c3".into());
+    let e = c.plan_operation(&named).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::NotFound, Some(Reason::ClusterNotFound))
+    );
+}
+
+/// TestPlanOperationOrderMatchesTheExecutorsCandidateOrder: the order a person confirms is the
+/// order that runs, for every kind.
+async fn plan_order_matches_the_executors_order(path: Path) {
+    for (kind, target, max) in [
+        (OperationKind::Talos, Some("v1.9.3"), 2),
+        (OperationKind::Kubernetes, Some("v1.33.0"), 1),
+        (OperationKind::Cni, Some("replaced"), 3),
+        (OperationKind::Ichor, Some("v0.15.0"), 1),
+        (OperationKind::Shutdown, None, 1),
+        (OperationKind::CaRotation, None, 1),
+    ] {
+        let api = world();
+        let c = connect(path, &api, User::Admin).await;
+        let mut r = req(kind, target);
+        r.max_unavailable = Some(max);
+        let plan = c.plan_operation(&r).await.unwrap();
+        let created = c.create_operation(&r).await.unwrap();
+        let name = created.operation.name.clone();
+        let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
+        let mut now: jiff::Timestamp = "2026-11-29T10:00:00Z".parse().unwrap();
+        let mut ran: Vec<Vec<String>> = Vec::new();
+        for _ in 0..300 {
+            now += jiff::SignedDuration::from_secs(1);
+            ctrl.reconcile(now).await.unwrap();
+            let op = c.get_operation("default", &name).await.unwrap();
+            let seen: Vec<String> = ran.iter().flatten().cloned().collect();
+            let started: Vec<String> = op
+                .machines
+                .iter()
+                .filter(|m| m.phase == MachinePhase::Running && !seen.contains(&m.name))
+                .map(|m| m.name.clone())
+                .collect();
+            if !started.is_empty() {
+                ran.push(started);
+            }
+            if op.phase == Phase::Completed {
+                break;
+            }
+        }
+        let planned: Vec<Vec<String>> = plan
+            .steps
+            .iter()
+            .map(|s| s.iter().map(|m| m.name.clone()).collect())
+            .collect();
+        assert_eq!(ran, planned, "{kind:?}");
+        let op = c.get_operation("default", &name).await.unwrap();
+        assert_eq!(op.phase, Phase::Completed, "{kind:?}");
+    }
+}
+
+// ---- starts ----
+
+async fn create_writes_the_spec_then_the_operation(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    let created = c
+        .create_operation(&req(OperationKind::Talos, Some("1.9.3")))
+        .await
+        .unwrap();
+    let u = writer(path, User::Admin);
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("update talosclusters by {u}"),
+            format!("create talosoperations by {u}")
+        ]
+    );
+    assert_eq!(
+        admin_clusters(&api)
+            .get("c1")
+            .await
+            .unwrap()
+            .spec
+            .talos_version,
+        "v1.9.3"
+    );
+    let op = created.operation;
+    assert!(op.name.starts_with("c1-talos-"), "{}", op.name);
+    assert_eq!(op.actor.as_deref(), Some(actor(path, User::Admin)));
+    assert_eq!(
+        (op.current.as_deref(), op.target.as_deref()),
+        (Some("v1.9.2"), Some("v1.9.3"))
+    );
+    assert_eq!(created.spec_written.unwrap().to, "v1.9.3");
+    assert!(created.warnings.is_empty());
+}
+
+async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    api.fail_when(
+        FaultRule::on("create", "talosoperations"),
+        Fault::Unavailable,
+    );
+    let e = c
+        .create_operation(&req(OperationKind::Kubernetes, Some("v1.33.0")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::SpecWrittenCreateFailed));
+    assert_eq!(
+        e.code,
+        Code::Unavailable,
+        "the create's own fault, so a client knows it may retry"
+    );
+    assert_eq!(
+        (e.param("field"), e.param("target")),
+        (Some("spec.kubernetesVersion"), Some("v1.33.0"))
+    );
+    assert!(
+        e.message
+            .contains("start the same operation again to finish"),
+        "{}",
+        e.message
+    );
+    let u = writer(path, User::Admin);
+    assert_eq!(
+        names(&api.write_log()),
+        [format!("update talosclusters by {u}")]
+    );
+    api.clear_write_log();
+    let plan = c
+        .plan_operation(&req(OperationKind::Kubernetes, Some("v1.33.0")))
+        .await
+        .unwrap();
+    assert!(plan.spec_change.is_none() && plan.blocked.is_none());
+    let again = c
+        .create_operation(&req(OperationKind::Kubernetes, Some("v1.33.0")))
+        .await
+        .unwrap();
+    assert!(again.spec_written.is_none());
+    assert_eq!(
+        names(&api.write_log()),
+        [format!("create talosoperations by {u}")],
+        "no second spec write"
+    );
+}
+
+async fn a_tracked_spec_is_refused_then_started_with_the_version_git_wrote(path: Path) {
+    let api = world();
+    track_with_argo(&api).await;
+    let c = connect(path, &api, User::Admin).await;
+    let e = c
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::FailedPrecondition, Some(Reason::TrackedByGitops))
+    );
+    assert!(
+        e.message.contains("merge the change")
+            && e.message
+                .contains("then start the operation with the version the spec then names")
+    );
+    assert!(api.write_log().is_empty());
+    // Argo CD syncs the merged change; starting with that version writes no spec.
+    admin_clusters(&api)
+        .patch(
+            "c1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"talosVersion": "v1.9.3"}})),
+        )
+        .await
+        .unwrap();
+    api.clear_write_log();
+    let created = c
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+        .await
+        .unwrap();
+    assert!(created.spec_written.is_none());
+    assert_eq!(
+        names(&api.write_log()),
+        [format!(
+            "create talosoperations by {}",
+            writer(path, User::Admin)
+        )]
+    );
+}
+
+async fn create_refuses_what_the_plan_refuses_and_writes_nothing(path: Path) {
+    let api = world();
+    seed_op(&api, "busy", "talos", "Running", None).await;
+    let c = connect(path, &api, User::Admin).await;
+    let e = c
+        .create_operation(&req(OperationKind::Kubernetes, Some("v1.33.0")))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::FailedPrecondition, Some(Reason::UnfinishedOperation))
+    );
+    assert_eq!(e.param("operation"), Some("busy"));
+    let e = c
+        .create_operation(&req(OperationKind::CaRotation, None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::UnfinishedOperation));
+    let api2 = world();
+    let c2 = connect(path, &api2, User::Admin).await;
+    let e = c2
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.0")))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::FailedPrecondition, Some(Reason::Downgrade))
+    );
+    assert!(api.write_log().is_empty() && api2.write_log().is_empty());
+}
+
+async fn kube_proxy_switch_sets_and_removes_the_confirmation(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    api.conflict_next_writes(1);
+    let created = c
+        .create_operation(&req(OperationKind::Cni, Some("replaced")))
+        .await
+        .unwrap();
+    assert!(created.warnings.is_empty());
+    let u = writer(path, User::Admin);
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("update talosclusters by {u}"),
+            format!("create talosoperations by {u}"),
+            format!("update talosclusters by {u}")
+        ],
+        "the conflicted write was retried once with a fresh read; the annotation came off in a second update"
+    );
+    let cl = admin_clusters(&api).get("c1").await.unwrap();
+    assert_eq!(cl.spec.cni.kube_proxy, "replaced");
+    assert!(
+        !cl.metadata
+            .annotations
+            .unwrap_or_default()
+            .contains_key(names::CONFIRM_KUBE_PROXY_SWITCH),
+        "no standing consent is left behind"
+    );
+}
+
+async fn a_confirmation_that_cannot_be_removed_is_a_warning(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    api.fail_when(
+        FaultRule::on("update", "talosclusters").after(1),
+        Fault::Unavailable,
+    );
+    let created = c
+        .create_operation(&req(OperationKind::Cni, Some("replaced")))
+        .await
+        .unwrap();
+    assert_eq!(created.warnings.len(), 1);
+    let w = &created.warnings[0];
+    assert_eq!(w.reason, Reason::AnnotationNotRemoved);
+    assert_eq!(w.params["annotation"], names::CONFIRM_KUBE_PROXY_SWITCH);
+    assert!(w.message.contains("remove it by hand"), "{}", w.message);
+    assert!(!created.operation.name.is_empty(), "the operation exists");
+}
+
+// ---- pause, resume, delete ----
+
+async fn pause_and_resume_record_who_and_when(path: Path) {
+    let api = world();
+    seed_op(&api, "run", "talos", "Running", None).await;
+    let c = connect(path, &api, User::Operator).await;
+    let paused = c
+        .set_operation_paused("default", "run", true)
+        .await
+        .unwrap();
+    assert!(paused.paused);
+    assert_eq!(
+        paused.paused_by.as_deref(),
+        Some(actor(path, User::Operator))
+    );
+    assert!(paused.paused_at.is_some());
+    let resumed = c
+        .set_operation_paused("default", "run", false)
+        .await
+        .unwrap();
+    assert!(!resumed.paused);
+    let u = writer(path, User::Operator);
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("patch talosoperations by {u}"),
+            format!("patch talosoperations by {u}")
+        ]
+    );
+    // Pausing what is paused writes nothing.
+    api.clear_write_log();
+    c.set_operation_paused("default", "run", false)
+        .await
+        .unwrap();
+    assert!(api.write_log().is_empty());
+    // A conflict is retried with a fresh read.
+    api.conflict_next_writes(1);
+    c.set_operation_paused("default", "run", true)
+        .await
+        .unwrap();
+    assert_eq!(api.write_log().len(), 1);
+}
+
+async fn resuming_a_pause_caused_by_a_failure_is_refused(path: Path) {
+    let api = world();
+    seed_op(
+        &api,
+        "broken",
+        "talos",
+        "Paused",
+        Some("machine c1-cp-a failed: installer exited"),
+    )
+    .await;
+    let c = connect(path, &api, User::Operator).await;
+    let e = c
+        .set_operation_paused("default", "broken", false)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::FailedPrecondition, Some(Reason::ResumeAfterFailure))
+    );
+    assert_eq!(e.param("machine"), Some("c1-cp-a"));
+    assert!(
+        e.message.contains("delete it and start again"),
+        "{}",
+        e.message
+    );
+    assert!(api.write_log().is_empty());
+}
+
+async fn finished_operations_cannot_be_paused_or_resumed(path: Path) {
+    let api = world();
+    seed_op(&api, "done", "talos", "Completed", None).await;
+    seed_op(&api, "failed", "talos", "Failed", None).await;
+    let c = connect(path, &api, User::Operator).await;
+    for (name, paused) in [
+        ("done", true),
+        ("done", false),
+        ("failed", true),
+        ("failed", false),
+    ] {
+        let e = c
+            .set_operation_paused("default", name, paused)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::FailedPrecondition, Some(Reason::OperationFinished)),
+            "{name}"
+        );
+    }
+    let e = c
+        .set_operation_paused("default", "nope", true)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::NotFound, Some(Reason::OperationNotFound))
+    );
+    assert!(api.write_log().is_empty());
+}
+
+async fn delete_removes_the_operation(path: Path) {
+    let api = world();
+    seed_op(&api, "run", "talos", "Running", None).await;
+    let c = connect(path, &api, User::Operator).await;
+    c.delete_operation("default", "run").await.unwrap();
+    assert_eq!(
+        names(&api.write_log()),
+        [format!(
+            "delete talosoperations by {}",
+            writer(path, User::Operator)
+        )]
+    );
+    let e = c.delete_operation("default", "run").await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::NotFound, Some(Reason::OperationNotFound))
+    );
+}
+
+// ---- permissions ----
+
+async fn a_viewer_may_read_and_nothing_else(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    // Nothing blocks this start, so the dry run is what refuses it.
+    let refused_start = c
+        .create_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .map(drop)
+        .unwrap_err();
+    seed_op(&api, "run", "talos", "Running", None).await;
+    c.list_operations(Some("default")).await.unwrap();
+    for e in [
+        refused_start,
+        c.set_operation_paused("default", "run", true)
+            .await
+            .map(drop)
+            .unwrap_err(),
+        c.delete_operation("default", "run").await.unwrap_err(),
+    ] {
+        assert_eq!(e.code, Code::PermissionDenied, "{e:?}");
+        assert!(
+            e.message.contains("User \"viewer\" cannot"),
+            "{}",
+            e.message
+        );
+    }
+    assert!(api.write_log().is_empty());
+}
+
+async fn a_caller_who_may_edit_clusters_but_not_create_operations_changes_nothing(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::ClusterEditor).await;
+    let e = c
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied);
+    assert!(
+        e.message.contains("dry run")
+            && e.message
+                .contains("cannot create resource \"talosoperations\""),
+        "{}",
+        e.message
+    );
+    assert!(
+        api.write_log().is_empty(),
+        "stopped by the dry run before the spec was touched"
+    );
+    assert_eq!(
+        admin_clusters(&api)
+            .get("c1")
+            .await
+            .unwrap()
+            .spec
+            .talos_version,
+        "v1.9.2"
+    );
+}
+
+async fn an_operator_may_not_edit_the_spec_but_may_start_what_it_names(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Operator).await;
+    let e = c
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied);
+    assert!(
+        e.message
+            .contains("cannot update resource \"talosclusters\""),
+        "{}",
+        e.message
+    );
+    assert!(api.write_log().is_empty());
+    let created = c
+        .create_operation(&req(OperationKind::Talos, Some("v1.9.2")))
+        .await
+        .unwrap();
+    assert_eq!(
+        created.operation.actor.as_deref(),
+        Some(actor(path, User::Operator))
+    );
+    let created = c
+        .create_operation(&req(OperationKind::Shutdown, None))
+        .await;
+    assert_eq!(
+        created.unwrap_err().reason,
+        Some(Reason::UnfinishedOperation),
+        "the first start holds the cluster"
+    );
+}
+
+// ---- Kubernetes faults ----
+
+async fn kubernetes_faults_come_back_as_codes(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Admin).await;
+    api.fail_next(1, Fault::Unavailable);
+    let e = c.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable);
+    api.fail_next(1, Fault::Reset);
+    let e = c.list_clusters(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable);
+    c.list_operations(Some("default")).await.unwrap();
+    // A fault in the middle of a start: nothing was written, the caller may retry.
+    api.fail_when(FaultRule::on("create", "talosoperations"), Fault::Reset);
+    let e = c
+        .create_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::Unavailable);
+    assert!(api.write_log().is_empty());
+}
+
+macro_rules! matrix {
+    ($($name:ident),* $(,)?) => {
+        mod in_process {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
+        }
+        mod impersonated {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
+        }
+    };
+}
+
+matrix!(
+    list_and_get_return_the_status_as_it_is,
+    clusters_show_versions_machines_tracking_and_the_unfinished_operation,
+    plan_talos_steps_held_and_versions,
+    plan_effects_and_shapes_for_every_kind,
+    plan_blocked_by_an_unfinished_operation,
+    plan_blocked_by_gitops_tracking,
+    plan_blocked_by_a_downgrade,
+    invalid_arguments,
+    the_cluster_may_be_omitted_only_when_there_is_one,
+    plan_order_matches_the_executors_order,
+    create_writes_the_spec_then_the_operation,
+    a_rerun_after_a_half_failure_only_creates_the_operation,
+    a_tracked_spec_is_refused_then_started_with_the_version_git_wrote,
+    create_refuses_what_the_plan_refuses_and_writes_nothing,
+    kube_proxy_switch_sets_and_removes_the_confirmation,
+    a_confirmation_that_cannot_be_removed_is_a_warning,
+    pause_and_resume_record_who_and_when,
+    resuming_a_pause_caused_by_a_failure_is_refused,
+    finished_operations_cannot_be_paused_or_resumed,
+    delete_removes_the_operation,
+    a_viewer_may_read_and_nothing_else,
+    a_caller_who_may_edit_clusters_but_not_create_operations_changes_nothing,
+    an_operator_may_not_edit_the_spec_but_may_start_what_it_names,
+    kubernetes_faults_come_back_as_codes,
+);
+
+#[tokio::test(start_paused = true)]
+async fn a_request_that_outlasts_its_deadline_is_deadline_exceeded() {
+    let api = world();
+    let c = connect(Path::InProcess, &api, User::Admin).await;
+    api.fail_next(1, Fault::Delay(Duration::from_secs(120)));
+    let e = c.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::DeadlineExceeded);
+}
+
+#[tokio::test]
+async fn read_only_clients_refuse_writes_themselves() {
+    use ichor_tui::client::inprocess::InProcessClient;
+    use ichor_tui::client::{Backend, OperationClient};
+    use ichor_tui::service::OperationService;
+    use ichor_tui::service::access::{Caller, KubeAccess};
+    let api = world();
+    seed_op(&api, "run", "talos", "Running", None).await;
+    let service =
+        OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
+    let c = InProcessClient::new(service, Caller::in_process(), Backend::Demo, true);
+    c.list_operations(None).await.unwrap();
+    c.plan_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap();
+    for e in [
+        c.create_operation(&req(OperationKind::Talos, Some("v1.9.3")))
+            .await
+            .map(drop)
+            .unwrap_err(),
+        c.set_operation_paused("default", "run", true)
+            .await
+            .map(drop)
+            .unwrap_err(),
+        c.delete_operation("default", "run").await.unwrap_err(),
+    ] {
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::PermissionDenied, Some(Reason::ReadOnly))
+        );
+    }
+    assert!(api.write_log().is_empty());
+}
