@@ -291,14 +291,16 @@ impl OperationService {
         };
 
         let mut warnings = Vec::new();
-        if plan.kind == OperationKind::Cni && spec_written.is_some() {
-            if let Err(e) = self.remove_confirmation(caller, ns, &plan.cluster).await {
-                let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
-                let mut params = BTreeMap::new();
-                params.insert("annotation".to_string(), annotation.to_string());
-                params.insert("cluster".to_string(), plan.cluster.clone());
-                params.insert("detail".to_string(), e.message.clone());
-                warnings.push(Warning {
+        if plan.kind == OperationKind::Cni
+            && spec_written.is_some()
+            && let Err(e) = self.remove_confirmation(caller, ns, &plan.cluster).await
+        {
+            let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
+            let mut params = BTreeMap::new();
+            params.insert("annotation".to_string(), annotation.to_string());
+            params.insert("cluster".to_string(), plan.cluster.clone());
+            params.insert("detail".to_string(), e.message.clone());
+            warnings.push(Warning {
                     reason: Reason::AnnotationNotRemoved,
                     params,
                     message: format!(
@@ -306,7 +308,6 @@ impl OperationService {
                         plan.cluster, e.message, plan.cluster
                     ),
                 });
-            }
         }
         Ok(Created {
             operation: convert::operation(&created),

@@ -403,27 +403,25 @@ fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<
             ),
         ));
     }
-    if kind != OperationKind::Cni {
-        if let (Some(cur), Some(tgt)) =
+    if kind != OperationKind::Cni
+        && let (Some(cur), Some(tgt)) =
             (Version::parse(&plan.current), Version::parse(&plan.target))
-        {
-            if tgt < cur {
-                return Some(Refusal::new(
-                    Reason::Downgrade,
-                    &[
-                        ("kind", kind.as_str()),
-                        ("current", &plan.current),
-                        ("target", &plan.target),
-                    ],
-                    format!(
-                        "{} is older than the current {}: a {} downgrade is refused",
-                        plan.target,
-                        plan.current,
-                        kind.as_str()
-                    ),
-                ));
-            }
-        }
+        && tgt < cur
+    {
+        return Some(Refusal::new(
+            Reason::Downgrade,
+            &[
+                ("kind", kind.as_str()),
+                ("current", &plan.current),
+                ("target", &plan.target),
+            ],
+            format!(
+                "{} is older than the current {}: a {} downgrade is refused",
+                plan.target,
+                plan.current,
+                kind.as_str()
+            ),
+        ));
     }
     if let (Some(change), Some(t)) = (&plan.spec_change, &inputs.tracking) {
         return Some(Refusal::new(
