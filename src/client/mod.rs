@@ -50,3 +50,26 @@ pub fn read_only_refusal(what: &str) -> ApiError {
         format!("{what}: ichor-tui runs read-only (--read-only)"),
     )
 }
+
+/// What a retrying client reports while it retries a transient fault, so the dashboard can say
+/// "API unreachable, retrying in N s (since HH:MM)".
+#[derive(Clone, Debug, PartialEq)]
+pub enum RetryEvent {
+    /// Attempt `attempt` of `what` met a transient fault; the next attempt is in `delay`.
+    Retrying {
+        what: String,
+        attempt: u32,
+        delay: std::time::Duration,
+        /// When the first failed attempt of this call happened.
+        since: jiff::Timestamp,
+        error: ApiError,
+    },
+    /// A call succeeded after at least one retry.
+    Recovered { what: String },
+    /// Retrying stopped (10 minutes passed); the last error was returned to the caller.
+    GaveUp {
+        what: String,
+        since: jiff::Timestamp,
+        error: ApiError,
+    },
+}
