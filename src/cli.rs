@@ -6,11 +6,59 @@ use std::path::{Path, PathBuf};
 
 /// A terminal dashboard for TalosOperations: rolling Talos, Kubernetes and ichor upgrades,
 /// kube-proxy switches, shutdowns and CA rotations, followed machine by machine.
+///
+/// Settings come from these flags, then from ~/.config/ichor-tui/config.toml (keys as the long
+/// flags: namespace, context, lang, color, read-only, …), then the defaults.
 #[derive(Debug, Parser)]
-#[command(name = "ichor-tui", version, about, long_about = None)]
+#[command(name = "ichor-tui", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use (default: the current context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// The namespace to list (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// List operations in every namespace (adds the namespace column).
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+
+    /// Reach OperationService over gRPC at this URL (https:// with TLS, http:// as h2c)
+    /// instead of running it in-process.
+    #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
+    pub server: Option<String>,
+
+    /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// Extra CA certificates (PEM) to trust for an https:// --server.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+
+    /// Language of the interface: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
+    #[arg(long, global = true, value_name = "LANG")]
+    pub lang: Option<String>,
+
+    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::config::ColorMode>,
+
+    /// Draw borders and bars with ASCII only (automatic when the locale is not UTF-8).
+    #[arg(long, global = true)]
+    pub ascii: bool,
+
+    /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
+    #[arg(long, global = true)]
+    pub read_only: bool,
 
     /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
     /// controller) instead of a real cluster.
@@ -20,6 +68,10 @@ pub struct Cli {
     /// How fast the demo controller works (1: a machine step takes 4 s).
     #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR")]
     pub demo_speed: f64,
+
+    /// The config file to read instead of ~/.config/ichor-tui/config.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
     #[arg(long, global = true, value_name = "FILE")]
@@ -80,27 +132,176 @@ pub fn init_logging(
     Ok(Some(guard))
 }
 
-/// Runs the dashboard (for now: prints the demo cluster's operations).
+/// The settings in force: flags over the config file over the defaults.
+pub struct Settings {
+    pub lang: crate::i18n::Lang,
+    pub theme: crate::views::widgets::Theme,
+    pub read_only: bool,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub context: Option<String>,
+    pub kubeconfig: Option<PathBuf>,
+    pub server: Option<String>,
+}
+
+impl Settings {
+    /// Resolves the settings from the flags, the config file and the environment.
+    pub fn resolve(
+        cli: &Cli,
+        file: &crate::config::FileConfig,
+        env: impl Fn(&str) -> Option<String>,
+        is_tty: bool,
+    ) -> anyhow::Result<Settings> {
+        use crate::config::{ColorMode, locale_is_utf8};
+        let color_mode = match (cli.color, file.color.as_deref()) {
+            (Some(c), _) => c,
+            (None, Some(s)) => ColorMode::parse(s).ok_or_else(|| {
+                anyhow::anyhow!("config file: color must be auto, always or never, not {s:?}")
+            })?,
+            (None, None) => ColorMode::Auto,
+        };
+        let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
+        if let Some(l) = &lang_flag
+            && crate::i18n::Lang::parse(l).is_none()
+        {
+            anyhow::bail!("--lang must be en or ja, not {l:?}");
+        }
+        Ok(Settings {
+            lang: crate::i18n::Lang::choose(lang_flag.as_deref(), &env),
+            theme: crate::views::widgets::Theme {
+                color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
+                ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
+            },
+            read_only: cli.read_only || file.read_only.unwrap_or(false),
+            namespace: cli.namespace.clone().or_else(|| file.namespace.clone()),
+            all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),
+            context: cli.context.clone().or_else(|| file.context.clone()),
+            kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
+            server: cli.server.clone().or_else(|| file.server.clone()),
+        })
+    }
+}
+
+/// The in-process service against the user's kubeconfig: the client, the backend's name and
+/// the namespace to list.
+async fn kubeconfig_client(settings: &Settings) -> anyhow::Result<(kube::Client, String, String)> {
+    use kube::config::{KubeConfigOptions, Kubeconfig};
+    let options = KubeConfigOptions {
+        context: settings.context.clone(),
+        ..Default::default()
+    };
+    let kubeconfig = match &settings.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path)
+            .with_context(|| format!("reading kubeconfig {}", path.display()))?,
+        None => {
+            Kubeconfig::read().context("reading the kubeconfig ($KUBECONFIG or ~/.kube/config)")?
+        }
+    };
+    let context = settings
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())
+        .unwrap_or_else(|| "default".to_string());
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .context("loading the kubeconfig context")?;
+    let namespace = config.default_namespace.clone();
+    let client = kube::Client::try_from(config).context("building the Kubernetes client")?;
+    Ok((client, context, namespace))
+}
+
+/// Runs the dashboard until the user quits.
 pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
-    use crate::cluster::resources::TalosOperation;
-    use kube::api::{Api, ListParams};
-    if !cli.demo {
-        anyhow::bail!("only --demo is available in this build");
-    }
-    let demo = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
-    let client = demo
-        .api
-        .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN);
-    let ops: Api<TalosOperation> = Api::all(client);
-    for op in ops.list(&ListParams::default()).await?.items {
-        let phase = op.status.as_ref().map(|s| s.phase.as_str()).unwrap_or("");
-        println!(
-            "{:<28} {:<12} {:<12} {}",
-            op.metadata.name.unwrap_or_default(),
-            op.spec.cluster,
-            op.spec.kind,
-            phase
+    use crate::app::runtime::{Clock, Runtime};
+    use crate::app::state::{Session, State};
+    use crate::client::inprocess::InProcessClient;
+    use crate::client::{Backend, OperationClient};
+    use crate::service::OperationService;
+    use crate::service::access::{Caller, KubeAccess};
+    use std::io::IsTerminal as _;
+    use std::sync::Arc;
+
+    let config_path = cli
+        .config
+        .clone()
+        .or_else(crate::config::FileConfig::default_path);
+    let file = match &config_path {
+        Some(p) => crate::config::FileConfig::load(p)?,
+        None => crate::config::FileConfig::default(),
+    };
+    let settings = Settings::resolve(
+        &cli,
+        &file,
+        |k| std::env::var(k).ok(),
+        std::io::stdout().is_terminal(),
+    )?;
+    let mut demo = None;
+    let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) = if cli.demo
+    {
+        let d = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+        let access = KubeAccess::new(
+            d.api
+                .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN),
+            "ichor-tui",
         );
-    }
+        let client = InProcessClient::new(
+            OperationService::new(access),
+            Caller::in_process(),
+            Backend::Demo,
+            settings.read_only,
+        );
+        demo = Some(d);
+        let ns = settings
+            .namespace
+            .clone()
+            .unwrap_or_else(|| crate::cluster::demo::NAMESPACE.to_string());
+        (Arc::new(client), "demo".to_string(), ns)
+    } else if let Some(url) = &settings.server {
+        anyhow::bail!("--server {url}: the gRPC client is not in this build yet");
+    } else {
+        let (kc, context, ns) = kubeconfig_client(&settings).await?;
+        let access = KubeAccess::new(kc, "ichor-tui");
+        let backend = Backend::InProcess {
+            context: context.clone(),
+        };
+        let client = InProcessClient::new(
+            OperationService::new(access),
+            Caller::in_process(),
+            backend,
+            settings.read_only,
+        );
+        (
+            Arc::new(client),
+            format!("in-process ({context})"),
+            settings.namespace.clone().unwrap_or(ns),
+        )
+    };
+    let session = Session {
+        backend: backend_label,
+        namespace,
+        all_namespaces: settings.all_namespaces,
+        user: client.user(),
+        read_only: settings.read_only,
+    };
+    let clock = Clock::new(jiff::Timestamp::now());
+    let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
+    let runtime = Runtime {
+        state,
+        client,
+        texts: crate::i18n::Texts::new(settings.lang),
+        theme: settings.theme,
+        clock,
+    };
+    let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    crate::terminal::install_panic_hook();
+    let input = crate::terminal::input().context("reading terminal input")?;
+    let mut tty = crate::terminal::enter().context("taking the terminal")?;
+    let _guard = crate::terminal::Guard;
+    let result = runtime
+        .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
+        .await;
+    crate::terminal::restore();
+    drop(demo);
+    result?;
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -1,7 +1,12 @@
 //! ichor-tui: a terminal dashboard for TalosOperations.
 
+pub mod app;
 pub mod cli;
 pub mod client;
 pub mod cluster;
+pub mod config;
+pub mod i18n;
 pub mod model;
 pub mod service;
+pub mod terminal;
+pub mod views;

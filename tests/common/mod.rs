@@ -1,6 +1,7 @@
 //! Shared fixtures for the integration tests.
 #![allow(dead_code)]
 
+pub mod fixtures;
 pub mod paths;
 
 use ichor_tui::cluster::apiserver::EmbeddedApi;

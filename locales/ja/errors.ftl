@@ -1,0 +1,41 @@
+error-unfinished-operation = クラスター { $cluster } のオペレーション { $operation } が完了していません（{ $phase ->
+        [Running] 実行中
+        [Paused] 一時停止中
+        [Pending] 待機中
+        [Failed] 失敗
+       *[other] { $phase }
+    }）。別のオペレーションを開始する前に、完了を待つか削除してください。
+error-tracked-by-gitops = { $resource_kind } { $resource_name } は { $tool }（{ $object }）で管理されています。Git で変更してください：{ $field }: { $current } → { $target }。リポジトリでマージした後、spec に反映されたバージョンで開始してください。
+error-downgrade = { $target } は現在の { $current } より古いバージョンです。ダウングレードはできません。
+error-no-machines = クラスター { $cluster } には対象となる承認済みマシンがありません（保留中 { $held } 台）。
+error-invalid-version = 「{ $value }」は v1.9.3 のようなバージョンではありません。
+error-invalid-kube-proxy-mode = kube-proxy のモードは「enabled」か「replaced」です（「{ $value }」は使えません）。
+error-target-not-taken = この種類のオペレーションにはターゲットを指定できません（「{ $value }」が指定されました）。
+error-target-required = この種類のオペレーションにはターゲットが必要です。
+error-invalid-max-unavailable = 同時停止数は 1 以上にしてください（{ $value } が指定されました）。
+error-cluster-required = ネームスペース { $namespace } には複数のクラスターがあります。次から選んでください：{ $choices }
+error-cluster-not-found = ネームスペース { $namespace } にクラスター { $cluster } が見つかりません。
+error-no-clusters = ネームスペース { $namespace } に TalosCluster がありません。
+error-operation-not-found = ネームスペース { $namespace } にオペレーション { $operation } が見つかりません。
+error-resume-after-failure = { $operation } はマシン { $machine } の失敗で一時停止しています。再開しても何も起きません。自動で再試行もロールバックもされないため、削除してやり直してください。
+error-operation-finished = { $operation } は終了しています（{ $phase ->
+        [Completed] 完了
+        [Failed] 失敗
+       *[other] { $phase }
+    }）。一時停止・再開するものはありません。
+error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $field } を { $current } → { $target } に書き換えましたが、オペレーションの作成に失敗しました（{ $detail }）。同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
+error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください。
+error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
+error-permission-denied = 権限がありません：{ $detail }
+error-unauthenticated = 認証されていません：{ $detail }
+error-unavailable = API が応答しません：{ $detail }
+error-conflict = 同時に別の変更がありました。もう一度試してください：{ $detail }
+error-invalid = Kubernetes がリクエストを拒否しました：{ $detail }
+error-internal = 内部エラー：{ $detail }
+code-permission-denied = 権限がありません：{ $detail }
+code-not-found = 見つかりません：{ $detail }
+code-unauthenticated = 認証されていません：{ $detail }
+code-unavailable = API が応答しません：{ $detail }
+code-invalid-argument = 不正なリクエスト：{ $detail }
+code-failed-precondition = 拒否されました：{ $detail }
+code-other = エラー：{ $detail }

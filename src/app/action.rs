@@ -1,0 +1,124 @@
+//! The one message type (`Action`) and the effects `update` asks the workers to run.
+
+use super::state::WriteAction;
+use crate::client::RetryEvent;
+use crate::model::{ApiError, Cluster, Operation};
+use jiff::Timestamp;
+
+/// A key, as the dashboard understands it (independent of the terminal library).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    Char(char),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+}
+
+/// A key press.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
+
+impl Key {
+    pub const fn plain(code: KeyCode) -> Key {
+        Key { code, ctrl: false }
+    }
+
+    pub const fn ch(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: false,
+        }
+    }
+
+    pub const fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: true,
+        }
+    }
+}
+
+/// Everything that happens: input, results, timers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Key(Key),
+    Resize(u16, u16),
+    /// A timer fired (a poll or a clock whose display changes).
+    Tick,
+    /// The terminal came back after a suspend: everything must be redrawn.
+    Redraw,
+    /// SIGTERM, SIGHUP or SIGINT: leave now, restoring the terminal.
+    Terminate,
+    Operations {
+        seq: u64,
+        result: Result<Vec<Operation>, ApiError>,
+    },
+    Operation {
+        seq: u64,
+        namespace: String,
+        name: String,
+        result: Result<Operation, ApiError>,
+    },
+    Cluster {
+        namespace: String,
+        name: String,
+        result: Result<Cluster, ApiError>,
+    },
+    Written {
+        action: WriteAction,
+        namespace: String,
+        name: String,
+        result: Result<(), ApiError>,
+    },
+    Retry(RetryEvent),
+}
+
+/// Work for the workers. `update` returns these; it never performs I/O itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    ListOperations {
+        seq: u64,
+        /// `None`: every namespace.
+        namespace: Option<String>,
+    },
+    GetOperation {
+        seq: u64,
+        namespace: String,
+        name: String,
+    },
+    GetCluster {
+        namespace: String,
+        name: String,
+    },
+    Write {
+        action: WriteAction,
+        namespace: String,
+        name: String,
+    },
+    /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
+    Suspend,
+    Quit,
+}
+
+impl Effect {
+    /// Whether the effect changes the cluster.
+    pub fn is_write(&self) -> bool {
+        matches!(self, Effect::Write { .. })
+    }
+}
+
+/// `now` for results carried with a timestamp (tests).
+pub type Now = Timestamp;

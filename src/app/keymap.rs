@@ -1,0 +1,178 @@
+//! Keys are data: one table per screen maps keys to commands. The footer hints and the `?` help
+//! are generated from the same tables, so they cannot drift.
+
+use super::action::{Key, KeyCode};
+use super::state::Screen;
+
+/// What a key asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    Open,
+    Back,
+    Filter,
+    Pause,
+    Resume,
+    Delete,
+    Refresh,
+    Help,
+    Quit,
+    Suspend,
+    ShowOperations,
+}
+
+/// One row of a key table.
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    pub keys: &'static [Key],
+    pub command: Command,
+    /// How the keys are written in the footer and help (keys are not translated).
+    pub label: &'static str,
+    /// The Fluent id of what the command does.
+    pub hint: &'static str,
+    /// Shown in the footer (everything is in `?`).
+    pub footer: bool,
+}
+
+const fn b(
+    keys: &'static [Key],
+    command: Command,
+    label: &'static str,
+    hint: &'static str,
+    footer: bool,
+) -> Binding {
+    Binding {
+        keys,
+        command,
+        label,
+        hint,
+        footer,
+    }
+}
+
+const UP: &[Key] = &[Key::plain(KeyCode::Up), Key::ch('k')];
+const DOWN: &[Key] = &[Key::plain(KeyCode::Down), Key::ch('j')];
+const TOP: &[Key] = &[Key::ch('g'), Key::plain(KeyCode::Home)];
+const BOTTOM: &[Key] = &[Key::ch('G'), Key::plain(KeyCode::End)];
+const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
+const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
+
+/// The Operations list.
+pub const OPERATIONS: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Open,
+        "Enter",
+        "key-open",
+        true,
+    ),
+    b(&[Key::ch('/')], Command::Filter, "/", "key-filter", true),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Back,
+        "Esc",
+        "key-clear-filter",
+        false,
+    ),
+    b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
+    b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
+    b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
+];
+
+/// One operation's page.
+pub const OPERATION: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Back,
+        "Esc",
+        "key-back",
+        true,
+    ),
+    b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
+    b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
+    b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
+];
+
+/// Everywhere.
+pub const GLOBAL: &[Binding] = &[
+    b(
+        &[Key::plain(KeyCode::Tab), Key::ch('1')],
+        Command::ShowOperations,
+        "Tab/1",
+        "key-operations",
+        false,
+    ),
+    b(&[Key::ch('R')], Command::Refresh, "R", "key-refresh", true),
+    b(&[Key::ch('?')], Command::Help, "?", "key-help", true),
+    b(
+        &[Key::ch('q'), Key::ctrl('c')],
+        Command::Quit,
+        "q",
+        "key-quit",
+        true,
+    ),
+    b(
+        &[Key::ctrl('z')],
+        Command::Suspend,
+        "Ctrl-Z",
+        "key-suspend",
+        false,
+    ),
+];
+
+/// The table of a screen.
+pub fn screen_bindings(screen: Screen) -> &'static [Binding] {
+    match screen {
+        Screen::Operations => OPERATIONS,
+        Screen::Operation => OPERATION,
+    }
+}
+
+/// The command a key means on `screen`: the screen's table first, then the global one.
+pub fn lookup(screen: Screen, key: Key) -> Option<Command> {
+    screen_bindings(screen)
+        .iter()
+        .chain(GLOBAL)
+        .find(|bd| bd.keys.contains(&key))
+        .map(|bd| bd.command)
+}
+
+/// Every binding of a screen, screen first (for the help and the footer).
+pub fn all(screen: Screen) -> impl Iterator<Item = &'static Binding> {
+    screen_bindings(screen).iter().chain(GLOBAL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn no_key_means_two_things_on_one_screen() {
+        for screen in [Screen::Operations, Screen::Operation] {
+            let mut seen = HashSet::new();
+            for bd in all(screen) {
+                for k in bd.keys {
+                    assert!(seen.insert(*k), "{screen:?}: {k:?} bound twice");
+                }
+            }
+        }
+    }
+}

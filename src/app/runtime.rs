@@ -1,0 +1,248 @@
+//! The event loop: terminal input, API results, retry reports and timers become Actions on one
+//! channel; `update` turns them into Effects that workers run against the client; a frame is
+//! drawn only when it differs from the last one, and the loop wakes only for polls and for a
+//! clock whose display changes.
+
+use super::action::{Action, Effect};
+use super::state::{State, WriteAction};
+use super::update::{start, update};
+use crate::client::{OperationClient, RetryEvent};
+use crate::i18n::Texts;
+use crate::views::{self, widgets::Ctx, widgets::Theme};
+use futures::{Stream, StreamExt};
+use jiff::Timestamp;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// Wall-clock time that follows tokio's clock (so tests on a paused clock see time move).
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    base: Timestamp,
+    at: tokio::time::Instant,
+}
+
+impl Clock {
+    pub fn new(base: Timestamp) -> Clock {
+        Clock {
+            base,
+            at: tokio::time::Instant::now(),
+        }
+    }
+
+    pub fn now(&self) -> Timestamp {
+        let elapsed =
+            jiff::SignedDuration::try_from(self.at.elapsed()).unwrap_or(jiff::SignedDuration::ZERO);
+        self.base + elapsed
+    }
+
+    fn instant_at(&self, t: Timestamp) -> tokio::time::Instant {
+        let d = t.duration_since(self.now());
+        let d = std::time::Duration::try_from(d).unwrap_or(std::time::Duration::ZERO);
+        tokio::time::Instant::now() + d
+    }
+}
+
+/// Hooks the terminal layer provides (suspend on Ctrl-Z). Tests use the no-op.
+pub trait Host {
+    /// Restores the terminal, stops the process until `fg`, then takes the terminal again.
+    fn suspend(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// A host that does nothing (tests, benchmarks).
+pub struct NoHost;
+impl Host for NoHost {}
+
+/// What a run did (tests and benchmarks count draws).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub draws: u64,
+    pub wakeups: u64,
+}
+
+/// Everything a run needs besides the terminal.
+pub struct Runtime {
+    pub state: State,
+    pub client: Arc<dyn OperationClient>,
+    pub texts: Texts,
+    pub theme: Theme,
+    pub clock: Clock,
+}
+
+impl Runtime {
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            texts: &self.texts,
+            theme: self.theme,
+        }
+    }
+
+    fn frame(&self, area: Rect) -> Buffer {
+        let mut buf = Buffer::empty(area);
+        views::render(&self.state, &self.ctx(), area, &mut buf);
+        buf
+    }
+
+    fn run_effects(&self, effects: Vec<Effect>, tx: &mpsc::UnboundedSender<Action>) -> Vec<Effect> {
+        let mut local = Vec::new();
+        for e in effects {
+            let client = self.client.clone();
+            let tx = tx.clone();
+            match e {
+                Effect::ListOperations { seq, namespace } => {
+                    tokio::spawn(async move {
+                        let result = client.list_operations(namespace.as_deref()).await;
+                        let _ = tx.send(Action::Operations { seq, result });
+                    });
+                }
+                Effect::GetOperation {
+                    seq,
+                    namespace,
+                    name,
+                } => {
+                    tokio::spawn(async move {
+                        let result = client.get_operation(&namespace, &name).await;
+                        let _ = tx.send(Action::Operation {
+                            seq,
+                            namespace,
+                            name,
+                            result,
+                        });
+                    });
+                }
+                Effect::GetCluster { namespace, name } => {
+                    tokio::spawn(async move {
+                        let result = client.get_cluster(&namespace, &name).await;
+                        let _ = tx.send(Action::Cluster {
+                            namespace,
+                            name,
+                            result,
+                        });
+                    });
+                }
+                Effect::Write {
+                    action,
+                    namespace,
+                    name,
+                } => {
+                    tokio::spawn(async move {
+                        let result = match action {
+                            WriteAction::Pause => client
+                                .set_operation_paused(&namespace, &name, true)
+                                .await
+                                .map(drop),
+                            WriteAction::Resume => client
+                                .set_operation_paused(&namespace, &name, false)
+                                .await
+                                .map(drop),
+                            WriteAction::Delete => client.delete_operation(&namespace, &name).await,
+                        };
+                        let _ = tx.send(Action::Written {
+                            action,
+                            namespace,
+                            name,
+                            result,
+                        });
+                    });
+                }
+                Effect::Suspend | Effect::Quit => local.push(e),
+            }
+        }
+        local
+    }
+
+    /// Runs until the user quits or `input` ends.
+    pub async fn run<B, I>(
+        mut self,
+        terminal: &mut Terminal<B>,
+        mut input: I,
+        mut retry: mpsc::UnboundedReceiver<RetryEvent>,
+        host: &mut dyn Host,
+    ) -> anyhow::Result<Stats>
+    where
+        B: Backend,
+        B::Error: Send + Sync + 'static,
+        I: Stream<Item = Action> + Unpin,
+    {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+        let mut stats = Stats::default();
+        let size = terminal.size()?;
+        self.state.size = (size.width, size.height);
+        self.state.now = self.clock.now();
+        let first = start(&mut self.state);
+        self.run_effects(first, &tx);
+        let mut last: Option<Buffer> = None;
+        let mut input_open = true;
+        loop {
+            // Draw only when the frame differs from the one on screen.
+            let size = terminal.size()?;
+            let area = Rect::new(0, 0, size.width, size.height);
+            let frame = self.frame(area);
+            if last.as_ref() != Some(&frame) {
+                terminal.draw(|f| {
+                    let ctx = self.ctx();
+                    views::render(&self.state, &ctx, f.area(), f.buffer_mut());
+                })?;
+                stats.draws += 1;
+                last = Some(frame);
+            }
+            if self.state.quit || !input_open {
+                break;
+            }
+            let wake = [self.state.next_poll, views::next_clock_change(&self.state)]
+                .into_iter()
+                .flatten()
+                .min()
+                .map(|t| self.clock.instant_at(t));
+            let mut actions = Vec::new();
+            tokio::select! {
+                Some(a) = rx.recv() => actions.push(a),
+                a = input.next(), if input_open => match a {
+                    Some(a) => actions.push(a),
+                    None => input_open = false,
+                },
+                Some(ev) = retry.recv() => actions.push(Action::Retry(ev)),
+                _ = sleep_until(wake) => {
+                    stats.wakeups += 1;
+                    actions.push(Action::Tick);
+                }
+            }
+            // Coalesce a burst of results into one frame.
+            while let Ok(a) = rx.try_recv() {
+                actions.push(a);
+            }
+            for a in actions {
+                if a == Action::Redraw {
+                    terminal.clear()?;
+                    last = None;
+                }
+                self.state.now = self.clock.now();
+                let effects = update(&mut self.state, a);
+                for e in self.run_effects(effects, &tx) {
+                    match e {
+                        Effect::Suspend => {
+                            host.suspend()?;
+                            terminal.clear()?;
+                            last = None;
+                        }
+                        Effect::Quit => self.state.quit = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(stats)
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,507 @@
+//! `update(&mut State, Action) -> Vec<Effect>`: the only place State changes. No I/O, no clock
+//! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
+
+use super::action::{Action, Effect, Key, KeyCode};
+use super::keymap::{self, Command};
+use super::state::{
+    Confirm, Conn, DetailState, Dialog, Input, Loaded, Notice, Screen, State, WriteAction,
+};
+use crate::client::RetryEvent;
+use crate::model::{Code, Operation, Phase};
+use jiff::SignedDuration;
+
+/// Poll interval while something shown is unfinished (running).
+pub const POLL_ACTIVE: SignedDuration = SignedDuration::from_secs(3);
+/// Poll interval otherwise (idle list, paused operation).
+pub const POLL_IDLE: SignedDuration = SignedDuration::from_secs(10);
+/// Rows of a screen that are not list rows (status bar, banner, header, footer, borders).
+pub const CHROME_ROWS: u16 = 6;
+
+/// Whether a command is offered for the current target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Avail {
+    Yes,
+    /// Not offered, with the Fluent id of why.
+    No(&'static str),
+}
+
+/// The first effects: load the Operations list.
+pub fn start(state: &mut State) -> Vec<Effect> {
+    fetch_current(state)
+}
+
+/// Applies one action.
+pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) => on_key(state, key),
+        Action::Resize(w, h) => {
+            state.size = (w, h);
+            keep_selection_visible(state);
+            Vec::new()
+        }
+        Action::Redraw => Vec::new(),
+        Action::Terminate => quit(state),
+        Action::Tick => match state.next_poll {
+            Some(at) if at <= state.now => fetch_current(state),
+            _ => Vec::new(),
+        },
+        Action::Operations { seq, result } => {
+            if seq != state.seq {
+                return Vec::new();
+            }
+            state.ops.all.loading = false;
+            match result {
+                Ok(mut ops) => {
+                    let selected = state
+                        .ops
+                        .selected()
+                        .map(|o| (o.namespace.clone(), o.name.clone()));
+                    ops.sort_by(|a, b| {
+                        b.created_at
+                            .cmp(&a.created_at)
+                            .then_with(|| a.name.cmp(&b.name))
+                    });
+                    state.ops.all.data = Some(ops);
+                    state.ops.all.error = None;
+                    state.last_ok = Some(state.now);
+                    refilter(state);
+                    // New data: find the row the user had selected.
+                    if let Some((ns, name)) = selected {
+                        reselect(state, &ns, &name);
+                    }
+                }
+                Err(e) => state.ops.all.error = Some(e),
+            }
+            schedule_poll(state);
+            Vec::new()
+        }
+        Action::Operation {
+            seq,
+            namespace,
+            name,
+            result,
+        } => {
+            if seq != state.seq {
+                return Vec::new();
+            }
+            let Some(d) = state
+                .detail
+                .as_mut()
+                .filter(|d| d.namespace == namespace && d.name == name)
+            else {
+                return Vec::new();
+            };
+            d.op.loading = false;
+            match result {
+                Ok(op) => {
+                    d.op.data = Some(op);
+                    d.op.error = None;
+                    state.last_ok = Some(state.now);
+                }
+                Err(e) => d.op.error = Some(e),
+            }
+            schedule_poll(state);
+            Vec::new()
+        }
+        Action::Cluster {
+            namespace,
+            name,
+            result,
+        } => {
+            if let Some(d) = state.detail.as_mut() {
+                let same =
+                    d.op.data
+                        .as_ref()
+                        .is_some_and(|o| o.namespace == namespace && o.cluster == name);
+                if same {
+                    d.cluster = result.ok();
+                }
+            }
+            Vec::new()
+        }
+        Action::Written {
+            action,
+            namespace,
+            name,
+            result,
+        } => {
+            match result {
+                Ok(()) => {
+                    state.notice = Some(Notice::Done(action, name.clone()));
+                    let on_its_page = state
+                        .detail
+                        .as_ref()
+                        .is_some_and(|d| d.namespace == namespace && d.name == name);
+                    if action == WriteAction::Delete && on_its_page {
+                        return back_to_list(state);
+                    }
+                }
+                Err(e) => state.notice = Some(Notice::Failed(e)),
+            }
+            fetch_current(state)
+        }
+        Action::Retry(ev) => {
+            state.conn = match ev {
+                RetryEvent::Retrying {
+                    delay,
+                    since,
+                    attempt,
+                    ..
+                } => Conn::Retrying {
+                    next_at: state.now
+                        + SignedDuration::try_from(delay).unwrap_or(SignedDuration::ZERO),
+                    since,
+                    attempt,
+                },
+                RetryEvent::Recovered { .. } => Conn::Ok,
+                RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
+            };
+            Vec::new()
+        }
+    }
+}
+
+/// Requests the data of the visible screen now.
+fn fetch_current(state: &mut State) -> Vec<Effect> {
+    state.seq += 1;
+    state.next_poll = None;
+    let seq = state.seq;
+    match state.screen {
+        Screen::Operations => {
+            state.ops.all.loading = true;
+            vec![Effect::ListOperations {
+                seq,
+                namespace: (!state.session.all_namespaces).then(|| state.session.namespace.clone()),
+            }]
+        }
+        Screen::Operation => match state.detail.as_mut() {
+            Some(d) => {
+                d.op.loading = true;
+                vec![Effect::GetOperation {
+                    seq,
+                    namespace: d.namespace.clone(),
+                    name: d.name.clone(),
+                }]
+            }
+            None => Vec::new(),
+        },
+    }
+}
+
+/// The poll interval of what is shown; `None`: no more polls (R still refreshes).
+pub fn poll_interval(state: &State) -> Option<SignedDuration> {
+    match state.screen {
+        Screen::Operations => {
+            let l = &state.ops.all;
+            if l.error.as_ref().is_some_and(|e| !e.code.is_transient()) {
+                return None;
+            }
+            let busy = l
+                .data
+                .as_ref()
+                .is_some_and(|ops| ops.iter().any(|o| !o.phase.is_finished()));
+            Some(if busy { POLL_ACTIVE } else { POLL_IDLE })
+        }
+        Screen::Operation => {
+            let d = state.detail.as_ref()?;
+            if d.op.error.as_ref().is_some_and(|e| !e.code.is_transient()) {
+                return None;
+            }
+            match d.op.data.as_ref().map(|o| &o.phase) {
+                Some(Phase::Completed | Phase::Failed) => None,
+                Some(Phase::Paused) => Some(POLL_IDLE),
+                _ => Some(POLL_ACTIVE),
+            }
+        }
+    }
+}
+
+fn schedule_poll(state: &mut State) {
+    state.next_poll = poll_interval(state).map(|i| state.now + i);
+}
+
+/// Whether `cmd` is offered for `op`.
+pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avail {
+    let write = matches!(cmd, Command::Pause | Command::Resume | Command::Delete);
+    if write && state.session.read_only {
+        return Avail::No("why-read-only");
+    }
+    let Some(op) = op else {
+        return if write || cmd == Command::Open {
+            Avail::No("why-nothing-selected")
+        } else {
+            Avail::Yes
+        };
+    };
+    match cmd {
+        Command::Pause if op.phase.is_finished() => Avail::No("why-finished"),
+        Command::Pause if op.paused || op.phase == Phase::Paused => Avail::No("why-already-paused"),
+        Command::Resume if op.paused_by_failure() => Avail::No("why-resume-after-failure"),
+        Command::Resume if op.phase.is_finished() => Avail::No("why-finished"),
+        Command::Resume if !op.paused && op.phase != Phase::Paused => Avail::No("why-not-paused"),
+        _ => Avail::Yes,
+    }
+}
+
+fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+    if key == Key::ctrl('c') {
+        return quit(state);
+    }
+    match state.dialog.clone() {
+        Some(Dialog::Confirm(c)) => return on_confirm_key(state, c, key),
+        Some(Dialog::Help) => {
+            if matches!(
+                key.code,
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
+            ) {
+                state.dialog = None;
+            }
+            return Vec::new();
+        }
+        None => {}
+    }
+    if state.input == Input::Filter {
+        on_filter_key(state, key);
+        return Vec::new();
+    }
+    state.notice = None;
+    let Some(cmd) = keymap::lookup(state.screen, key) else {
+        return Vec::new();
+    };
+    run(state, cmd)
+}
+
+fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
+    match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') if !key.ctrl => {
+            state.dialog = None;
+            state.notice = Some(Notice::Sent(c.action, c.name.clone()));
+            vec![Effect::Write {
+                action: c.action,
+                namespace: c.namespace,
+                name: c.name,
+            }]
+        }
+        // No is the default: Enter, n, Esc and q all answer it.
+        KeyCode::Char('n')
+        | KeyCode::Char('N')
+        | KeyCode::Char('q')
+        | KeyCode::Esc
+        | KeyCode::Enter => {
+            state.dialog = None;
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn on_filter_key(state: &mut State, key: Key) {
+    match key.code {
+        KeyCode::Enter => state.input = Input::None,
+        KeyCode::Esc => {
+            state.input = Input::None;
+            state.ops.filter.clear();
+            refilter(state);
+        }
+        KeyCode::Backspace => {
+            state.ops.filter.pop();
+            refilter(state);
+        }
+        KeyCode::Char(c) if !key.ctrl && !c.is_control() => {
+            state.ops.filter.push(c);
+            refilter(state);
+        }
+        _ => {}
+    }
+}
+
+fn quit(state: &mut State) -> Vec<Effect> {
+    state.quit = true;
+    vec![Effect::Quit]
+}
+
+fn page(state: &State) -> usize {
+    usize::from(state.size.1.saturating_sub(CHROME_ROWS).max(1))
+}
+
+fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
+    let step = |state: &mut State, delta: isize| {
+        match state.screen {
+            Screen::Operations => {
+                let n = state.ops.visible.len();
+                let cur = state.ops.list.selected as isize;
+                state.ops.list.selected =
+                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+            Screen::Operation => {
+                let rows = page(state);
+                if let Some(d) = state.detail.as_mut() {
+                    let n = d.op.data.as_ref().map_or(0, |o| o.machines.len());
+                    let from = d.scroll.unwrap_or_else(|| {
+                        d.op.data
+                            .as_ref()
+                            .map_or(0, |o| crate::views::operation::follow_scroll(o, rows))
+                    });
+                    d.scroll = Some(
+                        (from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize,
+                    );
+                }
+            }
+        }
+        keep_selection_visible(state);
+    };
+    let pg = page(state) as isize;
+    match cmd {
+        Command::Up => step(state, -1),
+        Command::Down => step(state, 1),
+        Command::PageUp => step(state, -pg),
+        Command::PageDown => step(state, pg),
+        Command::Top => step(state, isize::MIN / 2),
+        Command::Bottom => step(state, isize::MAX / 2),
+        Command::Open => return open_selected(state),
+        Command::Back => match state.screen {
+            Screen::Operation => return back_to_list(state),
+            Screen::Operations => {
+                if !state.ops.filter.is_empty() {
+                    state.ops.filter.clear();
+                    refilter(state);
+                }
+            }
+        },
+        Command::ShowOperations => {
+            if state.screen == Screen::Operation {
+                return back_to_list(state);
+            }
+        }
+        Command::Filter => state.input = Input::Filter,
+        Command::Pause | Command::Resume | Command::Delete => return ask(state, cmd),
+        Command::Refresh => {
+            state.conn = Conn::Ok;
+            return fetch_current(state);
+        }
+        Command::Help => state.dialog = Some(Dialog::Help),
+        Command::Quit => return quit(state),
+        Command::Suspend => return vec![Effect::Suspend],
+    }
+    Vec::new()
+}
+
+fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
+    let op = state.target().cloned();
+    match availability(state, cmd, op.as_ref()) {
+        Avail::No("why-resume-after-failure") => {
+            state.notice = op.map(|o| Notice::ResumeNotOffered(o.name));
+        }
+        Avail::No(why) => state.notice = Some(Notice::Unavailable(why)),
+        Avail::Yes => {
+            if let Some(op) = op {
+                let action = match cmd {
+                    Command::Pause => WriteAction::Pause,
+                    Command::Resume => WriteAction::Resume,
+                    _ => WriteAction::Delete,
+                };
+                state.dialog = Some(Dialog::Confirm(Confirm {
+                    action,
+                    namespace: op.namespace.clone(),
+                    name: op.name.clone(),
+                    running: !op.phase.is_finished(),
+                }));
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn open_selected(state: &mut State) -> Vec<Effect> {
+    let Some(op) = state.ops.selected().cloned() else {
+        return Vec::new();
+    };
+    state.screen = Screen::Operation;
+    let (namespace, cluster) = (op.namespace.clone(), op.cluster.clone());
+    state.detail = Some(DetailState {
+        namespace: op.namespace.clone(),
+        name: op.name.clone(),
+        op: Loaded {
+            data: Some(op),
+            error: None,
+            loading: false,
+        },
+        cluster: None,
+        scroll: None,
+    });
+    let mut effects = fetch_current(state);
+    effects.push(Effect::GetCluster {
+        namespace,
+        name: cluster,
+    });
+    effects
+}
+
+fn back_to_list(state: &mut State) -> Vec<Effect> {
+    state.screen = Screen::Operations;
+    state.detail = None;
+    fetch_current(state)
+}
+
+/// Recomputes the filtered rows (on data or filter change, never per frame).
+fn refilter(state: &mut State) {
+    // The selection follows its operation, not its row number.
+    let selected = state
+        .ops
+        .selected()
+        .map(|o| (o.namespace.clone(), o.name.clone()));
+    let needle = state.ops.filter.to_lowercase();
+    let ops = state.ops.all.data.as_deref().unwrap_or_default();
+    state.ops.visible = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            needle.is_empty()
+                || [
+                    o.name.as_str(),
+                    o.cluster.as_str(),
+                    o.kind_raw.as_str(),
+                    o.phase.as_str(),
+                    o.namespace.as_str(),
+                    o.actor.as_deref().unwrap_or(""),
+                ]
+                .iter()
+                .any(|f| f.to_lowercase().contains(&needle))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let n = state.ops.visible.len();
+    state.ops.list.selected = state.ops.list.selected.min(n.saturating_sub(1));
+    keep_selection_visible(state);
+    if let Some((ns, name)) = selected {
+        reselect(state, &ns, &name);
+    }
+}
+
+fn reselect(state: &mut State, namespace: &str, name: &str) {
+    let ops = state.ops.all.data.as_deref().unwrap_or_default();
+    if let Some(pos) = state.ops.visible.iter().position(|&i| {
+        ops.get(i)
+            .is_some_and(|o| o.namespace == namespace && o.name == name)
+    }) {
+        state.ops.list.selected = pos;
+        keep_selection_visible(state);
+    }
+}
+
+fn keep_selection_visible(state: &mut State) {
+    let rows = page(state);
+    let l = &mut state.ops.list;
+    if l.selected < l.offset {
+        l.offset = l.selected;
+    } else if l.selected >= l.offset + rows {
+        l.offset = l.selected + 1 - rows;
+    }
+    let n = state.ops.visible.len();
+    l.offset = l.offset.min(n.saturating_sub(rows));
+}
+
+/// Whether an error means the data could not be reached at all (shown as stale, not as words).
+pub fn is_unreachable(code: Code) -> bool {
+    code.is_transient()
+}

@@ -1,0 +1,152 @@
+//! Every word a person reads, from `locales/{en,ja}/*.ftl` via Fluent (thread-safe bundles,
+//! isolation marks off, English as the fallback).
+
+use fluent_bundle::concurrent::FluentBundle;
+use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
+use unic_langid::LanguageIdentifier;
+
+/// The languages we ship.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Ja,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ja => "ja",
+        }
+    }
+
+    /// Parses `ja`, `ja_JP.UTF-8`, `en-US`…; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Lang> {
+        let s = s.trim().to_ascii_lowercase();
+        let base = s.split(['_', '-', '.', '@']).next().unwrap_or("");
+        match base {
+            "ja" => Some(Lang::Ja),
+            "en" | "c" | "posix" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// `--lang`, else LC_ALL, LC_MESSAGES, LANG (the first that is set and not empty), else
+    /// English.
+    pub fn choose(flag: Option<&str>, env: impl Fn(&str) -> Option<String>) -> Lang {
+        if let Some(l) = flag.and_then(Lang::parse) {
+            return l;
+        }
+        for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let Some(v) = env(var).filter(|v| !v.is_empty()) {
+                return Lang::parse(&v).unwrap_or(Lang::En);
+            }
+        }
+        Lang::En
+    }
+}
+
+/// The .ftl sources of a language, embedded at build time.
+pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
+    match lang {
+        Lang::En => &[
+            ("common.ftl", include_str!("../locales/en/common.ftl")),
+            (
+                "operations.ftl",
+                include_str!("../locales/en/operations.ftl"),
+            ),
+            ("errors.ftl", include_str!("../locales/en/errors.ftl")),
+        ],
+        Lang::Ja => &[
+            ("common.ftl", include_str!("../locales/ja/common.ftl")),
+            (
+                "operations.ftl",
+                include_str!("../locales/ja/operations.ftl"),
+            ),
+            ("errors.ftl", include_str!("../locales/ja/errors.ftl")),
+        ],
+    }
+}
+
+fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
+    let id: LanguageIdentifier = match lang {
+        Lang::En => unic_langid::langid!("en"),
+        Lang::Ja => unic_langid::langid!("ja"),
+    };
+    let mut b = FluentBundle::new_concurrent(vec![id]);
+    b.set_use_isolating(false);
+    for (name, src) in sources(lang) {
+        match FluentResource::try_new(src.to_string()) {
+            Ok(res) => {
+                if let Err(errs) = b.add_resource(res) {
+                    tracing::error!(file = name, ?errs, "duplicate messages in a locale file");
+                }
+            }
+            Err((res, errs)) => {
+                tracing::error!(file = name, ?errs, "syntax errors in a locale file");
+                let _ = b.add_resource(res);
+            }
+        }
+    }
+    b
+}
+
+/// The texts of one language, with English behind it.
+pub struct Texts {
+    pub lang: Lang,
+    main: FluentBundle<FluentResource>,
+    fallback: Option<FluentBundle<FluentResource>>,
+}
+
+impl Texts {
+    pub fn new(lang: Lang) -> Texts {
+        Texts {
+            lang,
+            main: bundle(lang),
+            fallback: (lang != Lang::En).then(|| bundle(Lang::En)),
+        }
+    }
+
+    /// The message `id` with no arguments.
+    pub fn t(&self, id: &str) -> String {
+        self.format(id, None)
+    }
+
+    /// The message `id` with string arguments.
+    pub fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
+        let mut fa = FluentArgs::new();
+        for (k, v) in args {
+            fa.set(*k, FluentValue::from(*v));
+        }
+        self.format(id, Some(&fa))
+    }
+
+    /// The message `id` with arguments that may be numbers (plural rules).
+    pub fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
+        let mut fa = FluentArgs::new();
+        for (k, v) in args {
+            fa.set(*k, v.clone());
+        }
+        self.format(id, Some(&fa))
+    }
+
+    fn format(&self, id: &str, args: Option<&FluentArgs<'_>>) -> String {
+        for b in std::iter::once(&self.main).chain(self.fallback.as_ref()) {
+            if let Some(pattern) = b.get_message(id).and_then(|m| m.value()) {
+                let mut errors = Vec::new();
+                let s = b.format_pattern(pattern, args, &mut errors);
+                if !errors.is_empty() {
+                    tracing::warn!(id, ?errors, "formatting a message");
+                }
+                return s.into_owned();
+            }
+        }
+        tracing::warn!(id, "missing message");
+        id.to_string()
+    }
+
+    /// Whether the language bundle has `id` (tests).
+    pub fn has(&self, id: &str) -> bool {
+        self.main.has_message(id)
+    }
+}

@@ -1,0 +1,132 @@
+//! The terminal's lifecycle in one place: raw mode and the alternate screen are restored on
+//! every way out (quit, error, panic, SIGTERM, SIGHUP, SIGINT), and Ctrl-Z suspends with the
+//! terminal restored and resumes with a full redraw.
+
+use crate::app::action::{Action, Key, KeyCode};
+use crate::app::runtime::Host;
+use crossterm::event::{Event, EventStream, KeyEventKind, KeyModifiers};
+use crossterm::{cursor, execute, terminal};
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// The dashboard's terminal.
+pub type Tty = Terminal<CrosstermBackend<Stdout>>;
+
+/// Takes the terminal: raw mode, alternate screen, hidden cursor.
+pub fn enter() -> io::Result<Tty> {
+    terminal::enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+    let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    t.clear()?;
+    Ok(t)
+}
+
+/// Gives the terminal back as it was. Safe to call more than once and from a panic hook.
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(io::stdout(), terminal::LeaveAlternateScreen, cursor::Show);
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// Restores the terminal before a panic message is printed.
+pub fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+}
+
+/// Restores the terminal when dropped (errors and early returns).
+pub struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Suspends on Ctrl-Z like a shell job: the terminal is restored, the process stops, and `fg`
+/// takes the terminal again.
+pub struct TtyHost;
+
+impl Host for TtyHost {
+    fn suspend(&mut self) -> anyhow::Result<()> {
+        restore();
+        // SAFETY: raise(3) has no memory-safety preconditions; SIGTSTP stops the process until
+        // SIGCONT, the default job-control behaviour.
+        unsafe {
+            libc::raise(libc::SIGTSTP);
+        }
+        terminal::enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+        Ok(())
+    }
+}
+
+/// Maps a terminal event to an Action.
+pub fn action_of(ev: Event) -> Option<Action> {
+    match ev {
+        Event::Key(k) if k.kind != KeyEventKind::Release => {
+            let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+            let code = match k.code {
+                crossterm::event::KeyCode::Char(c) => KeyCode::Char(c),
+                crossterm::event::KeyCode::Enter => KeyCode::Enter,
+                crossterm::event::KeyCode::Esc => KeyCode::Esc,
+                crossterm::event::KeyCode::Tab => KeyCode::Tab,
+                crossterm::event::KeyCode::BackTab => KeyCode::BackTab,
+                crossterm::event::KeyCode::Backspace => KeyCode::Backspace,
+                crossterm::event::KeyCode::Up => KeyCode::Up,
+                crossterm::event::KeyCode::Down => KeyCode::Down,
+                crossterm::event::KeyCode::Left => KeyCode::Left,
+                crossterm::event::KeyCode::Right => KeyCode::Right,
+                crossterm::event::KeyCode::PageUp => KeyCode::PageUp,
+                crossterm::event::KeyCode::PageDown => KeyCode::PageDown,
+                crossterm::event::KeyCode::Home => KeyCode::Home,
+                crossterm::event::KeyCode::End => KeyCode::End,
+                _ => return None,
+            };
+            Some(Action::Key(Key { code, ctrl }))
+        }
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        Event::FocusGained => Some(Action::Redraw),
+        _ => None,
+    }
+}
+
+/// Terminal input and the terminating signals, as one stream of Actions.
+pub fn input() -> io::Result<impl Stream<Item = Action> + Unpin> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let keys = EventStream::new().filter_map(|ev| async move { ev.ok().and_then(action_of) });
+    let mut signals = Vec::new();
+    for kind in [
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+        SignalKind::interrupt(),
+    ] {
+        let mut s = signal(kind)?;
+        signals.push(
+            futures::stream::poll_fn(move |cx| s.poll_recv(cx))
+                .map(|_| Action::Terminate)
+                .boxed(),
+        );
+    }
+    let mut cont = signal(SignalKind::from_raw(libc::SIGCONT))?;
+    signals.push(
+        futures::stream::poll_fn(move |cx| cont.poll_recv(cx))
+            .map(|_| Action::Redraw)
+            .boxed(),
+    );
+    Ok(futures::stream::select(
+        keys.boxed(),
+        futures::stream::select_all(signals),
+    ))
+}

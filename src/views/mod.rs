@@ -1,0 +1,444 @@
+//! Views: pure functions of State. They never await, lock or read the clock.
+
+pub mod operation;
+pub mod operations;
+pub mod text;
+pub mod widgets;
+
+use crate::app::keymap::{self, Command};
+use crate::app::state::{Confirm, Conn, Dialog, Input, Notice, Screen, State, WriteAction};
+use crate::app::update::{Avail, availability};
+use jiff::Timestamp;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use text::{fit, sanitize, truncate, width};
+use widgets::{Ctx, duration_text, error_text};
+
+/// The smallest terminal the screens are laid out for.
+pub const MIN_SIZE: (u16, u16) = (40, 12);
+
+/// Draws everything into `buf`.
+pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        let line = ctx.texts.tr(
+            "too-small",
+            &[
+                ("w", &MIN_SIZE.0.to_string()),
+                ("h", &MIN_SIZE.1.to_string()),
+            ],
+        );
+        buf.set_stringn(
+            area.x,
+            area.y,
+            truncate(&line, usize::from(area.width)),
+            usize::from(area.width),
+            Style::default(),
+        );
+        return;
+    }
+    let w = usize::from(area.width);
+    status_bar(state, ctx, Rect { height: 1, ..area }, buf);
+    let banner = banner_lines(state, ctx, w);
+    let banner_h = u16::try_from(banner.len()).unwrap_or(1).clamp(1, 3);
+    for (i, (line, style)) in banner.iter().take(3).enumerate() {
+        buf.set_stringn(area.x, area.y + 1 + i as u16, fit(line, w), w, *style);
+    }
+    let body = Rect {
+        y: area.y + 1 + banner_h,
+        height: area.height - 2 - banner_h,
+        ..area
+    };
+    match state.screen {
+        Screen::Operations => operations::render(state, ctx, body, buf),
+        Screen::Operation => operation::render(state, ctx, body, buf),
+    }
+    let footer = footer_text(state, ctx);
+    buf.set_stringn(
+        area.x,
+        area.y + area.height - 1,
+        fit(&footer, w),
+        w,
+        ctx.theme.dim().add_modifier(Modifier::empty()),
+    );
+    match &state.dialog {
+        Some(Dialog::Help) => help(state, ctx, area, buf),
+        Some(Dialog::Confirm(c)) => confirm(c, ctx, area, buf),
+        None => {}
+    }
+}
+
+fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let s = &state.session;
+    let ns = if s.all_namespaces {
+        t.t("status-all-namespaces")
+    } else {
+        t.tr("status-namespace", &[("ns", &sanitize(&s.namespace))])
+    };
+    let mut parts = vec![format!(" ichor-tui · {}", sanitize(&s.backend)), ns];
+    if let Some(u) = &s.user {
+        parts.push(t.tr("status-user", &[("user", &sanitize(u))]));
+    }
+    parts.push(match state.last_ok {
+        Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
+        None => t.t("status-never-updated"),
+    });
+    let mut line = parts.join(" │ ");
+    let mut badges = Vec::new();
+    if s.read_only {
+        badges.push(t.t("badge-read-only"));
+    }
+    if state.stale() {
+        badges.push(t.t("badge-stale"));
+    }
+    let badge = badges
+        .iter()
+        .map(|b| format!("[{b}]"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let w = usize::from(area.width);
+    let room = w.saturating_sub(width(&badge) + 1);
+    line = fit(&line, room);
+    let style = if ctx.theme.color {
+        Style::default().fg(Color::Black).bg(Color::Cyan)
+    } else {
+        Style::default().add_modifier(Modifier::REVERSED)
+    };
+    buf.set_stringn(area.x, area.y, format!("{line} {badge}"), w, style);
+    if !badge.is_empty() {
+        let x = area.x + u16::try_from(room + 1).unwrap_or(0);
+        let bstyle = if ctx.theme.color {
+            Style::default()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        };
+        buf.set_stringn(x, area.y, &badge, w.saturating_sub(room + 1), bstyle);
+    }
+}
+
+/// "just now" for the first minute (no per-second repaint for it), then minutes and up.
+fn refresh_age(state: &State, at: Timestamp, ctx: &Ctx<'_>) -> String {
+    let d = state.now.duration_since(at);
+    if d.as_secs() < 60 {
+        ctx.texts.t("age-just-now")
+    } else {
+        duration_text(ctx.texts, d)
+    }
+}
+
+/// A clock time as HH:MM in the user's time zone.
+pub fn hhmm(state: &State, t: Timestamp) -> String {
+    t.to_zoned(state.tz.clone()).strftime("%H:%M").to_string()
+}
+
+/// The line(s) under the status bar: the connection banner, else the latest notice, wrapped
+/// to at most three lines.
+fn banner_lines(state: &State, ctx: &Ctx<'_>, w: usize) -> Vec<(String, Style)> {
+    let t = ctx.texts;
+    let (text, style) = match &state.conn {
+        Conn::Retrying { next_at, since, .. } => {
+            let secs = next_at.duration_since(state.now).as_secs().max(0);
+            (
+                t.tn(
+                    "banner-retrying",
+                    &[
+                        ("n", fluent_bundle::FluentValue::from(secs)),
+                        (
+                            "since",
+                            fluent_bundle::FluentValue::from(hhmm(state, *since)),
+                        ),
+                    ],
+                ),
+                ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            )
+        }
+        Conn::GaveUp { since } => (
+            t.tr("banner-gave-up", &[("since", &hhmm(state, *since))]),
+            ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        Conn::Ok => match &state.notice {
+            Some(n) => notice_text(n, ctx),
+            None => return Vec::new(),
+        },
+    };
+    wrap(&text, w.saturating_sub(2))
+        .into_iter()
+        .map(|l| (format!(" {l}"), style))
+        .collect()
+}
+
+fn action_id(a: WriteAction) -> &'static str {
+    match a {
+        WriteAction::Pause => "pause",
+        WriteAction::Resume => "resume",
+        WriteAction::Delete => "delete",
+    }
+}
+
+fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
+    let t = ctx.texts;
+    match n {
+        Notice::Sent(a, name) => (
+            t.tr(
+                &format!("sent-{}", action_id(*a)),
+                &[("name", &sanitize(name))],
+            ),
+            Style::default(),
+        ),
+        Notice::Done(a, name) => (
+            t.tr(
+                &format!("done-{}", action_id(*a)),
+                &[("name", &sanitize(name))],
+            ),
+            ctx.theme.fg(Color::Green),
+        ),
+        Notice::Failed(e) => (
+            error_text(t, e),
+            ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        Notice::ResumeNotOffered(name) => (
+            t.tr("resume-not-offered", &[("name", &sanitize(name))]),
+            ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        Notice::Unavailable(id) => (t.t(id), ctx.theme.fg(Color::Yellow)),
+    }
+}
+
+/// The footer: the keys of this screen that do something now, from the key table.
+pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    if state.input == Input::Filter {
+        return format!(" {}", t.t("footer-filter"));
+    }
+    if let Some(Dialog::Confirm(_)) = state.dialog {
+        return format!(" {}", t.t("footer-confirm"));
+    }
+    if let Some(Dialog::Help) = state.dialog {
+        return format!(" {}", t.t("footer-help"));
+    }
+    let target = state.target();
+    let mut hints = Vec::new();
+    for bd in keymap::all(state.screen).filter(|b| b.footer) {
+        if bd.command == Command::Back
+            && state.screen == Screen::Operations
+            && state.ops.filter.is_empty()
+        {
+            continue;
+        }
+        match availability(state, bd.command, target) {
+            Avail::Yes => hints.push(format!("{} {}", bd.label, t.t(bd.hint))),
+            Avail::No("why-resume-after-failure") => hints.push(format!(
+                "{} ✗ {}",
+                bd.label,
+                t.t("footer-resume-after-failure")
+            )),
+            Avail::No(_) => {}
+        }
+    }
+    format!(" {}", hints.join("  "))
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn dialog_block<'a>(ctx: &Ctx<'_>, title: String) -> Block<'a> {
+    let mut b = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" {title} "));
+    if ctx.theme.ascii {
+        b = b.border_set(ratatui::symbols::border::Set {
+            top_left: "+",
+            top_right: "+",
+            bottom_left: "+",
+            bottom_right: "+",
+            vertical_left: "|",
+            vertical_right: "|",
+            horizontal_top: "-",
+            horizontal_bottom: "-",
+        });
+    }
+    b
+}
+
+/// Wraps text to `w` columns by display width: at spaces where possible, and anywhere inside a
+/// run wider than a line (Japanese has no spaces to break at).
+pub fn wrap(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut lines = Vec::new();
+    for para in s.split('\n') {
+        // Continuation lines keep the paragraph's indent.
+        let indent: String = para.chars().take_while(|c| *c == ' ').collect();
+        let indent = if width(&indent) * 2 < w {
+            indent
+        } else {
+            String::new()
+        };
+        let mut line = String::new();
+        let mut lw = 0;
+        for word in para.split_inclusive(' ') {
+            let ww = width(word.trim_end());
+            if lw + ww > w && !line.trim().is_empty() && ww <= w {
+                lines.push(line.trim_end().to_string());
+                line = indent.clone();
+                lw = width(&indent);
+            }
+            for c in word.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if lw + cw > w {
+                    if c == ' ' {
+                        continue;
+                    }
+                    lines.push(std::mem::take(&mut line).trim_end().to_string());
+                    line = indent.clone();
+                    lw = width(&indent);
+                }
+                line.push(c);
+                lw += cw;
+            }
+        }
+        lines.push(line.trim_end().to_string());
+    }
+    lines
+}
+
+/// After drawing an overlay over `rect`, blanks half-covered wide characters on its edges: a
+/// wide character just left of the overlay would otherwise spill over its border, and the
+/// right half of one cut by the right border would be left without its left half.
+fn mend_wide_edges(buf: &mut Buffer, rect: Rect) {
+    for y in rect.y..rect.y + rect.height {
+        if rect.x > buf.area.x {
+            let cell = &mut buf[(rect.x - 1, y)];
+            if width(cell.symbol()) > 1 {
+                cell.set_symbol(" ");
+            }
+        }
+        let right = rect.x + rect.width;
+        if right < buf.area.x + buf.area.width {
+            let cell = &mut buf[(right, y)];
+            if cell.symbol().is_empty() {
+                cell.set_symbol(" ");
+            }
+        }
+    }
+}
+
+fn confirm(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let id = action_id(c.action);
+    let name = sanitize(&c.name);
+    let body_id = match (c.action, c.running) {
+        (WriteAction::Delete, true) => "confirm-delete-running".to_string(),
+        _ => format!("confirm-{id}-body"),
+    };
+    let body = t.tr(&body_id, &[("name", &name)]);
+    let inner_w = area.width.saturating_sub(4).min(64);
+    let lines = wrap(&body, usize::from(inner_w));
+    let h = u16::try_from(lines.len()).unwrap_or(8) + 4;
+    let rect = centered(area, inner_w + 4, h);
+    Clear.render(rect, buf);
+    mend_wide_edges(buf, rect);
+    let block = dialog_block(
+        ctx,
+        t.tr(&format!("confirm-{id}-title"), &[("name", &name)]),
+    );
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    for (i, l) in lines.iter().enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        if y < inner.y + inner.height {
+            buf.set_stringn(
+                inner.x + 1,
+                y,
+                l,
+                usize::from(inner.width.saturating_sub(1)),
+                Style::default(),
+            );
+        }
+    }
+    let prompt = t.t(&format!("confirm-{id}-prompt"));
+    let y = inner.y + inner.height.saturating_sub(1);
+    buf.set_stringn(
+        inner.x + 1,
+        y,
+        prompt,
+        usize::from(inner.width.saturating_sub(1)),
+        ctx.theme.bold(),
+    );
+}
+
+fn help(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let rows: Vec<(String, String)> = keymap::all(state.screen)
+        .map(|b| (b.label.to_string(), t.t(b.hint)))
+        .chain([("y / N".to_string(), t.t("help-confirm"))])
+        .collect();
+    let key_w = rows.iter().map(|(k, _)| width(k)).max().unwrap_or(4);
+    let w = area.width.saturating_sub(4).min(60);
+    let h = (u16::try_from(rows.len()).unwrap_or(20) + 2).min(area.height);
+    let rect = centered(area, w, h);
+    Clear.render(rect, buf);
+    mend_wide_edges(buf, rect);
+    let block = dialog_block(ctx, t.t("help-title"));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    for (i, (k, v)) in rows.iter().enumerate() {
+        let Ok(i) = u16::try_from(i) else { break };
+        if i >= inner.height {
+            break;
+        }
+        let line = format!("{}  {v}", fit(k, key_w));
+        buf.set_stringn(
+            inner.x + 1,
+            inner.y + i,
+            fit(&line, usize::from(inner.width.saturating_sub(1))),
+            usize::from(inner.width),
+            Style::default(),
+        );
+    }
+}
+
+/// The block around a screen's body, with its title.
+pub fn body_block<'a>(ctx: &Ctx<'_>, title: String) -> Block<'a> {
+    dialog_block(ctx, title)
+}
+
+/// When the text on screen next changes by itself (an age or a countdown), if ever.
+pub fn next_clock_change(state: &State) -> Option<Timestamp> {
+    let now = state.now;
+    let mut times: Vec<Timestamp> = Vec::new();
+    if let Conn::Retrying { next_at, .. } = &state.conn
+        && *next_at > now
+    {
+        // The countdown changes every second until the next attempt.
+        times.push(now + jiff::SignedDuration::from_secs(1));
+    }
+    if let Some(at) = state.last_ok {
+        let d = now.duration_since(at).as_secs();
+        times.push(if d < 60 {
+            at + jiff::SignedDuration::from_secs(60)
+        } else {
+            widgets::next_duration_change(at, now)
+        });
+    }
+    match state.screen {
+        Screen::Operations => times.extend(
+            operations::visible_since(state).map(|s| widgets::next_duration_change(s, now)),
+        ),
+        Screen::Operation => times
+            .extend(operation::visible_since(state).map(|s| widgets::next_duration_change(s, now))),
+    }
+    times.into_iter().filter(|t| *t > now).min()
+}

@@ -1,0 +1,236 @@
+//! Pieces several screens share: the theme, phase words and glyphs, ages, the progress bar and
+//! the words for an error.
+
+use crate::i18n::Texts;
+use crate::model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
+use jiff::{SignedDuration, Timestamp};
+use ratatui::style::{Color, Modifier, Style};
+
+/// How things are drawn: colours or none, Unicode or ASCII.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+    pub ascii: bool,
+}
+
+impl Default for Theme {
+    fn default() -> Self {
+        Theme {
+            color: true,
+            ascii: false,
+        }
+    }
+}
+
+impl Theme {
+    /// A foreground colour, or nothing without colour.
+    pub fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    }
+
+    pub fn bold(&self) -> Style {
+        Style::default().add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(&self) -> Style {
+        if self.color {
+            Style::default().fg(Color::DarkGray)
+        } else {
+            Style::default()
+        }
+    }
+
+    /// The selected row: bold and reversed (the `>` marker says it without either).
+    pub fn selected(&self) -> Style {
+        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    }
+
+    pub fn bar_chars(&self) -> (char, char) {
+        if self.ascii {
+            ('#', '-')
+        } else {
+            ('█', '░')
+        }
+    }
+}
+
+/// What the renderer needs besides State.
+pub struct Ctx<'a> {
+    pub texts: &'a Texts,
+    pub theme: Theme,
+}
+
+/// The words for a kind.
+pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+    match kind {
+        Some(k) => t.t(&format!("kind-{}", k.as_str())),
+        None => crate::views::text::sanitize(raw),
+    }
+}
+
+/// The short words for a kind (narrow lists).
+pub fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+    match kind {
+        Some(k) => t.t(&format!("kind-short-{}", k.as_str())),
+        None => crate::views::text::sanitize(raw),
+    }
+}
+
+/// The glyph, the word and the colour of an operation's state. A pause caused by a failure and a
+/// pause that was asked for but has not taken effect are told apart.
+pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
+    let (glyph, id, color) = if op.paused_by_failure() {
+        ("✗", "state-paused-failed", Color::Red)
+    } else {
+        match &op.phase {
+            Phase::Running if op.paused => ("‖", "state-pausing", Color::Yellow),
+            Phase::Pending | Phase::Unknown if op.lock_wait_message().is_some() => {
+                ("…", "state-waiting-lock", Color::Yellow)
+            }
+            Phase::Unknown => ("○", "phase-new", Color::Reset),
+            Phase::Pending => ("○", "phase-pending", Color::Reset),
+            Phase::Running => ("▶", "phase-running", Color::Cyan),
+            Phase::Paused => ("‖", "phase-paused", Color::Yellow),
+            Phase::Completed => ("✓", "phase-completed", Color::Green),
+            Phase::Failed => ("✗", "phase-failed", Color::Red),
+            Phase::Other(_) => ("?", "phase-other", Color::Reset),
+        }
+    };
+    let glyph = ascii_glyph(theme, glyph);
+    let word = match &op.phase {
+        Phase::Other(s) if !op.paused_by_failure() => crate::views::text::sanitize(s),
+        _ => t.t(id),
+    };
+    let mut style = theme.fg(color);
+    if matches!(op.phase, Phase::Failed) || op.paused_by_failure() {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    (format!("{glyph} {word}"), style)
+}
+
+/// The glyph, word and colour of a machine's phase.
+pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (String, Style) {
+    let (glyph, id, color) = match phase {
+        MachinePhase::Pending => ("○", "mphase-pending", Color::Reset),
+        MachinePhase::Running => ("▶", "mphase-running", Color::Cyan),
+        MachinePhase::Completed => ("✓", "mphase-completed", Color::Green),
+        MachinePhase::Failed => ("✗", "mphase-failed", Color::Red),
+        MachinePhase::Skipped => ("–", "mphase-skipped", Color::DarkGray),
+        MachinePhase::Other(_) => ("?", "phase-other", Color::Reset),
+    };
+    let word = match phase {
+        MachinePhase::Other(s) => crate::views::text::sanitize(s),
+        _ => t.t(id),
+    };
+    let mut style = theme.fg(color);
+    if *phase == MachinePhase::Failed {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    (format!("{} {word}", ascii_glyph(theme, glyph)), style)
+}
+
+fn ascii_glyph<'a>(theme: &Theme, g: &'a str) -> &'a str {
+    if !theme.ascii {
+        return g;
+    }
+    match g {
+        "○" => "o",
+        "▶" => ">",
+        "‖" => "=",
+        "✓" => "+",
+        "✗" => "x",
+        "–" => "-",
+        "…" => ".",
+        other => other,
+    }
+}
+
+/// A duration as people read it: seconds in the first minute, then minutes, hours, days.
+pub fn duration_text(t: &Texts, d: SignedDuration) -> String {
+    let s = d.as_secs().max(0);
+    let n = |v: i64| fluent_bundle::FluentValue::from(v);
+    if s < 60 {
+        t.tn("dur-seconds", &[("n", n(s))])
+    } else if s < 3600 {
+        t.tn("dur-minutes", &[("n", n(s / 60))])
+    } else if s < 86_400 {
+        t.tn("dur-hours", &[("n", n(s / 3600))])
+    } else {
+        t.tn("dur-days", &[("n", n(s / 86_400))])
+    }
+}
+
+/// When the text of `duration_text(now - since)` next changes.
+pub fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
+    let s = now.duration_since(since).as_secs().max(0);
+    let unit = if s < 60 {
+        1
+    } else if s < 3600 {
+        60
+    } else if s < 86_400 {
+        3600
+    } else {
+        86_400
+    };
+    since + SignedDuration::from_secs((s / unit + 1) * unit)
+}
+
+/// The fraction of the work done: machines over the passes of a CA rotation.
+pub fn progress_fraction(op: &Operation) -> f64 {
+    let (done, total) = op.progress();
+    if op.phase == Phase::Completed {
+        return 1.0;
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let (pass, passes) = op
+        .ca_rotation
+        .as_ref()
+        .filter(|c| c.passes > 0 && c.pass > 0)
+        .map_or((1.0, 1.0), |c| (f64::from(c.pass), f64::from(c.passes)));
+    ((pass - 1.0) + done as f64 / total as f64) / passes
+}
+
+/// A bar of `width` cells.
+pub fn bar(theme: &Theme, fraction: f64, width: usize) -> String {
+    let (full, empty) = theme.bar_chars();
+    let filled = ((fraction.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);
+    std::iter::repeat_n(full, filled)
+        .chain(std::iter::repeat_n(empty, width - filled))
+        .collect()
+}
+
+/// What a failed call says, in the user's language, from its reason code.
+pub fn error_text(t: &Texts, e: &ApiError) -> String {
+    let clean: Vec<(String, String)> = e
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), crate::views::text::sanitize(v)))
+        .collect();
+    let args: Vec<(&str, &str)> = clean
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    if let Some(reason) = e.reason {
+        let id = format!("error-{}", reason.as_str().to_lowercase().replace('_', "-"));
+        if t.has(&id) || t.lang == crate::i18n::Lang::En {
+            return t.tr(&id, &args);
+        }
+    }
+    let detail = crate::views::text::sanitize(e.param("detail").unwrap_or(&e.message));
+    let id = match e.code {
+        Code::PermissionDenied => "code-permission-denied",
+        Code::NotFound => "code-not-found",
+        Code::Unauthenticated => "code-unauthenticated",
+        Code::Unavailable | Code::DeadlineExceeded => "code-unavailable",
+        Code::InvalidArgument => "code-invalid-argument",
+        Code::FailedPrecondition => "code-failed-precondition",
+        _ => "code-other",
+    };
+    t.tr(id, &[("detail", &detail)])
+}

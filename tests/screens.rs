@@ -1,0 +1,383 @@
+//! Every screen and state that matters, as insta snapshots of a TestBackend, in English and
+//! Japanese, at 80×24 and 160×48; styles too where colour carries meaning.
+
+mod common;
+
+use common::fixtures::{self, now};
+use ichor_tui::app::action::{Action, Key, KeyCode};
+use ichor_tui::app::state::{Conn, Notice, State};
+use ichor_tui::app::update::{start, update};
+use ichor_tui::i18n::{Lang, Texts};
+use ichor_tui::model::{ApiError, Code, Reason};
+use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn draw(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Terminal<TestBackend> {
+    let texts = Texts::new(lang);
+    let ctx = Ctx {
+        texts: &texts,
+        theme,
+    };
+    let mut state = state.clone();
+    update(&mut state, Action::Resize(w, h));
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| views::render(&state, &ctx, f.area(), f.buffer_mut()))
+        .unwrap();
+    term
+}
+
+/// Snapshots `state` in both languages at both sizes.
+fn snap(name: &str, state: &State) {
+    for lang in [Lang::En, Lang::Ja] {
+        for (w, h) in SIZES {
+            let term = draw(state, lang, w, h, Theme::default());
+            insta::assert_snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
+        }
+    }
+}
+
+/// The runs of non-default style in a buffer, one line per run: where colour carries meaning.
+fn styles(buf: &Buffer) -> String {
+    let mut out = String::new();
+    let area = buf.area;
+    for y in 0..area.height {
+        let mut x = 0;
+        while x < area.width {
+            let c = &buf[(x, y)];
+            let key = (c.fg, c.bg, c.modifier);
+            let start = x;
+            let mut text = String::new();
+            while x < area.width && (buf[(x, y)].fg, buf[(x, y)].bg, buf[(x, y)].modifier) == key {
+                text.push_str(buf[(x, y)].symbol());
+                x += 1;
+            }
+            if key != (Color::Reset, Color::Reset, Modifier::empty()) && !text.trim().is_empty() {
+                out.push_str(&format!(
+                    "{y:>2}:{start:>3}-{:<3} fg={:?} bg={:?} {:?} {:?}\n",
+                    x - 1,
+                    key.0,
+                    key.1,
+                    key.2,
+                    text.trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn snap_styles(name: &str, state: &State) {
+    let term = draw(state, Lang::En, 80, 24, Theme::default());
+    insta::assert_snapshot!(format!("{name}_styles"), styles(term.backend().buffer()));
+}
+
+fn loaded_list() -> State {
+    let mut s = fixtures::state();
+    let effects = start(&mut s);
+    assert_eq!(effects.len(), 1);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(fixtures::list()),
+        },
+    );
+    s
+}
+
+fn page(op: ichor_tui::model::Operation) -> State {
+    let mut s = fixtures::state();
+    start(&mut s);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(vec![op.clone()]),
+        },
+    );
+    update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operation {
+            seq,
+            namespace: op.namespace.clone(),
+            name: op.name.clone(),
+            result: Ok(op.clone()),
+        },
+    );
+    let cluster = ichor_tui::model::Cluster {
+        namespace: op.namespace.clone(),
+        name: op.cluster.clone(),
+        talos_version: "v1.9.3".into(),
+        kubernetes_version: "v1.32.3".into(),
+        kube_proxy: "enabled".into(),
+        ichor_version: None,
+        machines: op
+            .machines
+            .iter()
+            .map(|m| ichor_tui::model::ClusterMachine {
+                name: m.name.clone(),
+                role: if m.name.contains("cp") {
+                    "controlplane"
+                } else {
+                    "worker"
+                }
+                .into(),
+                order: None,
+                approved: true,
+                hold: None,
+            })
+            .collect(),
+        tracking: None,
+        active_operation: None,
+    };
+    update(
+        &mut s,
+        Action::Cluster {
+            namespace: op.namespace.clone(),
+            name: op.cluster.clone(),
+            result: Ok(cluster),
+        },
+    );
+    s
+}
+
+#[test]
+fn operations_loading() {
+    let mut s = fixtures::state();
+    start(&mut s);
+    snap("operations_loading", &s);
+}
+
+#[test]
+fn operations_empty() {
+    let mut s = fixtures::state();
+    start(&mut s);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(vec![]),
+        },
+    );
+    snap("operations_empty", &s);
+}
+
+#[test]
+fn operations_list() {
+    let s = loaded_list();
+    snap("operations_list", &s);
+    snap_styles("operations_list", &s);
+}
+
+#[test]
+fn operations_all_namespaces() {
+    let mut s = fixtures::state();
+    s.session.all_namespaces = true;
+    start(&mut s);
+    let mut ops = fixtures::list();
+    ops[1].namespace = "platform-prod".into();
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(ops),
+        },
+    );
+    snap("operations_all_namespaces", &s);
+}
+
+#[test]
+fn operations_filter_active() {
+    let mut s = loaded_list();
+    for k in [
+        Key::ch('/'),
+        Key::ch('p'),
+        Key::ch('r'),
+        Key::ch('o'),
+        Key::ch('d'),
+    ] {
+        update(&mut s, Action::Key(k));
+    }
+    assert_eq!(s.ops.visible.len(), 3);
+    snap("operations_filter_active", &s);
+}
+
+#[test]
+fn operations_help_overlay() {
+    let mut s = loaded_list();
+    update(&mut s, Action::Key(Key::ch('?')));
+    snap("operations_help", &s);
+}
+
+#[test]
+fn operations_stale_banner() {
+    let mut s = loaded_list();
+    s.last_ok = Some(fixtures::ago(4));
+    update(
+        &mut s,
+        Action::Retry(ichor_tui::client::RetryEvent::Retrying {
+            what: "listing operations".into(),
+            attempt: 3,
+            delay: std::time::Duration::from_secs(8),
+            since: fixtures::ago(3),
+            error: ApiError::new(Code::Unavailable, "connection refused"),
+        }),
+    );
+    snap("operations_stale", &s);
+}
+
+#[test]
+fn operations_gave_up() {
+    let mut s = loaded_list();
+    s.last_ok = Some(fixtures::ago(11));
+    s.conn = Conn::GaveUp {
+        since: fixtures::ago(10),
+    };
+    snap("operations_gave_up", &s);
+}
+
+#[test]
+fn operations_refusal_message() {
+    let mut s = loaded_list();
+    s.notice = Some(Notice::Failed(ApiError::refused(
+        Code::PermissionDenied,
+        Reason::PermissionDenied,
+        &[(
+            "detail",
+            "talosoperations.ichor.maesh.dev \"prod-eu-talos-8xk2m\" is forbidden: User \"viewer\" cannot patch resource \"talosoperations\"",
+        )],
+        "forbidden",
+    )));
+    snap("operations_refusal", &s);
+}
+
+#[test]
+fn operations_confirm_delete_running() {
+    let mut s = loaded_list();
+    update(&mut s, Action::Key(Key::ch('j')));
+    update(&mut s, Action::Key(Key::ch('d')));
+    snap("operations_confirm_delete", &s);
+}
+
+#[test]
+fn operation_running_rollout() {
+    let s = page(fixtures::running_rollout());
+    snap("operation_running", &s);
+    snap_styles("operation_running", &s);
+}
+
+#[test]
+fn operation_paused_by_user() {
+    snap(
+        "operation_paused_by_user",
+        &page(fixtures::paused_by_user()),
+    );
+}
+
+#[test]
+fn operation_paused_by_failure() {
+    let mut s = page(fixtures::paused_by_failure());
+    update(&mut s, Action::Key(Key::ch('r')));
+    snap("operation_paused_by_failure", &s);
+    snap_styles("operation_paused_by_failure", &s);
+}
+
+#[test]
+fn operation_completed() {
+    snap("operation_completed", &page(fixtures::completed()));
+}
+
+#[test]
+fn operation_ca_rotation_mid_pass() {
+    snap(
+        "operation_ca_rotation",
+        &page(fixtures::ca_rotation_mid_pass()),
+    );
+}
+
+#[test]
+fn operation_waiting_for_lock() {
+    snap(
+        "operation_waiting_for_lock",
+        &page(fixtures::waiting_for_lock()),
+    );
+}
+
+#[test]
+fn operation_confirm_pause() {
+    let mut s = page(fixtures::running_rollout());
+    update(&mut s, Action::Key(Key::ch('p')));
+    snap("operation_confirm_pause", &s);
+}
+
+#[test]
+fn operation_gone() {
+    let mut s = page(fixtures::running_rollout());
+    let (ns, name) = (
+        s.detail.as_ref().unwrap().namespace.clone(),
+        s.detail.as_ref().unwrap().name.clone(),
+    );
+    update(&mut s, Action::Key(Key::ch('R')));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operation {
+            seq,
+            namespace: ns.clone(),
+            name: name.clone(),
+            result: Err(ApiError::refused(
+                Code::NotFound,
+                Reason::OperationNotFound,
+                &[("operation", &name), ("namespace", &ns)],
+                "gone",
+            )),
+        },
+    );
+    snap("operation_gone", &s);
+}
+
+#[test]
+fn no_colour_is_still_readable() {
+    let s = loaded_list();
+    let term = draw(
+        &s,
+        Lang::En,
+        80,
+        24,
+        Theme {
+            color: false,
+            ascii: true,
+        },
+    );
+    insta::assert_snapshot!("operations_list_no_colour_ascii", term.backend());
+    let st = styles(term.backend().buffer());
+    assert!(
+        !st.contains("fg=Red") && !st.contains("fg=Green") && !st.contains("fg=Cyan"),
+        "{st}"
+    );
+    assert!(
+        st.contains("BOLD | REVERSED"),
+        "the selected row is bold and reversed: {st}"
+    );
+}
+
+#[test]
+fn the_clock_is_in_state() {
+    // Same state, same frame: views never read the clock.
+    let s = loaded_list();
+    let a = draw(&s, Lang::En, 80, 24, Theme::default());
+    let b = draw(&s, Lang::En, 80, 24, Theme::default());
+    assert_eq!(a.backend().buffer(), b.backend().buffer());
+    assert_eq!(s.now, now());
+}
