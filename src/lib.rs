@@ -4,4 +4,5 @@ pub mod cli;
 pub mod client;
 pub mod cluster;
 pub mod model;
+pub mod server;
 pub mod service;
