@@ -436,3 +436,48 @@ async fn tokens_never_reach_the_log() {
         assert!(!log.contains(token), "{token} in the log");
     }
 }
+
+#[tokio::test]
+async fn a_retrying_client_waits_out_a_server_that_is_away() {
+    use ichor_tui::client::RetryEvent;
+    use ichor_tui::client::retry::{RetryPolicy, Retrying};
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let addr = server.addr;
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let policy = RetryPolicy {
+        initial: Duration::from_millis(20),
+        ..RetryPolicy::default()
+    };
+    let c = Retrying::with_policy(
+        client(&server.url(false), Some(users::OPERATOR_TOKEN)),
+        tx,
+        policy,
+    );
+    server.stop().await.unwrap();
+    let call = tokio::spawn(async move {
+        let r = c.create_operation(&shutdown_req()).await;
+        (r, c)
+    });
+    // The first failed attempt is reported; then the server comes back.
+    let first = events.recv().await.unwrap();
+    assert!(
+        matches!(&first, RetryEvent::Retrying { attempt: 1, error, .. } if error.code == Code::Unavailable),
+        "{first:?}"
+    );
+    let _again = start_on(
+        &api,
+        TcpListener::bind(addr).await.unwrap(),
+        Options::default(),
+    );
+    let (created, c) = call.await.unwrap();
+    let created = created.unwrap();
+    assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
+    let mut last = first;
+    while let Ok(e) = events.try_recv() {
+        last = e;
+    }
+    assert!(matches!(last, RetryEvent::Recovered { .. }), "{last:?}");
+    assert_eq!(api.writes_by(users::OPERATOR).len(), 1, "started once");
+    assert_eq!(c.list_operations(Some("default")).await.unwrap().len(), 1);
+}

@@ -5,10 +5,12 @@
 //! is unknown is not blindly repeated: before each new attempt the namespace's operations are
 //! listed and an unfinished one the start may already have created is returned as its result;
 //! only when there is none is the start made again (the ADR's spec-first order makes a rerun
-//! safe: a spec that already names the target is not written twice).
+//! safe: a spec that already names the target is not written twice). If that new start is
+//! refused because of an unfinished operation, the listing is made once more: the refusal may
+//! name the operation the first attempt created after all.
 
 use super::{Backend, OperationClient, RetryEvent};
-use crate::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan};
+use crate::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan, Reason};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -252,6 +254,19 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
             }
             match self.inner.create_operation(req).await {
                 Err(e) if e.code.is_transient() => Step::Again(e),
+                // An earlier attempt may have created the operation after the listing above
+                // (the server was still working when the client gave up on it): the refusal
+                // then names our own operation.
+                Err(e) if n > 1 && e.reason == Some(Reason::UnfinishedOperation) => {
+                    match self.find_created(req, began).await {
+                        Ok(Some(operation)) => Step::Done(Ok(Created {
+                            operation,
+                            spec_written: None,
+                            warnings: Vec::new(),
+                        })),
+                        _ => Step::Done(Err(e)),
+                    }
+                }
                 r => Step::Done(r),
             }
         })

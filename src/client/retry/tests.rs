@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::OperationKind;
-use crate::model::{Phase, Reason};
+use crate::model::Phase;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -416,4 +416,46 @@ async fn a_refused_start_is_not_retried() {
     assert_eq!(e.reason, Some(Reason::UnfinishedOperation));
     assert_eq!(fake.calls(), ["create"]);
     assert!(events(&mut rx).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_start_refused_for_its_own_late_operation_returns_that_operation() {
+    let fake = Arc::new(Fake::default());
+    let mine = operation(
+        "c1-talos-late",
+        OperationKind::Talos,
+        Phase::Pending,
+        Timestamp::now(),
+    );
+    fake.creates.lock().unwrap().extend([
+        Err(ApiError::new(Code::DeadlineExceeded, "no answer in time")),
+        Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::UnfinishedOperation,
+            &[("operation", "c1-talos-late")],
+            "busy",
+        )),
+    ]);
+    fake.lists
+        .lock()
+        .unwrap()
+        .extend([Ok(vec![]), Ok(vec![mine.clone()])]);
+    let (c, _rx) = retrying(&fake, no_jitter());
+    assert_eq!(c.create_operation(&req()).await.unwrap().operation, mine);
+    assert_eq!(fake.calls(), ["create", "list", "create", "list"]);
+    // Someone else's operation holding the cluster is the refusal it is.
+    let fake = Arc::new(Fake::default());
+    fake.creates.lock().unwrap().extend([
+        Err(unavailable()),
+        Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::UnfinishedOperation,
+            &[],
+            "busy",
+        )),
+    ]);
+    fake.lists.lock().unwrap().extend([Ok(vec![]), Ok(vec![])]);
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c.create_operation(&req()).await.unwrap_err();
+    assert_eq!(e.reason, Some(Reason::UnfinishedOperation));
 }
