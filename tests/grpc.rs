@@ -481,3 +481,65 @@ async fn a_retrying_client_waits_out_a_server_that_is_away() {
     assert_eq!(api.writes_by(users::OPERATOR).len(), 1, "started once");
     assert_eq!(c.list_operations(Some("default")).await.unwrap().len(), 1);
 }
+
+#[test]
+fn serve_reaches_kubernetes_through_a_kubeconfig() {
+    use common::process::Process;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    // The demo cluster's API over HTTP, with a kubeconfig for its admin (who may review tokens
+    // and impersonate), stands in for a real cluster.
+    let (_cluster, first) = Process::start(
+        &[
+            "demo-cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--kubeconfig-out",
+            kubeconfig,
+        ],
+        &dir.path().join("cluster.log"),
+    );
+    assert!(first.starts_with("demo cluster listening on"), "{first}");
+    let (server, first) = Process::start(
+        &[
+            "serve",
+            "--kubeconfig",
+            kubeconfig,
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &dir.path().join("serve.log"),
+    );
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = format!("http://{addr}");
+        let operator = client(&url, Some(users::OPERATOR_TOKEN));
+        let clusters = operator.list_clusters(Some("default")).await.unwrap();
+        let free = clusters
+            .iter()
+            .find(|c| c.active_operation.is_none())
+            .expect("a demo cluster without an unfinished operation");
+        let created = operator
+            .create_operation(&OperationRequest {
+                cluster: Some(free.name.clone()),
+                ..shutdown_req()
+            })
+            .await
+            .unwrap();
+        assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
+        let e = client(&url, Some(users::VIEWER_TOKEN))
+            .delete_operation("default", &created.operation.name)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.code,
+            Code::PermissionDenied,
+            "the viewer acts as the viewer"
+        );
+        let e = client(&url, None).list_operations(None).await.unwrap_err();
+        assert_eq!(e.code, Code::Unauthenticated);
+    });
+    assert!(server.terminate(Duration::from_secs(30)).success());
+}

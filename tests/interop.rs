@@ -6,23 +6,12 @@
 //! Needs `$ICHOR_PYTHON`: a Python with grpcio and grpcio-tools (`.ci/run` makes one). Without
 //! it the test is skipped with a notice, unless `$CI` is set, when it fails.
 
+mod common;
+
+use common::process::Process;
 use ichor_tui::cluster::apiserver::auth::users;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::Duration;
-
-/// Kills the server if the test ends early.
-struct Server(Option<Child>);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 fn python() -> Option<String> {
     match std::env::var("ICHOR_PYTHON") {
@@ -47,37 +36,17 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
         return;
     };
     let log = tempfile::NamedTempFile::new().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
-        .args([
+    let (server, first) = Process::start(
+        &[
             "serve",
             "--demo",
             "--demo-speed",
             "20",
             "--listen",
             "127.0.0.1:0",
-        ])
-        .arg("--log-file")
-        .arg(log.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let pid = child.id();
-    let mut server = Server(Some(child));
-
-    // The first line names the address; a reader thread keeps the wait bounded.
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        let _ = tx.send(lines.next());
-        for _ in lines {}
-    });
-    let first = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server prints its address")
-        .expect("the server's stdout is open")
-        .unwrap();
+        ],
+        log.path(),
+    );
     let addr = first
         .strip_prefix("serving on ")
         .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
@@ -109,20 +78,7 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
     assert!(stdout.trim_end().ends_with("OK"), "{stdout}");
 
     // SIGTERM: the server stops gracefully and exits 0.
-    let kill = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let (tx, rx) = mpsc::channel();
-    let mut child = server.0.take().unwrap();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    let status = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the server exits after SIGTERM")
-        .unwrap();
+    let status = server.terminate(Duration::from_secs(30));
     assert!(status.success(), "exit status after SIGTERM: {status}");
     let log = std::fs::read_to_string(log.path()).unwrap();
     assert!(log.contains("server stopped"), "{log}");

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod paths;
+pub mod process;
 pub mod server;
 
 use ichor_tui::cluster::apiserver::EmbeddedApi;
