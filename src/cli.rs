@@ -76,6 +76,31 @@ pub struct Cli {
     /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+
+    /// The kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use (default: the current context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Reach OperationService over gRPC at this URL (https://host:port, or http://host:port
+    /// for HTTP/2 without TLS) instead of in-process.
+    #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
+    pub server: Option<String>,
+
+    /// Read the bearer token for --server from this file (default: $ICHOR_TOKEN). Never logged.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// Trust this PEM CA certificate for --server, in addition to the system roots.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+
+    /// The deadline of each call to --server, in seconds.
+    #[arg(long, global = true, default_value_t = 15, value_name = "SECONDS")]
+    pub call_timeout: u64,
 }
 
 /// Subcommands.
@@ -83,6 +108,30 @@ pub struct Cli {
 pub enum Command {
     /// Serve the demo cluster's Kubernetes API over HTTP for kubectl (loopback only by default).
     DemoCluster(DemoClusterArgs),
+    /// Serve OperationService and ClusterService over gRPC (with health and reflection), acting
+    /// as each caller whose bearer token Kubernetes accepts (TokenReview, then impersonation).
+    Serve(ServeArgs),
+}
+
+/// `ichor-tui serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on, e.g. 0.0.0.0:50051 (port 0 picks a free port; the address is
+    /// printed as "serving on ADDR").
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: String,
+    /// TLS certificate chain (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Allow plaintext HTTP/2 on a non-loopback address (e.g. behind a TLS-terminating proxy).
+    #[arg(long)]
+    pub insecure_listen: bool,
+    /// Calls without a bearer token act as the server's own identity (actor "ichor-tui-server").
+    #[arg(long)]
+    pub allow_anonymous: bool,
 }
 
 /// `ichor-tui demo-cluster`.

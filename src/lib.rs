@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod config;
 pub mod i18n;
 pub mod model;
+pub mod server;
 pub mod service;
 pub mod terminal;
 pub mod views;

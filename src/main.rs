@@ -54,6 +54,10 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             }
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(Command::Serve(args)) => {
+            ichor_tui::server::run(&cli, args).await?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         None => ichor_tui::cli::run_dashboard(cli).await,
     }
 }

@@ -1009,6 +1009,9 @@ macro_rules! matrix {
         mod impersonated {
             $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
         }
+        mod grpc {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
+        }
     };
 }
 

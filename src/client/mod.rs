@@ -1,8 +1,12 @@
-//! The one client trait the dashboard uses, with its in-process implementation. Only this
-//! module (and the service it wraps) knows that tonic and kube exist.
+//! The one client trait the dashboard uses, with its in-process and gRPC implementations and
+//! the retrying wrapper. Only this module (the service it wraps and the server that serves it)
+//! knows that tonic and kube exist.
 
+pub mod convert;
+pub mod grpc;
 pub mod inprocess;
 pub mod proto;
+pub mod retry;
 
 use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
 

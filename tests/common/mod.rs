@@ -3,6 +3,8 @@
 
 pub mod fixtures;
 pub mod paths;
+pub mod process;
+pub mod server;
 
 use ichor_tui::cluster::apiserver::EmbeddedApi;
 use ichor_tui::cluster::resources::*;

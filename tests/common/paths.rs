@@ -16,6 +16,9 @@ pub enum Path {
     InProcess,
     /// The service acting as the caller through impersonation, as `serve` does.
     Impersonated,
+    /// `ichor-tui serve` on loopback (the server's identity, TokenReview, impersonation) and
+    /// the gRPC client with the user's bearer token.
+    Grpc,
 }
 
 /// A demo user.
@@ -65,7 +68,7 @@ pub fn writer(_path: Path, user: User) -> &'static str {
 pub fn actor(path: Path, user: User) -> &'static str {
     match path {
         Path::InProcess => "ichor-tui",
-        Path::Impersonated => user.name(),
+        Path::Impersonated | Path::Grpc => user.name(),
     }
 }
 
@@ -77,6 +80,13 @@ pub async fn connect(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn Opera
             api.client(users::SERVER_TOKEN),
             Caller::user(user.name(), user.groups()),
         ),
+        Path::Grpc => {
+            // The server task lives until the test's runtime ends.
+            let running = super::server::start(api, Default::default()).await;
+            let client = super::server::client(&running.url(false), Some(user.token()));
+            std::mem::forget(running);
+            return Arc::new(client);
+        }
     };
     let service = OperationService::new(KubeAccess::new(base, "ichor-tui"));
     Arc::new(InProcessClient::new(service, caller, Backend::Demo, false))

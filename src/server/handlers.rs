@@ -1,0 +1,211 @@
+//! The gRPC handlers: authenticate the call, decode the request, run the one service as the
+//! caller, encode the answer. No behaviour of their own: every refusal is the service's.
+
+use super::auth::Authenticator;
+use crate::client::convert;
+use crate::client::proto;
+use crate::model::{ApiError, Code, Reason};
+use crate::service::OperationService;
+use crate::service::access::Caller;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+/// OperationService and ClusterService over the service.
+#[derive(Clone)]
+pub struct Handlers {
+    service: OperationService,
+    auth: Arc<Authenticator>,
+}
+
+/// The namespace a list covers: one, or all with `all_namespaces`.
+fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
+    match (all, namespace.is_empty()) {
+        (true, _) => Ok(None),
+        (false, false) => Ok(Some(namespace)),
+        (false, true) => Err(ApiError::refused(
+            Code::InvalidArgument,
+            Reason::Invalid,
+            &[("what", "namespace"), ("detail", "empty")],
+            "the request names no namespace (set all_namespaces to list every namespace)",
+        )),
+    }
+}
+
+impl Handlers {
+    pub fn new(service: OperationService, auth: Arc<Authenticator>) -> Handlers {
+        Handlers { service, auth }
+    }
+
+    /// Authenticates, runs `call` as the caller, logs the outcome (never the token) and maps
+    /// the error to a status.
+    async fn handle<Req, T, Fut>(
+        &self,
+        rpc: &'static str,
+        request: Request<Req>,
+        call: impl FnOnce(Caller, Req) -> Fut,
+    ) -> Result<Response<T>, Status>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let (metadata, _, message) = request.into_parts();
+        let caller = match self.auth.caller(&metadata).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
+                return Err(convert::status_from_error(&e));
+            }
+        };
+        let user = caller
+            .identity
+            .as_ref()
+            .map(|i| i.user.clone())
+            .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
+        match call(caller, message).await {
+            Ok(v) => {
+                tracing::debug!(rpc, user, "call answered");
+                Ok(Response::new(v))
+            }
+            Err(e) => {
+                tracing::info!(rpc, user, code = ?e.code, reason = ?e.reason, error = %e.message, "call refused");
+                Err(convert::status_from_error(&e))
+            }
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl proto::operation_service_server::OperationService for Handlers {
+    async fn list_operations(
+        &self,
+        request: Request<proto::ListOperationsRequest>,
+    ) -> Result<Response<proto::ListOperationsResponse>, Status> {
+        self.handle("ListOperations", request, |caller, r| async move {
+            let ns = list_scope(&r.namespace, r.all_namespaces)?;
+            let ops = self.service.list_operations(&caller, ns).await?;
+            Ok(proto::ListOperationsResponse {
+                operations: ops.iter().map(convert::operation_to_proto).collect(),
+            })
+        })
+        .await
+    }
+
+    async fn get_operation(
+        &self,
+        request: Request<proto::GetOperationRequest>,
+    ) -> Result<Response<proto::GetOperationResponse>, Status> {
+        self.handle("GetOperation", request, |caller, r| async move {
+            let op = self
+                .service
+                .get_operation(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::GetOperationResponse {
+                operation: Some(convert::operation_to_proto(&op)),
+            })
+        })
+        .await
+    }
+
+    async fn plan_operation(
+        &self,
+        request: Request<proto::PlanOperationRequest>,
+    ) -> Result<Response<proto::PlanOperationResponse>, Status> {
+        self.handle("PlanOperation", request, |caller, r| async move {
+            let req = convert::request_from_proto(
+                r.namespace,
+                r.cluster,
+                r.kind,
+                r.target,
+                r.max_unavailable,
+            )?;
+            let plan = self.service.plan_operation(&caller, &req).await?;
+            Ok(convert::plan_to_proto(&plan))
+        })
+        .await
+    }
+
+    async fn create_operation(
+        &self,
+        request: Request<proto::CreateOperationRequest>,
+    ) -> Result<Response<proto::CreateOperationResponse>, Status> {
+        self.handle("CreateOperation", request, |caller, r| async move {
+            let req = convert::request_from_proto(
+                r.namespace,
+                r.cluster,
+                r.kind,
+                r.target,
+                r.max_unavailable,
+            )?;
+            let created = self.service.create_operation(&caller, &req).await?;
+            tracing::info!(
+                operation = %created.operation.name,
+                namespace = %created.operation.namespace,
+                actor = ?created.operation.actor,
+                "operation started"
+            );
+            Ok(convert::created_to_proto(&created))
+        })
+        .await
+    }
+
+    async fn set_operation_paused(
+        &self,
+        request: Request<proto::SetOperationPausedRequest>,
+    ) -> Result<Response<proto::SetOperationPausedResponse>, Status> {
+        self.handle("SetOperationPaused", request, |caller, r| async move {
+            let op = self
+                .service
+                .set_operation_paused(&caller, &r.namespace, &r.name, r.paused)
+                .await?;
+            Ok(proto::SetOperationPausedResponse {
+                operation: Some(convert::operation_to_proto(&op)),
+            })
+        })
+        .await
+    }
+
+    async fn delete_operation(
+        &self,
+        request: Request<proto::DeleteOperationRequest>,
+    ) -> Result<Response<proto::DeleteOperationResponse>, Status> {
+        self.handle("DeleteOperation", request, |caller, r| async move {
+            self.service
+                .delete_operation(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::DeleteOperationResponse {})
+        })
+        .await
+    }
+}
+
+#[tonic::async_trait]
+impl proto::cluster_service_server::ClusterService for Handlers {
+    async fn list_clusters(
+        &self,
+        request: Request<proto::ListClustersRequest>,
+    ) -> Result<Response<proto::ListClustersResponse>, Status> {
+        self.handle("ListClusters", request, |caller, r| async move {
+            let ns = list_scope(&r.namespace, r.all_namespaces)?;
+            let clusters = self.service.list_clusters(&caller, ns).await?;
+            Ok(proto::ListClustersResponse {
+                clusters: clusters.iter().map(convert::cluster_to_proto).collect(),
+            })
+        })
+        .await
+    }
+
+    async fn get_cluster(
+        &self,
+        request: Request<proto::GetClusterRequest>,
+    ) -> Result<Response<proto::GetClusterResponse>, Status> {
+        self.handle("GetCluster", request, |caller, r| async move {
+            let cluster = self
+                .service
+                .get_cluster(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::GetClusterResponse {
+                cluster: Some(convert::cluster_to_proto(&cluster)),
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,249 @@
+//! `ichor-tui serve`: OperationService and ClusterService over gRPC (tonic), with the standard
+//! health service and server reflection so grpcurl works. Every call is made as the caller,
+//! whose bearer token a Kubernetes TokenReview verifies (see [`auth`]); the handlers run the
+//! same service the in-process dashboard runs.
+
+pub mod auth;
+pub mod handlers;
+
+use self::auth::Authenticator;
+use self::handlers::Handlers;
+use crate::cli::{Cli, ServeArgs};
+use crate::client::proto;
+use crate::client::proto::cluster_service_server::ClusterServiceServer;
+use crate::client::proto::operation_service_server::OperationServiceServer;
+use crate::service::OperationService;
+use crate::service::access::KubeAccess;
+use anyhow::Context as _;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Identity, ServerTlsConfig};
+
+/// The actor recorded on what an anonymous caller (acting as the server) starts.
+pub const SERVER_ACTOR: &str = "ichor-tui-server";
+
+/// How long a shutdown waits for calls in flight before it stops anyway.
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+
+/// A certificate chain and its private key, PEM.
+#[derive(Clone)]
+pub struct TlsPem {
+    pub cert: Vec<u8>,
+    pub key: Vec<u8>,
+}
+
+impl TlsPem {
+    /// Reads the two files.
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> anyhow::Result<TlsPem> {
+        Ok(TlsPem {
+            cert: std::fs::read(cert)
+                .with_context(|| format!("reading the TLS certificate {}", cert.display()))?,
+            key: std::fs::read(key)
+                .with_context(|| format!("reading the TLS key {}", key.display()))?,
+        })
+    }
+}
+
+/// What a server needs.
+pub struct ServerConfig {
+    /// The server's own Kubernetes client: may create tokenreviews and impersonate.
+    pub kube: kube::Client,
+    /// Calls without a token act as the server itself.
+    pub allow_anonymous: bool,
+    /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
+    pub tls: Option<TlsPem>,
+}
+
+/// Refuses plaintext on an address other hosts can reach unless it was asked for.
+pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
+    if !tls && !addr.ip().is_loopback() && !insecure_listen {
+        anyhow::bail!(
+            "refusing to serve plaintext on {addr}: bearer tokens would cross the network unencrypted; \
+             give --tls-cert and --tls-key, listen on a loopback address, or pass --insecure-listen \
+             (for example behind a TLS-terminating proxy)"
+        );
+    }
+    Ok(())
+}
+
+/// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
+/// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
+pub async fn serve(
+    config: ServerConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let access = KubeAccess::new(config.kube, SERVER_ACTOR);
+    let service = OperationService::new(access.clone());
+    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
+    let handlers = Handlers::new(service, auth);
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health
+        .set_serving::<OperationServiceServer<Handlers>>()
+        .await;
+    health.set_serving::<ClusterServiceServer<Handlers>>().await;
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection()
+        .build_v1()
+        .context("building the reflection service")?;
+    let reflection_v1alpha = reflection()
+        .build_v1alpha()
+        .context("building the reflection service")?;
+
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = &config.tls {
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(&tls.cert, &tls.key)))
+            .context("setting up TLS (is the key the certificate's, both PEM?)")?;
+    }
+    let router = builder
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(OperationServiceServer::new(handlers.clone()))
+        .add_service(ClusterServiceServer::new(handlers));
+
+    let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down: no new calls; finishing the calls in flight");
+        health
+            .set_not_serving::<OperationServiceServer<Handlers>>()
+            .await;
+        health
+            .set_not_serving::<ClusterServiceServer<Handlers>>()
+            .await;
+        let _ = stopping_tx.send(true);
+    };
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let serving = router.serve_with_incoming_shutdown(incoming, signal);
+    let drain_limit = async move {
+        if stopping.wait_for(|s| *s).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        tokio::time::sleep(DRAIN_LIMIT).await;
+    };
+    tokio::select! {
+        r = serving => r.context("serving gRPC")?,
+        _ = drain_limit => {
+            tracing::warn!("calls still in flight {} s after the shutdown began; stopping", DRAIN_LIMIT.as_secs());
+        }
+    }
+    tracing::info!("server stopped");
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch SIGTERM; Ctrl-C still stops the server");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// The server's Kubernetes client from the kubeconfig (`--kubeconfig`, `--context`), or, with
+/// neither, as kube infers it (`$KUBECONFIG`, `~/.kube/config`, then the in-cluster account).
+async fn kube_client(
+    kubeconfig: Option<&PathBuf>,
+    context: Option<&str>,
+) -> anyhow::Result<kube::Client> {
+    let options = kube::config::KubeConfigOptions {
+        context: context.map(str::to_string),
+        cluster: None,
+        user: None,
+    };
+    let config = match (kubeconfig, context) {
+        (Some(path), _) => {
+            let kc = kube::config::Kubeconfig::read_from(path)
+                .with_context(|| format!("reading the kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .with_context(|| format!("loading the kubeconfig {}", path.display()))?
+        }
+        (None, Some(_)) => kube::Config::from_kubeconfig(&options)
+            .await
+            .context("loading the kubeconfig")?,
+        (None, None) => kube::Config::infer()
+            .await
+            .context("finding Kubernetes credentials (kubeconfig or in-cluster)")?,
+    };
+    kube::Client::try_from(config).context("creating the Kubernetes client")
+}
+
+/// `ichor-tui serve`: checks the transport, reaches Kubernetes (or starts the demo cluster),
+/// listens, prints `serving on ADDR`, and serves until SIGTERM or SIGINT.
+pub async fn run(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
+    let addr: SocketAddr = args
+        .listen
+        .parse()
+        .with_context(|| format!("parsing --listen {:?} (e.g. 127.0.0.1:50051)", args.listen))?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsPem::read(cert, key)?),
+        (None, None) => None,
+        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+    };
+    check_transport(&addr, tls.is_some(), args.insecure_listen)?;
+    let demo;
+    let kube = if cli.demo {
+        demo = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+        demo.api
+            .client(crate::cluster::apiserver::auth::users::SERVER_TOKEN)
+    } else {
+        kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?
+    };
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let local = listener
+        .local_addr()
+        .context("reading the listen address")?;
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "serving on {local}").context("writing to stdout")?;
+        out.flush().context("writing to stdout")?;
+    }
+    tracing::info!(
+        %local,
+        tls = tls.is_some(),
+        anonymous = args.allow_anonymous,
+        demo = cli.demo,
+        "serving OperationService and ClusterService"
+    );
+    serve(
+        ServerConfig {
+            kube,
+            allow_anonymous: args.allow_anonymous,
+            tls,
+        },
+        listener,
+        shutdown_signal(),
+    )
+    .await
+}

@@ -1,0 +1,68 @@
+//! The built binary as a child process, killed when the test ends.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `ichor-tui`; killed on drop unless it was waited for.
+pub struct Process(Option<Child>);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Process {
+    /// Starts `ichor-tui ARGS` (logging to a temporary file) and returns it with the first
+    /// line it prints, waiting at most a minute for that line.
+    pub fn start(args: &[&str], log: &std::path::Path) -> (Process, String) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
+            .args(args)
+            .arg("--log-file")
+            .arg(log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let _ = tx.send(lines.next());
+            for _ in lines {}
+        });
+        let first = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the process prints a first line")
+            .expect("the process's stdout is open")
+            .unwrap();
+        (Process(Some(child)), first)
+    }
+
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().map(Child::id).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits (at most `limit`) for the exit.
+    pub fn terminate(mut self, limit: Duration) -> ExitStatus {
+        let kill = Command::new("kill")
+            .args(["-TERM", &self.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let mut child = self.0.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        rx.recv_timeout(limit)
+            .expect("the process exits after SIGTERM")
+            .unwrap()
+    }
+}

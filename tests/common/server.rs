@@ -1,0 +1,102 @@
+//! `ichor-tui serve` run in-process on loopback against an embedded API, for the gRPC path.
+#![allow(dead_code)]
+
+use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
+use ichor_tui::cluster::apiserver::EmbeddedApi;
+use ichor_tui::cluster::apiserver::auth::users;
+use ichor_tui::server::{ServerConfig, TlsPem, serve};
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// How a test server is set up.
+#[derive(Clone, Default)]
+pub struct Options {
+    pub allow_anonymous: bool,
+    pub tls: Option<TlsPem>,
+}
+
+/// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Running {
+    /// `http://ADDR` (or `https://localhost:PORT` with TLS: the test certificate names localhost).
+    pub fn url(&self, tls: bool) -> String {
+        if tls {
+            format!("https://localhost:{}", self.addr.port())
+        } else {
+            format!("http://{}", self.addr)
+        }
+    }
+
+    /// Sends the shutdown signal and waits until the server has stopped.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.task.take() {
+            Some(t) => t.await?,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends the shutdown signal without waiting.
+    pub fn begin_stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+
+    /// Waits for a server whose stop has begun.
+    pub async fn stopped(mut self) -> anyhow::Result<()> {
+        match self.task.take() {
+            Some(t) => t.await?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(t) = &self.task {
+            t.abort();
+        }
+    }
+}
+
+/// Serves `api` with the server's identity on `listener`.
+pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Running {
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    let config = ServerConfig {
+        kube: api.client(users::SERVER_TOKEN),
+        allow_anonymous: opts.allow_anonymous,
+        tls: opts.tls,
+    };
+    let task = tokio::spawn(serve(config, listener, async move {
+        let _ = rx.await;
+    }));
+    Running {
+        addr,
+        stop: Some(tx),
+        task: Some(task),
+    }
+}
+
+/// Serves `api` on 127.0.0.1 and a free port.
+pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    start_on(api, listener, opts)
+}
+
+/// A client of `url` sending `token`.
+pub fn client(url: &str, token: Option<&str>) -> GrpcClient {
+    let mut o = GrpcOptions::new(url);
+    o.token = token.map(str::to_string);
+    GrpcClient::new(o).unwrap()
+}

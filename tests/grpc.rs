@@ -1,0 +1,545 @@
+//! What only the network has: authentication by TokenReview, anonymous calls, TLS, deadlines,
+//! a server that goes away and comes back, graceful shutdown, health and reflection, and the
+//! refusal to serve plaintext beyond loopback. The behaviour itself is tests/service.rs's
+//! matrix, which runs over gRPC too.
+
+mod common;
+
+use common::server::{Options, client, start, start_on};
+use common::small_cluster;
+use ichor_tui::client::OperationClient;
+use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
+use ichor_tui::cluster::apiserver::auth::users;
+use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_tui::cluster::resources::OperationKind;
+use ichor_tui::model::{Code, OperationRequest, Reason};
+use ichor_tui::server::{ServerConfig, TlsPem, check_transport, serve};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, mpsc};
+
+fn world() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    api
+}
+
+fn shutdown_req() -> OperationRequest {
+    OperationRequest {
+        namespace: "default".into(),
+        cluster: Some("c1".into()),
+        kind: OperationKind::Shutdown,
+        target: None,
+        max_unavailable: None,
+    }
+}
+
+#[tokio::test]
+async fn a_token_the_token_review_rejects_is_unauthenticated_and_writes_nothing() {
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let c = client(&server.url(false), Some("not-a-real-token"));
+    let e = c.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::Unauthenticated, Some(Reason::Unauthenticated))
+    );
+    assert!(e.message.contains("TokenReview"), "{}", e.message);
+    assert!(!e.message.contains("not-a-real-token"), "{}", e.message);
+    let e = c.create_operation(&shutdown_req()).await.unwrap_err();
+    assert_eq!(e.code, Code::Unauthenticated);
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() {
+    let api = world();
+    let strict = start(&api, Options::default()).await;
+    let e = client(&strict.url(false), None)
+        .create_operation(&shutdown_req())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::Unauthenticated, Some(Reason::Unauthenticated))
+    );
+    assert!(
+        e.message.contains("bearer token is required"),
+        "{}",
+        e.message
+    );
+    assert!(api.write_log().is_empty());
+
+    let open = start(
+        &api,
+        Options {
+            allow_anonymous: true,
+            ..Options::default()
+        },
+    )
+    .await;
+    let anon = client(&open.url(false), None);
+    assert_eq!(anon.list_clusters(Some("default")).await.unwrap().len(), 1);
+    let created = anon.create_operation(&shutdown_req()).await.unwrap();
+    assert_eq!(
+        created.operation.actor.as_deref(),
+        Some("ichor-tui-server"),
+        "an anonymous start is the server's"
+    );
+    let writers: Vec<String> = api.write_log().iter().map(|w| w.user.clone()).collect();
+    assert_eq!(
+        writers,
+        [users::SERVER],
+        "written as the server's own identity"
+    );
+    // A token that is sent still decides.
+    let e = client(&open.url(false), Some("not-a-real-token"))
+        .list_operations(Some("default"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::Unauthenticated);
+}
+
+#[tokio::test]
+async fn a_user_without_rights_is_permission_denied_and_nothing_is_written() {
+    let api = world();
+    api.add_token("nobody-token", "nobody", &["nobody-group"]);
+    let server = start(&api, Options::default()).await;
+    let nobody = client(&server.url(false), Some("nobody-token"));
+    let e = nobody.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied);
+    assert!(e.message.contains("\"nobody\""), "{}", e.message);
+    let e = nobody.create_operation(&shutdown_req()).await.unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied);
+    let viewer = client(&server.url(false), Some(users::VIEWER_TOKEN));
+    let e = viewer.create_operation(&shutdown_req()).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::PermissionDenied, Some(Reason::PermissionDenied))
+    );
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn the_client_recovers_when_the_server_goes_away_and_comes_back_on_the_same_port() {
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let addr = server.addr;
+    let c = client(&server.url(false), Some(users::OPERATOR_TOKEN));
+    assert!(c.list_operations(Some("default")).await.is_ok());
+    server.stop().await.unwrap();
+
+    let e = c.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable, "{e:?}");
+    assert!(e.code.is_transient());
+    assert!(e.message.contains(&addr.to_string()), "{}", e.message);
+
+    let listener = TcpListener::bind(addr).await.unwrap();
+    let _again = start_on(&api, listener, Options::default());
+    let ops = c.list_operations(Some("default")).await.unwrap();
+    assert!(ops.is_empty());
+    c.create_operation(&shutdown_req()).await.unwrap();
+    assert_eq!(api.writes_by(users::OPERATOR).len(), 1);
+}
+
+#[tokio::test]
+async fn a_server_that_is_down_at_start_is_reached_once_it_listens() {
+    let api = world();
+    // Take a free port, then let it go: nothing listens there yet.
+    let addr = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let c = client(&format!("http://{addr}"), Some(users::VIEWER_TOKEN));
+    let e = c.list_clusters(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable);
+    let _server = start_on(
+        &api,
+        TcpListener::bind(addr).await.unwrap(),
+        Options::default(),
+    );
+    assert_eq!(c.list_clusters(Some("default")).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_call_that_outlasts_its_deadline_is_deadline_exceeded() {
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let mut o = GrpcOptions::new(server.url(false));
+    o.token = Some(users::ADMIN_TOKEN.into());
+    o.deadline = Duration::from_millis(300);
+    let c = GrpcClient::new(o).unwrap();
+    api.fail_when(
+        FaultRule::on("list", "talosoperations"),
+        Fault::Delay(Duration::from_secs(30)),
+    );
+    let e = c.list_operations(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::DeadlineExceeded, "{e:?}");
+    assert!(e.code.is_transient());
+    // The connection is still good for the next call.
+    c.list_operations(Some("default")).await.unwrap();
+}
+
+/// The server's own Kubernetes client, holding `list talosoperations` requests at a gate until
+/// released, and reporting each one that reaches it.
+fn gated_client(api: &EmbeddedApi) -> (kube::Client, mpsc::UnboundedReceiver<()>, Arc<Notify>) {
+    let inner = api.client(users::SERVER_TOKEN);
+    let (arrived_tx, arrived_rx) = mpsc::unbounded_channel();
+    let release = Arc::new(Notify::new());
+    let gate = release.clone();
+    let svc = tower::service_fn(move |req: http::Request<kube::client::Body>| {
+        let inner = inner.clone();
+        let held =
+            req.method() == http::Method::GET && req.uri().path().ends_with("/talosoperations");
+        let arrived = arrived_tx.clone();
+        let gate = gate.clone();
+        async move {
+            if held {
+                let _ = arrived.send(());
+                gate.notified().await;
+            }
+            inner.send(req).await
+        }
+    });
+    (kube::Client::new(svc, "default"), arrived_rx, release)
+}
+
+#[tokio::test]
+async fn a_shutdown_lets_the_calls_in_flight_finish() {
+    let api = world();
+    let (kube, mut arrived, release) = gated_client(&api);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve(
+        ServerConfig {
+            kube,
+            allow_anonymous: false,
+            tls: None,
+        },
+        listener,
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    let c = client(&format!("http://{addr}"), Some(users::VIEWER_TOKEN));
+    let call = tokio::spawn(async move { c.list_operations(Some("default")).await });
+    arrived.recv().await.unwrap();
+    stop_tx.send(()).unwrap();
+    // Once the server stops accepting, new connections are refused; the call is still held.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while tokio::net::TcpStream::connect(addr).await.is_ok() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the server stops accepting connections");
+    assert!(!call.is_finished());
+    release.notify_one();
+    let ops = call.await.unwrap();
+    assert!(ops.is_ok(), "the call in flight finished: {ops:?}");
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn health_answers_serving_for_the_services() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let channel = tonic::transport::Endpoint::from_shared(server.url(false))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut health = HealthClient::new(channel);
+    for service in [
+        "",
+        "ichor.v1alpha1.OperationService",
+        "ichor.v1alpha1.ClusterService",
+    ] {
+        let r = health
+            .check(HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.status(), ServingStatus::Serving, "{service:?}");
+    }
+    let e = health
+        .check(HealthCheckRequest {
+            service: "no.such.Service".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+}
+
+#[tokio::test]
+async fn reflection_lists_the_services() {
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+    use tonic_reflection::pb::v1::{ServerReflectionRequest, ServerReflectionResponse};
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let channel = tonic::transport::Endpoint::from_shared(server.url(false))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut reflection = ServerReflectionClient::new(channel);
+    let ask = |m: MessageRequest| ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(m),
+    };
+    let requests = futures::stream::iter([
+        ask(MessageRequest::ListServices(String::new())),
+        ask(MessageRequest::FileContainingSymbol(
+            "ichor.v1alpha1.OperationService".into(),
+        )),
+    ]);
+    let mut answers = reflection
+        .server_reflection_info(requests)
+        .await
+        .unwrap()
+        .into_inner();
+    let first: ServerReflectionResponse = answers.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = first.message_response else {
+        panic!("not a service list: {first:?}");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    for want in [
+        "ichor.v1alpha1.OperationService",
+        "ichor.v1alpha1.ClusterService",
+        "grpc.health.v1.Health",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
+    }
+    let second = answers.message().await.unwrap().unwrap();
+    assert!(
+        matches!(
+            second.message_response,
+            Some(MessageResponse::FileDescriptorResponse(ref f)) if !f.file_descriptor_proto.is_empty()
+        ),
+        "{second:?}"
+    );
+}
+
+#[test]
+fn plaintext_beyond_loopback_is_refused_without_insecure_listen() {
+    let any: std::net::SocketAddr = "0.0.0.0:50051".parse().unwrap();
+    let e = check_transport(&any, false, false).unwrap_err();
+    assert!(format!("{e}").contains("--insecure-listen"), "{e}");
+    check_transport(&any, false, true).unwrap();
+    check_transport(&any, true, false).unwrap();
+    check_transport(&"127.0.0.1:0".parse().unwrap(), false, false).unwrap();
+    check_transport(&"[::1]:0".parse().unwrap(), false, false).unwrap();
+
+    // What a user sees from the command.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
+        .args(["serve", "--demo", "--listen", "0.0.0.0:0"])
+        .arg("--log-file")
+        .arg(std::env::temp_dir().join("ichor-tui-grpc-test.log"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to serve plaintext on 0.0.0.0:0"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing was served");
+}
+
+#[tokio::test]
+async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let pem = cert.cert.pem();
+    let api = world();
+    let server = start(
+        &api,
+        Options {
+            tls: Some(TlsPem {
+                cert: pem.clone().into_bytes(),
+                key: cert.signing_key.serialize_pem().into_bytes(),
+            }),
+            ..Options::default()
+        },
+    )
+    .await;
+    let url = server.url(true);
+    assert!(url.starts_with("https://localhost:"));
+
+    let mut o = GrpcOptions::new(&url);
+    o.token = Some(users::VIEWER_TOKEN.into());
+    o.ca_pem = Some(pem.into_bytes());
+    let trusted = GrpcClient::new(o).unwrap();
+    assert_eq!(
+        trusted.list_clusters(Some("default")).await.unwrap().len(),
+        1
+    );
+
+    // Without the CA file the certificate is not trusted: no call gets through.
+    let untrusted = client(&url, Some(users::VIEWER_TOKEN));
+    let e = untrusted.list_clusters(Some("default")).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable, "{e:?}");
+    // Plain HTTP/2 to a TLS port is no answer either.
+    let plain = client(&server.url(false), Some(users::VIEWER_TOKEN));
+    assert!(plain.list_clusters(Some("default")).await.is_err());
+}
+
+#[tokio::test]
+async fn tokens_never_reach_the_log() {
+    use std::sync::Mutex;
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("debug"))
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let good = client(&server.url(false), Some(users::OPERATOR_TOKEN));
+    good.create_operation(&shutdown_req()).await.unwrap();
+    good.create_operation(&shutdown_req()).await.unwrap_err();
+    let bad = client(&server.url(false), Some("secret-bad-token"));
+    bad.list_operations(Some("default")).await.unwrap_err();
+
+    let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        log.contains("operation started"),
+        "the log is captured: {log}"
+    );
+    assert!(log.contains("rejected by the token review"), "{log}");
+    for token in [
+        users::OPERATOR_TOKEN,
+        "secret-bad-token",
+        users::SERVER_TOKEN,
+    ] {
+        assert!(!log.contains(token), "{token} in the log");
+    }
+}
+
+#[tokio::test]
+async fn a_retrying_client_waits_out_a_server_that_is_away() {
+    use ichor_tui::client::RetryEvent;
+    use ichor_tui::client::retry::{RetryPolicy, Retrying};
+    let api = world();
+    let server = start(&api, Options::default()).await;
+    let addr = server.addr;
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let policy = RetryPolicy {
+        initial: Duration::from_millis(20),
+        ..RetryPolicy::default()
+    };
+    let c = Retrying::with_policy(
+        client(&server.url(false), Some(users::OPERATOR_TOKEN)),
+        tx,
+        policy,
+    );
+    server.stop().await.unwrap();
+    let call = tokio::spawn(async move {
+        let r = c.create_operation(&shutdown_req()).await;
+        (r, c)
+    });
+    // The first failed attempt is reported; then the server comes back.
+    let first = events.recv().await.unwrap();
+    assert!(
+        matches!(&first, RetryEvent::Retrying { attempt: 1, error, .. } if error.code == Code::Unavailable),
+        "{first:?}"
+    );
+    let _again = start_on(
+        &api,
+        TcpListener::bind(addr).await.unwrap(),
+        Options::default(),
+    );
+    let (created, c) = call.await.unwrap();
+    let created = created.unwrap();
+    assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
+    let mut last = first;
+    while let Ok(e) = events.try_recv() {
+        last = e;
+    }
+    assert!(matches!(last, RetryEvent::Recovered { .. }), "{last:?}");
+    assert_eq!(api.writes_by(users::OPERATOR).len(), 1, "started once");
+    assert_eq!(c.list_operations(Some("default")).await.unwrap().len(), 1);
+}
+
+#[test]
+fn serve_reaches_kubernetes_through_a_kubeconfig() {
+    use common::process::Process;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    // The demo cluster's API over HTTP, with a kubeconfig for its admin (who may review tokens
+    // and impersonate), stands in for a real cluster.
+    let (_cluster, first) = Process::start(
+        &[
+            "demo-cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--kubeconfig-out",
+            kubeconfig,
+        ],
+        &dir.path().join("cluster.log"),
+    );
+    assert!(first.starts_with("demo cluster listening on"), "{first}");
+    let (server, first) = Process::start(
+        &[
+            "serve",
+            "--kubeconfig",
+            kubeconfig,
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &dir.path().join("serve.log"),
+    );
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = format!("http://{addr}");
+        let operator = client(&url, Some(users::OPERATOR_TOKEN));
+        let clusters = operator.list_clusters(Some("default")).await.unwrap();
+        let free = clusters
+            .iter()
+            .find(|c| c.active_operation.is_none())
+            .expect("a demo cluster without an unfinished operation");
+        let created = operator
+            .create_operation(&OperationRequest {
+                cluster: Some(free.name.clone()),
+                ..shutdown_req()
+            })
+            .await
+            .unwrap();
+        assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
+        let e = client(&url, Some(users::VIEWER_TOKEN))
+            .delete_operation("default", &created.operation.name)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.code,
+            Code::PermissionDenied,
+            "the viewer acts as the viewer"
+        );
+        let e = client(&url, None).list_operations(None).await.unwrap_err();
+        assert_eq!(e.code, Code::Unauthenticated);
+    });
+    assert!(server.terminate(Duration::from_secs(30)).success());
+}

@@ -1,0 +1,86 @@
+//! Interop from outside Rust: a Python client generated from the project's .proto files with
+//! grpcio-tools (tests/interop/client.py) lists clusters, plans and starts an operation against
+//! the built binary's `serve --demo`, and follows it to completion. The server then stops on
+//! SIGTERM and exits cleanly.
+//!
+//! Needs `$ICHOR_PYTHON`: a Python with grpcio and grpcio-tools (`.ci/run` makes one). Without
+//! it the test is skipped with a notice, unless `$CI` is set, when it fails.
+
+mod common;
+
+use common::process::Process;
+use ichor_tui::cluster::apiserver::auth::users;
+use std::process::Command;
+use std::time::Duration;
+
+fn python() -> Option<String> {
+    match std::env::var("ICHOR_PYTHON") {
+        Ok(p) if !p.is_empty() => Some(p),
+        _ => {
+            if std::env::var_os("CI").is_some() {
+                panic!(
+                    "ICHOR_PYTHON is not set but CI is: the interop test must run in CI (.ci/run sets it up)"
+                );
+            }
+            eprintln!(
+                "skipping the Python interop test: set ICHOR_PYTHON to a Python with grpcio and grpcio-tools (.ci/run does)"
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
+    let Some(python) = python() else {
+        return;
+    };
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) = Process::start(
+        &[
+            "serve",
+            "--demo",
+            "--demo-speed",
+            "20",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        log.path(),
+    );
+    let addr = first
+        .strip_prefix("serving on ")
+        .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+        .to_string();
+
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/client.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(&addr)
+        .args(["--token", users::OPERATOR_TOKEN])
+        .output()
+        .unwrap_or_else(|e| panic!("running {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the Python client failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("refused as expected: TARGET_NOT_TAKEN"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("by operator"),
+        "the actor is the token's user: {stdout}"
+    );
+    assert!(stdout.contains("phase=Completed"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("OK"), "{stdout}");
+
+    // SIGTERM: the server stops gracefully and exits 0.
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+    let log = std::fs::read_to_string(log.path()).unwrap();
+    assert!(log.contains("server stopped"), "{log}");
+    assert!(!log.contains(users::OPERATOR_TOKEN), "no token in the log");
+}
