@@ -77,27 +77,6 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
-    /// The kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The kubeconfig context to use (default: the current context).
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
-
-    /// Reach OperationService over gRPC at this URL (https://host:port, or http://host:port
-    /// for HTTP/2 without TLS) instead of in-process.
-    #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
-    pub server: Option<String>,
-
-    /// Read the bearer token for --server from this file (default: $ICHOR_TOKEN). Never logged.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-
-    /// Trust this PEM CA certificate for --server, in addition to the system roots.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-
     /// The deadline of each call to --server, in seconds.
     #[arg(long, global = true, default_value_t = 15, value_name = "SECONDS")]
     pub call_timeout: u64,
@@ -259,11 +238,26 @@ async fn kubeconfig_client(settings: &Settings) -> anyhow::Result<(kube::Client,
     Ok((client, context, namespace))
 }
 
+/// A server URL as the status bar shows it: without any `user:password@` part.
+fn sanitize_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if path.is_empty() {
+        format!("{scheme}://{host}")
+    } else {
+        format!("{scheme}://{host}/{path}")
+    }
+}
+
 /// Runs the dashboard until the user quits.
 pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     use crate::app::runtime::{Clock, Runtime};
     use crate::app::state::{Session, State};
     use crate::client::inprocess::InProcessClient;
+    use crate::client::retry::Retrying;
     use crate::client::{Backend, OperationClient};
     use crate::service::OperationService;
     use crate::service::access::{Caller, KubeAccess};
@@ -284,6 +278,8 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         |k| std::env::var(k).ok(),
         std::io::stdout().is_terminal(),
     )?;
+    // Every backend retries transient faults and reports each attempt to the dashboard.
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut demo = None;
     let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) = if cli.demo
     {
@@ -304,9 +300,36 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             .namespace
             .clone()
             .unwrap_or_else(|| crate::cluster::demo::NAMESPACE.to_string());
-        (Arc::new(client), "demo".to_string(), ns)
+        (
+            Arc::new(Retrying::new(client, retry_tx)),
+            "demo".to_string(),
+            ns,
+        )
     } else if let Some(url) = &settings.server {
-        anyhow::bail!("--server {url}: the gRPC client is not in this build yet");
+        use crate::client::grpc::{GrpcClient, GrpcOptions, load_token};
+        let mut opts = GrpcOptions::new(url.clone());
+        opts.token = load_token(
+            cli.token_file.as_deref(),
+            std::env::var(crate::client::grpc::TOKEN_ENV).ok(),
+        )?;
+        opts.ca_pem = match &cli.ca_file {
+            Some(p) => Some(
+                std::fs::read(p).with_context(|| format!("reading --ca-file {}", p.display()))?,
+            ),
+            None => None,
+        };
+        opts.deadline = std::time::Duration::from_secs(cli.call_timeout.max(1));
+        opts.read_only = settings.read_only;
+        let client = GrpcClient::new(opts)?;
+        let ns = settings
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".to_string());
+        (
+            Arc::new(Retrying::new(client, retry_tx)),
+            sanitize_url(url),
+            ns,
+        )
     } else {
         let (kc, context, ns) = kubeconfig_client(&settings).await?;
         let access = KubeAccess::new(kc, "ichor-tui");
@@ -320,7 +343,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             settings.read_only,
         );
         (
-            Arc::new(client),
+            Arc::new(Retrying::new(client, retry_tx)),
             format!("in-process ({context})"),
             settings.namespace.clone().unwrap_or(ns),
         )
@@ -341,7 +364,6 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         theme: settings.theme,
         clock,
     };
-    let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     crate::terminal::install_panic_hook();
     let input = crate::terminal::input().context("reading terminal input")?;
     let mut tty = crate::terminal::enter().context("taking the terminal")?;
@@ -353,4 +375,19 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     drop(demo);
     result?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(
+            super::sanitize_url("https://u:p@ichor.example:443/x"),
+            "https://ichor.example:443/x"
+        );
+        assert_eq!(
+            super::sanitize_url("http://127.0.0.1:7443"),
+            "http://127.0.0.1:7443"
+        );
+    }
 }
