@@ -56,6 +56,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
                 include_str!("../locales/en/operations.ftl"),
             ),
             ("errors.ftl", include_str!("../locales/en/errors.ftl")),
+            ("start.ftl", include_str!("../locales/en/start.ftl")),
         ],
         Lang::Ja => &[
             ("common.ftl", include_str!("../locales/ja/common.ftl")),
@@ -64,6 +65,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
                 include_str!("../locales/ja/operations.ftl"),
             ),
             ("errors.ftl", include_str!("../locales/ja/errors.ftl")),
+            ("start.ftl", include_str!("../locales/ja/start.ftl")),
         ],
     }
 }

@@ -131,8 +131,18 @@ fn ids_in_code() -> BTreeSet<String> {
             }
         }
     }
-    for screen in [Screen::Operations, Screen::Operation] {
+    for screen in [
+        Screen::Operations,
+        Screen::Operation,
+        Screen::Clusters,
+        Screen::Cluster,
+    ] {
         for b in keymap::all(screen) {
+            ids.insert(b.hint.to_string());
+        }
+    }
+    for table in [keymap::FORM, keymap::REVIEW] {
+        for b in table {
             ids.insert(b.hint.to_string());
         }
     }

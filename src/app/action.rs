@@ -2,7 +2,7 @@
 
 use super::state::WriteAction;
 use crate::client::RetryEvent;
-use crate::model::{ApiError, Cluster, Operation};
+use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
 use jiff::Timestamp;
 
 /// A key, as the dashboard understands it (independent of the terminal library).
@@ -83,6 +83,24 @@ pub enum Action {
         name: String,
         result: Result<(), ApiError>,
     },
+    Clusters {
+        seq: u64,
+        result: Result<Vec<Cluster>, ApiError>,
+    },
+    ClusterPage {
+        seq: u64,
+        namespace: String,
+        name: String,
+        result: Result<Cluster, ApiError>,
+    },
+    Planned {
+        seq: u64,
+        result: Result<Plan, ApiError>,
+    },
+    Started {
+        seq: u64,
+        result: Result<Created, ApiError>,
+    },
     Retry(RetryEvent),
 }
 
@@ -108,6 +126,25 @@ pub enum Effect {
         namespace: String,
         name: String,
     },
+    ListClusters {
+        seq: u64,
+        namespace: Option<String>,
+    },
+    LoadCluster {
+        seq: u64,
+        namespace: String,
+        name: String,
+    },
+    /// PlanOperation: writes nothing.
+    Plan {
+        seq: u64,
+        request: OperationRequest,
+    },
+    /// CreateOperation: the Start.
+    Create {
+        seq: u64,
+        request: OperationRequest,
+    },
     /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
     Suspend,
     Quit,
@@ -116,7 +153,7 @@ pub enum Effect {
 impl Effect {
     /// Whether the effect changes the cluster.
     pub fn is_write(&self) -> bool {
-        matches!(self, Effect::Write { .. })
+        matches!(self, Effect::Write { .. } | Effect::Create { .. })
     }
 }
 

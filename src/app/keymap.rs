@@ -24,6 +24,15 @@ pub enum Command {
     Quit,
     Suspend,
     ShowOperations,
+    ShowClusters,
+    SwitchScreen,
+    New,
+    // The new-operation dialog.
+    NextField,
+    PrevField,
+    Submit,
+    Cancel,
+    BackToForm,
 }
 
 /// One row of a key table.
@@ -110,13 +119,141 @@ pub const OPERATION: &[Binding] = &[
     b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
 ];
 
+/// The Clusters list.
+pub const CLUSTERS: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Open,
+        "Enter",
+        "key-open",
+        true,
+    ),
+    b(&[Key::ch('n')], Command::New, "n", "key-new", true),
+];
+
+/// A cluster's page.
+pub const CLUSTER: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Back,
+        "Esc",
+        "key-back",
+        true,
+    ),
+    b(&[Key::ch('n')], Command::New, "n", "key-new", true),
+];
+
+/// The new-operation form (text fields take printable keys first).
+pub const FORM: &[Binding] = &[
+    b(
+        &[Key::plain(KeyCode::Up), Key::plain(KeyCode::Down)],
+        Command::Down,
+        "↑↓",
+        "key-choose",
+        true,
+    ),
+    b(
+        &[Key::plain(KeyCode::Tab)],
+        Command::NextField,
+        "Tab",
+        "key-next-field",
+        true,
+    ),
+    b(
+        &[Key::plain(KeyCode::BackTab)],
+        Command::PrevField,
+        "Shift-Tab",
+        "key-prev-field",
+        false,
+    ),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Submit,
+        "Enter",
+        "key-review",
+        true,
+    ),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Cancel,
+        "Esc",
+        "key-cancel",
+        true,
+    ),
+];
+
+/// The Review: the plan on screen; Start is a separate Enter.
+pub const REVIEW: &[Binding] = &[
+    b(
+        &[Key::plain(KeyCode::Up), Key::plain(KeyCode::PageUp)],
+        Command::Up,
+        "↑/PgUp",
+        "key-scroll-up",
+        false,
+    ),
+    b(
+        &[Key::plain(KeyCode::Down), Key::plain(KeyCode::PageDown)],
+        Command::Down,
+        "↓/PgDn",
+        "key-scroll-down",
+        false,
+    ),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Submit,
+        "Enter",
+        "key-start",
+        true,
+    ),
+    b(
+        &[Key::plain(KeyCode::BackTab)],
+        Command::BackToForm,
+        "Shift-Tab",
+        "key-edit",
+        true,
+    ),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Cancel,
+        "Esc",
+        "key-cancel",
+        true,
+    ),
+];
+
 /// Everywhere.
 pub const GLOBAL: &[Binding] = &[
     b(
-        &[Key::plain(KeyCode::Tab), Key::ch('1')],
+        &[Key::plain(KeyCode::Tab)],
+        Command::SwitchScreen,
+        "Tab",
+        "key-switch",
+        false,
+    ),
+    b(
+        &[Key::ch('1')],
         Command::ShowOperations,
-        "Tab/1",
+        "1",
         "key-operations",
+        false,
+    ),
+    b(
+        &[Key::ch('2')],
+        Command::ShowClusters,
+        "2",
+        "key-clusters",
         false,
     ),
     b(&[Key::ch('R')], Command::Refresh, "R", "key-refresh", true),
@@ -142,6 +279,8 @@ pub fn screen_bindings(screen: Screen) -> &'static [Binding] {
     match screen {
         Screen::Operations => OPERATIONS,
         Screen::Operation => OPERATION,
+        Screen::Clusters => CLUSTERS,
+        Screen::Cluster => CLUSTER,
     }
 }
 
@@ -150,6 +289,14 @@ pub fn lookup(screen: Screen, key: Key) -> Option<Command> {
     screen_bindings(screen)
         .iter()
         .chain(GLOBAL)
+        .find(|bd| bd.keys.contains(&key))
+        .map(|bd| bd.command)
+}
+
+/// The command a key means in a dialog table.
+pub fn lookup_in(table: &[Binding], key: Key) -> Option<Command> {
+    table
+        .iter()
         .find(|bd| bd.keys.contains(&key))
         .map(|bd| bd.command)
 }
@@ -166,7 +313,12 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_on_one_screen() {
-        for screen in [Screen::Operations, Screen::Operation] {
+        for screen in [
+            Screen::Operations,
+            Screen::Operation,
+            Screen::Clusters,
+            Screen::Cluster,
+        ] {
             let mut seen = HashSet::new();
             for bd in all(screen) {
                 for k in bd.keys {

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod keymap;
+pub mod new_operation;
 pub mod runtime;
 pub mod state;
 pub mod update;

@@ -150,6 +150,39 @@ impl Runtime {
                         });
                     });
                 }
+                Effect::ListClusters { seq, namespace } => {
+                    tokio::spawn(async move {
+                        let result = client.list_clusters(namespace.as_deref()).await;
+                        let _ = tx.send(Action::Clusters { seq, result });
+                    });
+                }
+                Effect::LoadCluster {
+                    seq,
+                    namespace,
+                    name,
+                } => {
+                    tokio::spawn(async move {
+                        let result = client.get_cluster(&namespace, &name).await;
+                        let _ = tx.send(Action::ClusterPage {
+                            seq,
+                            namespace,
+                            name,
+                            result,
+                        });
+                    });
+                }
+                Effect::Plan { seq, request } => {
+                    tokio::spawn(async move {
+                        let result = client.plan_operation(&request).await;
+                        let _ = tx.send(Action::Planned { seq, result });
+                    });
+                }
+                Effect::Create { seq, request } => {
+                    tokio::spawn(async move {
+                        let result = client.create_operation(&request).await;
+                        let _ = tx.send(Action::Started { seq, result });
+                    });
+                }
                 Effect::Suspend | Effect::Quit => local.push(e),
             }
         }

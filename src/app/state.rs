@@ -1,6 +1,6 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use crate::model::{ApiError, Cluster, Operation};
+use crate::model::{ApiError, Cluster, Created, Operation, OperationKind, Plan};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
@@ -9,6 +9,8 @@ use jiff::tz::TimeZone;
 pub enum Screen {
     Operations,
     Operation,
+    Clusters,
+    Cluster,
 }
 
 /// A write the user can ask for, after a y/N question.
@@ -77,11 +79,95 @@ pub struct DetailState {
     pub scroll: Option<usize>,
 }
 
+/// The Clusters screen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClustersState {
+    pub all: Loaded<Vec<Cluster>>,
+    pub list: ListView,
+}
+
+impl ClustersState {
+    pub fn selected(&self) -> Option<&Cluster> {
+        self.all.data.as_ref()?.get(self.list.selected)
+    }
+}
+
+/// A cluster's page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterPage {
+    pub namespace: String,
+    pub name: String,
+    pub cluster: Loaded<Cluster>,
+    pub scroll: usize,
+}
+
 /// An open dialog.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Dialog {
     Help,
     Confirm(Confirm),
+    NewOperation(Box<NewOperation>),
+}
+
+/// The focused part of the new-operation form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FormField {
+    #[default]
+    Kind,
+    Target,
+    MaxUnavailable,
+}
+
+/// Where the new-operation dialog is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewOpStep {
+    /// Choosing the kind and what it takes.
+    Form,
+    /// The plan is asked for or on screen; nothing has been written.
+    Review,
+    /// Start was pressed; CreateOperation is under way.
+    Starting,
+}
+
+/// The dialog that starts an operation: a form, then Review (the plan, nothing written), then a
+/// separate Start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewOperation {
+    pub namespace: String,
+    pub cluster: Cluster,
+    pub step: NewOpStep,
+    pub kind: OperationKind,
+    pub field: FormField,
+    /// The version typed, or the kube-proxy mode chosen.
+    pub target: String,
+    pub max_unavailable: String,
+    pub plan: Loaded<Plan>,
+    /// The cluster name typed to confirm a shutdown or CA rotation.
+    pub typed_name: String,
+    /// The first plan step shown.
+    pub scroll: usize,
+    /// The last start's failure (a refusal, or a half-success), shown on the Review.
+    pub start_error: Option<ApiError>,
+    pub seq: u64,
+}
+
+impl NewOperation {
+    /// Shutdown and CA rotation need the cluster name typed before Start.
+    pub fn needs_typed_name(&self) -> bool {
+        matches!(
+            self.kind,
+            OperationKind::Shutdown | OperationKind::CaRotation
+        )
+    }
+
+    /// Whether Start is offered now: the plan is on screen, not blocked, and the name (where
+    /// needed) is typed exactly.
+    pub fn can_start(&self) -> bool {
+        self.step == NewOpStep::Review
+            && !self.plan.loading
+            && self.plan.data.as_ref().is_some_and(|p| p.blocked.is_none())
+            && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
+    }
 }
 
 /// A y/N question before a write. The default answer is No.
@@ -113,6 +199,8 @@ pub enum Notice {
     Failed(ApiError),
     /// Resume is not offered: a failed machine paused the operation.
     ResumeNotOffered(String),
+    /// An operation was started, with any warning that must not be missed.
+    Started(Box<Created>),
     /// The command is not available here (message id).
     Unavailable(&'static str),
 }
@@ -154,6 +242,8 @@ pub struct State {
     pub session: Session,
     pub ops: OperationsState,
     pub detail: Option<DetailState>,
+    pub clusters: ClustersState,
+    pub cluster: Option<ClusterPage>,
     pub dialog: Option<Dialog>,
     pub input: Input,
     pub notice: Option<Notice>,
@@ -177,6 +267,8 @@ impl State {
             session,
             ops: OperationsState::default(),
             detail: None,
+            clusters: ClustersState::default(),
+            cluster: None,
             dialog: None,
             input: Input::None,
             notice: None,
@@ -194,6 +286,16 @@ impl State {
         match self.screen {
             Screen::Operation => self.detail.as_ref().and_then(|d| d.op.data.as_ref()),
             Screen::Operations => self.ops.selected(),
+            Screen::Clusters | Screen::Cluster => None,
+        }
+    }
+
+    /// The cluster `n` starts an operation on: the page's, or the selected row's.
+    pub fn target_cluster(&self) -> Option<&Cluster> {
+        match self.screen {
+            Screen::Cluster => self.cluster.as_ref().and_then(|c| c.cluster.data.as_ref()),
+            Screen::Clusters => self.clusters.selected(),
+            _ => None,
         }
     }
 

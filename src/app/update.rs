@@ -3,8 +3,10 @@
 
 use super::action::{Action, Effect, Key, KeyCode};
 use super::keymap::{self, Command};
+use super::new_operation;
 use super::state::{
-    Confirm, Conn, DetailState, Dialog, Input, Loaded, Notice, Screen, State, WriteAction,
+    ClusterPage, Confirm, Conn, DetailState, Dialog, Input, Loaded, NewOpStep, Notice, Screen,
+    State, WriteAction,
 };
 use crate::client::RetryEvent;
 use crate::model::{Code, Operation, Phase};
@@ -140,6 +142,106 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
             }
             fetch_current(state)
         }
+        Action::Clusters { seq, result } => {
+            if seq != state.seq {
+                return Vec::new();
+            }
+            state.clusters.all.loading = false;
+            match result {
+                Ok(mut clusters) => {
+                    let selected = state
+                        .clusters
+                        .selected()
+                        .map(|c| (c.namespace.clone(), c.name.clone()));
+                    clusters.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                    let n = clusters.len();
+                    if let Some(pos) = selected.and_then(|(ns, name)| {
+                        clusters
+                            .iter()
+                            .position(|c| c.namespace == ns && c.name == name)
+                    }) {
+                        state.clusters.list.selected = pos;
+                    }
+                    state.clusters.list.selected =
+                        state.clusters.list.selected.min(n.saturating_sub(1));
+                    state.clusters.all.data = Some(clusters);
+                    state.clusters.all.error = None;
+                    state.last_ok = Some(state.now);
+                }
+                Err(e) => state.clusters.all.error = Some(e),
+            }
+            schedule_poll(state);
+            Vec::new()
+        }
+        Action::ClusterPage {
+            seq,
+            namespace,
+            name,
+            result,
+        } => {
+            if seq != state.seq {
+                return Vec::new();
+            }
+            if let Some(p) = state
+                .cluster
+                .as_mut()
+                .filter(|p| p.namespace == namespace && p.name == name)
+            {
+                p.cluster.loading = false;
+                match result {
+                    Ok(c) => {
+                        p.cluster.data = Some(c);
+                        p.cluster.error = None;
+                        state.last_ok = Some(state.now);
+                    }
+                    Err(e) => p.cluster.error = Some(e),
+                }
+            }
+            schedule_poll(state);
+            Vec::new()
+        }
+        Action::Planned { seq, result } => {
+            if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut()
+                && d.seq == seq
+                && d.step == NewOpStep::Review
+            {
+                d.plan = Loaded {
+                    loading: false,
+                    error: result.as_ref().err().cloned(),
+                    data: result.ok(),
+                };
+            }
+            Vec::new()
+        }
+        Action::Started { seq, result } => {
+            let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() else {
+                return Vec::new();
+            };
+            if d.seq != seq || d.step != NewOpStep::Starting {
+                return Vec::new();
+            }
+            match result {
+                Ok(created) => {
+                    state.dialog = None;
+                    let op = created.operation.clone();
+                    state.notice = Some(Notice::Started(Box::new(created)));
+                    open_operation(state, op)
+                }
+                Err(e) => {
+                    // Back on the Review with what happened; the plan is asked for again, so a
+                    // half-success shows that a second Start writes no spec.
+                    d.step = NewOpStep::Review;
+                    d.start_error = Some(e);
+                    state.seq += 1;
+                    d.seq = state.seq;
+                    d.plan.loading = true;
+                    vec![Effect::Plan {
+                        seq: d.seq,
+                        request: new_operation::request(d),
+                    }]
+                }
+            }
+        }
         Action::Retry(ev) => {
             state.conn = match ev {
                 RetryEvent::Retrying {
@@ -185,6 +287,24 @@ fn fetch_current(state: &mut State) -> Vec<Effect> {
             }
             None => Vec::new(),
         },
+        Screen::Clusters => {
+            state.clusters.all.loading = true;
+            vec![Effect::ListClusters {
+                seq,
+                namespace: (!state.session.all_namespaces).then(|| state.session.namespace.clone()),
+            }]
+        }
+        Screen::Cluster => match state.cluster.as_mut() {
+            Some(p) => {
+                p.cluster.loading = true;
+                vec![Effect::LoadCluster {
+                    seq,
+                    namespace: p.namespace.clone(),
+                    name: p.name.clone(),
+                }]
+            }
+            None => Vec::new(),
+        },
     }
 }
 
@@ -213,6 +333,17 @@ pub fn poll_interval(state: &State) -> Option<SignedDuration> {
                 _ => Some(POLL_ACTIVE),
             }
         }
+        Screen::Clusters => {
+            let e = state.clusters.all.error.as_ref();
+            e.is_none_or(|e| e.code.is_transient()).then_some(POLL_IDLE)
+        }
+        Screen::Cluster => {
+            let e = state
+                .cluster
+                .as_ref()
+                .and_then(|p| p.cluster.error.as_ref());
+            e.is_none_or(|e| e.code.is_transient()).then_some(POLL_IDLE)
+        }
     }
 }
 
@@ -222,9 +353,22 @@ fn schedule_poll(state: &mut State) {
 
 /// Whether `cmd` is offered for `op`.
 pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avail {
-    let write = matches!(cmd, Command::Pause | Command::Resume | Command::Delete);
+    let write = matches!(
+        cmd,
+        Command::Pause | Command::Resume | Command::Delete | Command::New
+    );
     if write && state.session.read_only {
         return Avail::No("why-read-only");
+    }
+    if cmd == Command::New {
+        return if state.target_cluster().is_some() {
+            Avail::Yes
+        } else {
+            Avail::No("why-no-cluster")
+        };
+    }
+    if matches!(state.screen, Screen::Clusters | Screen::Cluster) {
+        return Avail::Yes;
     }
     let Some(op) = op else {
         return if write || cmd == Command::Open {
@@ -249,6 +393,7 @@ fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     }
     match state.dialog.clone() {
         Some(Dialog::Confirm(c)) => return on_confirm_key(state, c, key),
+        Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
         Some(Dialog::Help) => {
             if matches!(
                 key.code,
@@ -333,6 +478,19 @@ fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
                 state.ops.list.selected =
                     (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
             }
+            Screen::Clusters => {
+                let n = state.clusters.all.data.as_ref().map_or(0, Vec::len);
+                let cur = state.clusters.list.selected as isize;
+                state.clusters.list.selected =
+                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+            Screen::Cluster => {
+                if let Some(p) = state.cluster.as_mut() {
+                    let n = p.cluster.data.as_ref().map_or(0, |c| c.machines.len());
+                    p.scroll =
+                        (p.scroll as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+                }
+            }
             Screen::Operation => {
                 let rows = page(state);
                 if let Some(d) = state.detail.as_mut() {
@@ -358,21 +516,44 @@ fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
         Command::PageDown => step(state, pg),
         Command::Top => step(state, isize::MIN / 2),
         Command::Bottom => step(state, isize::MAX / 2),
-        Command::Open => return open_selected(state),
+        Command::Open => match state.screen {
+            Screen::Operations => return open_selected(state),
+            Screen::Clusters => return open_cluster(state),
+            _ => {}
+        },
         Command::Back => match state.screen {
             Screen::Operation => return back_to_list(state),
+            Screen::Cluster => return show(state, Screen::Clusters),
             Screen::Operations => {
                 if !state.ops.filter.is_empty() {
                     state.ops.filter.clear();
                     refilter(state);
                 }
             }
+            Screen::Clusters => {}
         },
-        Command::ShowOperations => {
-            if state.screen == Screen::Operation {
-                return back_to_list(state);
-            }
+        Command::ShowOperations => return show(state, Screen::Operations),
+        Command::ShowClusters => return show(state, Screen::Clusters),
+        Command::SwitchScreen => {
+            let to = match state.screen {
+                Screen::Operations | Screen::Operation => Screen::Clusters,
+                Screen::Clusters | Screen::Cluster => Screen::Operations,
+            };
+            return show(state, to);
         }
+        Command::New => match (
+            availability(state, Command::New, None),
+            state.target_cluster().cloned(),
+        ) {
+            (Avail::Yes, Some(c)) => return new_operation::open(state, c),
+            (Avail::No(why), _) => state.notice = Some(Notice::Unavailable(why)),
+            _ => {}
+        },
+        Command::NextField
+        | Command::PrevField
+        | Command::Submit
+        | Command::Cancel
+        | Command::BackToForm => {}
         Command::Filter => state.input = Input::Filter,
         Command::Pause | Command::Resume | Command::Delete => return ask(state, cmd),
         Command::Refresh => {
@@ -413,10 +594,49 @@ fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
 }
 
 fn open_selected(state: &mut State) -> Vec<Effect> {
-    let Some(op) = state.ops.selected().cloned() else {
+    match state.ops.selected().cloned() {
+        Some(op) => open_operation(state, op),
+        None => Vec::new(),
+    }
+}
+
+fn back_to_list(state: &mut State) -> Vec<Effect> {
+    show(state, Screen::Operations)
+}
+
+/// Switches to a list screen and loads it.
+fn show(state: &mut State, screen: Screen) -> Vec<Effect> {
+    if state.screen == screen && matches!(screen, Screen::Operations | Screen::Clusters) {
+        return Vec::new();
+    }
+    state.screen = screen;
+    state.detail = None;
+    state.cluster = None;
+    fetch_current(state)
+}
+
+fn open_cluster(state: &mut State) -> Vec<Effect> {
+    let Some(c) = state.clusters.selected().cloned() else {
         return Vec::new();
     };
+    state.screen = Screen::Cluster;
+    state.cluster = Some(ClusterPage {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        cluster: Loaded {
+            data: Some(c),
+            error: None,
+            loading: false,
+        },
+        scroll: 0,
+    });
+    fetch_current(state)
+}
+
+/// Opens an operation's page (after a start: the new operation, followed live).
+fn open_operation(state: &mut State, op: crate::model::Operation) -> Vec<Effect> {
     state.screen = Screen::Operation;
+    state.cluster = None;
     let (namespace, cluster) = (op.namespace.clone(), op.cluster.clone());
     state.detail = Some(DetailState {
         namespace: op.namespace.clone(),
@@ -435,12 +655,6 @@ fn open_selected(state: &mut State) -> Vec<Effect> {
         name: cluster,
     });
     effects
-}
-
-fn back_to_list(state: &mut State) -> Vec<Effect> {
-    state.screen = Screen::Operations;
-    state.detail = None;
-    fetch_current(state)
 }
 
 /// Recomputes the filtered rows (on data or filter change, never per frame).

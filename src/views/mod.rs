@@ -1,5 +1,7 @@
 //! Views: pure functions of State. They never await, lock or read the clock.
 
+pub mod clusters;
+pub mod new_operation;
 pub mod operation;
 pub mod operations;
 pub mod text;
@@ -53,6 +55,8 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     match state.screen {
         Screen::Operations => operations::render(state, ctx, body, buf),
         Screen::Operation => operation::render(state, ctx, body, buf),
+        Screen::Clusters => clusters::render_list(state, ctx, body, buf),
+        Screen::Cluster => clusters::render_page(state, ctx, body, buf),
     }
     let footer = footer_text(state, ctx);
     buf.set_stringn(
@@ -65,6 +69,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     match &state.dialog {
         Some(Dialog::Help) => help(state, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm(c, ctx, area, buf),
+        Some(Dialog::NewOperation(d)) => new_operation::render(d, ctx, area, buf),
         None => {}
     }
 }
@@ -206,6 +211,41 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
             ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
         ),
         Notice::Unavailable(id) => (t.t(id), ctx.theme.fg(Color::Yellow)),
+        Notice::Started(created) => {
+            let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
+            if let Some(c) = &created.spec_written {
+                text.push(' ');
+                text.push_str(&t.tr(
+                    "started-spec-written",
+                    &[
+                        ("field", &c.field),
+                        ("from", &sanitize(&c.from)),
+                        ("to", &sanitize(&c.to)),
+                    ],
+                ));
+            }
+            if created.warnings.is_empty() {
+                return (text, ctx.theme.fg(Color::Green));
+            }
+            // A warning must not be missed: it comes first, in bold red.
+            let warnings: Vec<String> = created
+                .warnings
+                .iter()
+                .map(|w| {
+                    let e = crate::model::ApiError {
+                        code: crate::model::Code::Internal,
+                        reason: Some(w.reason),
+                        params: w.params.clone(),
+                        message: w.message.clone(),
+                    };
+                    format!("⚠ {}", error_text(t, &e))
+                })
+                .collect();
+            (
+                format!("{} {text}", warnings.join(" ")),
+                ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
+            )
+        }
     }
 }
 
@@ -220,6 +260,23 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     }
     if let Some(Dialog::Help) = state.dialog {
         return format!(" {}", t.t("footer-help"));
+    }
+    if let Some(Dialog::NewOperation(d)) = &state.dialog {
+        use crate::app::state::NewOpStep;
+        let table = match d.step {
+            NewOpStep::Form => keymap::FORM,
+            NewOpStep::Review => keymap::REVIEW,
+            NewOpStep::Starting => return String::new(),
+        };
+        let hints: Vec<String> = table
+            .iter()
+            .filter(|b| b.footer)
+            .filter(|b| {
+                !(b.command == Command::Submit && d.step == NewOpStep::Review && !d.can_start())
+            })
+            .map(|b| format!("{} {}", b.label, t.t(b.hint)))
+            .collect();
+        return format!(" {}", hints.join("  "));
     }
     let target = state.target();
     let mut hints = Vec::new();
@@ -317,7 +374,7 @@ pub fn wrap(s: &str, w: usize) -> Vec<String> {
 /// After drawing an overlay over `rect`, blanks half-covered wide characters on its edges: a
 /// wide character just left of the overlay would otherwise spill over its border, and the
 /// right half of one cut by the right border would be left without its left half.
-fn mend_wide_edges(buf: &mut Buffer, rect: Rect) {
+pub(crate) fn mend_wide_edges(buf: &mut Buffer, rect: Rect) {
     for y in rect.y..rect.y + rect.height {
         if rect.x > buf.area.x {
             let cell = &mut buf[(rect.x - 1, y)];
@@ -386,27 +443,32 @@ fn help(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         .chain([("y / N".to_string(), t.t("help-confirm"))])
         .collect();
     let key_w = rows.iter().map(|(k, _)| width(k)).max().unwrap_or(4);
-    let w = area.width.saturating_sub(4).min(60);
-    let h = (u16::try_from(rows.len()).unwrap_or(20) + 2).min(area.height);
+    // One column when it fits between the status bar and the footer, else two.
+    let fits = rows.len() + 2 <= usize::from(area.height.saturating_sub(2));
+    let columns: u16 = if fits { 1 } else { 2 };
+    let per_column = rows.len().div_ceil(usize::from(columns));
+    let w = area
+        .width
+        .saturating_sub(2)
+        .min(if fits { 64 } else { 120 });
+    let h = (u16::try_from(per_column).unwrap_or(20) + 2).min(area.height.saturating_sub(2));
     let rect = centered(area, w, h);
     Clear.render(rect, buf);
     mend_wide_edges(buf, rect);
     let block = dialog_block(ctx, t.t("help-title"));
     let inner = block.inner(rect);
     block.render(rect, buf);
+    let col_w = inner.width.saturating_sub(1) / columns;
     for (i, (k, v)) in rows.iter().enumerate() {
-        let Ok(i) = u16::try_from(i) else { break };
-        if i >= inner.height {
-            break;
+        let (col, row) = (i / per_column, i % per_column);
+        let Ok(row) = u16::try_from(row) else { break };
+        if row >= inner.height {
+            continue;
         }
+        let x = inner.x + 1 + col_w * u16::try_from(col).unwrap_or(0);
         let line = format!("{}  {v}", fit(k, key_w));
-        buf.set_stringn(
-            inner.x + 1,
-            inner.y + i,
-            fit(&line, usize::from(inner.width.saturating_sub(1))),
-            usize::from(inner.width),
-            Style::default(),
-        );
+        let cw = usize::from(col_w.saturating_sub(1));
+        buf.set_stringn(x, inner.y + row, fit(&line, cw), cw, Style::default());
     }
 }
 
@@ -439,6 +501,7 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         ),
         Screen::Operation => times
             .extend(operation::visible_since(state).map(|s| widgets::next_duration_change(s, now))),
+        Screen::Clusters | Screen::Cluster => {}
     }
     times.into_iter().filter(|t| *t > now).min()
 }

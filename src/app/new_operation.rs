@@ -1,0 +1,314 @@
+//! The new-operation dialog: a form, then Review (PlanOperation, nothing written), then a
+//! separate Start (CreateOperation). Every key path here is pure, like `update`.
+
+use super::action::{Effect, Key, KeyCode};
+use super::keymap::{self, Command};
+use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
+use crate::model::{Cluster, OperationKind, OperationRequest};
+use crate::service::plan::Version;
+
+/// Whether a kind takes max unavailable (the rollouts).
+pub fn takes_max_unavailable(kind: OperationKind) -> bool {
+    matches!(
+        kind,
+        OperationKind::Talos | OperationKind::Kubernetes | OperationKind::Cni
+    )
+}
+
+/// The current value of what a kind changes, shown beside the target.
+pub fn current_value(c: &Cluster, kind: OperationKind) -> Option<String> {
+    match kind {
+        OperationKind::Talos => Some(c.talos_version.clone()),
+        OperationKind::Kubernetes => Some(c.kubernetes_version.clone()),
+        OperationKind::Cni => Some(c.kube_proxy.clone()),
+        OperationKind::Ichor => c.ichor_version.clone(),
+        OperationKind::Shutdown | OperationKind::CaRotation => None,
+    }
+}
+
+fn default_target(c: &Cluster, kind: OperationKind) -> String {
+    match kind {
+        OperationKind::Cni if c.kube_proxy == "replaced" => "enabled".into(),
+        OperationKind::Cni => "replaced".into(),
+        _ => String::new(),
+    }
+}
+
+/// What is wrong with the form, if anything: the field, the message id, and its value.
+pub fn form_problem(d: &NewOperation) -> Option<(FormField, &'static str)> {
+    if d.kind.takes_target() && d.kind != OperationKind::Cni {
+        if d.target.trim().is_empty() {
+            return Some((FormField::Target, "form-target-required"));
+        }
+        if Version::parse(&d.target).is_none() {
+            return Some((FormField::Target, "form-invalid-version"));
+        }
+    }
+    if takes_max_unavailable(d.kind) && d.max_unavailable.parse::<i32>().map_or(true, |n| n < 1) {
+        return Some((FormField::MaxUnavailable, "form-invalid-max"));
+    }
+    None
+}
+
+/// The request the form describes.
+pub fn request(d: &NewOperation) -> OperationRequest {
+    OperationRequest {
+        namespace: d.namespace.clone(),
+        cluster: Some(d.cluster.name.clone()),
+        kind: d.kind,
+        target: d.kind.takes_target().then(|| d.target.trim().to_string()),
+        max_unavailable: if takes_max_unavailable(d.kind) {
+            d.max_unavailable.parse().ok()
+        } else {
+            None
+        },
+    }
+}
+
+fn fields(kind: OperationKind) -> Vec<FormField> {
+    let mut f = vec![FormField::Kind];
+    if kind.takes_target() {
+        f.push(FormField::Target);
+    }
+    if takes_max_unavailable(kind) {
+        f.push(FormField::MaxUnavailable);
+    }
+    f
+}
+
+/// Opens the dialog on `cluster`.
+pub fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
+    let kind = OperationKind::Talos;
+    state.dialog = Some(Dialog::NewOperation(Box::new(NewOperation {
+        namespace: cluster.namespace.clone(),
+        target: default_target(&cluster, kind),
+        cluster,
+        step: NewOpStep::Form,
+        kind,
+        field: FormField::Kind,
+        max_unavailable: "1".into(),
+        plan: Loaded::default(),
+        typed_name: String::new(),
+        scroll: 0,
+        start_error: None,
+        seq: 0,
+    })));
+    Vec::new()
+}
+
+fn next_seq(state: &mut State) -> u64 {
+    state.seq += 1;
+    state.seq
+}
+
+/// A key while the dialog is open.
+pub fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+    let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
+        return Vec::new();
+    };
+    let mut effects = Vec::new();
+    let keep = match d.step {
+        NewOpStep::Form => form_key(state, &mut d, key, &mut effects),
+        NewOpStep::Review => review_key(state, &mut d, key, &mut effects),
+        // The start is under way: nothing to cancel; wait for its answer.
+        NewOpStep::Starting => true,
+    };
+    if keep {
+        state.dialog = Some(Dialog::NewOperation(d));
+    }
+    effects
+}
+
+fn move_field(d: &mut NewOperation, delta: isize) {
+    let f = fields(d.kind);
+    let i = f.iter().position(|x| *x == d.field).unwrap_or(0) as isize;
+    d.field = f[(i + delta).rem_euclid(f.len() as isize) as usize];
+}
+
+/// Returns whether the dialog stays open.
+fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec<Effect>) -> bool {
+    // Text fields take printable keys first.
+    if let KeyCode::Char(c) = key.code
+        && !key.ctrl
+    {
+        match d.field {
+            FormField::Target if d.kind == OperationKind::Cni => {
+                if c == ' ' {
+                    d.target = if d.target == "replaced" {
+                        "enabled".into()
+                    } else {
+                        "replaced".into()
+                    };
+                }
+            }
+            FormField::Target => {
+                if d.target.chars().count() < 64 {
+                    d.target.push(c);
+                }
+            }
+            FormField::MaxUnavailable => {
+                if c.is_ascii_digit() && d.max_unavailable.len() < 4 {
+                    d.max_unavailable.push(c);
+                }
+            }
+            FormField::Kind => {
+                let i = OperationKind::ALL
+                    .iter()
+                    .position(|k| *k == d.kind)
+                    .unwrap_or(0);
+                let n = OperationKind::ALL.len();
+                let next = match c {
+                    'j' => Some((i + 1) % n),
+                    'k' => Some((i + n - 1) % n),
+                    _ => None,
+                };
+                if let Some(next) = next {
+                    set_kind(d, OperationKind::ALL[next]);
+                }
+            }
+        }
+        return true;
+    }
+    if key.code == KeyCode::Backspace {
+        match d.field {
+            FormField::Target if d.kind != OperationKind::Cni => {
+                d.target.pop();
+            }
+            FormField::MaxUnavailable => {
+                d.max_unavailable.pop();
+            }
+            _ => {}
+        }
+        return true;
+    }
+    if matches!(key.code, KeyCode::Left | KeyCode::Right)
+        && d.field == FormField::Target
+        && d.kind == OperationKind::Cni
+    {
+        d.target = if d.target == "replaced" {
+            "enabled".into()
+        } else {
+            "replaced".into()
+        };
+        return true;
+    }
+    match (d.field, key.code) {
+        (FormField::Kind, KeyCode::Up | KeyCode::Down) => {
+            let i = OperationKind::ALL
+                .iter()
+                .position(|k| *k == d.kind)
+                .unwrap_or(0);
+            let n = OperationKind::ALL.len();
+            let next = if key.code == KeyCode::Down {
+                (i + 1) % n
+            } else {
+                (i + n - 1) % n
+            };
+            set_kind(d, OperationKind::ALL[next]);
+            return true;
+        }
+        (_, KeyCode::Down) => {
+            move_field(d, 1);
+            return true;
+        }
+        (_, KeyCode::Up) => {
+            move_field(d, -1);
+            return true;
+        }
+        _ => {}
+    }
+    match keymap::lookup_in(keymap::FORM, key) {
+        Some(Command::Cancel) => false,
+        Some(Command::NextField) => {
+            move_field(d, 1);
+            true
+        }
+        Some(Command::PrevField) => {
+            move_field(d, -1);
+            true
+        }
+        Some(Command::Submit) => {
+            if let Some((field, _)) = form_problem(d) {
+                d.field = field;
+                return true;
+            }
+            review(state, d, effects);
+            true
+        }
+        _ => true,
+    }
+}
+
+fn set_kind(d: &mut NewOperation, kind: OperationKind) {
+    d.kind = kind;
+    d.target = default_target(&d.cluster, kind);
+    d.typed_name.clear();
+}
+
+/// Asks for the plan: Review writes nothing.
+fn review(state: &mut State, d: &mut NewOperation, effects: &mut Vec<Effect>) {
+    d.step = NewOpStep::Review;
+    d.seq = next_seq(state);
+    d.plan = Loaded {
+        data: None,
+        error: None,
+        loading: true,
+    };
+    d.scroll = 0;
+    effects.push(Effect::Plan {
+        seq: d.seq,
+        request: request(d),
+    });
+}
+
+fn review_key(
+    state: &mut State,
+    d: &mut NewOperation,
+    key: Key,
+    effects: &mut Vec<Effect>,
+) -> bool {
+    if d.needs_typed_name() {
+        match key.code {
+            KeyCode::Char(c) if !key.ctrl => {
+                if d.typed_name.chars().count() < 253 {
+                    d.typed_name.push(c);
+                }
+                return true;
+            }
+            KeyCode::Backspace => {
+                d.typed_name.pop();
+                return true;
+            }
+            _ => {}
+        }
+    }
+    let steps = d.plan.data.as_ref().map_or(0, |p| p.steps.len());
+    match keymap::lookup_in(keymap::REVIEW, key) {
+        Some(Command::Cancel) => return false,
+        Some(Command::BackToForm) => {
+            d.step = NewOpStep::Form;
+            d.start_error = None;
+        }
+        Some(Command::Up) => {
+            let by = if key.code == KeyCode::PageUp { 10 } else { 1 };
+            d.scroll = d.scroll.saturating_sub(by);
+        }
+        Some(Command::Down) => {
+            let by = if key.code == KeyCode::PageDown { 10 } else { 1 };
+            d.scroll = (d.scroll + by).min(steps.saturating_sub(1));
+        }
+        Some(Command::Submit)
+            // Start: only with the plan on screen, not blocked, and the name typed exactly.
+            if d.can_start() => {
+                d.step = NewOpStep::Starting;
+                d.start_error = None;
+                d.seq = next_seq(state);
+                effects.push(Effect::Create {
+                    seq: d.seq,
+                    request: request(d),
+                });
+            }
+        _ => {}
+    }
+    true
+}
