@@ -4,71 +4,17 @@
 mod common;
 
 use common::fixtures::{self, now};
+use common::snap::{draw, styles};
 use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{Conn, Notice, State};
 use ichor_tui::app::update::{start, update};
-use ichor_tui::i18n::{Lang, Texts};
+use ichor_tui::i18n::Lang;
 use ichor_tui::model::{ApiError, Code, Reason};
-use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::style::{Color, Modifier};
-
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
-
-fn draw(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Terminal<TestBackend> {
-    let texts = Texts::new(lang);
-    let ctx = Ctx {
-        texts: &texts,
-        theme,
-    };
-    let mut state = state.clone();
-    update(&mut state, Action::Resize(w, h));
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| views::render(&state, &ctx, f.area(), f.buffer_mut()))
-        .unwrap();
-    term
-}
+use ichor_tui::views::widgets::Theme;
 
 /// Snapshots `state` in both languages at both sizes.
 fn snap(name: &str, state: &State) {
-    for lang in [Lang::En, Lang::Ja] {
-        for (w, h) in SIZES {
-            let term = draw(state, lang, w, h, Theme::default());
-            insta::assert_snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
-        }
-    }
-}
-
-/// The runs of non-default style in a buffer, one line per run: where colour carries meaning.
-fn styles(buf: &Buffer) -> String {
-    let mut out = String::new();
-    let area = buf.area;
-    for y in 0..area.height {
-        let mut x = 0;
-        while x < area.width {
-            let c = &buf[(x, y)];
-            let key = (c.fg, c.bg, c.modifier);
-            let start = x;
-            let mut text = String::new();
-            while x < area.width && (buf[(x, y)].fg, buf[(x, y)].bg, buf[(x, y)].modifier) == key {
-                text.push_str(buf[(x, y)].symbol());
-                x += 1;
-            }
-            if key != (Color::Reset, Color::Reset, Modifier::empty()) && !text.trim().is_empty() {
-                out.push_str(&format!(
-                    "{y:>2}:{start:>3}-{:<3} fg={:?} bg={:?} {:?} {:?}\n",
-                    x - 1,
-                    key.0,
-                    key.1,
-                    key.2,
-                    text.trim()
-                ));
-            }
-        }
-    }
-    out
+    crate::snap_all!(name, state);
 }
 
 fn snap_styles(name: &str, state: &State) {

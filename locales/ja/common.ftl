@@ -87,5 +87,5 @@ key-cancel = キャンセル
 key-start = 開始
 key-edit = 入力に戻る
 why-no-cluster = クラスターが選択されていません。
-approved-yes = ✓ 承認済み
-approved-no = ✗ 未承認
+approved-yes = ✓ はい
+approved-no = ✗ いいえ

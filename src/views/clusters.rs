@@ -9,7 +9,8 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::widgets::Widget;
 
-fn machines_text(ctx: &Ctx<'_>, c: &Cluster) -> String {
+/// "3 cp, 12 w, 1 held", or "3+12, 1 held" when `compact`.
+fn machines_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     let cps = c
         .machines
         .iter()
@@ -17,18 +18,24 @@ fn machines_text(ctx: &Ctx<'_>, c: &Cluster) -> String {
         .count();
     let workers = c.machines.len() - cps;
     let held = c.machines.iter().filter(|m| m.hold.is_some()).count();
-    let mut s = ctx.texts.tr(
-        "cluster-machines",
-        &[("cp", &cps.to_string()), ("w", &workers.to_string())],
-    );
+    let id = if compact {
+        "cluster-machines-short"
+    } else {
+        "cluster-machines"
+    };
+    let mut s = ctx
+        .texts
+        .tr(id, &[("cp", &cps.to_string()), ("w", &workers.to_string())]);
     if held > 0 {
         s.push_str(&ctx.texts.tr("cluster-held", &[("n", &held.to_string())]));
     }
     s
 }
 
-fn tracking_text(ctx: &Ctx<'_>, c: &Cluster) -> String {
+/// "Argo CD: app", or only the tool when `compact`.
+fn tracking_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     match &c.tracking {
+        Some(t) if compact => sanitize(&t.tool),
         Some(t) => ctx.texts.tr(
             "cluster-tracked",
             &[
@@ -40,21 +47,24 @@ fn tracking_text(ctx: &Ctx<'_>, c: &Cluster) -> String {
     }
 }
 
-fn active_text(ctx: &Ctx<'_>, c: &Cluster) -> String {
-    match &c.active_operation {
-        Some(a) => {
-            let kind = super::widgets::kind_short(
-                ctx.texts,
-                crate::model::OperationKind::parse(&a.kind),
-                &a.kind,
-            );
-            let phase = match a.phase.as_str() {
-                "" => ctx.texts.t("phase-new"),
-                p => ctx.texts.t(&format!("phase-{}", p.to_lowercase())),
-            };
-            format!("{kind} · {phase} ({})", sanitize(&a.name))
-        }
-        None => "—".into(),
+/// "Talos · Running (name)", without the name when `compact`.
+fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
+    let Some(a) = &c.active_operation else {
+        return "—".into();
+    };
+    let kind = super::widgets::kind_short(
+        ctx.texts,
+        crate::model::OperationKind::parse(&a.kind),
+        &a.kind,
+    );
+    let phase = match a.phase.as_str() {
+        "" => ctx.texts.t("phase-new"),
+        p => ctx.texts.t(&format!("phase-{}", p.to_lowercase())),
+    };
+    if compact {
+        format!("{kind} · {phase}")
+    } else {
+        format!("{kind} · {phase} ({})", sanitize(&a.name))
     }
 }
 
@@ -93,12 +103,13 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     let w = usize::from(inner.width);
     let wide = w >= 120;
+    let narrow = w < 96;
     let (name_w, v_w, kp_w, m_w) = if wide {
         (18, 10, 10, 24)
-    } else if w >= 96 {
+    } else if !narrow {
         (12, 10, 10, 18)
     } else {
-        (12, 8, 8, 16)
+        (11, 8, 8, 12)
     };
     // Two columns of marker and six separators besides the fixed columns.
     let rest = w.saturating_sub(2 + 6 + name_w + 2 * v_w + kp_w + m_w);
@@ -118,8 +129,16 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let header = row([
         &t.t("col-name"),
         &t.t("col-talos"),
-        &t.t("col-kubernetes"),
-        &t.t("col-kube-proxy"),
+        &t.t(if narrow {
+            "col-kubernetes-short"
+        } else {
+            "col-kubernetes"
+        }),
+        &t.t(if narrow {
+            "col-kube-proxy-short"
+        } else {
+            "col-kube-proxy"
+        }),
         &t.t("col-machines"),
         &t.t("col-gitops"),
         &t.t("col-active"),
@@ -159,9 +178,9 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             &sanitize(&c.talos_version),
             &sanitize(&c.kubernetes_version),
             &sanitize(&c.kube_proxy),
-            &machines_text(ctx, c),
-            &tracking_text(ctx, c),
-            &active_text(ctx, c),
+            &machines_text(ctx, c, narrow),
+            &tracking_text(ctx, c, narrow),
+            &active_text(ctx, c, narrow),
         ]);
         let selected = i == sel;
         let marker = if selected { "> " } else { "  " };
@@ -212,11 +231,11 @@ pub fn render_page(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             Style::default(),
         ),
         (
-            field(&t.t("field-machines"), machines_text(ctx, c)),
+            field(&t.t("field-machines"), machines_text(ctx, c, false)),
             Style::default(),
         ),
         (
-            field(&t.t("field-gitops"), tracking_text(ctx, c)),
+            field(&t.t("field-gitops"), tracking_text(ctx, c, false)),
             ctx.theme.fg(if c.tracking.is_some() {
                 Color::Yellow
             } else {
@@ -224,7 +243,7 @@ pub fn render_page(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             }),
         ),
         (
-            field(&t.t("field-unfinished"), active_text(ctx, c)),
+            field(&t.t("field-unfinished"), active_text(ctx, c, false)),
             Style::default(),
         ),
     ];

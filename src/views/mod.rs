@@ -330,13 +330,14 @@ fn dialog_block<'a>(ctx: &Ctx<'_>, title: String) -> Block<'a> {
     b
 }
 
-/// Wraps text to `w` columns by display width: at spaces where possible, and anywhere inside a
-/// run wider than a line (Japanese has no spaces to break at).
+/// Wraps text to `w` columns by display width. Runs of narrow characters (words, commands,
+/// names) break only at spaces; wide (CJK) characters may break anywhere, as Japanese text does;
+/// a run wider than a line is cut where it must be. Continuation lines keep the paragraph's
+/// indent.
 pub fn wrap(s: &str, w: usize) -> Vec<String> {
     let w = w.max(1);
     let mut lines = Vec::new();
     for para in s.split('\n') {
-        // Continuation lines keep the paragraph's indent.
         let indent: String = para.chars().take_while(|c| *c == ' ').collect();
         let indent = if width(&indent) * 2 < w {
             indent
@@ -345,22 +346,26 @@ pub fn wrap(s: &str, w: usize) -> Vec<String> {
         };
         let mut line = String::new();
         let mut lw = 0;
-        for word in para.split_inclusive(' ') {
-            let ww = width(word.trim_end());
-            if lw + ww > w && !line.trim().is_empty() && ww <= w {
-                lines.push(line.trim_end().to_string());
-                line = indent.clone();
-                lw = width(&indent);
+        let new_line = |line: &mut String, lw: &mut usize, lines: &mut Vec<String>| {
+            lines.push(std::mem::take(line).trim_end().to_string());
+            line.push_str(&indent);
+            *lw = width(&indent);
+        };
+        for token in tokens(para) {
+            let tw = width(token.trim_end());
+            if lw + tw > w && !line.trim().is_empty() {
+                new_line(&mut line, &mut lw, &mut lines);
+                if token.trim().is_empty() {
+                    continue;
+                }
             }
-            for c in word.chars() {
+            for c in token.chars() {
                 let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
                 if lw + cw > w {
                     if c == ' ' {
                         continue;
                     }
-                    lines.push(std::mem::take(&mut line).trim_end().to_string());
-                    line = indent.clone();
-                    lw = width(&indent);
+                    new_line(&mut line, &mut lw, &mut lines);
                 }
                 line.push(c);
                 lw += cw;
@@ -369,6 +374,35 @@ pub fn wrap(s: &str, w: usize) -> Vec<String> {
         lines.push(line.trim_end().to_string());
     }
     lines
+}
+
+/// Splits text into break opportunities: a run of narrow characters with its trailing spaces,
+/// or a single wide character.
+fn tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_spaces = false;
+    for (i, c) in s.char_indices() {
+        let wide = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > 1;
+        if wide {
+            if start < i {
+                out.push(&s[start..i]);
+            }
+            out.push(&s[i..i + c.len_utf8()]);
+            start = i + c.len_utf8();
+            in_spaces = false;
+        } else if c == ' ' {
+            in_spaces = true;
+        } else if in_spaces {
+            out.push(&s[start..i]);
+            start = i;
+            in_spaces = false;
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
 }
 
 /// After drawing an overlay over `rect`, blanks half-covered wide characters on its edges: a
@@ -504,4 +538,30 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         Screen::Clusters | Screen::Cluster => {}
     }
     times.into_iter().filter(|t| *t > now).min()
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    #[test]
+    fn latin_breaks_at_spaces_and_cjk_anywhere() {
+        assert_eq!(wrap("the quick brown fox", 10), ["the quick", "brown fox"]);
+        assert_eq!(
+            wrap("各マシンのコンポーネントを 1 ステップずつ", 20),
+            ["各マシンのコンポーネ", "ントを 1 ステップず", "つ"]
+        );
+        assert_eq!(
+            wrap("古くなります。ichor cluster bundle-export", 20),
+            ["古くなります。ichor", "cluster", "bundle-export"]
+        );
+        assert_eq!(
+            wrap("  indented text that wraps", 14),
+            ["  indented", "  text that", "  wraps"]
+        );
+        assert_eq!(
+            wrap("averyveryverylongword", 8),
+            ["averyver", "yverylon", "gword"]
+        );
+    }
 }

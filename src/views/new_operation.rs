@@ -88,7 +88,7 @@ fn form(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     for k in OperationKind::ALL {
         let selected = k == d.kind;
         let marker = if selected { "> " } else { "  " };
-        let text = format!("{marker}{}", fit(&kind_text(t, Some(k), ""), 22));
+        let text = format!("{marker}{}", fit(&kind_text(t, Some(k), ""), 26));
         let effect = t.t(effect_id(k));
         let style = if selected && d.field == FormField::Kind {
             focus(FormField::Kind)
@@ -198,17 +198,16 @@ fn plan_summary(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, w: usize, lines: &
             ("steps", plan.steps.len().into()),
         ],
     );
-    if !plan.target.is_empty() {
-        lines.push((
-            format!(
-                "{count} · {} → {}",
-                sanitize(&plan.current),
-                sanitize(&plan.target)
-            ),
-            Style::default(),
-        ));
-    } else if plan.kind.touches_machines() {
-        lines.push((count, Style::default()));
+    let change = (!plan.target.is_empty())
+        .then(|| format!("{} → {}", sanitize(&plan.current), sanitize(&plan.target)));
+    let line = match (plan.kind.touches_machines(), change) {
+        (true, Some(c)) => format!("{count} · {c}"),
+        (true, None) => count,
+        (false, Some(c)) => c,
+        (false, None) => String::new(),
+    };
+    if !line.is_empty() {
+        lines.push((line, Style::default()));
     }
     match (&plan.spec_change, plan.target.is_empty()) {
         (Some(c), _) => push_wrapped(
@@ -339,10 +338,11 @@ fn review(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
                 },
             ));
         }
-        let id = if d.can_start() {
-            "review-start"
-        } else {
-            "review-start-locked"
+        // After a half-success the spec was written: a second Start only creates the operation.
+        let id = match (d.can_start(), &d.start_error) {
+            (false, _) => "review-start-locked",
+            (true, Some(_)) => "review-start-again",
+            (true, None) => "review-start",
         };
         push_wrapped(&mut bottom, &t.t(id), w, ctx.theme.bold());
     }
@@ -387,20 +387,36 @@ fn review(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         ctx.theme.bold(),
     );
     let num_w = width(&plan.steps.len().to_string());
-    for (i, step) in plan.steps.iter().enumerate().skip(scroll).take(rows) {
+    // A step with many machines (a shutdown's workers) wraps onto indented lines.
+    let mut y = mid.y + 1;
+    for (i, step) in plan.steps.iter().enumerate().skip(scroll) {
         let names: Vec<String> = step.iter().map(|m| sanitize(&m.name)).collect();
         let role = step
             .first()
             .map(|m| role_word(ctx, &m.role))
             .unwrap_or_default();
-        let line = format!("{:>num_w$}. {} ({role})", i + 1, names.join(", "));
-        let y = mid.y + 1 + u16::try_from(i - scroll).unwrap_or(0);
-        buf.set_stringn(
-            mid.x + 1,
-            y,
-            fit(&line, w.saturating_sub(1)),
-            w,
-            Style::default(),
-        );
+        let indent = " ".repeat(num_w + 2);
+        let text = format!("{:>num_w$}. {} ({role})", i + 1, names.join(", "));
+        for (j, l) in super::wrap(&text, w.saturating_sub(1 + num_w + 2))
+            .iter()
+            .enumerate()
+        {
+            if y >= mid.y + mid.height {
+                return;
+            }
+            let line = if j == 0 {
+                l.clone()
+            } else {
+                format!("{indent}{l}")
+            };
+            buf.set_stringn(
+                mid.x + 1,
+                y,
+                fit(&line, w.saturating_sub(1)),
+                w,
+                Style::default(),
+            );
+            y += 1;
+        }
     }
 }

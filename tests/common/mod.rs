@@ -1,10 +1,12 @@
 //! Shared fixtures for the integration tests.
 #![allow(dead_code)]
 
+pub mod driver;
 pub mod fixtures;
 pub mod paths;
 pub mod process;
 pub mod server;
+pub mod snap;
 
 use ichor_tui::cluster::apiserver::EmbeddedApi;
 use ichor_tui::cluster::resources::*;

@@ -1,0 +1,140 @@
+//! Drives the app like the runtime does, but in order: each Effect runs against a real client
+//! and its result goes back through `update`, until nothing is left to do.
+#![allow(dead_code)]
+
+use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
+use ichor_tui::app::state::{State, WriteAction};
+use ichor_tui::app::update::{start, update};
+use ichor_tui::client::OperationClient;
+use std::sync::Arc;
+
+pub struct Driver {
+    pub state: State,
+    pub client: Arc<dyn OperationClient>,
+    /// Every effect `update` asked for, in order.
+    pub effects: Vec<Effect>,
+}
+
+impl Driver {
+    pub async fn new(state: State, client: Arc<dyn OperationClient>) -> Driver {
+        let mut d = Driver {
+            state,
+            client,
+            effects: Vec::new(),
+        };
+        let first = start(&mut d.state);
+        d.run(first).await;
+        d
+    }
+
+    pub async fn act(&mut self, a: Action) {
+        let e = update(&mut self.state, a);
+        self.run(e).await;
+    }
+
+    pub async fn key(&mut self, k: Key) {
+        self.act(Action::Key(k)).await;
+    }
+
+    pub async fn code(&mut self, c: KeyCode) {
+        self.key(Key::plain(c)).await;
+    }
+
+    /// Types each character as a key.
+    pub async fn type_text(&mut self, s: &str) {
+        for c in s.chars() {
+            self.key(Key::ch(c)).await;
+        }
+    }
+
+    async fn run(&mut self, effects: Vec<Effect>) {
+        let mut queue = effects;
+        while !queue.is_empty() {
+            let e = queue.remove(0);
+            self.effects.push(e.clone());
+            let c = self.client.clone();
+            let action = match e {
+                Effect::ListOperations { seq, namespace } => Action::Operations {
+                    seq,
+                    result: c.list_operations(namespace.as_deref()).await,
+                },
+                Effect::GetOperation {
+                    seq,
+                    namespace,
+                    name,
+                } => {
+                    let result = c.get_operation(&namespace, &name).await;
+                    Action::Operation {
+                        seq,
+                        namespace,
+                        name,
+                        result,
+                    }
+                }
+                Effect::GetCluster { namespace, name } => {
+                    let result = c.get_cluster(&namespace, &name).await;
+                    Action::Cluster {
+                        namespace,
+                        name,
+                        result,
+                    }
+                }
+                Effect::ListClusters { seq, namespace } => Action::Clusters {
+                    seq,
+                    result: c.list_clusters(namespace.as_deref()).await,
+                },
+                Effect::LoadCluster {
+                    seq,
+                    namespace,
+                    name,
+                } => {
+                    let result = c.get_cluster(&namespace, &name).await;
+                    Action::ClusterPage {
+                        seq,
+                        namespace,
+                        name,
+                        result,
+                    }
+                }
+                Effect::Plan { seq, request } => Action::Planned {
+                    seq,
+                    result: c.plan_operation(&request).await,
+                },
+                Effect::Create { seq, request } => Action::Started {
+                    seq,
+                    result: c.create_operation(&request).await,
+                },
+                Effect::Write {
+                    action,
+                    namespace,
+                    name,
+                } => {
+                    let result = match action {
+                        WriteAction::Pause => c
+                            .set_operation_paused(&namespace, &name, true)
+                            .await
+                            .map(drop),
+                        WriteAction::Resume => c
+                            .set_operation_paused(&namespace, &name, false)
+                            .await
+                            .map(drop),
+                        WriteAction::Delete => c.delete_operation(&namespace, &name).await,
+                    };
+                    Action::Written {
+                        action,
+                        namespace,
+                        name,
+                        result,
+                    }
+                }
+                Effect::Suspend | Effect::Quit => continue,
+            };
+            queue.extend(update(&mut self.state, action));
+        }
+    }
+
+    /// Whether any effect so far would have changed the cluster.
+    pub fn wrote(&self) -> bool {
+        self.effects.iter().any(Effect::is_write)
+    }
+}

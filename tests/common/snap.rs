@@ -1,0 +1,81 @@
+//! Drawing a State into a TestBackend, and the style runs where colour carries meaning.
+#![allow(dead_code)]
+
+use ichor_tui::app::action::Action;
+use ichor_tui::app::state::State;
+use ichor_tui::app::update::update;
+use ichor_tui::i18n::{Lang, Texts};
+use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+
+/// The sizes every screen is snapshotted at.
+pub const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+pub fn draw(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Terminal<TestBackend> {
+    let texts = Texts::new(lang);
+    let ctx = Ctx {
+        texts: &texts,
+        theme,
+    };
+    let mut state = state.clone();
+    update(&mut state, Action::Resize(w, h));
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
+    term.draw(|f| views::render(&state, &ctx, f.area(), f.buffer_mut()))
+        .expect("drawing");
+    term
+}
+
+/// The runs of non-default style in a buffer, one line per run.
+pub fn styles(buf: &Buffer) -> String {
+    let mut out = String::new();
+    let area = buf.area;
+    for y in 0..area.height {
+        let mut x = 0;
+        while x < area.width {
+            let key = |x: u16| (buf[(x, y)].fg, buf[(x, y)].bg, buf[(x, y)].modifier);
+            let k = key(x);
+            let start = x;
+            let mut text = String::new();
+            while x < area.width && key(x) == k {
+                text.push_str(buf[(x, y)].symbol());
+                x += 1;
+            }
+            if k != (Color::Reset, Color::Reset, Modifier::empty()) && !text.trim().is_empty() {
+                out.push_str(&format!(
+                    "{y:>2}:{start:>3}-{:<3} fg={:?} bg={:?} {:?} {:?}\n",
+                    x - 1,
+                    k.0,
+                    k.1,
+                    k.2,
+                    text.trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Snapshots a state in English and Japanese at both sizes, named `NAME_LANG_WxH`.
+#[macro_export]
+macro_rules! snap_all {
+    ($name:expr, $state:expr) => {
+        for lang in [ichor_tui::i18n::Lang::En, ichor_tui::i18n::Lang::Ja] {
+            for (w, h) in $crate::common::snap::SIZES {
+                let term = $crate::common::snap::draw(
+                    $state,
+                    lang,
+                    w,
+                    h,
+                    ichor_tui::views::widgets::Theme::default(),
+                );
+                insta::assert_snapshot!(
+                    format!("{}_{}_{w}x{h}", $name, lang.code()),
+                    term.backend()
+                );
+            }
+        }
+    };
+}

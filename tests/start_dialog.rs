@@ -1,0 +1,423 @@
+//! Starting operations: the Clusters screens and the Review/Start dialog, through the real
+//! service and embedded cluster. Nothing is written before Start.
+
+mod common;
+
+use common::driver::Driver;
+use common::fixtures;
+use ichor_tui::app::action::{Effect, Key, KeyCode};
+use ichor_tui::app::state::{Dialog, NewOpStep, NewOperation, Notice, Screen};
+use ichor_tui::client::inprocess::InProcessClient;
+use ichor_tui::client::{Backend, OperationClient};
+use ichor_tui::cluster::apiserver::auth::users;
+use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_tui::cluster::controller::Controller;
+use ichor_tui::cluster::demo;
+use ichor_tui::cluster::resources::{TalosCluster, TalosOperation, names};
+use ichor_tui::model::{OperationKind, Phase, Reason};
+use ichor_tui::service::OperationService;
+use ichor_tui::service::access::{Caller, KubeAccess};
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use std::sync::Arc;
+
+/// The demo data; `clean` removes prod-eu's tracking and the unfinished operations.
+async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
+    let api = EmbeddedApi::default();
+    demo::seed(&api, fixtures::now()).unwrap();
+    if clean {
+        let admin = api.client(users::ADMIN_TOKEN);
+        Api::<TalosCluster>::namespaced(admin.clone(), "default")
+            .patch(
+                "prod-eu",
+                &PatchParams::default(),
+                &Patch::Merge(serde_json::json!({"metadata": {"annotations": {names::ARGOCD_TRACKING_ID: null}}})),
+            )
+            .await
+            .unwrap();
+        let ops: Api<TalosOperation> = Api::namespaced(admin, "default");
+        for name in ["staging-talos-x7k2p", "edge-tokyo-talos-m4q9z"] {
+            ops.delete(name, &DeleteParams::default()).await.unwrap();
+        }
+        api.clear_write_log();
+    }
+    let service =
+        OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
+    (
+        api,
+        Arc::new(InProcessClient::new(
+            service,
+            Caller::in_process(),
+            Backend::Demo,
+            false,
+        )),
+    )
+}
+
+async fn on_clusters(client: Arc<dyn OperationClient>) -> Driver {
+    let mut d = Driver::new(fixtures::state(), client).await;
+    d.key(Key::ch('2')).await;
+    assert_eq!(d.state.screen, Screen::Clusters);
+    d
+}
+
+async fn select(d: &mut Driver, cluster: &str) {
+    for _ in 0..10 {
+        if d.state
+            .clusters
+            .selected()
+            .is_some_and(|c| c.name == cluster)
+        {
+            return;
+        }
+        d.key(Key::ch('j')).await;
+    }
+    panic!("no cluster {cluster}");
+}
+
+/// Opens the dialog on `cluster` with `kind` chosen.
+async fn form(client: Arc<dyn OperationClient>, cluster: &str, kind: OperationKind) -> Driver {
+    let mut d = on_clusters(client).await;
+    select(&mut d, cluster).await;
+    d.key(Key::ch('n')).await;
+    let steps = OperationKind::ALL.iter().position(|k| *k == kind).unwrap();
+    for _ in 0..steps {
+        d.code(KeyCode::Down).await;
+    }
+    assert_eq!(dialog(&d).kind, kind);
+    d
+}
+
+fn dialog(d: &Driver) -> &NewOperation {
+    match &d.state.dialog {
+        Some(Dialog::NewOperation(n)) => n,
+        other => panic!("no dialog: {other:?}"),
+    }
+}
+
+/// The form filled in for `kind` and submitted: the Review with the plan.
+async fn review(
+    client: Arc<dyn OperationClient>,
+    cluster: &str,
+    kind: OperationKind,
+    target: Option<&str>,
+) -> Driver {
+    let mut d = form(client, cluster, kind).await;
+    if let Some(t) = target {
+        d.code(KeyCode::Tab).await;
+        d.type_text(t).await;
+    }
+    d.code(KeyCode::Enter).await;
+    assert_eq!(dialog(&d).step, NewOpStep::Review);
+    assert!(dialog(&d).plan.data.is_some(), "{:?}", dialog(&d).plan);
+    d
+}
+
+fn target_of(kind: OperationKind) -> Option<&'static str> {
+    match kind {
+        OperationKind::Talos => Some("1.9.3"),
+        OperationKind::Kubernetes => Some("v1.33.0"),
+        OperationKind::Ichor => Some("0.15.0"),
+        _ => None,
+    }
+}
+
+// ---- screens ----
+
+#[tokio::test]
+async fn clusters_list_and_page() {
+    let (_api, client) = world(false).await;
+    let mut d = on_clusters(client).await;
+    snap_all!("clusters_list", &d.state);
+    select(&mut d, "prod-eu").await;
+    d.code(KeyCode::Enter).await;
+    assert_eq!(d.state.screen, Screen::Cluster);
+    snap_all!("cluster_page", &d.state);
+}
+
+#[tokio::test]
+async fn the_form_for_every_kind() {
+    let (api, client) = world(true).await;
+    for kind in OperationKind::ALL {
+        let mut d = form(client.clone(), "prod-eu", kind).await;
+        if let Some(t) = target_of(kind) {
+            d.code(KeyCode::Tab).await;
+            d.type_text(t).await;
+        }
+        snap_all!(format!("form_{}", kind.as_str()), &d.state);
+    }
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn invalid_input_is_explained_where_it_is_typed() {
+    let (api, client) = world(true).await;
+    let mut d = form(client, "prod-eu", OperationKind::Talos).await;
+    d.code(KeyCode::Tab).await;
+    d.type_text("1.9").await;
+    snap_all!("form_invalid_version", &d.state);
+    d.code(KeyCode::Enter).await;
+    assert_eq!(
+        dialog(&d).step,
+        NewOpStep::Form,
+        "Enter does not review an invalid form"
+    );
+    assert!(!d.effects.iter().any(|e| matches!(e, Effect::Plan { .. })));
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn the_review_for_every_kind() {
+    for kind in OperationKind::ALL {
+        let (api, client) = world(true).await;
+        let d = review(client, "prod-eu", kind, target_of(kind)).await;
+        let plan = dialog(&d).plan.data.clone().unwrap();
+        assert!(plan.blocked.is_none(), "{kind:?}: {:?}", plan.blocked);
+        snap_all!(format!("review_{}", kind.as_str()), &d.state);
+        assert!(
+            api.write_log().is_empty(),
+            "{kind:?}: a Review writes nothing"
+        );
+        assert!(!d.wrote());
+    }
+}
+
+#[tokio::test]
+async fn blocked_plans_offer_no_start() {
+    let cases: [(&str, bool, &str, OperationKind, Option<&str>, Reason); 3] = [
+        (
+            "blocked_unfinished",
+            false,
+            "edge-tokyo",
+            OperationKind::Kubernetes,
+            Some("v1.33.0"),
+            Reason::UnfinishedOperation,
+        ),
+        (
+            "blocked_tracked",
+            false,
+            "prod-eu",
+            OperationKind::Talos,
+            Some("v1.9.3"),
+            Reason::TrackedByGitops,
+        ),
+        (
+            "blocked_downgrade",
+            true,
+            "prod-eu",
+            OperationKind::Talos,
+            Some("v1.8.4"),
+            Reason::Downgrade,
+        ),
+    ];
+    for (name, clean, cluster, kind, target, reason) in cases {
+        let (api, client) = world(clean).await;
+        let mut d = review(client, cluster, kind, target).await;
+        assert_eq!(
+            dialog(&d)
+                .plan
+                .data
+                .as_ref()
+                .unwrap()
+                .blocked
+                .as_ref()
+                .unwrap()
+                .reason,
+            reason
+        );
+        snap_all!(name, &d.state);
+        d.code(KeyCode::Enter).await;
+        assert!(!d.wrote(), "{name}: Start is not offered");
+        assert_eq!(dialog(&d).step, NewOpStep::Review);
+        assert!(api.write_log().is_empty(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_long_plan_scrolls() {
+    let (_api, client) = world(true).await;
+    let mut d = review(client, "prod-eu", OperationKind::Talos, Some("v1.9.3")).await;
+    for _ in 0..6 {
+        d.code(KeyCode::Down).await;
+    }
+    assert_eq!(dialog(&d).scroll, 6);
+    snap_all!("review_scrolled", &d.state);
+}
+
+#[tokio::test]
+async fn the_typed_name_gates_start() {
+    let (api, client) = world(true).await;
+    let mut d = review(client, "prod-eu", OperationKind::Shutdown, None).await;
+    d.code(KeyCode::Enter).await;
+    assert!(!d.wrote(), "no name typed: no start");
+    d.type_text("prod").await;
+    snap_all!("review_name_partial", &d.state);
+    d.code(KeyCode::Enter).await;
+    assert!(!d.wrote(), "a partial name: no start");
+    d.type_text("-EU").await;
+    d.code(KeyCode::Enter).await;
+    assert!(!d.wrote(), "a wrong name: no start");
+    for _ in 0..3 {
+        d.code(KeyCode::Backspace).await;
+    }
+    d.type_text("-eu").await;
+    assert!(dialog(&d).can_start());
+    snap_all!("review_name_typed", &d.state);
+    assert!(api.write_log().is_empty(), "nothing written before Start");
+    d.code(KeyCode::Esc).await;
+    assert!(d.state.dialog.is_none());
+    assert!(api.write_log().is_empty(), "nothing written after Esc");
+}
+
+#[tokio::test]
+async fn escape_closes_the_dialog_at_every_step() {
+    let (api, client) = world(true).await;
+    let mut d = form(client.clone(), "staging", OperationKind::Talos).await;
+    d.code(KeyCode::Esc).await;
+    assert!(d.state.dialog.is_none());
+    let mut d = form(client.clone(), "staging", OperationKind::Talos).await;
+    d.code(KeyCode::Tab).await;
+    d.type_text("1.9.4").await;
+    d.code(KeyCode::Esc).await;
+    assert!(
+        d.state.dialog.is_none(),
+        "Esc in a text field closes the dialog too"
+    );
+    let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
+    d.code(KeyCode::Esc).await;
+    assert!(d.state.dialog.is_none());
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn a_half_success_says_what_was_written_and_a_second_start_finishes_it() {
+    let (api, client) = world(true).await;
+    let mut d = review(
+        client,
+        "staging",
+        OperationKind::Kubernetes,
+        Some("v1.33.0"),
+    )
+    .await;
+    api.fail_when(
+        FaultRule::on("create", "talosoperations"),
+        Fault::Unavailable,
+    );
+    d.code(KeyCode::Enter).await;
+    let dl = dialog(&d);
+    assert_eq!(dl.step, NewOpStep::Review);
+    assert_eq!(
+        dl.start_error.as_ref().unwrap().reason,
+        Some(Reason::SpecWrittenCreateFailed)
+    );
+    assert!(
+        dl.plan.data.as_ref().unwrap().spec_change.is_none(),
+        "the fresh plan writes no spec"
+    );
+    snap_all!("review_half_success", &d.state);
+    assert_eq!(api.write_log().len(), 1, "the spec write");
+    d.code(KeyCode::Enter).await;
+    assert!(d.state.dialog.is_none());
+    assert_eq!(d.state.screen, Screen::Operation);
+    assert_eq!(api.write_log().len(), 2, "only the create");
+}
+
+#[tokio::test]
+async fn a_confirmation_left_behind_is_a_warning_that_cannot_be_missed() {
+    let (api, client) = world(true).await;
+    let mut d = review(client, "staging", OperationKind::Cni, None).await;
+    api.fail_when(
+        FaultRule::on("update", "talosclusters").after(1),
+        Fault::Unavailable,
+    );
+    d.code(KeyCode::Enter).await;
+    let Some(Notice::Started(created)) = &d.state.notice else {
+        panic!("{:?}", d.state.notice)
+    };
+    assert_eq!(created.warnings[0].reason, Reason::AnnotationNotRemoved);
+    let term = common::snap::draw(
+        &d.state,
+        ichor_tui::i18n::Lang::En,
+        80,
+        24,
+        Default::default(),
+    );
+    let banner: String = (0..80)
+        .map(|x| term.backend().buffer()[(x, 1)].symbol().to_string())
+        .collect();
+    assert!(
+        banner.contains("⚠") && banner.contains("annotation"),
+        "{banner}"
+    );
+    let style = common::snap::styles(term.backend().buffer());
+    assert!(
+        style
+            .lines()
+            .any(|l| l.starts_with(" 1:") && l.contains("fg=Red") && l.contains("BOLD")),
+        "{style}"
+    );
+}
+
+// ---- end to end ----
+
+/// Starts Talos, kube-proxy and shutdown operations through the dialog, each run to Completed
+/// by the simulated controller.
+#[tokio::test]
+async fn starts_through_the_dialog_run_to_completed() {
+    let (api, client) = world(true).await;
+    let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
+    let mut now = fixtures::now();
+    for (kind, target, typed) in [
+        (OperationKind::Talos, Some("v1.9.4"), None),
+        (OperationKind::Cni, None, None),
+        (OperationKind::Shutdown, None, Some("staging")),
+    ] {
+        let mut d = review(client.clone(), "staging", kind, target).await;
+        assert!(
+            api.writes_by(users::ADMIN).is_empty(),
+            "{kind:?}: nothing before Start"
+        );
+        if let Some(name) = typed {
+            d.type_text(name).await;
+        }
+        d.code(KeyCode::Enter).await;
+        assert_eq!(
+            d.state.screen,
+            Screen::Operation,
+            "{kind:?}: the new operation's page opens"
+        );
+        let name = d.state.detail.as_ref().unwrap().name.clone();
+        for _ in 0..200 {
+            now += jiff::SignedDuration::from_secs(1);
+            ctrl.reconcile(now).await.unwrap();
+            d.key(Key::ch('R')).await;
+            if d.state
+                .detail
+                .as_ref()
+                .unwrap()
+                .op
+                .data
+                .as_ref()
+                .unwrap()
+                .phase
+                == Phase::Completed
+            {
+                break;
+            }
+        }
+        let op = d.state.detail.as_ref().unwrap().op.data.clone().unwrap();
+        assert_eq!(op.phase, Phase::Completed, "{kind:?} {name}");
+        assert_eq!(op.actor.as_deref(), Some("ichor-tui"));
+        api.clear_write_log();
+    }
+    let staging = Api::<TalosCluster>::namespaced(api.client(users::ADMIN_TOKEN), "default")
+        .get("staging")
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            staging.spec.talos_version.as_str(),
+            staging.spec.cni.kube_proxy.as_str()
+        ),
+        ("v1.9.4", "replaced")
+    );
+}
