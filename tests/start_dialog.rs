@@ -183,33 +183,50 @@ async fn the_review_for_every_kind() {
 
 #[tokio::test]
 async fn blocked_plans_offer_no_start() {
-    let cases: [(&str, bool, &str, OperationKind, Option<&str>, Reason); 3] = [
-        (
-            "blocked_unfinished",
-            false,
-            "edge-tokyo",
-            OperationKind::Kubernetes,
-            Some("v1.33.0"),
-            Reason::UnfinishedOperation,
-        ),
-        (
-            "blocked_tracked",
-            false,
-            "prod-eu",
-            OperationKind::Talos,
-            Some("v1.9.3"),
-            Reason::TrackedByGitops,
-        ),
-        (
-            "blocked_downgrade",
-            true,
-            "prod-eu",
-            OperationKind::Talos,
-            Some("v1.8.4"),
-            Reason::Downgrade,
-        ),
+    struct Case {
+        name: &'static str,
+        clean: bool,
+        cluster: &'static str,
+        kind: OperationKind,
+        target: &'static str,
+        reason: Reason,
+    }
+    let cases = [
+        Case {
+            name: "blocked_unfinished",
+            clean: false,
+            cluster: "edge-tokyo",
+            kind: OperationKind::Kubernetes,
+            target: "v1.33.0",
+            reason: Reason::UnfinishedOperation,
+        },
+        Case {
+            name: "blocked_tracked",
+            clean: false,
+            cluster: "prod-eu",
+            kind: OperationKind::Talos,
+            target: "v1.9.3",
+            reason: Reason::TrackedByGitops,
+        },
+        Case {
+            name: "blocked_downgrade",
+            clean: true,
+            cluster: "prod-eu",
+            kind: OperationKind::Talos,
+            target: "v1.8.4",
+            reason: Reason::Downgrade,
+        },
     ];
-    for (name, clean, cluster, kind, target, reason) in cases {
+    for Case {
+        name,
+        clean,
+        cluster,
+        kind,
+        target,
+        reason,
+    } in cases
+    {
+        let target = Some(target);
         let (api, client) = world(clean).await;
         let mut d = review(client, cluster, kind, target).await;
         assert_eq!(
