@@ -23,6 +23,13 @@ pub const MIN_SIZE: (u16, u16) = (40, 12);
 
 /// Draws everything into `buf`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    render_frame(state, ctx, area, buf);
+    if ctx.theme.ascii {
+        asciify(buf, area);
+    }
+}
+
+fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
         let line = ctx.texts.tr(
             "too-small",
@@ -311,23 +318,52 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
-fn dialog_block<'a>(ctx: &Ctx<'_>, title: String) -> Block<'a> {
-    let mut b = Block::default()
+fn dialog_block<'a>(_ctx: &Ctx<'_>, title: String) -> Block<'a> {
+    Block::default()
         .borders(Borders::ALL)
-        .title(format!(" {title} "));
-    if ctx.theme.ascii {
-        b = b.border_set(ratatui::symbols::border::Set {
-            top_left: "+",
-            top_right: "+",
-            bottom_left: "+",
-            bottom_right: "+",
-            vertical_left: "|",
-            vertical_right: "|",
-            horizontal_top: "-",
-            horizontal_bottom: "-",
-        });
+        .title(format!(" {title} "))
+}
+
+/// The ASCII stand-in for a drawing character, if it has one.
+fn ascii_of(symbol: &str) -> Option<&'static str> {
+    Some(match symbol {
+        "─" | "━" | "═" | "–" | "—" | "░" => "-",
+        "│" | "┃" | "║" => "|",
+        "┌" | "┐" | "└" | "┘" | "├" | "┤" | "┬" | "┴" | "┼" | "╭" | "╮" | "╰" | "╯" => {
+            "+"
+        }
+        "█" => "#",
+        "…" => "~",
+        "·" | "•" => "*",
+        "▶" | "→" => ">",
+        "←" => "<",
+        "↑" => "^",
+        "↓" => "v",
+        "‖" => "=",
+        "✓" => "+",
+        "✗" => "x",
+        "○" => "o",
+        "⚠" => "!",
+        "▏" => "_",
+        "×" => "x",
+        "“" | "”" => "\"",
+        "‘" | "’" => "'",
+        "\u{FFFD}" => "?",
+        _ => return None,
+    })
+}
+
+/// `--ascii`: one pass over the finished frame replaces every drawing character (borders,
+/// bars, glyphs, arrows, the ellipsis) with ASCII, so no widget needs its own ASCII variant.
+fn asciify(buf: &mut Buffer, area: Rect) {
+    for y in area.y..area.y + area.height {
+        for x in area.x..area.x + area.width {
+            let cell = &mut buf[(x, y)];
+            if let Some(a) = ascii_of(cell.symbol()) {
+                cell.set_symbol(a);
+            }
+        }
     }
-    b
 }
 
 /// Wraps text to `w` columns by display width. Runs of narrow characters (words, commands,

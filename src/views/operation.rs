@@ -174,7 +174,7 @@ fn summary(
     lines.push((
         field(
             &t.t("field-progress"),
-            format!("{} {count}", bar(&ctx.theme, progress_fraction(op), bar_w)),
+            format!("{} {count}", bar(progress_fraction(op), bar_w)),
         ),
         Style::default(),
     ));

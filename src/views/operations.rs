@@ -275,7 +275,7 @@ fn draw_row(
             &kind,
             &sanitize(&op.cluster),
             &state_text,
-            &bar(&ctx.theme, progress_fraction(op), c.bar),
+            &bar(progress_fraction(op), c.bar),
             &count,
             &age,
             &sanitize(op.actor.as_deref().unwrap_or("")),

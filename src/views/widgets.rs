@@ -48,14 +48,6 @@ impl Theme {
     pub fn selected(&self) -> Style {
         Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
-
-    pub fn bar_chars(&self) -> (char, char) {
-        if self.ascii {
-            ('#', '-')
-        } else {
-            ('█', '░')
-        }
-    }
 }
 
 /// What the renderer needs besides State.
@@ -100,7 +92,6 @@ pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
             Phase::Other(_) => ("?", "phase-other", Color::Reset),
         }
     };
-    let glyph = ascii_glyph(theme, glyph);
     let word = match &op.phase {
         Phase::Other(s) if !op.paused_by_failure() => crate::views::text::sanitize(s),
         _ => t.t(id),
@@ -130,23 +121,7 @@ pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (St
     if *phase == MachinePhase::Failed {
         style = style.add_modifier(Modifier::BOLD);
     }
-    (format!("{} {word}", ascii_glyph(theme, glyph)), style)
-}
-
-fn ascii_glyph<'a>(theme: &Theme, g: &'a str) -> &'a str {
-    if !theme.ascii {
-        return g;
-    }
-    match g {
-        "○" => "o",
-        "▶" => ">",
-        "‖" => "=",
-        "✓" => "+",
-        "✗" => "x",
-        "–" => "-",
-        "…" => ".",
-        other => other,
-    }
+    (format!("{glyph} {word}"), style)
 }
 
 /// A duration as people read it: seconds in the first minute, then minutes, hours, days.
@@ -197,8 +172,8 @@ pub fn progress_fraction(op: &Operation) -> f64 {
 }
 
 /// A bar of `width` cells.
-pub fn bar(theme: &Theme, fraction: f64, width: usize) -> String {
-    let (full, empty) = theme.bar_chars();
+pub fn bar(fraction: f64, width: usize) -> String {
+    let (full, empty) = ('█', '░');
     let filled = ((fraction.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);
     std::iter::repeat_n(full, filled)
         .chain(std::iter::repeat_n(empty, width - filled))

@@ -1,0 +1,158 @@
+//! The event loop on tokio's paused clock: it wakes only for polls and for a clock whose display
+//! changes, and draws only when the frame differs.
+
+mod common;
+
+use common::fixtures;
+use futures::StreamExt;
+use ichor_tui::app::action::{Action, Key};
+use ichor_tui::app::runtime::{Clock, NoHost, Runtime, Stats};
+use ichor_tui::client::{Backend, OperationClient, RetryEvent};
+use ichor_tui::i18n::{Lang, Texts};
+use ichor_tui::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan};
+use ichor_tui::views::widgets::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A client that answers from a list it can be told to change, and counts the calls.
+struct Scripted {
+    ops: Mutex<Vec<Operation>>,
+    lists: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl OperationClient for Scripted {
+    fn backend(&self) -> Backend {
+        Backend::Demo
+    }
+    async fn list_operations(&self, _: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+        self.lists.fetch_add(1, Ordering::SeqCst);
+        Ok(self.ops.lock().unwrap().clone())
+    }
+    async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
+        self.ops
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|o| o.name == name)
+            .cloned()
+            .ok_or_else(|| ApiError::new(Code::NotFound, "gone"))
+    }
+    async fn plan_operation(&self, _: &OperationRequest) -> Result<Plan, ApiError> {
+        Err(ApiError::new(Code::Unimplemented, "not in this test"))
+    }
+    async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
+        Err(ApiError::new(Code::Unimplemented, "not in this test"))
+    }
+    async fn set_operation_paused(&self, _: &str, _: &str, _: bool) -> Result<Operation, ApiError> {
+        Err(ApiError::new(Code::Unimplemented, "not in this test"))
+    }
+    async fn delete_operation(&self, _: &str, _: &str) -> Result<(), ApiError> {
+        Err(ApiError::new(Code::Unimplemented, "not in this test"))
+    }
+    async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
+        Ok(Vec::new())
+    }
+    async fn get_cluster(&self, _: &str, _: &str) -> Result<Cluster, ApiError> {
+        Err(ApiError::new(Code::NotFound, "none"))
+    }
+}
+
+/// Runs the dashboard for `run_for` of paused time; `script` may send keys or change data.
+async fn run(
+    ops: Vec<Operation>,
+    run_for: Duration,
+    retry: Option<RetryEvent>,
+) -> (Stats, Arc<Scripted>) {
+    let client = Arc::new(Scripted {
+        ops: Mutex::new(ops),
+        lists: AtomicUsize::new(0),
+    });
+    let clock = Clock::new(fixtures::now());
+    let runtime = Runtime {
+        state: fixtures::state(),
+        client: client.clone(),
+        texts: Texts::new(Lang::En),
+        theme: Theme::default(),
+        clock,
+    };
+    let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
+    let input = tokio_stream_from(keys_rx);
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    if let Some(ev) = retry {
+        retry_tx.send(ev).unwrap();
+    }
+    tokio::spawn(async move {
+        tokio::time::sleep(run_for).await;
+        let _ = keys_tx.send(Action::Key(Key::ch('q')));
+    });
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let stats = runtime
+        .run(&mut term, input, retry_rx, &mut NoHost)
+        .await
+        .unwrap();
+    drop(retry_tx);
+    (stats, client)
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Action>,
+) -> impl futures::Stream<Item = Action> + Unpin {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_idle_finished_list_wakes_only_for_its_10_s_polls() {
+    // Everything finished, ages in days; each poll keeps "updated just now" true, so nothing on
+    // screen changes by itself.
+    let ops = vec![
+        fixtures::completed(),
+        fixtures::ichor_completed(),
+        fixtures::shutdown_completed(),
+    ];
+    let (stats, client) = run(ops, Duration::from_secs(95), None).await;
+    let polls = client.lists.load(Ordering::SeqCst);
+    assert_eq!(
+        polls,
+        1 + 9,
+        "the first load and one poll every 10 s: {stats:?}"
+    );
+    // Frames: loading, then the list — and nothing for the identical polls.
+    assert_eq!(stats.draws, 2, "{stats:?}");
+    assert_eq!(stats.wakeups, 9, "only the polls wake it: {stats:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_running_list_polls_every_3_s_and_redraws_only_what_changes() {
+    // A running rollout shows a 27 min age (minute resolution) and a waiting operation at 2 m.
+    let ops = vec![fixtures::running_rollout(), fixtures::waiting_for_lock()];
+    let (stats, client) = run(ops, Duration::from_secs(30), None).await;
+    let polls = client.lists.load(Ordering::SeqCst);
+    assert_eq!(polls, 1 + 10, "{stats:?}");
+    // The ages are 27m and 2m exactly at t=0 and change only at t=60 s: in 30 s, identical data
+    // draws nothing new.
+    assert_eq!(stats.draws, 2, "{stats:?}");
+    assert_eq!(stats.wakeups, 10, "only the 3 s polls wake it: {stats:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_countdown_redraws_once_a_second() {
+    let ev = RetryEvent::Retrying {
+        what: "listing operations".into(),
+        attempt: 1,
+        delay: Duration::from_secs(8),
+        since: fixtures::now(),
+        error: ApiError::new(Code::Unavailable, "connection refused"),
+    };
+    let (stats, _) = run(
+        vec![fixtures::completed()],
+        Duration::from_secs(5),
+        Some(ev),
+    )
+    .await;
+    // The banner counts 8, 7, 6, 5, 4, 3: a frame each second while it is on screen.
+    assert!((5..=8).contains(&stats.draws), "{stats:?}");
+}
