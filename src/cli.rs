@@ -379,6 +379,60 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
 
 #[cfg(test)]
 mod tests {
+    use super::{Cli, Settings};
+    use crate::config::FileConfig;
+    use crate::i18n::Lang;
+    use clap::Parser;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_config_file_which_wins_over_defaults() {
+        let file: FileConfig = toml::from_str(
+            "namespace = \"from-file\"\nlang = \"ja\"\ncolor = \"never\"\nread-only = true\n",
+        )
+        .unwrap();
+        let cli = Cli::parse_from(["ichor-tui", "-n", "from-flag", "--lang", "en"]);
+        let s = Settings::resolve(&cli, &file, env(&[("LANG", "en_US.UTF-8")]), true).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("from-flag"));
+        assert_eq!(s.lang, Lang::En);
+        assert!(
+            !s.theme.color,
+            "the file's colour setting applies when no flag is given"
+        );
+        assert!(s.read_only);
+        let cli = Cli::parse_from(["ichor-tui", "--color", "always"]);
+        let s = Settings::resolve(&cli, &file, env(&[("LANG", "en_US.UTF-8")]), false).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("from-file"));
+        assert_eq!(s.lang, Lang::Ja);
+        assert!(s.theme.color);
+        assert!(!s.theme.ascii);
+        let none = Settings::resolve(
+            &Cli::parse_from(["ichor-tui"]),
+            &FileConfig::default(),
+            env(&[("NO_COLOR", "1")]),
+            true,
+        )
+        .unwrap();
+        assert!(!none.theme.color, "NO_COLOR");
+        assert!(none.theme.ascii, "no UTF-8 locale: ASCII");
+        assert_eq!(none.lang, Lang::En);
+        let bad = Settings::resolve(
+            &Cli::parse_from(["ichor-tui", "--lang", "fr"]),
+            &FileConfig::default(),
+            env(&[]),
+            true,
+        );
+        assert!(bad.is_err());
+    }
+
     #[test]
     fn urls_lose_their_credentials() {
         assert_eq!(
