@@ -23,7 +23,7 @@ pub fn enter() -> io::Result<Tty> {
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
     let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    t.clear()?;
+    crate::app::runtime::full_redraw(&mut t)?;
     Ok(t)
 }
 

@@ -251,7 +251,7 @@ impl Runtime {
             }
             for a in actions {
                 if a == Action::Redraw {
-                    terminal.clear()?;
+                    full_redraw(terminal)?;
                     last = None;
                 }
                 self.state.now = self.clock.now();
@@ -260,7 +260,7 @@ impl Runtime {
                     match e {
                         Effect::Suspend => {
                             host.suspend()?;
-                            terminal.clear()?;
+                            full_redraw(terminal)?;
                             last = None;
                         }
                         Effect::Quit => self.state.quit = true,
@@ -271,6 +271,14 @@ impl Runtime {
         }
         Ok(stats)
     }
+}
+
+/// Clears the screen and forgets the frame on it, so the next draw repaints everything.
+/// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
+/// stream may read first; `resize` clears without asking.)
+pub fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+    let size = terminal.size()?;
+    terminal.resize(Rect::new(0, 0, size.width, size.height))
 }
 
 async fn sleep_until(at: Option<tokio::time::Instant>) {
