@@ -71,14 +71,28 @@ const BOTTOM: &[Key] = &[Key::ch('G'), Key::plain(KeyCode::End)];
 const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
 
-/// The Operations list.
-pub const OPERATIONS: &[Binding] = &[
+/// Moving in a list: the selection.
+pub const LIST_MOVES: &[Binding] = &[
     b(UP, Command::Up, "↑/k", "key-up", false),
     b(DOWN, Command::Down, "↓/j", "key-down", false),
     b(TOP, Command::Top, "g", "key-top", false),
     b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
     b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
     b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+];
+
+/// Moving on a page: the scroll.
+pub const PAGE_MOVES: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+];
+
+/// The Operations list.
+pub const OPERATIONS: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Enter)],
         Command::Open,
@@ -101,12 +115,6 @@ pub const OPERATIONS: &[Binding] = &[
 
 /// One operation's page.
 pub const OPERATION: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
     b(
         &[Key::plain(KeyCode::Esc)],
         Command::Back,
@@ -121,12 +129,6 @@ pub const OPERATION: &[Binding] = &[
 
 /// The Clusters list.
 pub const CLUSTERS: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
     b(
         &[Key::plain(KeyCode::Enter)],
         Command::Open,
@@ -139,12 +141,6 @@ pub const CLUSTERS: &[Binding] = &[
 
 /// A cluster's page.
 pub const CLUSTER: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
     b(
         &[Key::plain(KeyCode::Esc)],
         Command::Back,
@@ -284,11 +280,17 @@ pub fn screen_bindings(screen: Screen) -> &'static [Binding] {
     }
 }
 
-/// The command a key means on `screen`: the screen's table first, then the global one.
+/// The movement keys of a screen.
+fn moves(screen: Screen) -> &'static [Binding] {
+    match screen {
+        Screen::Operations | Screen::Clusters => LIST_MOVES,
+        Screen::Operation | Screen::Cluster => PAGE_MOVES,
+    }
+}
+
+/// The command a key means on `screen`.
 pub fn lookup(screen: Screen, key: Key) -> Option<Command> {
-    screen_bindings(screen)
-        .iter()
-        .chain(GLOBAL)
+    all(screen)
         .find(|bd| bd.keys.contains(&key))
         .map(|bd| bd.command)
 }
@@ -303,7 +305,10 @@ pub fn lookup_in(table: &[Binding], key: Key) -> Option<Command> {
 
 /// Every binding of a screen, screen first (for the help and the footer).
 pub fn all(screen: Screen) -> impl Iterator<Item = &'static Binding> {
-    screen_bindings(screen).iter().chain(GLOBAL)
+    moves(screen)
+        .iter()
+        .chain(screen_bindings(screen))
+        .chain(GLOBAL)
 }
 
 #[cfg(test)]

@@ -88,103 +88,22 @@ impl Runtime {
         buf
     }
 
+    /// Starts the effects that call the service on workers, which post their results back as
+    /// Actions; returns the effects the loop itself handles (suspend, quit).
     fn run_effects(&self, effects: Vec<Effect>, tx: &mpsc::UnboundedSender<Action>) -> Vec<Effect> {
         let mut local = Vec::new();
         for e in effects {
+            if matches!(e, Effect::Suspend | Effect::Quit) {
+                local.push(e);
+                continue;
+            }
             let client = self.client.clone();
             let tx = tx.clone();
-            match e {
-                Effect::ListOperations { seq, namespace } => {
-                    tokio::spawn(async move {
-                        let result = client.list_operations(namespace.as_deref()).await;
-                        let _ = tx.send(Action::Operations { seq, result });
-                    });
+            tokio::spawn(async move {
+                if let Some(action) = perform(client.as_ref(), e).await {
+                    let _ = tx.send(action);
                 }
-                Effect::GetOperation {
-                    seq,
-                    namespace,
-                    name,
-                } => {
-                    tokio::spawn(async move {
-                        let result = client.get_operation(&namespace, &name).await;
-                        let _ = tx.send(Action::Operation {
-                            seq,
-                            namespace,
-                            name,
-                            result,
-                        });
-                    });
-                }
-                Effect::GetCluster { namespace, name } => {
-                    tokio::spawn(async move {
-                        let result = client.get_cluster(&namespace, &name).await;
-                        let _ = tx.send(Action::Cluster {
-                            namespace,
-                            name,
-                            result,
-                        });
-                    });
-                }
-                Effect::Write {
-                    action,
-                    namespace,
-                    name,
-                } => {
-                    tokio::spawn(async move {
-                        let result = match action {
-                            WriteAction::Pause => client
-                                .set_operation_paused(&namespace, &name, true)
-                                .await
-                                .map(drop),
-                            WriteAction::Resume => client
-                                .set_operation_paused(&namespace, &name, false)
-                                .await
-                                .map(drop),
-                            WriteAction::Delete => client.delete_operation(&namespace, &name).await,
-                        };
-                        let _ = tx.send(Action::Written {
-                            action,
-                            namespace,
-                            name,
-                            result,
-                        });
-                    });
-                }
-                Effect::ListClusters { seq, namespace } => {
-                    tokio::spawn(async move {
-                        let result = client.list_clusters(namespace.as_deref()).await;
-                        let _ = tx.send(Action::Clusters { seq, result });
-                    });
-                }
-                Effect::LoadCluster {
-                    seq,
-                    namespace,
-                    name,
-                } => {
-                    tokio::spawn(async move {
-                        let result = client.get_cluster(&namespace, &name).await;
-                        let _ = tx.send(Action::ClusterPage {
-                            seq,
-                            namespace,
-                            name,
-                            result,
-                        });
-                    });
-                }
-                Effect::Plan { seq, request } => {
-                    tokio::spawn(async move {
-                        let result = client.plan_operation(&request).await;
-                        let _ = tx.send(Action::Planned { seq, result });
-                    });
-                }
-                Effect::Create { seq, request } => {
-                    tokio::spawn(async move {
-                        let result = client.create_operation(&request).await;
-                        let _ = tx.send(Action::Started { seq, result });
-                    });
-                }
-                Effect::Suspend | Effect::Quit => local.push(e),
-            }
+            });
         }
         local
     }
@@ -271,6 +190,87 @@ impl Runtime {
         }
         Ok(stats)
     }
+}
+
+/// Runs one effect against the client and says what came of it as an Action; `None` for the
+/// effects that are not calls (suspend, quit). The one mapping from Effect to call.
+pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
+    Some(match effect {
+        Effect::ListOperations { seq, namespace } => Action::Operations {
+            seq,
+            result: client.list_operations(namespace.as_deref()).await,
+        },
+        Effect::GetOperation {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.get_operation(&namespace, &name).await;
+            Action::Operation {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::GetCluster { namespace, name } => {
+            let result = client.get_cluster(&namespace, &name).await;
+            Action::Cluster {
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::ListClusters { seq, namespace } => Action::Clusters {
+            seq,
+            result: client.list_clusters(namespace.as_deref()).await,
+        },
+        Effect::LoadCluster {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.get_cluster(&namespace, &name).await;
+            Action::ClusterPage {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::Plan { seq, request } => Action::Planned {
+            seq,
+            result: client.plan_operation(&request).await,
+        },
+        Effect::Create { seq, request } => Action::Started {
+            seq,
+            result: client.create_operation(&request).await,
+        },
+        Effect::Write {
+            action,
+            namespace,
+            name,
+        } => {
+            let result = match action {
+                WriteAction::Pause => client
+                    .set_operation_paused(&namespace, &name, true)
+                    .await
+                    .map(drop),
+                WriteAction::Resume => client
+                    .set_operation_paused(&namespace, &name, false)
+                    .await
+                    .map(drop),
+                WriteAction::Delete => client.delete_operation(&namespace, &name).await,
+            };
+            Action::Written {
+                action,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::Suspend | Effect::Quit => return None,
+    })
 }
 
 /// Clears the screen and forgets the frame on it, so the next draw repaints everything.

@@ -263,6 +263,11 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
     }
 }
 
+/// The namespace the lists show; `None`: every namespace (`-A`).
+fn listed_namespace(state: &State) -> Option<String> {
+    (!state.session.all_namespaces).then(|| state.session.namespace.clone())
+}
+
 /// Requests the data of the visible screen now.
 fn fetch_current(state: &mut State) -> Vec<Effect> {
     state.seq += 1;
@@ -273,7 +278,7 @@ fn fetch_current(state: &mut State) -> Vec<Effect> {
             state.ops.all.loading = true;
             vec![Effect::ListOperations {
                 seq,
-                namespace: (!state.session.all_namespaces).then(|| state.session.namespace.clone()),
+                namespace: listed_namespace(state),
             }]
         }
         Screen::Operation => match state.detail.as_mut() {
@@ -291,7 +296,7 @@ fn fetch_current(state: &mut State) -> Vec<Effect> {
             state.clusters.all.loading = true;
             vec![Effect::ListClusters {
                 seq,
-                namespace: (!state.session.all_namespaces).then(|| state.session.namespace.clone()),
+                namespace: listed_namespace(state),
             }]
         }
         Screen::Cluster => match state.cluster.as_mut() {

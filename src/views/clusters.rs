@@ -143,18 +143,7 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         &t.t("col-gitops"),
         &t.t("col-active"),
     ]);
-    buf.set_stringn(
-        inner.x,
-        inner.y,
-        fit(&format!("  {header}"), w),
-        w,
-        ctx.theme.bold(),
-    );
-    let rows_area = Rect {
-        y: inner.y + 1,
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
+    let rows_area = super::list_header(ctx, &header, inner, buf);
     let Some(all) = &state.clusters.all.data else {
         loading_or_error(state.clusters.all.error.as_ref(), ctx, rows_area, buf);
         return;
@@ -182,14 +171,7 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             &tracking_text(ctx, c, narrow),
             &active_text(ctx, c, narrow),
         ]);
-        let selected = i == sel;
-        let marker = if selected { "> " } else { "  " };
-        let style = if selected {
-            ctx.theme.selected()
-        } else {
-            Style::default()
-        };
-        buf.set_stringn(rows_area.x, y, fit(&format!("{marker}{line}"), w), w, style);
+        super::list_row(ctx, i == sel, &line, rows_area.x, y, w, buf);
     }
 }
 

@@ -545,6 +545,44 @@ fn help(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// Draws a list's header row at the top of `inner`; returns the area for the rows.
+pub fn list_header(ctx: &Ctx<'_>, header: &str, inner: Rect, buf: &mut Buffer) -> Rect {
+    let w = usize::from(inner.width);
+    buf.set_stringn(
+        inner.x,
+        inner.y,
+        fit(&format!("  {header}"), w),
+        w,
+        ctx.theme.bold(),
+    );
+    Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
+    }
+}
+
+/// Draws one list row: marked with `>` and bold, reversed when selected (readable without
+/// colour). Returns the row's style, for cells drawn over it.
+pub fn list_row(
+    ctx: &Ctx<'_>,
+    selected: bool,
+    line: &str,
+    x: u16,
+    y: u16,
+    w: usize,
+    buf: &mut Buffer,
+) -> Style {
+    let marker = if selected { "> " } else { "  " };
+    let style = if selected {
+        ctx.theme.selected()
+    } else {
+        Style::default()
+    };
+    buf.set_stringn(x, y, fit(&format!("{marker}{line}"), w), w, style);
+    style
+}
+
 /// The block around a screen's body, with its title.
 pub fn body_block<'a>(ctx: &Ctx<'_>, title: String) -> Block<'a> {
     dialog_block(ctx, title)

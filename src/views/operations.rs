@@ -1,6 +1,6 @@
 //! The Operations screen: kind, cluster, state, progress, age and actor of each operation.
 
-use super::text::{fit, fit_right, sanitize, width};
+use super::text::{fit, fit_right, sanitize};
 use super::widgets::{
     Ctx, bar, duration_text, error_text, kind_text, phase_view, progress_fraction,
 };
@@ -158,19 +158,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     let w = usize::from(inner.width);
     let c = columns(w, state.session.all_namespaces);
-    let header = header(&c, t);
-    buf.set_stringn(
-        inner.x,
-        inner.y,
-        fit(&format!("  {header}"), w),
-        w,
-        ctx.theme.bold(),
-    );
-    let rows_area = Rect {
-        y: inner.y + 1,
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
+    let rows_area = super::list_header(ctx, &header(&c, t), inner, buf);
     let Some(all) = ops.all.data.as_ref() else {
         let msg = match &ops.all.error {
             Some(e) => error_text(t, e),
@@ -281,13 +269,7 @@ fn draw_row(
             &sanitize(op.actor.as_deref().unwrap_or("")),
         ],
     );
-    let marker = if selected { "> " } else { "  " };
-    let row_style = if selected {
-        ctx.theme.selected()
-    } else {
-        Style::default()
-    };
-    buf.set_stringn(x, y, fit(&format!("{marker}{line}"), w), w, row_style);
+    let row_style = super::list_row(ctx, selected, &line, x, y, w, buf);
     // The state cell carries its colour (and stays bold/reversed when selected).
     let state_x = 2 + [c.namespace, c.name, c.kind, c.cluster]
         .iter()
@@ -304,5 +286,4 @@ fn draw_row(
             row_style.patch(state_style),
         );
     }
-    debug_assert!(width(marker) == 2);
 }

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{State, WriteAction};
+use ichor_tui::app::runtime::perform;
+use ichor_tui::app::state::State;
 use ichor_tui::app::update::{start, update};
 use ichor_tui::client::OperationClient;
 use std::sync::Arc;
@@ -52,84 +53,9 @@ impl Driver {
         while !queue.is_empty() {
             let e = queue.remove(0);
             self.effects.push(e.clone());
-            let c = self.client.clone();
-            let action = match e {
-                Effect::ListOperations { seq, namespace } => Action::Operations {
-                    seq,
-                    result: c.list_operations(namespace.as_deref()).await,
-                },
-                Effect::GetOperation {
-                    seq,
-                    namespace,
-                    name,
-                } => {
-                    let result = c.get_operation(&namespace, &name).await;
-                    Action::Operation {
-                        seq,
-                        namespace,
-                        name,
-                        result,
-                    }
-                }
-                Effect::GetCluster { namespace, name } => {
-                    let result = c.get_cluster(&namespace, &name).await;
-                    Action::Cluster {
-                        namespace,
-                        name,
-                        result,
-                    }
-                }
-                Effect::ListClusters { seq, namespace } => Action::Clusters {
-                    seq,
-                    result: c.list_clusters(namespace.as_deref()).await,
-                },
-                Effect::LoadCluster {
-                    seq,
-                    namespace,
-                    name,
-                } => {
-                    let result = c.get_cluster(&namespace, &name).await;
-                    Action::ClusterPage {
-                        seq,
-                        namespace,
-                        name,
-                        result,
-                    }
-                }
-                Effect::Plan { seq, request } => Action::Planned {
-                    seq,
-                    result: c.plan_operation(&request).await,
-                },
-                Effect::Create { seq, request } => Action::Started {
-                    seq,
-                    result: c.create_operation(&request).await,
-                },
-                Effect::Write {
-                    action,
-                    namespace,
-                    name,
-                } => {
-                    let result = match action {
-                        WriteAction::Pause => c
-                            .set_operation_paused(&namespace, &name, true)
-                            .await
-                            .map(drop),
-                        WriteAction::Resume => c
-                            .set_operation_paused(&namespace, &name, false)
-                            .await
-                            .map(drop),
-                        WriteAction::Delete => c.delete_operation(&namespace, &name).await,
-                    };
-                    Action::Written {
-                        action,
-                        namespace,
-                        name,
-                        result,
-                    }
-                }
-                Effect::Suspend | Effect::Quit => continue,
-            };
-            queue.extend(update(&mut self.state, action));
+            if let Some(action) = perform(self.client.as_ref(), e).await {
+                queue.extend(update(&mut self.state, action));
+            }
         }
     }
 
