@@ -417,6 +417,54 @@ async fn plan_blocked_by_a_downgrade(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
+async fn a_plan_that_touches_no_machine_is_blocked(path: Path) {
+    let api = world();
+    let mut c2 = TalosCluster::new(
+        "c2",
+        TalosClusterSpec {
+            talos_version: "v1.9.2".into(),
+            kubernetes_version: "v1.32.3".into(),
+            cni: Default::default(),
+        },
+    );
+    c2.metadata.namespace = Some("default".into());
+    api.seed(&c2).unwrap();
+    for m in [
+        machine("c2", "c2-cp", "controlplane", Some(1), false, None),
+        machine(
+            "c2",
+            "c2-w",
+            "worker",
+            Some(2),
+            true,
+            Some("waiting for a new disk"),
+        ),
+    ] {
+        let mut m = m;
+        m.metadata.namespace = Some("default".into());
+        api.seed(&m).unwrap();
+    }
+    let c = connect(path, &api, User::Admin).await;
+    let mut r = req(OperationKind::Talos, Some("v1.9.3"));
+    r.cluster = Some("c2".into());
+    let b = c.plan_operation(&r).await.unwrap().blocked.unwrap();
+    assert_eq!(b.reason, Reason::NoMachines);
+    assert_eq!(
+        (b.params["cluster"].as_str(), b.params["held"].as_str()),
+        ("c2", "1")
+    );
+    let e = c.create_operation(&r).await.unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::FailedPrecondition, Some(Reason::NoMachines))
+    );
+    // A shutdown includes the held worker, so it is not blocked.
+    r.kind = OperationKind::Shutdown;
+    r.target = None;
+    assert!(c.plan_operation(&r).await.unwrap().blocked.is_none());
+    assert!(api.write_log().is_empty());
+}
+
 async fn invalid_arguments(path: Path) {
     let api = world();
     let c = connect(path, &api, User::Admin).await;
@@ -1024,6 +1072,7 @@ matrix!(
     plan_blocked_by_gitops_tracking,
     plan_blocked_by_a_downgrade,
     invalid_arguments,
+    a_plan_that_touches_no_machine_is_blocked,
     the_cluster_may_be_omitted_only_when_there_is_one,
     plan_order_matches_the_executors_order,
     create_writes_the_spec_then_the_operation,
