@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod server;
 pub mod store;
+pub mod table;
 
 use self::auth::{AuthConfig, Identity};
 use self::store::{LabelSelector, ResourceType, merge_patch, parse_query, resource, status_body};
@@ -345,11 +346,31 @@ impl EmbeddedApi {
             ));
         }
         match verb {
-            "get" => st.get(&target).map(|o| (200, o)),
-            "list" | "watch" => {
-                let selector = LabelSelector::parse(q("labelSelector").unwrap_or(""))
-                    .map_err(|e| fail(400, "BadRequest", e))?;
-                Ok((200, st.list(&target, &selector)))
+            "get" | "list" | "watch" => {
+                let body = if verb == "get" {
+                    st.get(&target)?
+                } else {
+                    let selector = LabelSelector::parse(q("labelSelector").unwrap_or(""))
+                        .map_err(|e| fail(400, "BadRequest", e))?;
+                    st.list(&target, &selector)
+                };
+                let accept = req
+                    .headers()
+                    .get(::http::header::ACCEPT)
+                    .and_then(|v| v.to_str().ok());
+                if !table::wants_table(accept) {
+                    return Ok((200, body));
+                }
+                // kubectl's default output: the kind's columns, printed server-side.
+                let items = match body.get("items").and_then(Value::as_array) {
+                    Some(items) => items.clone(),
+                    None => vec![body],
+                };
+                let rv = st.resource_version.to_string();
+                Ok((
+                    200,
+                    table::table(&target.rt, &items, &rv, jiff::Timestamp::now()),
+                ))
             }
             "create" => {
                 let body = parse_body(req.body())?;
