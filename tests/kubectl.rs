@@ -113,6 +113,16 @@ fn kubectl_get_create_patch_delete() {
         out.contains("staging-talos-x7k2p") && out.contains("edge-tokyo-talos-m4q9z"),
         "{out}"
     );
+    // Server-side printing: the kind's columns, as kubectl shows them for a real CRD.
+    let header = out.lines().next().unwrap_or_default();
+    for col in ["NAMESPACE", "NAME", "CLUSTER", "KIND", "PHASE", "AGE"] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(
+        out.lines()
+            .any(|l| l.contains("edge-tokyo-talos-m4q9z") && l.contains("Paused")),
+        "{out}"
+    );
     let (ok, out) = kubectl(kc, &["get", "top"], None);
     assert!(
         ok && out.contains("prod-eu-ca-rotation-2hd8w"),
