@@ -31,13 +31,17 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
                 ("h", &MIN_SIZE.1.to_string()),
             ],
         );
-        buf.set_stringn(
-            area.x,
-            area.y,
-            truncate(&line, usize::from(area.width)),
-            usize::from(area.width),
-            Style::default(),
-        );
+        // One line when it fits; else wrapped, so even a very narrow terminal says the size
+        // it needs.
+        let w = usize::from(area.width);
+        for (i, l) in wrap(&line, w)
+            .iter()
+            .enumerate()
+            .take(usize::from(area.height))
+        {
+            let y = area.y + u16::try_from(i).unwrap_or(0);
+            buf.set_stringn(area.x, y, truncate(l, w), w, Style::default());
+        }
         return;
     }
     let w = usize::from(area.width);
