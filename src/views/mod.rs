@@ -222,7 +222,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
                 text.push_str(&t.tr(
                     "started-spec-written",
                     &[
-                        ("field", &c.field),
+                        ("field", &sanitize(&c.field)),
                         ("from", &sanitize(&c.from)),
                         ("to", &sanitize(&c.to)),
                     ],
