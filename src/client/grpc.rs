@@ -100,6 +100,10 @@ impl tonic::service::Interceptor for BearerToken {
 
 type Transport = InterceptedService<Channel, BearerToken>;
 
+/// The largest response the client accepts. tonic's default (4 MiB) is about 7,500 operations
+/// in one ListOperations answer; 64 MiB is over 100,000.
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
 /// OperationClient over gRPC.
 #[derive(Clone)]
 pub struct GrpcClient {
@@ -171,8 +175,10 @@ impl GrpcClient {
         let channel = endpoint.connect_lazy();
         let intercepted = InterceptedService::new(channel, BearerToken(token));
         Ok(GrpcClient {
-            operations: OperationServiceClient::new(intercepted.clone()),
-            clusters: ClusterServiceClient::new(intercepted),
+            operations: OperationServiceClient::new(intercepted.clone())
+                .max_decoding_message_size(MAX_RESPONSE_BYTES),
+            clusters: ClusterServiceClient::new(intercepted)
+                .max_decoding_message_size(MAX_RESPONSE_BYTES),
             url: opts.url,
             deadline: opts.deadline,
             read_only: opts.read_only,

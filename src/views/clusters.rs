@@ -57,9 +57,11 @@ fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
         crate::model::OperationKind::parse(&a.kind),
         &a.kind,
     );
-    let phase = match a.phase.as_str() {
-        "" => ctx.texts.t("phase-new"),
-        p => ctx.texts.t(&format!("phase-{}", p.to_lowercase())),
+    // A phase nobody knows is cluster text: shown as it is, made inert (not as a message id).
+    let phase = match &a.phase {
+        crate::model::Phase::Other(p) => sanitize(p),
+        p if p.as_str().is_empty() => ctx.texts.t("phase-new"),
+        p => ctx.texts.t(&format!("phase-{}", p.as_str().to_lowercase())),
     };
     if compact {
         format!("{kind} · {phase}")

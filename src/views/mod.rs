@@ -38,7 +38,8 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
                 ("h", &MIN_SIZE.1.to_string()),
             ],
         );
-        // One line where it fits; wrapped over the rows there are where it does not.
+        // One line when it fits; else wrapped, so even a very narrow terminal says the size
+        // it needs.
         let w = usize::from(area.width);
         for (i, l) in wrap(&line, w)
             .iter()
@@ -228,7 +229,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
                 text.push_str(&t.tr(
                     "started-spec-written",
                     &[
-                        ("field", &c.field),
+                        ("field", &sanitize(&c.field)),
                         ("from", &sanitize(&c.from)),
                         ("to", &sanitize(&c.to)),
                     ],

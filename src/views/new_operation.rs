@@ -215,7 +215,7 @@ fn plan_summary(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, w: usize, lines: &
             &t.tr(
                 "review-spec-write",
                 &[
-                    ("field", &c.field),
+                    ("field", &sanitize(&c.field)),
                     ("from", &sanitize(&c.from)),
                     ("to", &sanitize(&c.to)),
                     ("kind", &c.resource_kind),

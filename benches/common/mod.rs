@@ -1,0 +1,56 @@
+//! A small benchmark harness (no criterion: CI compiles every target, and criterion's build
+//! costs more than these measures need). `cargo bench` passes `--bench`: the full measure runs.
+//! `cargo test --all-targets` runs the same binary without it: a quick smoke run that only
+//! proves the measure still works.
+#![allow(dead_code)]
+
+pub mod data;
+
+use std::time::{Duration, Instant};
+
+/// Whether `cargo bench` started us (rather than `cargo test`).
+pub fn full() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub fn median<T: Copy + Ord + Into<f64>>(values: &[T]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort();
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2].into(),
+        n => (v[n / 2 - 1].into() + v[n / 2].into()) / 2.0,
+    }
+}
+
+/// The median of durations, in microseconds.
+pub fn median_us(values: &[Duration]) -> f64 {
+    let us: Vec<u32> = values
+        .iter()
+        .map(|d| u32::try_from(d.as_micros()).unwrap_or(u32::MAX))
+        .collect();
+    median(&us)
+}
+
+/// Runs `f` `iters` times per run, `runs` times, after one warm-up run; returns each run's time
+/// per iteration.
+pub fn time_runs(runs: usize, iters: usize, mut f: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..iters {
+        f();
+    }
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed() / u32::try_from(iters.max(1)).unwrap_or(u32::MAX)
+        })
+        .collect()
+}
+
+/// Prints a line of the report.
+pub fn report(name: &str, value: String) {
+    println!("{name:<60} {value}");
+}

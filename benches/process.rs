@@ -1,0 +1,176 @@
+//! The binary itself, in a pseudo-terminal:
+//!
+//! 1. start to first frame in `--demo`: from spawning the binary to the first frame on the
+//!    screen (the chrome drawn), and to the first complete frame (the list loaded);
+//! 2. peak resident memory (VmHWM) with 10,000 more operations in the demo's history
+//!    (`ICHOR_DEMO_OPERATIONS=10000`), read from /proc once the list is on screen.
+//!
+//! `cargo bench` builds the binary with the release profile. Under `cargo test` these are
+//! skipped: they measure a release build, and they take seconds.
+//!
+//!     cargo bench --bench process
+
+mod common;
+
+#[path = "../tests/common/pty.rs"]
+mod pty;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+
+/// Times from spawn to the first frame and to the loaded list.
+fn startup(home: &Path) -> (Duration, Duration) {
+    let t = Instant::now();
+    let mut p = pty::Spawn::demo(Path::new(BIN), home).start();
+    let first = |s: &str| s.contains("ichor-tui ·") && s.contains("Operations");
+    let chrome = loop {
+        if first(&p.screen()) {
+            break t.elapsed();
+        }
+        assert!(
+            t.elapsed() < pty::DEADLINE,
+            "no first frame:\n{}",
+            p.screen()
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let loaded = loop {
+        if p.screen().contains("Operations (7)") {
+            break t.elapsed();
+        }
+        assert!(t.elapsed() < pty::DEADLINE, "no list:\n{}", p.screen());
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    p.send("q");
+    assert_eq!(p.wait_exit(), 0);
+    (chrome, loaded)
+}
+
+/// `ichor-tui serve --demo` with `extra` history operations, on a free loopback port: the
+/// process and its URL. Killed (by its pid) on drop.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(home: &Path, extra: usize) -> (Server, String) {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(BIN)
+        .args([
+            "serve",
+            "--demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-anonymous",
+        ])
+        .arg("--log-file")
+        .arg(home.join("serve.log"))
+        .env("ICHOR_DEMO_OPERATIONS", extra.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawning ichor-tui serve");
+    let stdout = child.stdout.take().expect("serve's stdout");
+    let server = Server(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("reading serve's first line");
+    let addr = line
+        .trim()
+        .strip_prefix("serving on ")
+        .unwrap_or_else(|| panic!("serve said {line:?}"))
+        .to_string();
+    (server, format!("http://{addr}"))
+}
+
+/// Peak and current resident memory (kB) of the dashboard with `extra` history operations,
+/// once the list is on screen; and the time until it was. `remote`: the dashboard reaches a
+/// separate `serve --demo` over gRPC, so the figure is the dashboard's alone; else `--demo`
+/// runs the embedded API and simulated controller in the same process.
+fn memory(home: &Path, extra: usize, remote: bool) -> (u32, u32, Duration) {
+    let server = remote.then(|| serve(home, extra));
+    let t = Instant::now();
+    let mut spawn =
+        pty::Spawn::demo(Path::new(BIN), home).env("ICHOR_DEMO_OPERATIONS", &extra.to_string());
+    if let Some((_, url)) = &server {
+        spawn.args.retain(|a| a != "--demo");
+        spawn = spawn.args(&["--server", url]);
+    }
+    let mut p = spawn.start();
+    p.wait_text(&format!("Operations ({})", extra + 7));
+    let shown = t.elapsed();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", p.pid()))
+        .expect("reading /proc/PID/status");
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let (hwm, rss) = (kb("VmHWM:"), kb("VmRSS:"));
+    p.send("q");
+    assert_eq!(p.wait_exit(), 0);
+    (hwm, rss, shown)
+}
+
+fn main() {
+    if !common::full() {
+        println!(
+            "process: skipped (run `cargo bench --bench process`: it measures the release binary)"
+        );
+        return;
+    }
+    let home = tempfile::tempdir().expect("a temporary directory");
+    let runs = 10;
+    let (chrome, loaded): (Vec<Duration>, Vec<Duration>) =
+        (0..runs).map(|_| startup(home.path())).unzip();
+    common::report(
+        "start: spawn to first frame (--demo, 100x30)",
+        format!(
+            "{:.1} ms (median of {runs})",
+            common::median_us(&chrome) / 1000.0
+        ),
+    );
+    common::report(
+        "start: spawn to first complete frame (list loaded)",
+        format!(
+            "{:.1} ms (median of {runs})",
+            common::median_us(&loaded) / 1000.0
+        ),
+    );
+
+    let runs = 5;
+    for (extra, remote) in [(0, false), (10_000, false), (0, true), (10_000, true)] {
+        let r: Vec<(u32, u32, Duration)> = (0..runs)
+            .map(|_| memory(home.path(), extra, remote))
+            .collect();
+        let hwm: Vec<u32> = r.iter().map(|x| x.0).collect();
+        let rss: Vec<u32> = r.iter().map(|x| x.1).collect();
+        let shown: Vec<Duration> = r.iter().map(|x| x.2).collect();
+        common::report(
+            &format!(
+                "memory: {} operations listed, {}, peak RSS",
+                extra + 7,
+                if remote {
+                    "--server (dashboard alone)"
+                } else {
+                    "--demo (all in one)"
+                }
+            ),
+            format!(
+                "{:.1} MiB (RSS {:.1} MiB; list on screen after {:.0} ms; median of {runs})",
+                common::median(&hwm) / 1024.0,
+                common::median(&rss) / 1024.0,
+                common::median_us(&shown) / 1000.0
+            ),
+        );
+    }
+}

@@ -1,0 +1,377 @@
+//! Bytes written to the terminal.
+//!
+//! 1. One machine's phase changes on the Operation screen of a 15-machine rollout: the second
+//!    draw writes only the cells that changed (hundreds of bytes, not thousands).
+//! 2. Nothing changes: the real event loop (`Runtime`) against a fake client, on tokio's paused
+//!    clock, for ten virtual minutes. Polls whose result draws the same frame write nothing;
+//!    the only draws are the first frames and the clock whose display changes (ages, once a
+//!    minute).
+//!
+//!     cargo bench --bench terminal_bytes
+
+mod common;
+
+use common::data::{listed, now, operations, rollout, rollout_cluster};
+use ichor_tui::app::action::{Action, Key, KeyCode};
+use ichor_tui::app::runtime::{Clock, NoHost, Runtime};
+use ichor_tui::app::state::{Session, State};
+use ichor_tui::app::update::update;
+use ichor_tui::client::{Backend as ClientBackend, OperationClient};
+use ichor_tui::i18n::{Lang, Texts};
+use ichor_tui::model::{
+    ApiError, Cluster, Code, Created, MachinePhase, Operation, OperationRequest, Plan,
+};
+use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ratatui::Terminal;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::layout::{Position, Size};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SIZE: (u16, u16) = (120, 40);
+
+/// What reached the "terminal": the bytes of each flush (ratatui flushes once per draw), with
+/// the time of the flush on tokio's clock.
+#[derive(Clone, Default)]
+struct Wire(Arc<Mutex<WireLog>>);
+
+#[derive(Default)]
+struct WireLog {
+    pending: usize,
+    total: usize,
+    flushes: Vec<(tokio::time::Instant, usize)>,
+}
+
+impl Write for Wire {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
+        l.pending += buf.len();
+        l.total += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
+        let n = std::mem::take(&mut l.pending);
+        l.flushes.push((tokio::time::Instant::now(), n));
+        Ok(())
+    }
+}
+
+impl Wire {
+    fn total(&self) -> usize {
+        self.0.lock().map(|l| l.total).unwrap_or(0)
+    }
+}
+
+/// crossterm's backend writing to `Wire`, with a fixed size instead of asking a tty.
+struct Fixed(CrosstermBackend<Wire>);
+
+impl Backend for Fixed {
+    type Error = io::Error;
+    fn draw<'a, I: Iterator<Item = (u16, u16, &'a Cell)>>(&mut self, content: I) -> io::Result<()> {
+        self.0.draw(content)
+    }
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.0.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.0.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> io::Result<Position> {
+        Ok(Position::ORIGIN)
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, p: P) -> io::Result<()> {
+        self.0.set_cursor_position(p)
+    }
+    fn clear(&mut self) -> io::Result<()> {
+        self.0.clear()
+    }
+    fn clear_region(&mut self, t: ClearType) -> io::Result<()> {
+        self.0.clear_region(t)
+    }
+    fn size(&self) -> io::Result<Size> {
+        Ok(Size::new(SIZE.0, SIZE.1))
+    }
+    fn window_size(&mut self) -> io::Result<WindowSize> {
+        Ok(WindowSize {
+            columns_rows: Size::new(SIZE.0, SIZE.1),
+            pixels: Size::new(0, 0),
+        })
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Backend::flush(&mut self.0)
+    }
+}
+
+fn terminal() -> (Terminal<Fixed>, Wire) {
+    let wire = Wire::default();
+    let t = Terminal::new(Fixed(CrosstermBackend::new(wire.clone()))).expect("a terminal");
+    (t, wire)
+}
+
+/// The rollout's page, loaded as the app loads it.
+fn page(op: &Operation) -> State {
+    let mut state = listed(vec![op.clone()], SIZE.0, SIZE.1);
+    update(&mut state, Action::Key(Key::plain(KeyCode::Enter)));
+    let seq = state.seq;
+    update(
+        &mut state,
+        Action::Operation {
+            seq,
+            namespace: op.namespace.clone(),
+            name: op.name.clone(),
+            result: Ok(op.clone()),
+        },
+    );
+    update(
+        &mut state,
+        Action::Cluster {
+            namespace: op.namespace.clone(),
+            name: op.cluster.clone(),
+            result: Ok(rollout_cluster()),
+        },
+    );
+    state
+}
+
+/// Bytes of the first draw and of the draw after `change`.
+fn bytes_of_change(change: impl Fn(&mut Operation)) -> (usize, usize) {
+    let texts = Texts::new(Lang::En);
+    let ctx = Ctx {
+        texts: &texts,
+        theme: Theme::default(),
+    };
+    let op = rollout();
+    let mut state = page(&op);
+    let (mut term, wire) = terminal();
+    let draw = |term: &mut Terminal<Fixed>, state: &State| {
+        term.draw(|f| views::render(state, &ctx, f.area(), f.buffer_mut()))
+            .expect("a draw");
+    };
+    draw(&mut term, &state);
+    let first = wire.total();
+    let mut next = op.clone();
+    change(&mut next);
+    let seq = state.seq;
+    update(
+        &mut state,
+        Action::Operation {
+            seq,
+            namespace: op.namespace.clone(),
+            name: op.name.clone(),
+            result: Ok(next),
+        },
+    );
+    draw(&mut term, &state);
+    (first, wire.total() - first)
+}
+
+/// A client whose data never changes; counts the reads (the polls).
+struct Still {
+    ops: Vec<Operation>,
+    reads: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Still {
+    fn read(&self) {
+        self.reads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn refused() -> ApiError {
+    ApiError {
+        code: Code::Internal,
+        reason: None,
+        params: Default::default(),
+        message: "not in this benchmark".into(),
+    }
+}
+
+#[async_trait::async_trait]
+impl OperationClient for Still {
+    fn backend(&self) -> ClientBackend {
+        ClientBackend::Demo
+    }
+    async fn list_operations(&self, _: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+        self.read();
+        Ok(self.ops.clone())
+    }
+    async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
+        self.read();
+        self.ops
+            .iter()
+            .find(|o| o.name == name)
+            .cloned()
+            .ok_or_else(refused)
+    }
+    async fn plan_operation(&self, _: &OperationRequest) -> Result<Plan, ApiError> {
+        Err(refused())
+    }
+    async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
+        Err(refused())
+    }
+    async fn set_operation_paused(&self, _: &str, _: &str, _: bool) -> Result<Operation, ApiError> {
+        Err(refused())
+    }
+    async fn delete_operation(&self, _: &str, _: &str) -> Result<(), ApiError> {
+        Err(refused())
+    }
+    async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
+        Ok(vec![rollout_cluster()])
+    }
+    async fn get_cluster(&self, _: &str, _: &str) -> Result<Cluster, ApiError> {
+        Ok(rollout_cluster())
+    }
+}
+
+struct Idle {
+    seconds: u64,
+    /// ListOperations and GetOperation calls: the polls.
+    polls: u64,
+    wakeups: u64,
+    draws: u64,
+    bytes: usize,
+    /// (seconds since start, bytes) of every draw.
+    drawn: Vec<(u64, usize)>,
+}
+
+/// The real event loop for `minutes` virtual minutes on the Operations list, then as long on
+/// the rollout's page, with nothing changing.
+fn idle(minutes: u64) -> Idle {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let mut ops = operations(20);
+        ops.insert(0, rollout());
+        let reads = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let client: Arc<dyn OperationClient> = Arc::new(Still {
+            ops,
+            reads: reads.clone(),
+        });
+        let clock = Clock::new(now());
+        let session = Session {
+            backend: "demo".into(),
+            namespace: "default".into(),
+            all_namespaces: false,
+            user: None,
+            read_only: false,
+        };
+        let runtime = Runtime {
+            state: State::new(session, clock.now(), jiff::tz::TimeZone::UTC),
+            client,
+            texts: Texts::new(Lang::En),
+            theme: Theme::default(),
+            clock,
+        };
+        let half = Duration::from_secs(minutes * 60);
+        // Idle on the list, open the rollout (Enter), idle on its page, then quit.
+        let input = Box::pin(futures::stream::unfold(0, move |step| async move {
+            match step {
+                0 => {
+                    tokio::time::sleep(half).await;
+                    Some((Action::Key(Key::plain(KeyCode::Enter)), 1))
+                }
+                1 => {
+                    tokio::time::sleep(half).await;
+                    Some((Action::Terminate, 2))
+                }
+                _ => None,
+            }
+        }));
+        let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (mut term, wire) = terminal();
+        let start = tokio::time::Instant::now();
+        let stats = runtime
+            .run(&mut term, input, retry_rx, &mut NoHost)
+            .await
+            .expect("the run");
+        let log = wire.0.lock().expect("the wire");
+        Idle {
+            seconds: start.elapsed().as_secs(),
+            polls: reads.load(std::sync::atomic::Ordering::Relaxed),
+            wakeups: stats.wakeups,
+            draws: stats.draws,
+            bytes: log.total,
+            drawn: log
+                .flushes
+                .iter()
+                .map(|(at, n)| (at.duration_since(start).as_secs(), *n))
+                .collect(),
+        }
+    })
+}
+
+fn main() {
+    let full = common::full();
+
+    let (first, phase_only) = bytes_of_change(|op| op.machines[5].phase = MachinePhase::Completed);
+    common::report(
+        "bytes: first frame of a 15-machine rollout's page (120x40)",
+        format!("{first} B"),
+    );
+    common::report(
+        "bytes: one machine's phase changes (Running -> Completed)",
+        format!("{phase_only} B"),
+    );
+    let (_, step) = bytes_of_change(|op| {
+        let at = op.machines[5].started_at;
+        op.machines[5].phase = MachinePhase::Completed;
+        op.machines[5].message = "running Talos v1.9.3".into();
+        op.machines[5].finished_at = at;
+        op.machines[6].phase = MachinePhase::Running;
+        op.machines[6].message = "installing Talos v1.9.3 and rebooting".into();
+        op.machines[6].started_at = at;
+    });
+    common::report(
+        "bytes: one machine completes and the next starts",
+        format!("{step} B"),
+    );
+    assert!(
+        phase_only < 1_000,
+        "a phase change wrote {phase_only} bytes"
+    );
+
+    let minutes = if full { 10 } else { 2 };
+    let r = idle(minutes);
+    let changed: Vec<String> = r
+        .drawn
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{s}s:{n}B"))
+        .collect();
+    common::report(
+        &format!(
+            "idle: {} virtual minutes (list, then page), nothing changes",
+            2 * minutes
+        ),
+        format!(
+            "{} polls, {} wake-ups, {} draws, {} B in all",
+            r.polls, r.wakeups, r.draws, r.bytes
+        ),
+    );
+    common::report("idle: every draw (time: bytes)", changed.join(" "));
+    // Every byte belongs to a draw, and a draw happens only when the frame changed: the
+    // ratatui Terminal flushes once per draw, so flushes with bytes == draws.
+    let with_bytes = r.drawn.iter().filter(|(_, n)| *n > 0).count() as u64;
+    assert_eq!(
+        with_bytes, r.draws,
+        "every draw wrote something; nothing else did"
+    );
+    assert!(r.seconds >= 2 * minutes * 60);
+    // At most two clocks tick per minute (an age or elapsed time, and the running machine's),
+    // plus the first frames and the page opening: never one draw per poll.
+    assert!(r.polls >= 2 * minutes * 60 / 10, "{} polls", r.polls);
+    assert!(
+        r.draws <= 2 * (2 * minutes + 1) + 3,
+        "{} draws in {} idle minutes",
+        r.draws,
+        2 * minutes
+    );
+}
