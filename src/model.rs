@@ -197,6 +197,14 @@ impl Operation {
         (done, counted.len())
     }
 
+    /// A pause or resume was asked for and the controller has not acted on it yet.
+    pub fn settling(&self) -> bool {
+        let pausing =
+            self.paused && !matches!(self.phase, Phase::Paused) && !self.phase.is_finished();
+        let resuming = !self.paused && self.phase == Phase::Paused && self.failure_reason.is_none();
+        pausing || resuming
+    }
+
     /// The failed machine, if any.
     pub fn failed_machine(&self) -> Option<&MachineProgress> {
         self.machines

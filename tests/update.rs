@@ -113,6 +113,26 @@ fn the_page_polls_3_s_running_10_s_paused_and_stops_when_finished() {
 }
 
 #[test]
+fn a_pause_or_resume_is_followed_closely_until_the_controller_acts() {
+    // Asked to pause, still running: 3 s, not the paused 10 s.
+    let mut pausing = fixtures::running_rollout();
+    pausing.paused = true;
+    assert_eq!(opened(pausing).next_poll, Some(now() + POLL_ACTIVE));
+    // Asked to resume, still paused: 3 s too.
+    let mut resuming = fixtures::paused_by_user();
+    resuming.paused = false;
+    assert_eq!(opened(resuming).next_poll, Some(now() + POLL_ACTIVE));
+    // Settled: paused polls every 10 s; a pause caused by a failure is not waiting for anything.
+    assert_eq!(
+        opened(fixtures::paused_by_user()).next_poll,
+        Some(now() + POLL_IDLE)
+    );
+    let mut failed = fixtures::paused_by_failure();
+    failed.paused = false;
+    assert_eq!(opened(failed).next_poll, Some(now() + POLL_IDLE));
+}
+
+#[test]
 fn permission_denied_and_not_found_are_shown_not_retried() {
     let mut s = fixtures::state();
     start(&mut s);

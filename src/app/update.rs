@@ -332,9 +332,11 @@ pub fn poll_interval(state: &State) -> Option<SignedDuration> {
             if d.op.error.as_ref().is_some_and(|e| !e.code.is_transient()) {
                 return None;
             }
-            match d.op.data.as_ref().map(|o| &o.phase) {
-                Some(Phase::Completed | Phase::Failed) => None,
-                Some(Phase::Paused) => Some(POLL_IDLE),
+            match d.op.data.as_ref() {
+                Some(o) if o.phase.is_finished() => None,
+                // Until the controller acts on a pause or resume, follow it closely.
+                Some(o) if o.settling() => Some(POLL_ACTIVE),
+                Some(o) if o.phase == Phase::Paused => Some(POLL_IDLE),
                 _ => Some(POLL_ACTIVE),
             }
         }

@@ -79,9 +79,12 @@ pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
         ("✗", "state-paused-failed", Color::Red)
     } else {
         match &op.phase {
-            Phase::Running if op.paused => ("‖", "state-pausing", Color::Yellow),
             Phase::Pending | Phase::Unknown if op.lock_wait_message().is_some() => {
                 ("…", "state-waiting-lock", Color::Yellow)
+            }
+            // Asked to pause; the controller has not acted on it yet.
+            Phase::Running | Phase::Pending | Phase::Unknown if op.paused => {
+                ("‖", "state-pausing", Color::Yellow)
             }
             Phase::Unknown => ("○", "phase-new", Color::Reset),
             Phase::Pending => ("○", "phase-pending", Color::Reset),
