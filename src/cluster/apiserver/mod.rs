@@ -268,17 +268,16 @@ impl EmbeddedApi {
             Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
             None => {}
         }
-        let (code, body) = match self.handle_sync(&req) {
-            Ok((code, body)) => (code, body),
-            Err((code, body)) => (code, body),
-        };
-        Outcome::Respond(json_response(code, &body))
+        Outcome::Respond(match self.handle_sync(&req) {
+            Ok((code, Reply::Json(body))) | Err((code, body)) => json_response(code, &body),
+            Ok((code, Reply::Raw(bytes))) => raw_response(code, bytes),
+        })
     }
 
-    fn handle_sync(&self, req: &http::Request<Bytes>) -> Result<(u16, Value), Failure> {
+    fn handle_sync(&self, req: &http::Request<Bytes>) -> Result<(u16, Reply), Failure> {
         let path = req.uri().path().trim_end_matches('/').to_string();
         if let Some(doc) = server::discovery(&path) {
-            return Ok((200, doc));
+            return Ok((200, Reply::Json(doc)));
         }
         let mut st = self.lock();
         let who = authenticate(&st.auth, req)?;
@@ -294,7 +293,7 @@ impl EmbeddedApi {
         if path == "/apis/authentication.k8s.io/v1/tokenreviews"
             && req.method() == http::Method::POST
         {
-            return token_review(&st.auth, &who, req.body());
+            return token_review(&st.auth, &who, req.body()).map(|(c, v)| (c, Reply::Json(v)));
         }
         let target = parse_path(&path)?;
         let method = req.method().clone();
@@ -345,32 +344,42 @@ impl EmbeddedApi {
                 ),
             ));
         }
-        match verb {
+        let result = match verb {
             "get" | "list" | "watch" => {
-                let body = if verb == "get" {
-                    st.get(&target)?
-                } else {
-                    let selector = LabelSelector::parse(q("labelSelector").unwrap_or(""))
-                        .map_err(|e| fail(400, "BadRequest", e))?;
-                    st.list(&target, &selector)
-                };
                 let accept = req
                     .headers()
                     .get(::http::header::ACCEPT)
                     .and_then(|v| v.to_str().ok());
-                if !table::wants_table(accept) {
-                    return Ok((200, body));
-                }
-                // kubectl's default output: the kind's columns, printed server-side.
-                let items = match body.get("items").and_then(Value::as_array) {
-                    Some(items) => items.clone(),
-                    None => vec![body],
-                };
+                let table = table::wants_table(accept);
                 let rv = st.resource_version.to_string();
-                Ok((
-                    200,
-                    table::table(&target.rt, &items, &rv, jiff::Timestamp::now()),
-                ))
+                let now = jiff::Timestamp::now();
+                if verb == "get" {
+                    let obj = st.get(&target)?;
+                    if !table {
+                        return Ok((200, Reply::Json(obj)));
+                    }
+                    // kubectl's default output: the kind's columns, printed server-side.
+                    return Ok((
+                        200,
+                        Reply::Json(table::table(&target.rt, &[&obj], &rv, now)),
+                    ));
+                }
+                let selector = LabelSelector::parse(q("labelSelector").unwrap_or(""))
+                    .map_err(|e| fail(400, "BadRequest", e))?;
+                let items = st.list_items(&target, &selector);
+                if table {
+                    return Ok((200, Reply::Json(table::table(&target.rt, &items, &rv, now))));
+                }
+                // Serialised from the stored objects as they are: no copy of a large list.
+                let list = ListOut {
+                    api_version: format!("{GROUP}/{VERSION}"),
+                    kind: format!("{}List", target.rt.kind),
+                    metadata: json!({"resourceVersion": rv}),
+                    items,
+                };
+                let bytes = serde_json::to_vec(&list)
+                    .map_err(|e| fail(500, "InternalError", format!("encoding the list: {e}")))?;
+                return Ok((200, Reply::Raw(bytes)));
             }
             "create" => {
                 let body = parse_body(req.body())?;
@@ -414,12 +423,32 @@ impl EmbeddedApi {
             }
             "delete" => st.delete(&target, &who, dry_run).map(|o| (200, o)),
             _ => Err(fail(405, "MethodNotAllowed", "unsupported")),
-        }
+        };
+        result.map(|(code, v)| (code, Reply::Json(v)))
     }
 }
 
+/// A response body: a JSON value, or JSON already encoded.
+enum Reply {
+    Json(Value),
+    Raw(Vec<u8>),
+}
+
+/// A list response that borrows its items from the store.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListOut<'a> {
+    api_version: String,
+    kind: String,
+    metadata: Value,
+    items: Vec<&'a Value>,
+}
+
 fn json_response(code: u16, body: &Value) -> http::Response<Full<Bytes>> {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    raw_response(code, serde_json::to_vec(body).unwrap_or_default())
+}
+
+fn raw_response(code: u16, bytes: Vec<u8>) -> http::Response<Full<Bytes>> {
     let mut resp = http::Response::new(Full::new(Bytes::from(bytes)));
     *resp.status_mut() =
         ::http::StatusCode::from_u16(code).unwrap_or(::http::StatusCode::INTERNAL_SERVER_ERROR);
@@ -639,23 +668,16 @@ impl ApiState {
             })
     }
 
-    fn list(&self, t: &Target, selector: &LabelSelector) -> Value {
-        let items: Vec<Value> = self
-            .objects
+    /// The objects a list answers, borrowed from the store.
+    fn list_items(&self, t: &Target, selector: &LabelSelector) -> Vec<&Value> {
+        self.objects
             .iter()
             .filter(|((p, ns, _), _)| {
                 p == t.rt.plural && t.namespace.as_ref().is_none_or(|n| n == ns)
             })
             .map(|(_, v)| v)
             .filter(|v| selector.matches(v))
-            .cloned()
-            .collect();
-        json!({
-            "apiVersion": format!("{GROUP}/{VERSION}"),
-            "kind": format!("{}List", t.rt.kind),
-            "metadata": {"resourceVersion": self.resource_version.to_string()},
-            "items": items,
-        })
+            .collect()
     }
 
     fn log(&mut self, verb: &str, t: &Target, name: &str, who: &Identity) {

@@ -58,7 +58,7 @@ fn columns(rt: &ResourceType) -> &'static [(&'static str, &'static str)] {
 /// The Table for `items`.
 pub fn table(
     rt: &ResourceType,
-    items: &[Value],
+    items: &[&Value],
     resource_version: &str,
     now: jiff::Timestamp,
 ) -> Value {
