@@ -5,7 +5,7 @@ mod common;
 
 use common::fixtures::{self, now};
 use common::snap::{draw, styles};
-use ichor_tui::app::action::{Action, Key, KeyCode};
+use ichor_tui::app::action::{Action, Key};
 use ichor_tui::app::state::{Conn, Notice, State};
 use ichor_tui::app::update::{start, update};
 use ichor_tui::i18n::Lang;
@@ -23,42 +23,11 @@ fn snap_styles(name: &str, state: &State) {
 }
 
 fn loaded_list() -> State {
-    let mut s = fixtures::state();
-    let effects = start(&mut s);
-    assert_eq!(effects.len(), 1);
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Operations {
-            seq,
-            result: Ok(fixtures::list()),
-        },
-    );
-    s
+    fixtures::listed(fixtures::list())
 }
 
 fn page(op: ichor_tui::model::Operation) -> State {
-    let mut s = fixtures::state();
-    start(&mut s);
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Operations {
-            seq,
-            result: Ok(vec![op.clone()]),
-        },
-    );
-    update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Operation {
-            seq,
-            namespace: op.namespace.clone(),
-            name: op.name.clone(),
-            result: Ok(op.clone()),
-        },
-    );
+    let mut s = fixtures::opened(op.clone());
     let cluster = ichor_tui::model::Cluster {
         namespace: op.namespace.clone(),
         name: op.cluster.clone(),

@@ -2,33 +2,12 @@
 
 mod common;
 
-use common::fixtures::{self, now};
+use common::fixtures::{self, listed, now, opened};
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
 use ichor_tui::app::state::{Dialog, Notice, Screen, State, WriteAction};
 use ichor_tui::app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
-use ichor_tui::model::{ApiError, Code, Operation, Phase};
+use ichor_tui::model::{ApiError, Code, Phase};
 use jiff::SignedDuration;
-
-fn listed(ops: Vec<Operation>) -> State {
-    let mut s = fixtures::state();
-    let effects = start(&mut s);
-    assert_eq!(
-        effects,
-        vec![Effect::ListOperations {
-            seq: 1,
-            namespace: Some("default".into())
-        }]
-    );
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Operations {
-            seq,
-            result: Ok(ops),
-        },
-    );
-    s
-}
 
 fn key(s: &mut State, k: Key) -> Vec<Effect> {
     update(s, Action::Key(k))
@@ -37,24 +16,6 @@ fn key(s: &mut State, k: Key) -> Vec<Effect> {
 fn tick_at(s: &mut State, at: jiff::Timestamp) -> Vec<Effect> {
     s.now = at;
     update(s, Action::Tick)
-}
-
-fn opened(op: Operation) -> State {
-    let mut s = listed(vec![op.clone()]);
-    let effects = key(&mut s, Key::plain(KeyCode::Enter));
-    assert!(matches!(effects[0], Effect::GetOperation { .. }));
-    assert!(matches!(effects[1], Effect::GetCluster { .. }));
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Operation {
-            seq,
-            namespace: op.namespace.clone(),
-            name: op.name.clone(),
-            result: Ok(op),
-        },
-    );
-    s
 }
 
 #[test]

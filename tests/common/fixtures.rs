@@ -1,7 +1,9 @@
 //! Deterministic operations and states for the screen and update tests.
 #![allow(dead_code)]
 
+use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
 use ichor_tui::app::state::{Session, State};
+use ichor_tui::app::update::{start, update};
 use ichor_tui::model::*;
 use jiff::{SignedDuration, Timestamp};
 
@@ -329,4 +331,46 @@ pub fn session() -> Session {
 
 pub fn state() -> State {
     State::new(session(), now(), jiff::tz::TimeZone::UTC)
+}
+
+/// The Operations screen after its first load answered with `ops`.
+pub fn listed(ops: Vec<Operation>) -> State {
+    let mut s = state();
+    let effects = start(&mut s);
+    assert_eq!(
+        effects,
+        vec![Effect::ListOperations {
+            seq: 1,
+            namespace: Some("default".into())
+        }]
+    );
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(ops),
+        },
+    );
+    s
+}
+
+/// `op`'s page, opened from the list with Enter, after its load.
+pub fn opened(op: Operation) -> State {
+    let mut s = listed(vec![op.clone()]);
+    let effects = update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
+    assert!(matches!(effects[0], Effect::GetOperation { .. }));
+    assert!(matches!(effects[1], Effect::GetCluster { .. }));
+    let seq = s.seq;
+    let (namespace, name) = (op.namespace.clone(), op.name.clone());
+    update(
+        &mut s,
+        Action::Operation {
+            seq,
+            namespace,
+            name,
+            result: Ok(op),
+        },
+    );
+    s
 }
