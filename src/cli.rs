@@ -252,6 +252,20 @@ fn sanitize_url(url: &str) -> String {
     }
 }
 
+/// Who the kubeconfig's credentials are, for the status bar; unknown if Kubernetes does not say
+/// within a few seconds (older clusters have no SelfSubjectReview).
+async fn who_am_i(service: &crate::service::OperationService) -> Option<String> {
+    let caller = crate::service::access::Caller::in_process();
+    match tokio::time::timeout(std::time::Duration::from_secs(3), service.who_am_i(&caller)).await {
+        Ok(Ok(user)) => Some(user),
+        Ok(Err(e)) => {
+            tracing::info!(error = %e, "could not learn who the kubeconfig's user is");
+            None
+        }
+        Err(_) => None,
+    }
+}
+
 /// Runs the dashboard until the user quits.
 pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     use crate::app::runtime::{Clock, Runtime};
@@ -281,6 +295,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     // Every backend retries transient faults and reports each attempt to the dashboard.
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut demo = None;
+    let mut user = None;
     let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) = if cli.demo
     {
         let d = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
@@ -289,8 +304,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
                 .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN),
             "ichor-tui",
         );
+        let service = OperationService::new(access);
+        user = who_am_i(&service).await;
         let client = InProcessClient::new(
-            OperationService::new(access),
+            service,
             Caller::in_process(),
             Backend::Demo,
             settings.read_only,
@@ -336,12 +353,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         let backend = Backend::InProcess {
             context: context.clone(),
         };
-        let client = InProcessClient::new(
-            OperationService::new(access),
-            Caller::in_process(),
-            backend,
-            settings.read_only,
-        );
+        let service = OperationService::new(access);
+        user = who_am_i(&service).await;
+        let client =
+            InProcessClient::new(service, Caller::in_process(), backend, settings.read_only);
         (
             Arc::new(Retrying::new(client, retry_tx)),
             format!("in-process ({context})"),
@@ -352,7 +367,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         backend: backend_label,
         namespace,
         all_namespaces: settings.all_namespaces,
-        user: client.user(),
+        user: user.or_else(|| client.user()),
         read_only: settings.read_only,
     };
     let clock = Clock::new(jiff::Timestamp::now());

@@ -108,6 +108,35 @@ async fn list_and_get_return_the_status_as_it_is(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
+#[tokio::test]
+async fn who_am_i_asks_kubernetes_in_process_and_names_the_caller_otherwise() {
+    use ichor_tui::service::OperationService;
+    use ichor_tui::service::access::{Caller, KubeAccess};
+    let api = world();
+    let service = OperationService::new(KubeAccess::new(
+        api.client(users::OPERATOR_TOKEN),
+        "ichor-tui",
+    ));
+    assert_eq!(
+        service.who_am_i(&Caller::in_process()).await.unwrap(),
+        users::OPERATOR
+    );
+    assert_eq!(
+        service.who_am_i(&Caller::user("carol", &[])).await.unwrap(),
+        "carol"
+    );
+    let nobody = OperationService::new(KubeAccess::new(api.client("wrong-token"), "ichor-tui"));
+    assert_eq!(
+        nobody
+            .who_am_i(&Caller::in_process())
+            .await
+            .unwrap_err()
+            .code,
+        Code::Unauthenticated
+    );
+    assert!(api.write_log().is_empty(), "a review is not a write");
+}
+
 async fn clusters_show_versions_machines_tracking_and_the_unfinished_operation(path: Path) {
     let api = world();
     track_with_argo(&api).await;

@@ -519,6 +519,33 @@ impl OperationService {
         Ok(())
     }
 
+    /// Who the caller is to Kubernetes: the impersonated user, or, in-process, the answer of a
+    /// SelfSubjectReview for the kubeconfig's credentials. For the status bar.
+    pub async fn who_am_i(&self, caller: &Caller) -> Result<String, ApiError> {
+        if let Some(id) = &caller.identity {
+            return Ok(id.user.clone());
+        }
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+        let req = http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::to_vec(&body).unwrap_or_default())
+            .map_err(|e| {
+                ApiError::new(Code::Internal, format!("building a SelfSubjectReview: {e}"))
+            })?;
+        let review: serde_json::Value = self
+            .access
+            .call(
+                "asking who you are (SelfSubjectReview)",
+                self.access.own().request(req),
+            )
+            .await?;
+        review
+            .pointer("/status/userInfo/username")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| ApiError::new(Code::Internal, "a SelfSubjectReview without a user name"))
+    }
+
     /// ListClusters: one namespace, or every namespace with `None`.
     pub async fn list_clusters(
         &self,

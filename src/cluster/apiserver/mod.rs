@@ -295,6 +295,18 @@ impl EmbeddedApi {
         {
             return token_review(&st.auth, &who, req.body()).map(|(c, v)| (c, Reply::Json(v)));
         }
+        if path == "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+            && req.method() == http::Method::POST
+        {
+            // Who am I: any authenticated user may ask, as in Kubernetes 1.28+.
+            let review = json!({
+                "apiVersion": "authentication.k8s.io/v1",
+                "kind": "SelfSubjectReview",
+                "metadata": {"creationTimestamp": null},
+                "status": {"userInfo": {"username": who.user, "groups": who.groups}},
+            });
+            return Ok((201, Reply::Json(review)));
+        }
         let target = parse_path(&path)?;
         let method = req.method().clone();
         let verb = match (&method, target.name.is_some()) {

@@ -49,7 +49,9 @@ pub fn discovery(path: &str) -> Option<Value> {
         "/apis/authentication.k8s.io/v1" => json!({
             "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authentication.k8s.io/v1",
             "resources": [{"name": "tokenreviews", "singularName": "tokenreview", "namespaced": false,
-                           "kind": "TokenReview", "verbs": ["create"]}]
+                           "kind": "TokenReview", "verbs": ["create"]},
+                           {"name": "selfsubjectreviews", "singularName": "selfsubjectreview", "namespaced": false,
+                           "kind": "SelfSubjectReview", "verbs": ["create"]}]
         }),
         p if p == format!("/apis/{GROUP}/{VERSION}") => {
             let mut resources = Vec::new();
