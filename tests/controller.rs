@@ -73,6 +73,18 @@ impl Harness {
         );
     }
 
+    /// Sets spec.paused as a person with kubectl would.
+    async fn set_paused(&self, name: &str, paused: bool) {
+        self.ops
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"paused": paused}})),
+            )
+            .await
+            .unwrap();
+    }
+
     async fn machines(&self) -> Vec<Machine> {
         Api::<Machine>::namespaced(self.api.client(users::ADMIN_TOKEN), "default")
             .list(&ListParams::default())
@@ -171,14 +183,7 @@ async fn pause_takes_effect_after_the_current_step_and_resume_continues() {
     h.tick("o").await;
     h.tick("o").await;
     assert_eq!(h.status("o").await.phase, "Running");
-    h.ops
-        .patch(
-            "o",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": true}})),
-        )
-        .await
-        .unwrap();
+    h.set_paused("o", true).await;
     h.run_until("o", "Paused", 10).await;
     let st = h.status("o").await;
     assert!(
@@ -200,14 +205,7 @@ async fn pause_takes_effect_after_the_current_step_and_resume_continues() {
         "Paused",
         "nothing moves while paused"
     );
-    h.ops
-        .patch(
-            "o",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": false}})),
-        )
-        .await
-        .unwrap();
+    h.set_paused("o", false).await;
     h.run_until("o", "Completed", 200).await;
 }
 
@@ -250,14 +248,7 @@ async fn a_failing_machine_pauses_the_operation_and_nothing_is_retried() {
         "nothing retried, nothing rolled back"
     );
     // Clearing spec.paused does not resume a failed operation either.
-    h.ops
-        .patch(
-            "o",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": false}})),
-        )
-        .await
-        .unwrap();
+    h.set_paused("o", false).await;
     h.tick("o").await;
     assert_eq!(h.status("o").await.phase, "Paused");
     // A later operation takes the lock over from the one paused on a failure.

@@ -3,7 +3,6 @@
 use super::state::WriteAction;
 use crate::client::RetryEvent;
 use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
-use jiff::Timestamp;
 
 /// A key, as the dashboard understands it (independent of the terminal library).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,6 +155,3 @@ impl Effect {
         matches!(self, Effect::Write { .. } | Effect::Create { .. })
     }
 }
-
-/// `now` for results carried with a timestamp (tests).
-pub type Now = Timestamp;

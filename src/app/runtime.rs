@@ -136,9 +136,14 @@ impl Runtime {
             let area = Rect::new(0, 0, size.width, size.height);
             let frame = self.frame(area);
             if last.as_ref() != Some(&frame) {
+                // The frame is already rendered: hand it over instead of rendering it again
+                // (unless the terminal changed size in between).
                 terminal.draw(|f| {
-                    let ctx = self.ctx();
-                    views::render(&self.state, &ctx, f.area(), f.buffer_mut());
+                    if f.area() == frame.area {
+                        f.buffer_mut().clone_from(&frame);
+                    } else {
+                        views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
+                    }
                 })?;
                 stats.draws += 1;
                 last = Some(frame);

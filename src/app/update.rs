@@ -9,7 +9,7 @@ use super::state::{
     State, WriteAction,
 };
 use crate::client::RetryEvent;
-use crate::model::{Code, Operation, Phase};
+use crate::model::{Operation, Phase};
 use jiff::SignedDuration;
 
 /// Poll interval while something shown is unfinished (running).
@@ -720,9 +720,4 @@ fn keep_selection_visible(state: &mut State) {
     }
     let n = state.ops.visible.len();
     l.offset = l.offset.min(n.saturating_sub(rows));
-}
-
-/// Whether an error means the data could not be reached at all (shown as stale, not as words).
-pub fn is_unreachable(code: Code) -> bool {
-    code.is_transient()
 }

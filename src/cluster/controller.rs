@@ -3,9 +3,8 @@
 //! the demo and the tests have something real to follow.
 
 use crate::cluster::resources::{
-    CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, IchorInstallation, Machine,
-    MachineProgress, OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names,
-    plan_steps,
+    CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress,
+    OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names, plan_steps,
 };
 use anyhow::Context as _;
 use jiff::{SignedDuration, Timestamp};
@@ -449,9 +448,4 @@ impl Controller {
         st.finished_at = Some(format_time(now));
         Ok(())
     }
-}
-
-/// The IchorInstallation the controller would upgrade (demo: nothing to do beyond completing).
-pub fn ichor_installation_api(client: &kube::Client, ns: &str) -> Api<IchorInstallation> {
-    Api::namespaced(client.clone(), ns)
 }
