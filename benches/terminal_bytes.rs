@@ -19,7 +19,8 @@ use ichor_tui::app::update::update;
 use ichor_tui::client::{Backend as ClientBackend, OperationClient};
 use ichor_tui::i18n::{Lang, Texts};
 use ichor_tui::model::{
-    ApiError, Cluster, Code, Created, MachinePhase, Operation, OperationRequest, Plan,
+    ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
+    Permissions, Plan,
 };
 use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
 use ratatui::Terminal;
@@ -214,11 +215,25 @@ impl OperationClient for Still {
     async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
         Err(refused())
     }
-    async fn set_operation_paused(&self, _: &str, _: &str, _: bool) -> Result<Operation, ApiError> {
+    async fn set_operation_paused(
+        &self,
+        _: &str,
+        _: &str,
+        _: bool,
+        _: Option<&Confirmed>,
+    ) -> Result<Operation, ApiError> {
         Err(refused())
     }
-    async fn delete_operation(&self, _: &str, _: &str) -> Result<(), ApiError> {
+    async fn delete_operation(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
         Err(refused())
+    }
+    async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
+        Ok(Permissions::default())
     }
     async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         Ok(vec![rollout_cluster()])

@@ -142,6 +142,12 @@ pub struct Condition {
 pub struct Operation {
     pub namespace: String,
     pub name: String,
+    /// `metadata.uid`: tells this operation apart from a later one of the same name.
+    pub uid: String,
+    /// `metadata.generation`: changes with the spec (a pause or resume), not with the status.
+    pub generation: i64,
+    /// The request id of the start that created it (`ichor.maesh.dev/request-id`).
+    pub request_id: Option<String>,
     pub cluster: String,
     /// `None` when `spec.kind` holds a value this build does not know (`kind_raw` has it).
     pub kind: Option<OperationKind>,
@@ -168,6 +174,16 @@ pub struct Operation {
 }
 
 impl Operation {
+    /// What a person confirms when asked about this operation as it is now.
+    pub fn confirmed(&self) -> Confirmed {
+        Confirmed {
+            uid: self.uid.clone(),
+            generation: self.generation,
+            finished: self.phase.is_finished(),
+            paused: self.paused,
+        }
+    }
+
     /// A paused operation whose pause a failed machine caused: resuming it does nothing.
     pub fn paused_by_failure(&self) -> bool {
         self.phase == Phase::Paused && self.failure_reason.is_some()
@@ -211,6 +227,35 @@ impl Operation {
             .iter()
             .find(|m| m.phase == MachinePhase::Failed)
     }
+}
+
+/// What a pause, resume or delete was confirmed against: the operation (its uid), its spec (the
+/// generation) and the state the question was asked about. The service refuses the write when
+/// any of these differ from what the cluster holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confirmed {
+    pub uid: String,
+    pub generation: i64,
+    /// The operation was Completed or Failed when asked.
+    pub finished: bool,
+    /// `spec.paused` when asked.
+    pub paused: bool,
+}
+
+/// What the caller may do in a namespace, as Kubernetes RBAC answers (SelfSubjectAccessReview).
+/// The dashboard offers only what is allowed; the API server still decides every write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Permissions {
+    /// Create TalosOperations (and take the start claim).
+    pub start: bool,
+    /// Patch TalosOperations: pause and resume.
+    pub pause: bool,
+    /// Delete TalosOperations.
+    pub delete: bool,
+    /// Update TalosClusters: starts that change the cluster's spec.
+    pub edit_clusters: bool,
+    /// Update IchorInstallations: ichor upgrades.
+    pub edit_installation: bool,
 }
 
 /// A machine as a step of a plan shows it.
@@ -262,6 +307,15 @@ pub struct Plan {
     /// CA rotation: the stages, and that the secrets bundle is replaced.
     pub stages: Vec<String>,
     pub replaces_secrets_bundle: bool,
+    /// An ichor upgrade: the other clusters of the namespace, which the same installation
+    /// serves and which the upgrade therefore changes too.
+    pub shared_with: Vec<String>,
+    /// Why the caller may not start this (RBAC), if they may not; `None` when they may or it
+    /// is not known.
+    pub denied: Option<Refusal>,
+    /// What the plan was computed from, as one opaque value: a Start carries it back, and the
+    /// service refuses the start if the plan it computes then differs.
+    pub fingerprint: String,
 }
 
 impl Plan {
@@ -283,6 +337,9 @@ pub struct Warning {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Created {
     pub operation: Operation,
+    /// The operation already existed for this start's request id (a repeat, or an answer that
+    /// was lost and found by reading): this call wrote nothing.
+    pub found: bool,
     /// The spec write that was made, if one was.
     pub spec_written: Option<SpecChange>,
     pub warnings: Vec<Warning>,
@@ -341,6 +398,30 @@ pub struct OperationRequest {
     pub target: Option<String>,
     /// `None`: 1.
     pub max_unavailable: Option<i32>,
+    /// A start: the id that makes it idempotent (recorded on the operation); `None` in a plan.
+    pub request_id: Option<String>,
+    /// A start: the fingerprint of the plan the person reviewed; `None`: not bound to a Review.
+    pub confirmed_plan: Option<String>,
+}
+
+impl OperationRequest {
+    /// A request for `kind` on `cluster` in `namespace`, with no target and the defaults.
+    pub fn new(namespace: &str, cluster: Option<&str>, kind: OperationKind) -> OperationRequest {
+        OperationRequest {
+            namespace: namespace.to_string(),
+            cluster: cluster.map(str::to_string),
+            kind,
+            target: None,
+            max_unavailable: None,
+            request_id: None,
+            confirmed_plan: None,
+        }
+    }
+}
+
+/// A new request id for a start: 128 random bits in hex.
+pub fn new_request_id() -> String {
+    format!("{:032x}", fastrand::u128(..))
 }
 
 /// gRPC-style error codes.
@@ -412,6 +493,15 @@ reasons! {
     Unauthenticated => "UNAUTHENTICATED",
     Unavailable => "UNAVAILABLE",
     Conflict => "CONFLICT",
+    ChangedSinceConfirmed => "CHANGED_SINCE_CONFIRMED",
+    PlanChanged => "PLAN_CHANGED",
+    StartInProgress => "START_IN_PROGRESS",
+    InstallationBusy => "INSTALLATION_BUSY",
+    NotPermitted => "NOT_PERMITTED",
+    WriteNotApplied => "WRITE_NOT_APPLIED",
+    WriteOutcomeUnknown => "WRITE_OUTCOME_UNKNOWN",
+    OperationReplaced => "OPERATION_REPLACED",
+    WriteAbandoned => "WRITE_ABANDONED",
     Invalid => "INVALID",
     Internal => "INTERNAL",
 }

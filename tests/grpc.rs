@@ -26,13 +26,7 @@ fn world() -> EmbeddedApi {
 }
 
 fn shutdown_req() -> OperationRequest {
-    OperationRequest {
-        namespace: "default".into(),
-        cluster: Some("c1".into()),
-        kind: OperationKind::Shutdown,
-        target: None,
-        max_unavailable: None,
-    }
+    OperationRequest::new("default", Some("c1"), OperationKind::Shutdown)
 }
 
 #[tokio::test]
@@ -87,11 +81,13 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
         Some("ichor-tui-server"),
         "an anonymous start is the server's"
     );
-    let writers: Vec<String> = api.write_log().iter().map(|w| w.user.clone()).collect();
     assert_eq!(
-        writers,
-        [users::SERVER],
-        "written as the server's own identity"
+        common::names(&api.write_log()),
+        [
+            format!("create leases by {}", users::SERVER),
+            format!("create talosoperations by {}", users::SERVER)
+        ],
+        "the claim and the operation, written as the server's own identity"
     );
     // A token that is sent still decides.
     let e = client(&open.url(false), Some("not-a-real-token"))
@@ -140,7 +136,7 @@ async fn the_client_recovers_when_the_server_goes_away_and_comes_back_on_the_sam
     let ops = c.list_operations(Some("default")).await.unwrap();
     assert!(ops.is_empty());
     c.create_operation(&shutdown_req()).await.unwrap();
-    assert_eq!(api.writes_by(users::OPERATOR).len(), 1);
+    assert_eq!(common::operations_created(&api), 1);
 }
 
 #[tokio::test]
@@ -455,31 +451,53 @@ async fn a_retrying_client_waits_out_a_server_that_is_away() {
         policy,
     );
     server.stop().await.unwrap();
+    // A read waits the outage out.
     let call = tokio::spawn(async move {
-        let r = c.create_operation(&shutdown_req()).await;
+        let r = c.list_operations(Some("default")).await;
         (r, c)
     });
-    // The first failed attempt is reported; then the server comes back.
     let first = events.recv().await.unwrap();
     assert!(
         matches!(&first, RetryEvent::Retrying { attempt: 1, error, .. } if error.code == Code::Unavailable),
         "{first:?}"
     );
-    let _again = start_on(
+    let again = start_on(
         &api,
         TcpListener::bind(addr).await.unwrap(),
         Options::default(),
     );
-    let (created, c) = call.await.unwrap();
-    let created = created.unwrap();
-    assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
+    let (listed, c) = call.await.unwrap();
+    assert!(listed.unwrap().is_empty());
     let mut last = first;
     while let Ok(e) = events.try_recv() {
         last = e;
     }
     assert!(matches!(last, RetryEvent::Recovered { .. }), "{last:?}");
-    assert_eq!(api.writes_by(users::OPERATOR).len(), 1, "started once");
-    assert_eq!(c.list_operations(Some("default")).await.unwrap().len(), 1);
+    // A start is not: it is sent once, found not to have happened, and never sent again.
+    again.stop().await.unwrap();
+    let call = tokio::spawn(async move {
+        let r = c.create_operation(&shutdown_req()).await;
+        (r, c)
+    });
+    let first = events.recv().await.unwrap();
+    assert!(
+        matches!(&first, RetryEvent::Retrying { what, .. } if what.contains("checking whether the start happened")),
+        "only the read that finds out is retried: {first:?}"
+    );
+    let _back = start_on(
+        &api,
+        TcpListener::bind(addr).await.unwrap(),
+        Options::default(),
+    );
+    let (created, c) = call.await.unwrap();
+    let e = created.unwrap_err();
+    assert_eq!(
+        (e.reason, e.param("action")),
+        (Some(Reason::WriteNotApplied), Some("start"))
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(api.write_log().is_empty(), "nothing was written later");
+    assert!(c.list_operations(Some("default")).await.unwrap().is_empty());
 }
 
 #[test]
@@ -530,7 +548,7 @@ fn serve_reaches_kubernetes_through_a_kubeconfig() {
             .unwrap();
         assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
         let e = client(&url, Some(users::VIEWER_TOKEN))
-            .delete_operation("default", &created.operation.name)
+            .delete_operation("default", &created.operation.name, None)
             .await
             .unwrap_err();
         assert_eq!(

@@ -158,7 +158,8 @@ fn ids_in_code() -> BTreeSet<String> {
     }
     for a in ["pause", "resume", "delete"] {
         for f in [
-            "sent-{}",
+            "pending-{}",
+            "abandoned-{}",
             "done-{}",
             "confirm-{}-title",
             "confirm-{}-body",

@@ -9,7 +9,9 @@ use ichor_tui::app::action::{Action, Key};
 use ichor_tui::app::runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_tui::client::{Backend, OperationClient, RetryEvent};
 use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan};
+use ichor_tui::model::{
+    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+};
 use ichor_tui::views::widgets::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -47,11 +49,25 @@ impl OperationClient for Scripted {
     async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
         Err(ApiError::new(Code::Unimplemented, "not in this test"))
     }
-    async fn set_operation_paused(&self, _: &str, _: &str, _: bool) -> Result<Operation, ApiError> {
+    async fn set_operation_paused(
+        &self,
+        _: &str,
+        _: &str,
+        _: bool,
+        _: Option<&Confirmed>,
+    ) -> Result<Operation, ApiError> {
         Err(ApiError::new(Code::Unimplemented, "not in this test"))
     }
-    async fn delete_operation(&self, _: &str, _: &str) -> Result<(), ApiError> {
+    async fn delete_operation(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
         Err(ApiError::new(Code::Unimplemented, "not in this test"))
+    }
+    async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
+        Ok(Permissions::default())
     }
     async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         Ok(Vec::new())

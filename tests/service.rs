@@ -5,9 +5,9 @@
 mod common;
 
 use common::paths::{Path, User, actor, connect, writer};
-use common::{op, small_cluster};
+use common::{names, op, small_cluster};
 use ichor_tui::cluster::apiserver::auth::users;
-use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule, WriteRecord};
+use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_tui::cluster::controller::Controller;
 use ichor_tui::cluster::resources::{self, *};
 use ichor_tui::model::{Code, Effect, MachinePhase, OperationRequest, Phase, Reason};
@@ -28,6 +28,8 @@ fn req(kind: OperationKind, target: Option<&str>) -> OperationRequest {
         kind,
         target: target.map(str::to_string),
         max_unavailable: None,
+        request_id: None,
+        confirmed_plan: None,
     }
 }
 
@@ -57,12 +59,6 @@ async fn seed_op(api: &EmbeddedApi, name: &str, kind: &str, phase: &str, failure
 
 fn admin_clusters(api: &EmbeddedApi) -> Api<TalosCluster> {
     Api::namespaced(api.client(users::ADMIN_TOKEN), "default")
-}
-
-fn names(log: &[WriteRecord]) -> Vec<String> {
-    log.iter()
-        .map(|w| format!("{} {} by {}", w.verb, w.resource, w.user))
-        .collect()
 }
 
 async fn track_with_argo(api: &EmbeddedApi) {
@@ -644,9 +640,11 @@ async fn create_writes_the_spec_then_the_operation(path: Path) {
     assert_eq!(
         names(&api.write_log()),
         [
+            format!("create leases by {u}"),
             format!("update talosclusters by {u}"),
             format!("create talosoperations by {u}")
-        ]
+        ],
+        "the claim, the spec, the operation"
     );
     assert_eq!(
         admin_clusters(&api)
@@ -682,8 +680,8 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
     assert_eq!(e.reason, Some(Reason::SpecWrittenCreateFailed));
     assert_eq!(
         e.code,
-        Code::Unavailable,
-        "the create's own fault, so a client knows it may retry"
+        Code::Aborted,
+        "an answer that says what happened, not an unknown outcome: a client does not repeat it"
     );
     assert_eq!(
         (e.param("field"), e.param("target")),
@@ -698,7 +696,12 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
     let u = writer(path, User::Admin);
     assert_eq!(
         names(&api.write_log()),
-        [format!("update talosclusters by {u}")]
+        [
+            format!("create leases by {u}"),
+            format!("update talosclusters by {u}"),
+            format!("delete leases by {u}")
+        ],
+        "the claim is given back, so a rerun is not kept waiting"
     );
     api.clear_write_log();
     let plan = c
@@ -713,7 +716,10 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
     assert!(again.spec_written.is_none());
     assert_eq!(
         names(&api.write_log()),
-        [format!("create talosoperations by {u}")],
+        [
+            format!("create leases by {u}"),
+            format!("create talosoperations by {u}")
+        ],
         "no second spec write"
     );
 }
@@ -751,12 +757,13 @@ async fn a_tracked_spec_is_refused_then_started_with_the_version_git_wrote(path:
         .await
         .unwrap();
     assert!(created.spec_written.is_none());
+    let u = writer(path, User::Admin);
     assert_eq!(
         names(&api.write_log()),
-        [format!(
-            "create talosoperations by {}",
-            writer(path, User::Admin)
-        )]
+        [
+            format!("create leases by {u}"),
+            format!("create talosoperations by {u}")
+        ]
     );
 }
 
@@ -794,7 +801,13 @@ async fn create_refuses_what_the_plan_refuses_and_writes_nothing(path: Path) {
 async fn kube_proxy_switch_sets_and_removes_the_confirmation(path: Path) {
     let api = world();
     let c = connect(path, &api, User::Admin).await;
-    api.conflict_next_writes(1);
+    // Someone edits the cluster between the start's read and its spec write: the write
+    // conflicts, and the start reads again and re-checks before it writes.
+    api.before(FaultRule::on("update", "talosclusters"), |api| {
+        api.edit("talosclusters", "default", "c1", |c| {
+            c["metadata"]["labels"] = json!({"team": "platform"});
+        });
+    });
     let created = c
         .create_operation(&req(OperationKind::Cni, Some("replaced")))
         .await
@@ -804,11 +817,13 @@ async fn kube_proxy_switch_sets_and_removes_the_confirmation(path: Path) {
     assert_eq!(
         names(&api.write_log()),
         [
+            format!("create leases by {u}"),
+            format!("update leases by {u}"),
             format!("update talosclusters by {u}"),
             format!("create talosoperations by {u}"),
             format!("update talosclusters by {u}")
         ],
-        "the conflicted write was retried once with a fresh read; the annotation came off in a second update"
+        "the conflicted write was made again after a fresh read (the claim renewed); the annotation came off in a second update"
     );
     let cl = admin_clusters(&api).get("c1").await.unwrap();
     assert_eq!(cl.spec.cni.kube_proxy, "replaced");
@@ -847,7 +862,7 @@ async fn pause_and_resume_record_who_and_when(path: Path) {
     seed_op(&api, "run", "talos", "Running", None).await;
     let c = connect(path, &api, User::Operator).await;
     let paused = c
-        .set_operation_paused("default", "run", true)
+        .set_operation_paused("default", "run", true, None)
         .await
         .unwrap();
     assert!(paused.paused);
@@ -857,7 +872,7 @@ async fn pause_and_resume_record_who_and_when(path: Path) {
     );
     assert!(paused.paused_at.is_some());
     let resumed = c
-        .set_operation_paused("default", "run", false)
+        .set_operation_paused("default", "run", false, None)
         .await
         .unwrap();
     assert!(!resumed.paused);
@@ -871,13 +886,13 @@ async fn pause_and_resume_record_who_and_when(path: Path) {
     );
     // Pausing what is paused writes nothing.
     api.clear_write_log();
-    c.set_operation_paused("default", "run", false)
+    c.set_operation_paused("default", "run", false, None)
         .await
         .unwrap();
     assert!(api.write_log().is_empty());
     // A conflict is retried with a fresh read.
     api.conflict_next_writes(1);
-    c.set_operation_paused("default", "run", true)
+    c.set_operation_paused("default", "run", true, None)
         .await
         .unwrap();
     assert_eq!(api.write_log().len(), 1);
@@ -895,7 +910,7 @@ async fn resuming_a_pause_caused_by_a_failure_is_refused(path: Path) {
     .await;
     let c = connect(path, &api, User::Operator).await;
     let e = c
-        .set_operation_paused("default", "broken", false)
+        .set_operation_paused("default", "broken", false, None)
         .await
         .unwrap_err();
     assert_eq!(
@@ -923,7 +938,7 @@ async fn finished_operations_cannot_be_paused_or_resumed(path: Path) {
         ("failed", false),
     ] {
         let e = c
-            .set_operation_paused("default", name, paused)
+            .set_operation_paused("default", name, paused, None)
             .await
             .unwrap_err();
         assert_eq!(
@@ -933,7 +948,7 @@ async fn finished_operations_cannot_be_paused_or_resumed(path: Path) {
         );
     }
     let e = c
-        .set_operation_paused("default", "nope", true)
+        .set_operation_paused("default", "nope", true, None)
         .await
         .unwrap_err();
     assert_eq!(
@@ -947,7 +962,7 @@ async fn delete_removes_the_operation(path: Path) {
     let api = world();
     seed_op(&api, "run", "talos", "Running", None).await;
     let c = connect(path, &api, User::Operator).await;
-    c.delete_operation("default", "run").await.unwrap();
+    c.delete_operation("default", "run", None).await.unwrap();
     assert_eq!(
         names(&api.write_log()),
         [format!(
@@ -955,7 +970,10 @@ async fn delete_removes_the_operation(path: Path) {
             writer(path, User::Operator)
         )]
     );
-    let e = c.delete_operation("default", "run").await.unwrap_err();
+    let e = c
+        .delete_operation("default", "run", None)
+        .await
+        .unwrap_err();
     assert_eq!(
         (e.code, e.reason),
         (Code::NotFound, Some(Reason::OperationNotFound))
@@ -977,11 +995,13 @@ async fn a_viewer_may_read_and_nothing_else(path: Path) {
     c.list_operations(Some("default")).await.unwrap();
     for e in [
         refused_start,
-        c.set_operation_paused("default", "run", true)
+        c.set_operation_paused("default", "run", true, None)
             .await
             .map(drop)
             .unwrap_err(),
-        c.delete_operation("default", "run").await.unwrap_err(),
+        c.delete_operation("default", "run", None)
+            .await
+            .unwrap_err(),
     ] {
         assert_eq!(e.code, Code::PermissionDenied, "{e:?}");
         assert!(
@@ -1037,7 +1057,10 @@ async fn an_operator_may_not_edit_the_spec_but_may_start_what_it_names(path: Pat
         "{}",
         e.message
     );
-    assert!(api.write_log().is_empty());
+    assert!(
+        api.write_log().is_empty(),
+        "the spec write's dry run refused it before the claim"
+    );
     let created = c
         .create_operation(&req(OperationKind::Talos, Some("v1.9.2")))
         .await
@@ -1068,14 +1091,21 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
     let e = c.list_clusters(Some("default")).await.unwrap_err();
     assert_eq!(e.code, Code::Unavailable);
     c.list_operations(Some("default")).await.unwrap();
-    // A fault in the middle of a start: nothing was written, the caller may retry.
+    // A fault in the middle of a start: no operation, and the claim given back.
     api.fail_when(FaultRule::on("create", "talosoperations"), Fault::Reset);
     let e = c
         .create_operation(&req(OperationKind::Shutdown, None))
         .await
         .unwrap_err();
     assert_eq!(e.code, Code::Unavailable);
-    assert!(api.write_log().is_empty());
+    let u = writer(path, User::Admin);
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("create leases by {u}"),
+            format!("delete leases by {u}")
+        ]
+    );
 }
 
 macro_rules! matrix {
@@ -1149,11 +1179,13 @@ async fn read_only_clients_refuse_writes_themselves() {
             .await
             .map(drop)
             .unwrap_err(),
-        c.set_operation_paused("default", "run", true)
+        c.set_operation_paused("default", "run", true, None)
             .await
             .map(drop)
             .unwrap_err(),
-        c.delete_operation("default", "run").await.unwrap_err(),
+        c.delete_operation("default", "run", None)
+            .await
+            .unwrap_err(),
     ] {
         assert_eq!(
             (e.code, e.reason),

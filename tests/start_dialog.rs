@@ -271,12 +271,17 @@ async fn the_typed_name_gates_start() {
     d.code(KeyCode::Enter).await;
     assert!(!d.wrote(), "a partial name: no start");
     d.type_text("-EU").await;
+    assert_eq!(
+        dialog(&d).typed_name,
+        "prod-",
+        "capitals are no part of a cluster name: the field does not take them"
+    );
     d.code(KeyCode::Enter).await;
     assert!(!d.wrote(), "a wrong name: no start");
-    for _ in 0..3 {
-        d.code(KeyCode::Backspace).await;
-    }
-    d.type_text("-eu").await;
+    d.type_text("eux").await;
+    d.code(KeyCode::Enter).await;
+    assert!(!d.wrote(), "a longer name: no start");
+    d.code(KeyCode::Backspace).await;
     assert!(dialog(&d).can_start());
     snap_all!("review_name_typed", &d.state);
     assert!(api.write_log().is_empty(), "nothing written before Start");
@@ -331,11 +336,25 @@ async fn a_half_success_says_what_was_written_and_a_second_start_finishes_it() {
         "the fresh plan writes no spec"
     );
     snap_all!("review_half_success", &d.state);
-    assert_eq!(api.write_log().len(), 1, "the spec write");
+    let by = |v: &str| format!("{v} by admin");
+    assert_eq!(
+        common::names(&api.write_log()),
+        [
+            by("create leases"),
+            by("update talosclusters"),
+            by("delete leases")
+        ],
+        "the spec write, between taking and giving back the claim"
+    );
+    api.clear_write_log();
     d.code(KeyCode::Enter).await;
     assert!(d.state.dialog.is_none());
     assert_eq!(d.state.screen, Screen::Operation);
-    assert_eq!(api.write_log().len(), 2, "only the create");
+    assert_eq!(
+        common::names(&api.write_log()),
+        [by("create leases"), by("create talosoperations")],
+        "only the create"
+    );
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@ mod common;
 
 use common::fixtures::{self, listed, now, opened};
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, Notice, Screen, State, WriteAction};
+use ichor_tui::app::state::{Dialog, Notice, Screen, State, Why, WriteAction};
 use ichor_tui::app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
 use ichor_tui::model::{ApiError, Code, Phase};
 use jiff::SignedDuration;
@@ -176,11 +176,14 @@ fn confirmation_defaults_to_no() {
     assert_eq!(
         e,
         vec![Effect::Write {
+            seq: s.seq,
             action: WriteAction::Delete,
             namespace: "default".into(),
-            name: "prod-eu-talos-8xk2m".into()
+            name: "prod-eu-talos-8xk2m".into(),
+            confirmed: fixtures::running_rollout().confirmed(),
         }]
     );
+    assert!(s.pending.is_some(), "the screen shows the write pending");
 }
 
 #[test]
@@ -252,7 +255,7 @@ fn read_only_offers_no_write() {
     for k in ['p', 'r', 'd'] {
         assert!(key(&mut s, Key::ch(k)).is_empty());
         assert_eq!(s.dialog, None);
-        assert_eq!(s.notice, Some(Notice::Unavailable("why-read-only")));
+        assert_eq!(s.notice, Some(Notice::Unavailable(Why::ReadOnly)));
     }
 }
 
@@ -261,9 +264,11 @@ fn a_refusal_is_shown_and_the_screen_refreshed() {
     let mut s = opened(fixtures::running_rollout());
     key(&mut s, Key::ch('p'));
     key(&mut s, Key::ch('y'));
+    let seq = s.seq;
     let e = update(
         &mut s,
         Action::Written {
+            seq,
             action: WriteAction::Pause,
             namespace: "default".into(),
             name: "prod-eu-talos-8xk2m".into(),
@@ -279,9 +284,11 @@ fn deleting_the_open_operation_goes_back_to_the_list() {
     let mut s = opened(fixtures::running_rollout());
     key(&mut s, Key::ch('d'));
     key(&mut s, Key::ch('y'));
+    let seq = s.seq;
     let e = update(
         &mut s,
         Action::Written {
+            seq,
             action: WriteAction::Delete,
             namespace: "default".into(),
             name: "prod-eu-talos-8xk2m".into(),

@@ -51,6 +51,9 @@ pub fn operations(n: usize) -> Vec<Operation> {
             Operation {
                 namespace: "default".into(),
                 name: format!("cluster-{}-{}-{i:06}", i % 7, kind.as_str()),
+                uid: format!("uid-{i}"),
+                generation: 1,
+                request_id: None,
                 cluster: format!("cluster-{}", i % 7),
                 kind: Some(kind),
                 kind_raw: kind.as_str().into(),

@@ -89,3 +89,7 @@ key-edit = edit
 why-no-cluster = No cluster is selected.
 approved-yes = ✓ yes
 approved-no = ✗ no
+why-not-permitted = Kubernetes RBAC does not let you do this here.
+why-write-pending = A write is waiting for its answer: wait for it, or press Esc to stop waiting.
+footer-stop-waiting = Esc stop waiting
+key-replan = review again

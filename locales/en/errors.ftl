@@ -13,7 +13,11 @@ error-no-clusters = There is no TalosCluster in namespace { $namespace }.
 error-operation-not-found = Operation { $operation } was not found in namespace { $namespace }.
 error-resume-after-failure = { $operation } was paused by a failed machine ({ $machine }): resuming does nothing. Nothing retries and nothing is rolled back: delete it and start again.
 error-operation-finished = { $operation } is { $phase }: there is nothing to pause or resume.
-error-spec-written-create-failed = { $field }: { $current } → { $target } was written on { $resource_kind } { $resource_name }, but creating the operation failed ({ $detail }). Start the same operation again to finish: the spec already names { $target }, so only the operation will be created.
+error-spec-written-create-failed = { $field }: { $current } → { $target } was written on { $resource_kind } { $resource_name }, but creating the operation failed ({ $detail }).{ $annotation ->
+        [left] {" "}The kube-proxy confirmation annotation is still on the cluster: remove it by hand (kubectl annotate taloscluster { $resource_name } ichor.maesh.dev/confirm-kube-proxy-switch-).
+        [removed] {" "}The kube-proxy confirmation annotation was removed again.
+       *[none] {""}
+    } Start the same operation again to finish: the spec already names { $target }, so only the operation will be created.
 error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand.
 error-read-only = Read-only (--read-only): nothing can be changed from here.
 error-permission-denied = Permission denied: { $detail }
@@ -29,3 +33,44 @@ code-unavailable = The API did not answer: { $detail }
 code-invalid-argument = Invalid request: { $detail }
 code-failed-precondition = Refused: { $detail }
 code-other = Error: { $detail }
+error-changed-since-confirmed = { $operation } changed since you confirmed: { $change ->
+        [replaced] it was deleted and another operation of the same name took its place
+        [finished] it has finished
+        [unfinished] it is running again
+        [paused] it was paused
+        [resumed] it was resumed
+       *[spec] its spec was changed
+    } (now { $phase ->
+        [Running] running
+        [Paused] paused
+        [Pending] pending
+        [Completed] completed
+        [Failed] failed
+       *[other] new
+    }). Nothing was written; look at it again and decide.
+error-plan-changed = The plan changed since you reviewed it: nothing was written. The Review now shows the new plan; review it before you start.
+error-start-in-progress = Another start on cluster { $cluster } is under way (by { $actor }): it is creating operation { $operation }. Wait for it to appear, then decide.
+error-installation-busy = The ichor installation also serves cluster { $cluster }, where operation { $operation } has not completed ({ $phase }): an ichor upgrade waits until no cluster it serves has an unfinished operation.
+error-not-permitted = You may not { $verb } { $resource } in namespace { $namespace } (Kubernetes RBAC).
+error-write-not-applied = { $action ->
+        [start] The start on cluster { $operation }
+        [pause] The pause of { $operation }
+        [resume] The resume of { $operation }
+       *[delete] The delete of { $operation }
+    } got no answer, and reading the cluster shows it did not happen{ $late ->
+        [yes] {" "}(yet: the request may still arrive)
+       *[no] {""}
+    }. Nothing was retried: look again, and do it again if you still want it.
+error-write-outcome-unknown = { $action ->
+        [start] The start on cluster { $operation }
+        [pause] The pause of { $operation }
+        [resume] The resume of { $operation }
+       *[delete] The delete of { $operation }
+    } got no answer, and the cluster could not be read to find out whether it happened ({ $detail }). Nothing was retried: check the operations list when the API answers.
+error-operation-replaced = { $operation } is no longer the operation you confirmed: it is gone, and the name now belongs to another operation ({ $phase }), which was not touched.
+error-write-abandoned = You stopped waiting for the { $action ->
+        [start] start
+        [pause] pause
+        [resume] resume
+       *[delete] delete
+    }: it may still have happened. This Review shows the cluster as it is now.

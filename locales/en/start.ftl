@@ -59,7 +59,12 @@ review-held = Held, skipped ({ $n }):
 review-held-more = {"  "}… and { $n } more
 review-planning = Asking for the plan (nothing is written)…
 review-blocked = Start is not offered:
-review-starting = Starting…
+review-starting = Starting… (sent once; Esc stops waiting, the start may still happen)
+review-denied = You may not start this:
+review-shared = { $n ->
+        [one] The ichor installation also serves cluster { $clusters }: it is upgraded too.
+       *[other] The ichor installation also serves { $n } other clusters, upgraded too: { $clusters }.
+    }
 review-type-name = Type the cluster name { $name } to confirm:
 review-name-ok = ✓ matches
 review-name-mismatch = does not match yet

@@ -89,3 +89,7 @@ key-edit = 入力に戻る
 why-no-cluster = クラスターが選択されていません。
 approved-yes = ✓ はい
 approved-no = ✗ いいえ
+why-not-permitted = Kubernetes RBAC の権限がないため、ここでは実行できません。
+why-write-pending = 書き込みの応答を待っています。待つか、Esc で待つのをやめてください。
+footer-stop-waiting = Esc 待つのをやめる
+key-replan = 再レビュー

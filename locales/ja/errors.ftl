@@ -23,7 +23,11 @@ error-operation-finished = { $operation } は終了しています（{ $phase ->
         [Failed] 失敗
        *[other] { $phase }
     }）。一時停止・再開するものはありません。
-error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $field } を { $current } → { $target } に書き換えましたが、オペレーションの作成に失敗しました（{ $detail }）。同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
+error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $field } を { $current } → { $target } に書き換えましたが、オペレーションの作成に失敗しました（{ $detail }）。{ $annotation ->
+        [left] kube-proxy 切り替えの確認アノテーションがクラスターに残っています。手動で削除してください（kubectl annotate taloscluster { $resource_name } ichor.maesh.dev/confirm-kube-proxy-switch-）。
+        [removed] kube-proxy 切り替えの確認アノテーションは削除しました。
+       *[none] {""}
+    }同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
 error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください。
 error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
 error-permission-denied = 権限がありません：{ $detail }
@@ -39,3 +43,44 @@ code-unavailable = API が応答しません：{ $detail }
 code-invalid-argument = 不正なリクエスト：{ $detail }
 code-failed-precondition = 拒否されました：{ $detail }
 code-other = エラー：{ $detail }
+error-changed-since-confirmed = 確認した後に { $operation } が変わりました：{ $change ->
+        [replaced] 削除され、同じ名前の別のオペレーションに置き換わっています
+        [finished] 終了しています
+        [unfinished] 再び実行中です
+        [paused] 一時停止されました
+        [resumed] 再開されました
+       *[spec] spec が変更されました
+    }（現在は{ $phase ->
+        [Running] 実行中
+        [Paused] 一時停止中
+        [Pending] 待機中
+        [Completed] 完了
+        [Failed] 失敗
+       *[other] 新規
+    }）。何も書き込んでいません。もう一度確認してから判断してください。
+error-plan-changed = レビューした後に計画が変わりました。何も書き込んでいません。新しい計画を表示しているので、確認してから開始してください。
+error-start-in-progress = クラスター { $cluster } では別の開始操作が進行中です（{ $actor }）。オペレーション { $operation } を作成しています。表示されるのを待ってから判断してください。
+error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
+error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+error-write-not-applied = { $action ->
+        [start] クラスター { $operation } での開始
+        [pause] { $operation } の一時停止
+        [resume] { $operation } の再開
+       *[delete] { $operation } の削除
+    }は応答がなく、クラスターを読み直したところ実行されていませんでした{ $late ->
+        [yes] （まだ届いていないだけかもしれません）
+       *[no] {""}
+    }。再試行はしていません。状態を確認し、必要ならもう一度実行してください。
+error-write-outcome-unknown = { $action ->
+        [start] クラスター { $operation } での開始
+        [pause] { $operation } の一時停止
+        [resume] { $operation } の再開
+       *[delete] { $operation } の削除
+    }は応答がなく、実行されたかどうかを確認するためにクラスターを読むこともできませんでした（{ $detail }）。再試行はしていません。API が応答するようになったら一覧で確認してください。
+error-operation-replaced = { $operation } は確認したオペレーションではなくなりました。確認したものは存在せず、同じ名前の別のオペレーション（{ $phase }）があります。そちらには何もしていません。
+error-write-abandoned = { $action ->
+        [start] 開始
+        [pause] 一時停止
+        [resume] 再開
+       *[delete] 削除
+    }の応答を待つのをやめました。実行されている可能性があります。このレビューは現在のクラスターの状態を表示しています。

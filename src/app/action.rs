@@ -2,7 +2,9 @@
 
 use super::state::WriteAction;
 use crate::client::RetryEvent;
-use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
+use crate::model::{
+    ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+};
 
 /// A key, as the dashboard understands it (independent of the terminal library).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,10 +79,15 @@ pub enum Action {
         result: Result<Cluster, ApiError>,
     },
     Written {
+        seq: u64,
         action: WriteAction,
         namespace: String,
         name: String,
         result: Result<(), ApiError>,
+    },
+    Permissions {
+        namespace: String,
+        result: Result<Permissions, ApiError>,
     },
     Clusters {
         seq: u64,
@@ -120,10 +127,21 @@ pub enum Effect {
         namespace: String,
         name: String,
     },
+    /// A pause, resume or delete, bound to what the person confirmed. Sent once.
     Write {
+        seq: u64,
         action: WriteAction,
         namespace: String,
         name: String,
+        confirmed: Confirmed,
+    },
+    /// Ask what the caller may do in a namespace.
+    Permissions {
+        namespace: String,
+    },
+    /// The person stopped waiting for the write `seq`: drop it (its answer is ignored).
+    Abandon {
+        seq: u64,
     },
     ListClusters {
         seq: u64,
@@ -139,7 +157,7 @@ pub enum Effect {
         seq: u64,
         request: OperationRequest,
     },
-    /// CreateOperation: the Start.
+    /// CreateOperation: the Start, carrying the fingerprint of the reviewed plan. Sent once.
     Create {
         seq: u64,
         request: OperationRequest,

@@ -220,6 +220,7 @@ pub const REVIEW: &[Binding] = &[
         "key-edit",
         true,
     ),
+    b(&[Key::ch('R')], Command::Refresh, "R", "key-replan", true),
     b(
         &[Key::plain(KeyCode::Esc)],
         Command::Cancel,

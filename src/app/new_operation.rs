@@ -4,7 +4,7 @@
 use super::action::{Effect, Key, KeyCode};
 use super::keymap::{self, Command};
 use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
-use crate::model::{Cluster, OperationKind, OperationRequest};
+use crate::model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason};
 use crate::service::plan::Version;
 
 /// Whether a kind takes max unavailable (the rollouts).
@@ -62,7 +62,34 @@ pub fn request(d: &NewOperation) -> OperationRequest {
         } else {
             None
         },
+        request_id: None,
+        confirmed_plan: None,
     }
+}
+
+/// The start the Review on screen describes, bound to that plan.
+fn start_request(d: &NewOperation) -> OperationRequest {
+    OperationRequest {
+        confirmed_plan: d.plan.data.as_ref().map(|p| p.fingerprint.clone()),
+        ..request(d)
+    }
+}
+
+/// Asks for the plan again (R, or after a start that did not happen): the Review shows the
+/// cluster as it is now, and the typed name must be typed again for it.
+pub fn replan(state: &mut State) -> Vec<Effect> {
+    let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
+        return Vec::new();
+    };
+    let mut effects = Vec::new();
+    review(state, &mut d, &mut effects);
+    state.dialog = Some(Dialog::NewOperation(d));
+    effects
+}
+
+/// Whether a character can be part of a cluster name (a lowercase RFC 1123 name).
+fn name_char(c: char) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
 }
 
 fn fields(kind: OperationKind) -> Vec<FormField> {
@@ -110,8 +137,21 @@ pub fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     let keep = match d.step {
         NewOpStep::Form => form_key(state, &mut d, key, &mut effects),
         NewOpStep::Review => review_key(state, &mut d, key, &mut effects),
-        // The start is under way: nothing to cancel; wait for its answer.
-        NewOpStep::Starting => true,
+        // The start is under way: Esc stops waiting for it (it may still happen) and shows the
+        // Review as the cluster holds it now; other keys wait.
+        NewOpStep::Starting { .. } => {
+            if key.code == KeyCode::Esc {
+                effects.push(Effect::Abandon { seq: d.seq });
+                review(state, &mut d, &mut effects);
+                d.start_error = Some(ApiError::refused(
+                    Code::Aborted,
+                    Reason::WriteAbandoned,
+                    &[("action", "start"), ("operation", &d.cluster.name)],
+                    "stopped waiting for the start: it may still happen",
+                ));
+            }
+            true
+        }
     };
     if keep {
         state.dialog = Some(Dialog::NewOperation(d));
@@ -248,6 +288,7 @@ fn set_kind(d: &mut NewOperation, kind: OperationKind) {
 /// Asks for the plan: Review writes nothing.
 fn review(state: &mut State, d: &mut NewOperation, effects: &mut Vec<Effect>) {
     d.step = NewOpStep::Review;
+    d.typed_name.clear();
     d.seq = next_seq(state);
     d.plan = Loaded {
         data: None,
@@ -267,10 +308,11 @@ fn review_key(
     key: Key,
     effects: &mut Vec<Effect>,
 ) -> bool {
-    if d.needs_typed_name() {
+    // The typed-name field exists only while Start is offered; it takes what a name holds.
+    if d.needs_typed_name() && d.start_offered() {
         match key.code {
-            KeyCode::Char(c) if !key.ctrl => {
-                if d.typed_name.chars().count() < 253 {
+            KeyCode::Char(c) if !key.ctrl && name_char(c) => {
+                if d.typed_name.len() < 253 {
                     d.typed_name.push(c);
                 }
                 return true;
@@ -288,7 +330,9 @@ fn review_key(
         Some(Command::BackToForm) => {
             d.step = NewOpStep::Form;
             d.start_error = None;
+            d.typed_name.clear();
         }
+        Some(Command::Refresh) => review(state, d, effects),
         Some(Command::Up) => {
             let by = if key.code == KeyCode::PageUp { 10 } else { 1 };
             d.scroll = d.scroll.saturating_sub(by);
@@ -300,12 +344,12 @@ fn review_key(
         Some(Command::Submit)
             // Start: only with the plan on screen, not blocked, and the name typed exactly.
             if d.can_start() => {
-                d.step = NewOpStep::Starting;
+                d.step = NewOpStep::Starting { since: state.now };
                 d.start_error = None;
                 d.seq = next_seq(state);
                 effects.push(Effect::Create {
                     seq: d.seq,
-                    request: request(d),
+                    request: start_request(d),
                 });
             }
         _ => {}

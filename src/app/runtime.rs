@@ -90,20 +90,40 @@ impl Runtime {
 
     /// Starts the effects that call the service on workers, which post their results back as
     /// Actions; returns the effects the loop itself handles (suspend, quit).
-    fn run_effects(&self, effects: Vec<Effect>, tx: &mpsc::UnboundedSender<Action>) -> Vec<Effect> {
+    fn run_effects(
+        &self,
+        effects: Vec<Effect>,
+        tx: &mpsc::UnboundedSender<Action>,
+        writes: &mut Vec<(u64, tokio::task::AbortHandle)>,
+    ) -> Vec<Effect> {
         let mut local = Vec::new();
+        writes.retain(|(_, h)| !h.is_finished());
         for e in effects {
-            if matches!(e, Effect::Suspend | Effect::Quit) {
-                local.push(e);
-                continue;
-            }
+            let write_seq = match &e {
+                Effect::Suspend | Effect::Quit => {
+                    local.push(e);
+                    continue;
+                }
+                // Stop the write's task: it is not retried, and its answer is not awaited.
+                Effect::Abandon { seq } => {
+                    for (_, h) in writes.iter().filter(|(s, _)| s == seq) {
+                        h.abort();
+                    }
+                    continue;
+                }
+                Effect::Write { seq, .. } | Effect::Create { seq, .. } => Some(*seq),
+                _ => None,
+            };
             let client = self.client.clone();
             let tx = tx.clone();
-            tokio::spawn(async move {
+            let task = tokio::spawn(async move {
                 if let Some(action) = perform(client.as_ref(), e).await {
                     let _ = tx.send(action);
                 }
             });
+            if let Some(seq) = write_seq {
+                writes.push((seq, task.abort_handle()));
+            }
         }
         local
     }
@@ -127,7 +147,8 @@ impl Runtime {
         self.state.size = (size.width, size.height);
         self.state.now = self.clock.now();
         let first = start(&mut self.state);
-        self.run_effects(first, &tx);
+        let mut writes = Vec::new();
+        self.run_effects(first, &tx, &mut writes);
         let mut last: Option<Buffer> = None;
         let mut input_open = true;
         loop {
@@ -180,7 +201,7 @@ impl Runtime {
                 }
                 self.state.now = self.clock.now();
                 let effects = update(&mut self.state, a);
-                for e in self.run_effects(effects, &tx) {
+                for e in self.run_effects(effects, &tx, &mut writes) {
                     match e {
                         Effect::Suspend => {
                             host.suspend()?;
@@ -252,29 +273,38 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             result: client.create_operation(&request).await,
         },
         Effect::Write {
+            seq,
             action,
             namespace,
             name,
+            confirmed,
         } => {
+            let confirmed = Some(&confirmed);
             let result = match action {
-                WriteAction::Pause => client
-                    .set_operation_paused(&namespace, &name, true)
+                WriteAction::Pause | WriteAction::Resume => client
+                    .set_operation_paused(
+                        &namespace,
+                        &name,
+                        action == WriteAction::Pause,
+                        confirmed,
+                    )
                     .await
                     .map(drop),
-                WriteAction::Resume => client
-                    .set_operation_paused(&namespace, &name, false)
-                    .await
-                    .map(drop),
-                WriteAction::Delete => client.delete_operation(&namespace, &name).await,
+                WriteAction::Delete => client.delete_operation(&namespace, &name, confirmed).await,
             };
             Action::Written {
+                seq,
                 action,
                 namespace,
                 name,
                 result,
             }
         }
-        Effect::Suspend | Effect::Quit => return None,
+        Effect::Permissions { namespace } => {
+            let result = client.permissions(&namespace).await;
+            Action::Permissions { namespace, result }
+        }
+        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
     })
 }
 

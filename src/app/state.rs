@@ -1,8 +1,11 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use crate::model::{ApiError, Cluster, Created, Operation, OperationKind, Plan};
+use crate::model::{
+    ApiError, Cluster, Confirmed, Created, Operation, OperationKind, Permissions, Plan,
+};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
+use std::collections::BTreeMap;
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,8 +128,8 @@ pub enum NewOpStep {
     Form,
     /// The plan is asked for or on screen; nothing has been written.
     Review,
-    /// Start was pressed; CreateOperation is under way.
-    Starting,
+    /// Start was pressed; CreateOperation is under way (since then). Esc stops waiting.
+    Starting { since: Timestamp },
 }
 
 /// The dialog that starts an operation: a form, then Review (the plan, nothing written), then a
@@ -160,13 +163,22 @@ impl NewOperation {
         )
     }
 
-    /// Whether Start is offered now: the plan is on screen, not blocked, and the name (where
-    /// needed) is typed exactly.
-    pub fn can_start(&self) -> bool {
+    /// Whether Start is offered: the plan is on screen, nothing blocks it and the caller may
+    /// start it. Only then does the typed-name field exist.
+    pub fn start_offered(&self) -> bool {
         self.step == NewOpStep::Review
             && !self.plan.loading
-            && self.plan.data.as_ref().is_some_and(|p| p.blocked.is_none())
-            && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
+            && self
+                .plan
+                .data
+                .as_ref()
+                .is_some_and(|p| p.blocked.is_none() && p.denied.is_none())
+    }
+
+    /// Whether Enter starts it now: Start is offered and the name (where needed) is typed
+    /// exactly.
+    pub fn can_start(&self) -> bool {
+        self.start_offered() && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
     }
 }
 
@@ -178,6 +190,19 @@ pub struct Confirm {
     pub name: String,
     /// The operation was running when asked (a delete then stops it after the current machine).
     pub running: bool,
+    /// What the question was asked about: the write is refused if the operation differs.
+    pub confirmed: Confirmed,
+}
+
+/// A write that was sent and whose answer has not come yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingWrite {
+    pub action: WriteAction,
+    pub namespace: String,
+    pub name: String,
+    pub since: Timestamp,
+    /// The write's request number: an answer with another one is not this write's.
+    pub seq: u64,
 }
 
 /// The focused text field, if any.
@@ -191,8 +216,6 @@ pub enum Input {
 /// A line for the user: the outcome of a write, a refusal, a note.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Notice {
-    /// A write was sent.
-    Sent(WriteAction, String),
     /// A write succeeded.
     Done(WriteAction, String),
     /// A call failed; said in the user's language from the reason code.
@@ -201,8 +224,43 @@ pub enum Notice {
     ResumeNotOffered(String),
     /// An operation was started, with any warning that must not be missed.
     Started(Box<Created>),
-    /// The command is not available here (message id).
-    Unavailable(&'static str),
+    /// The command is not available here, and why.
+    Unavailable(Why),
+    /// The person stopped waiting for a write; it may still have happened.
+    Abandoned(WriteAction, String),
+}
+
+/// Why a command is not offered: decided by the dashboard, said in the user's language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Why {
+    ReadOnly,
+    NothingSelected,
+    Finished,
+    AlreadyPaused,
+    ResumeAfterFailure,
+    NotPaused,
+    NoCluster,
+    /// Kubernetes RBAC does not let the caller make this write.
+    NotPermitted,
+    /// Another write is waiting for its answer.
+    WritePending,
+}
+
+impl Why {
+    /// The Fluent id of the sentence.
+    pub fn message_id(self) -> &'static str {
+        match self {
+            Why::ReadOnly => "why-read-only",
+            Why::NothingSelected => "why-nothing-selected",
+            Why::Finished => "why-finished",
+            Why::AlreadyPaused => "why-already-paused",
+            Why::ResumeAfterFailure => "why-resume-after-failure",
+            Why::NotPaused => "why-not-paused",
+            Why::NoCluster => "why-no-cluster",
+            Why::NotPermitted => "why-not-permitted",
+            Why::WritePending => "why-write-pending",
+        }
+    }
 }
 
 /// The connection as the retrying client reports it.
@@ -247,6 +305,11 @@ pub struct State {
     pub dialog: Option<Dialog>,
     pub input: Input,
     pub notice: Option<Notice>,
+    /// The write whose answer is awaited (one at a time).
+    pub pending: Option<PendingWrite>,
+    /// What the caller may do, by namespace: absent, not asked yet; `None`, not known (the
+    /// write keys are then offered and the API server decides).
+    pub permissions: BTreeMap<String, Option<Permissions>>,
     pub conn: Conn,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
@@ -272,6 +335,8 @@ impl State {
             dialog: None,
             input: Input::None,
             notice: None,
+            pending: None,
+            permissions: BTreeMap::new(),
             conn: Conn::Ok,
             last_ok: None,
             next_poll: None,

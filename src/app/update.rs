@@ -5,8 +5,8 @@ use super::action::{Action, Effect, Key, KeyCode};
 use super::keymap::{self, Command};
 use super::new_operation;
 use super::state::{
-    ClusterPage, Confirm, Conn, DetailState, Dialog, Input, Loaded, NewOpStep, Notice, Screen,
-    State, WriteAction,
+    ClusterPage, Confirm, Conn, DetailState, Dialog, Input, Loaded, NewOpStep, Notice,
+    PendingWrite, Screen, State, Why, WriteAction,
 };
 use crate::client::RetryEvent;
 use crate::model::{Operation, Phase};
@@ -23,13 +23,34 @@ pub const CHROME_ROWS: u16 = 6;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Avail {
     Yes,
-    /// Not offered, with the Fluent id of why.
-    No(&'static str),
+    /// Not offered, and why.
+    No(Why),
 }
 
-/// The first effects: load the Operations list.
+/// The first effects: load the Operations list and ask what the caller may do.
 pub fn start(state: &mut State) -> Vec<Effect> {
-    fetch_current(state)
+    let mut effects = fetch_current(state);
+    effects.extend(ask_permissions(state, Vec::new()));
+    effects
+}
+
+/// Asks what the caller may do in each namespace shown (and the session's) not asked yet.
+fn ask_permissions(state: &mut State, shown: Vec<String>) -> Vec<Effect> {
+    let mut namespaces = shown;
+    if !state.session.all_namespaces {
+        namespaces.push(state.session.namespace.clone());
+    }
+    namespaces.sort();
+    namespaces.dedup();
+    let mut effects = Vec::new();
+    for namespace in namespaces {
+        if state.session.read_only || state.permissions.contains_key(&namespace) {
+            continue;
+        }
+        state.permissions.insert(namespace.clone(), None);
+        effects.push(Effect::Permissions { namespace });
+    }
+    effects
 }
 
 /// Applies one action.
@@ -63,6 +84,7 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
                             .cmp(&a.created_at)
                             .then_with(|| a.name.cmp(&b.name))
                     });
+                    let shown = ops.iter().map(|o| o.namespace.clone()).collect();
                     state.ops.all.data = Some(ops);
                     state.ops.all.error = None;
                     state.last_ok = Some(state.now);
@@ -71,6 +93,8 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
                     if let Some((ns, name)) = selected {
                         reselect(state, &ns, &name);
                     }
+                    schedule_poll(state);
+                    return ask_permissions(state, shown);
                 }
                 Err(e) => state.ops.all.error = Some(e),
             }
@@ -122,11 +146,17 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Written {
+            seq,
             action,
             namespace,
             name,
             result,
         } => {
+            // The answer of a write the person stopped waiting for is not theirs any more.
+            if state.pending.as_ref().is_none_or(|p| p.seq != seq) {
+                return Vec::new();
+            }
+            state.pending = None;
             match result {
                 Ok(()) => {
                     state.notice = Some(Notice::Done(action, name.clone()));
@@ -141,6 +171,17 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
                 Err(e) => state.notice = Some(Notice::Failed(e)),
             }
             fetch_current(state)
+        }
+        Action::Permissions { namespace, result } => {
+            match result {
+                Ok(p) => {
+                    state.permissions.insert(namespace, Some(p));
+                }
+                Err(e) => {
+                    tracing::info!(namespace, error = %e.message, "what the caller may do is not known");
+                }
+            }
+            Vec::new()
         }
         Action::Clusters { seq, result } => {
             if seq != state.seq {
@@ -164,9 +205,12 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
                     }
                     state.clusters.list.selected =
                         state.clusters.list.selected.min(n.saturating_sub(1));
+                    let shown = clusters.iter().map(|c| c.namespace.clone()).collect();
                     state.clusters.all.data = Some(clusters);
                     state.clusters.all.error = None;
                     state.last_ok = Some(state.now);
+                    schedule_poll(state);
+                    return ask_permissions(state, shown);
                 }
                 Err(e) => state.clusters.all.error = Some(e),
             }
@@ -217,7 +261,7 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
             let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() else {
                 return Vec::new();
             };
-            if d.seq != seq || d.step != NewOpStep::Starting {
+            if d.seq != seq || !matches!(d.step, NewOpStep::Starting { .. }) {
                 return Vec::new();
             }
             match result {
@@ -229,16 +273,10 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
                 }
                 Err(e) => {
                     // Back on the Review with what happened; the plan is asked for again, so a
-                    // half-success shows that a second Start writes no spec.
-                    d.step = NewOpStep::Review;
+                    // half-success shows that a second Start writes no spec, and a changed plan
+                    // is reviewed anew.
                     d.start_error = Some(e);
-                    state.seq += 1;
-                    d.seq = state.seq;
-                    d.plan.loading = true;
-                    vec![Effect::Plan {
-                        seq: d.seq,
-                        request: new_operation::request(d),
-                    }]
+                    new_operation::replan(state)
                 }
             }
         }
@@ -358,6 +396,20 @@ fn schedule_poll(state: &mut State) {
     state.next_poll = poll_interval(state).map(|i| state.now + i);
 }
 
+/// Whether the caller may make `cmd`'s write in `namespace`: `false` only when Kubernetes said
+/// no (unknown is allowed: the API server decides).
+fn permitted(state: &State, cmd: Command, namespace: &str) -> bool {
+    let Some(Some(p)) = state.permissions.get(namespace) else {
+        return true;
+    };
+    match cmd {
+        Command::Pause | Command::Resume => p.pause,
+        Command::Delete => p.delete,
+        Command::New => p.start,
+        _ => true,
+    }
+}
+
 /// Whether `cmd` is offered for `op`.
 pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avail {
     let write = matches!(
@@ -365,13 +417,16 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
         Command::Pause | Command::Resume | Command::Delete | Command::New
     );
     if write && state.session.read_only {
-        return Avail::No("why-read-only");
+        return Avail::No(Why::ReadOnly);
+    }
+    if write && state.pending.is_some() {
+        return Avail::No(Why::WritePending);
     }
     if cmd == Command::New {
-        return if state.target_cluster().is_some() {
-            Avail::Yes
-        } else {
-            Avail::No("why-no-cluster")
+        return match state.target_cluster() {
+            None => Avail::No(Why::NoCluster),
+            Some(c) if !permitted(state, cmd, &c.namespace) => Avail::No(Why::NotPermitted),
+            Some(_) => Avail::Yes,
         };
     }
     if matches!(state.screen, Screen::Clusters | Screen::Cluster) {
@@ -379,17 +434,20 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
     }
     let Some(op) = op else {
         return if write || cmd == Command::Open {
-            Avail::No("why-nothing-selected")
+            Avail::No(Why::NothingSelected)
         } else {
             Avail::Yes
         };
     };
+    if write && !permitted(state, cmd, &op.namespace) {
+        return Avail::No(Why::NotPermitted);
+    }
     match cmd {
-        Command::Pause if op.phase.is_finished() => Avail::No("why-finished"),
-        Command::Pause if op.paused || op.phase == Phase::Paused => Avail::No("why-already-paused"),
-        Command::Resume if op.paused_by_failure() => Avail::No("why-resume-after-failure"),
-        Command::Resume if op.phase.is_finished() => Avail::No("why-finished"),
-        Command::Resume if !op.paused && op.phase != Phase::Paused => Avail::No("why-not-paused"),
+        Command::Pause if op.phase.is_finished() => Avail::No(Why::Finished),
+        Command::Pause if op.paused || op.phase == Phase::Paused => Avail::No(Why::AlreadyPaused),
+        Command::Resume if op.paused_by_failure() => Avail::No(Why::ResumeAfterFailure),
+        Command::Resume if op.phase.is_finished() => Avail::No(Why::Finished),
+        Command::Resume if !op.paused && op.phase != Phase::Paused => Avail::No(Why::NotPaused),
         _ => Avail::Yes,
     }
 }
@@ -416,6 +474,15 @@ fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         on_filter_key(state, key);
         return Vec::new();
     }
+    // Esc first stops waiting for a pending write: it may still happen, and the screen says so.
+    if key.code == KeyCode::Esc
+        && let Some(p) = state.pending.take()
+    {
+        state.notice = Some(Notice::Abandoned(p.action, p.name));
+        let mut effects = vec![Effect::Abandon { seq: p.seq }];
+        effects.extend(fetch_current(state));
+        return effects;
+    }
     state.notice = None;
     let Some(cmd) = keymap::lookup(state.screen, key) else {
         return Vec::new();
@@ -427,11 +494,21 @@ fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
     match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') if !key.ctrl => {
             state.dialog = None;
-            state.notice = Some(Notice::Sent(c.action, c.name.clone()));
+            state.notice = None;
+            state.seq += 1;
+            state.pending = Some(PendingWrite {
+                action: c.action,
+                namespace: c.namespace.clone(),
+                name: c.name.clone(),
+                since: state.now,
+                seq: state.seq,
+            });
             vec![Effect::Write {
+                seq: state.seq,
                 action: c.action,
                 namespace: c.namespace,
                 name: c.name,
+                confirmed: c.confirmed,
             }]
         }
         // No is the default: Enter, n, Esc and q all answer it.
@@ -565,7 +642,11 @@ fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
         Command::Pause | Command::Resume | Command::Delete => return ask(state, cmd),
         Command::Refresh => {
             state.conn = Conn::Ok;
-            return fetch_current(state);
+            // What the caller may do is asked again too (a role may have been granted).
+            state.permissions.clear();
+            let mut effects = fetch_current(state);
+            effects.extend(ask_permissions(state, shown_namespaces(state)));
+            return effects;
         }
         Command::Help => state.dialog = Some(Dialog::Help),
         Command::Quit => return quit(state),
@@ -574,10 +655,29 @@ fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The namespaces of what the lists hold.
+fn shown_namespaces(state: &State) -> Vec<String> {
+    let ops = state
+        .ops
+        .all
+        .data
+        .iter()
+        .flatten()
+        .map(|o| o.namespace.clone());
+    let clusters = state
+        .clusters
+        .all
+        .data
+        .iter()
+        .flatten()
+        .map(|c| c.namespace.clone());
+    ops.chain(clusters).collect()
+}
+
 fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
     let op = state.target().cloned();
     match availability(state, cmd, op.as_ref()) {
-        Avail::No("why-resume-after-failure") => {
+        Avail::No(Why::ResumeAfterFailure) => {
             state.notice = op.map(|o| Notice::ResumeNotOffered(o.name));
         }
         Avail::No(why) => state.notice = Some(Notice::Unavailable(why)),
@@ -593,6 +693,7 @@ fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
                     namespace: op.namespace.clone(),
                     name: op.name.clone(),
                     running: !op.phase.is_finished(),
+                    confirmed: op.confirmed(),
                 }));
             }
         }

@@ -4,9 +4,10 @@
 
 use super::proto;
 use crate::model::{
-    ApiError, CaRotation, Cluster, ClusterMachine, Code, Condition, Created, Effect, HeldMachine,
-    MachinePhase, MachineProgress, Operation, OperationKind, OperationRef, OperationRequest, Phase,
-    Plan, PlanMachine, Reason, Refusal, SpecChange, Tracking, Warning,
+    ApiError, CaRotation, Cluster, ClusterMachine, Code, Condition, Confirmed, Created, Effect,
+    HeldMachine, MachinePhase, MachineProgress, Operation, OperationKind, OperationRef,
+    OperationRequest, Permissions, Phase, Plan, PlanMachine, Reason, Refusal, SpecChange, Tracking,
+    Warning,
 };
 use jiff::Timestamp;
 use prost::Message as _;
@@ -26,7 +27,8 @@ fn time_from_proto(s: &str) -> Option<Timestamp> {
     s.parse().ok()
 }
 
-fn non_empty(s: String) -> Option<String> {
+/// An empty string is no value.
+pub fn non_empty(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 
@@ -194,6 +196,9 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
         paused_at: time_to_proto(o.paused_at),
         current: o.current.clone().unwrap_or_default(),
         target: o.target.clone().unwrap_or_default(),
+        uid: o.uid.clone(),
+        generation: o.generation,
+        request_id: o.request_id.clone().unwrap_or_default(),
     }
 }
 
@@ -214,6 +219,9 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
         kind: kind_from_proto(o.kind),
         namespace: o.namespace,
         name: o.name,
+        uid: o.uid,
+        generation: o.generation,
+        request_id: non_empty(o.request_id),
         cluster: o.cluster,
         kind_raw: o.kind_raw,
         max_unavailable: o.max_unavailable,
@@ -281,6 +289,50 @@ pub fn create_request_to_proto(r: &OperationRequest) -> proto::CreateOperationRe
         kind: p.kind,
         target: p.target,
         max_unavailable: p.max_unavailable,
+        request_id: r.request_id.clone().unwrap_or_default(),
+        plan_fingerprint: r.confirmed_plan.clone().unwrap_or_default(),
+    }
+}
+
+/// A confirmation for the wire.
+pub fn confirmed_to_proto(c: &Confirmed) -> proto::ConfirmedState {
+    proto::ConfirmedState {
+        uid: c.uid.clone(),
+        generation: c.generation,
+        finished: c.finished,
+        paused: c.paused,
+    }
+}
+
+/// A confirmation from the wire.
+pub fn confirmed_from_proto(c: proto::ConfirmedState) -> Confirmed {
+    Confirmed {
+        uid: c.uid,
+        generation: c.generation,
+        finished: c.finished,
+        paused: c.paused,
+    }
+}
+
+/// Permissions for the wire.
+pub fn permissions_to_proto(p: &Permissions) -> proto::GetPermissionsResponse {
+    proto::GetPermissionsResponse {
+        start: p.start,
+        pause: p.pause,
+        delete: p.delete,
+        edit_clusters: p.edit_clusters,
+        edit_installation: p.edit_installation,
+    }
+}
+
+/// Permissions from the wire.
+pub fn permissions_from_proto(p: &proto::GetPermissionsResponse) -> Permissions {
+    Permissions {
+        start: p.start,
+        pause: p.pause,
+        delete: p.delete,
+        edit_clusters: p.edit_clusters,
+        edit_installation: p.edit_installation,
     }
 }
 
@@ -315,6 +367,8 @@ pub fn request_from_proto(
         kind,
         target: non_empty(target),
         max_unavailable,
+        request_id: None,
+        confirmed_plan: None,
     })
 }
 
@@ -358,6 +412,12 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
             .map(|r| refusal_to_proto(r.reason, &r.params, &r.message)),
         stages: p.stages.clone(),
         replaces_secrets_bundle: p.replaces_secrets_bundle,
+        shared_with: p.shared_with.clone(),
+        denied: p
+            .denied
+            .as_ref()
+            .map(|r| refusal_to_proto(r.reason, &r.params, &r.message)),
+        fingerprint: p.fingerprint.clone(),
     }
 }
 
@@ -399,6 +459,9 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
         blocked: p.blocked.map(refusal_from_proto),
         stages: p.stages,
         replaces_secrets_bundle: p.replaces_secrets_bundle,
+        shared_with: p.shared_with,
+        denied: p.denied.map(refusal_from_proto),
+        fingerprint: p.fingerprint,
     })
 }
 
@@ -406,6 +469,7 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
 pub fn created_to_proto(c: &Created) -> proto::CreateOperationResponse {
     proto::CreateOperationResponse {
         operation: Some(operation_to_proto(&c.operation)),
+        found: c.found,
         spec_written: c.spec_written.as_ref().map(spec_change_to_proto),
         warnings: c
             .warnings
@@ -419,6 +483,7 @@ pub fn created_to_proto(c: &Created) -> proto::CreateOperationResponse {
 pub fn created_from_proto(c: proto::CreateOperationResponse) -> Result<Created, ApiError> {
     Ok(Created {
         operation: required_operation(c.operation)?,
+        found: c.found,
         spec_written: c.spec_written.map(spec_change_from_proto),
         warnings: c
             .warnings
@@ -587,6 +652,9 @@ mod tests {
         Operation {
             namespace: "default".into(),
             name: "c1-ca-rotation-x".into(),
+            uid: "00000000-0000-0000-0000-000000000007".into(),
+            generation: 3,
+            request_id: Some("r-1".into()),
             cluster: "c1".into(),
             kind: Some(OperationKind::CaRotation),
             kind_raw: "ca-rotation".into(),
@@ -674,10 +742,18 @@ mod tests {
             )),
             stages: vec!["Accepting".into()],
             replaces_secrets_bundle: true,
+            shared_with: vec!["c2".into()],
+            denied: Some(Refusal::new(
+                Reason::NotPermitted,
+                &[("verb", "update")],
+                "no",
+            )),
+            fingerprint: "f00d".into(),
         };
         assert_eq!(plan_from_proto(plan_to_proto(&plan)).unwrap(), plan);
         let created = Created {
             operation: sample_operation(),
+            found: true,
             spec_written: plan.spec_change.clone(),
             warnings: vec![Warning {
                 reason: Reason::AnnotationNotRemoved,
@@ -702,11 +778,30 @@ mod tests {
             kind: OperationKind::Shutdown,
             target: None,
             max_unavailable: Some(3),
+            request_id: None,
+            confirmed_plan: None,
         };
         let w = create_request_to_proto(&r);
         let back = request_from_proto(w.namespace, w.cluster, w.kind, w.target, w.max_unavailable)
             .unwrap();
         assert_eq!(back, r);
+        let bound = OperationRequest {
+            request_id: Some("r-9".into()),
+            confirmed_plan: Some("f00d".into()),
+            ..r
+        };
+        let w = create_request_to_proto(&bound);
+        assert_eq!(
+            (w.request_id.as_str(), w.plan_fingerprint.as_str()),
+            ("r-9", "f00d")
+        );
+        let c = Confirmed {
+            uid: "u".into(),
+            generation: 4,
+            finished: true,
+            paused: false,
+        };
+        assert_eq!(confirmed_from_proto(confirmed_to_proto(&c)), c);
         let e = request_from_proto("default".into(), String::new(), 0, String::new(), None)
             .unwrap_err();
         assert_eq!(

@@ -8,7 +8,10 @@ use super::proto;
 use super::proto::cluster_service_client::ClusterServiceClient;
 use super::proto::operation_service_client::OperationServiceClient;
 use super::{Backend, OperationClient, read_only_refusal};
-use crate::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan, Reason};
+use crate::model::{
+    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+    Reason,
+};
 use anyhow::Context as _;
 use std::future::Future;
 use std::path::Path;
@@ -312,6 +315,7 @@ impl OperationClient for GrpcClient {
         namespace: &str,
         name: &str,
         paused: bool,
+        confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
         let what = if paused {
             "pausing an operation"
@@ -323,22 +327,43 @@ impl OperationClient for GrpcClient {
             namespace: namespace.to_string(),
             name: name.to_string(),
             paused,
+            confirmed: confirmed.map(convert::confirmed_to_proto),
         });
         let mut c = self.operations.clone();
         let resp = self.call(what, c.set_operation_paused(req)).await?;
         convert::required_operation(resp.operation)
     }
 
-    async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError> {
+    async fn delete_operation(
+        &self,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
         self.writable("deleting an operation")?;
         let req = self.request(proto::DeleteOperationRequest {
             namespace: namespace.to_string(),
             name: name.to_string(),
+            confirmed: confirmed.map(convert::confirmed_to_proto),
         });
         let mut c = self.operations.clone();
         self.call("deleting the operation", c.delete_operation(req))
             .await?;
         Ok(())
+    }
+
+    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        if self.read_only {
+            return Ok(Permissions::default());
+        }
+        let req = self.request(proto::GetPermissionsRequest {
+            namespace: namespace.to_string(),
+        });
+        let mut c = self.operations.clone();
+        let resp = self
+            .call("asking what you may do", c.get_permissions(req))
+            .await?;
+        Ok(convert::permissions_from_proto(&resp))
     }
 
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
@@ -417,7 +442,7 @@ mod tests {
         let mut o = GrpcOptions::new("http://127.0.0.1:1");
         o.read_only = true;
         let c = GrpcClient::new(o).unwrap();
-        let e = c.delete_operation("default", "x").await.unwrap_err();
+        let e = c.delete_operation("default", "x", None).await.unwrap_err();
         assert_eq!(e.reason, Some(Reason::ReadOnly));
         let e = c.list_operations(None).await.unwrap_err();
         assert_eq!(e.code, Code::Unavailable);

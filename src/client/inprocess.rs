@@ -1,7 +1,9 @@
 //! The in-process client: the service's handlers called directly.
 
 use super::{Backend, OperationClient, read_only_refusal};
-use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
+use crate::model::{
+    ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+};
 use crate::service::OperationService;
 use crate::service::access::Caller;
 
@@ -70,6 +72,7 @@ impl OperationClient for InProcessClient {
         namespace: &str,
         name: &str,
         paused: bool,
+        confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
         self.writable(if paused {
             "pausing an operation"
@@ -77,15 +80,27 @@ impl OperationClient for InProcessClient {
             "resuming an operation"
         })?;
         self.service
-            .set_operation_paused(&self.caller, namespace, name, paused)
+            .set_operation_paused(&self.caller, namespace, name, paused, confirmed)
             .await
     }
 
-    async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError> {
+    async fn delete_operation(
+        &self,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
         self.writable("deleting an operation")?;
         self.service
-            .delete_operation(&self.caller, namespace, name)
+            .delete_operation(&self.caller, namespace, name, confirmed)
             .await
+    }
+
+    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        if self.read_only {
+            return Ok(Permissions::default());
+        }
+        self.service.permissions(&self.caller, namespace).await
     }
 
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {

@@ -8,7 +8,9 @@ pub mod inprocess;
 pub mod proto;
 pub mod retry;
 
-use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
+use crate::model::{
+    ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+};
 
 /// Which way the dashboard reaches OperationService, for the status bar.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,13 +36,24 @@ pub trait OperationClient: Send + Sync {
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError>;
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError>;
+    /// Pause or resume. `confirmed`: what the person confirmed; the service refuses the write
+    /// if the operation differs from it.
     async fn set_operation_paused(
         &self,
         namespace: &str,
         name: &str,
         paused: bool,
+        confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError>;
-    async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError>;
+    /// Delete, bound to `confirmed` like a pause.
+    async fn delete_operation(
+        &self,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError>;
+    /// What the caller may do in `namespace`.
+    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError>;
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError>;
     async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError>;
 }

@@ -1,16 +1,18 @@
-//! Retrying transient faults (Unavailable, DeadlineExceeded) with backoff, for any client.
+//! Retrying transient faults (Unavailable, DeadlineExceeded) of reads with backoff, for any
+//! client; writes are never retried.
 //!
-//! Reads are retried as they are. Pause/resume and delete are idempotent enough to retry; a
-//! delete that meets NotFound after a retried attempt has done its work. A start whose outcome
-//! is unknown is not blindly repeated: before each new attempt the namespace's operations are
-//! listed and an unfinished one the start may already have created is returned as its result;
-//! only when there is none is the start made again (the ADR's spec-first order makes a rerun
-//! safe: a spec that already names the target is not written twice). If that new start is
-//! refused because of an unfinished operation, the listing is made once more: the refusal may
-//! name the operation the first attempt created after all.
+//! A read is retried as it is, for up to 10 minutes, each wait reported to the dashboard. A write
+//! (start, pause, resume, delete) is sent once: a person confirmed it against what they saw, and
+//! a retry minutes later would land on whatever the cluster holds by then. When a write's answer
+//! is lost, the client finds out what happened by reading (the operation carrying the start's
+//! request id; the operation's uid and spec), and says so; trying again is the person's new
+//! action, against fresh state.
 
 use super::{Backend, OperationClient, RetryEvent};
-use crate::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan, Reason};
+use crate::model::{
+    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+    Reason,
+};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -41,10 +43,6 @@ impl Default for RetryPolicy {
         }
     }
 }
-
-/// How far from the call's start a found operation's creation time may be and still count as
-/// the start's own: creation times have second resolution and the server's clock is not ours.
-const CREATED_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(5);
 
 /// A client that retries the transient faults of `inner`, reporting each wait on `events`.
 pub struct Retrying<C> {
@@ -171,33 +169,79 @@ impl<C: OperationClient> Retrying<C> {
         .await
     }
 
-    /// The unfinished operation a start of `req`, begun at `began`, may have created.
-    async fn find_created(
+    /// A write whose outcome is unknown (the answer was lost, or the server could not tell):
+    /// what reading the cluster says about it. The read is retried like any read.
+    async fn find_out<T>(
         &self,
-        req: &OperationRequest,
-        began: Timestamp,
-    ) -> Result<Option<Operation>, ApiError> {
-        let ops = self.inner.list_operations(Some(&req.namespace)).await?;
-        let user = self.inner.user();
-        let target = req.target.as_deref().map(|t| t.trim_start_matches('v'));
-        let since = began - CREATED_SKEW;
-        Ok(ops
-            .into_iter()
-            .filter(|o| req.cluster.as_ref().is_none_or(|c| *c == o.cluster))
-            .filter(|o| o.kind == Some(req.kind))
-            .filter(|o| o.max_unavailable == req.max_unavailable.unwrap_or(1))
-            .filter(|o| !o.phase.is_finished())
-            .filter(|o| o.created_at.is_some_and(|t| t >= since))
-            .filter(|o| match (&user, &o.actor) {
-                (Some(u), Some(a)) => u == a,
-                _ => true,
-            })
-            .filter(|o| match (target, o.target.as_deref()) {
-                (Some(want), Some(got)) => want == got.trim_start_matches('v'),
-                _ => true,
-            })
-            .max_by_key(|o| o.created_at))
+        action: &str,
+        operation: &str,
+        cause: &ApiError,
+        read: impl Future<Output = Result<Found<T>, ApiError>>,
+    ) -> Result<T, ApiError> {
+        let late = if cause.code == Code::DeadlineExceeded {
+            "yes"
+        } else {
+            "no"
+        };
+        let params = |extra: &[(&str, &str)]| {
+            let mut p = vec![("action", action), ("operation", operation), ("late", late)];
+            p.extend_from_slice(extra);
+            p.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let refused = |code, reason, extra: &[(&str, &str)], message: String| ApiError {
+            code,
+            reason: Some(reason),
+            params: params(extra),
+            message,
+        };
+        tracing::info!(action, operation, error = %cause, "a write's outcome is unknown: reading to find out");
+        match read.await {
+            Ok(Found::Applied(v)) => Ok(v),
+            Ok(Found::NotApplied) => Err(refused(
+                Code::Aborted,
+                Reason::WriteNotApplied,
+                &[],
+                format!(
+                    "the {action} of {operation} did not happen ({}); nothing was retried",
+                    cause.message
+                ),
+            )),
+            Ok(Found::Replaced { phase }) => Err(refused(
+                Code::Aborted,
+                Reason::OperationReplaced,
+                &[("phase", &phase)],
+                format!(
+                    "{operation} is no longer the operation that was confirmed: the name now belongs to another one ({phase}), which was not touched"
+                ),
+            )),
+            Err(e) => Err(refused(
+                Code::Unavailable,
+                Reason::WriteOutcomeUnknown,
+                &[("detail", &e.message)],
+                format!(
+                    "whether the {action} of {operation} happened is unknown: the cluster could not be read ({})",
+                    e.message
+                ),
+            )),
+        }
     }
+}
+
+/// What a read after a lost answer found.
+enum Found<T> {
+    /// The write happened; here is its result.
+    Applied(T),
+    /// It did not (yet) happen.
+    NotApplied,
+    /// The confirmed operation is gone and another one has its name.
+    Replaced { phase: String },
+}
+
+/// Whether a write's error leaves its outcome unknown: no answer came from the service.
+fn outcome_unknown(e: &ApiError) -> bool {
+    e.code.is_transient()
 }
 
 #[async_trait::async_trait]
@@ -229,75 +273,117 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
             .await
     }
 
-    /// A start: after a transient fault (the outcome unknown, including a spec written and a
-    /// create that failed transiently), look for what the start created before starting again.
+    /// A start is sent once. When its answer is lost, the operation that carries its request
+    /// id is looked for: found, the start happened; not found, it did not (and is not repeated).
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
-        let began = Timestamp::now();
-        self.run("starting the operation", |n| async move {
-            if n > 1 {
-                match self.find_created(req, began).await {
-                    Ok(Some(operation)) => {
-                        tracing::info!(
-                            operation = %operation.name,
-                            "a start whose outcome was unknown had created the operation"
-                        );
-                        return Step::Done(Ok(Created {
-                            operation,
-                            spec_written: None,
-                            warnings: Vec::new(),
-                        }));
-                    }
-                    Ok(None) => {}
-                    Err(e) if e.code.is_transient() => return Step::Again(e),
-                    Err(e) => return Step::Done(Err(e)),
-                }
-            }
-            match self.inner.create_operation(req).await {
-                Err(e) if e.code.is_transient() => Step::Again(e),
-                // An earlier attempt may have created the operation after the listing above
-                // (the server was still working when the client gave up on it): the refusal
-                // then names our own operation.
-                Err(e) if n > 1 && e.reason == Some(Reason::UnfinishedOperation) => {
-                    match self.find_created(req, began).await {
-                        Ok(Some(operation)) => Step::Done(Ok(Created {
-                            operation,
-                            spec_written: None,
-                            warnings: Vec::new(),
-                        })),
-                        _ => Step::Done(Err(e)),
-                    }
-                }
-                r => Step::Done(r),
-            }
-        })
-        .await
+        let mut req = req.clone();
+        let id = req
+            .request_id
+            .get_or_insert_with(crate::model::new_request_id)
+            .clone();
+        let cause = match self.inner.create_operation(&req).await {
+            Err(e) if outcome_unknown(&e) => e,
+            r => return r,
+        };
+        let ns = req.namespace.clone();
+        let read = async {
+            let ops = self
+                .plain("checking whether the start happened", || {
+                    self.inner.list_operations(Some(&ns))
+                })
+                .await?;
+            Ok(
+                match ops
+                    .into_iter()
+                    .find(|o| o.request_id.as_deref() == Some(id.as_str()))
+                {
+                    Some(operation) => Found::Applied(Created {
+                        operation,
+                        found: true,
+                        spec_written: None,
+                        warnings: Vec::new(),
+                    }),
+                    None => Found::NotApplied,
+                },
+            )
+        };
+        let cluster = req.cluster.clone().unwrap_or_default();
+        self.find_out("start", &cluster, &cause, read).await
     }
 
+    /// A pause or resume is sent once; a lost answer is found out by reading the operation.
     async fn set_operation_paused(
         &self,
         namespace: &str,
         name: &str,
         paused: bool,
+        confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
-        let what = if paused {
-            "pausing the operation"
-        } else {
-            "resuming the operation"
+        let cause = match self
+            .inner
+            .set_operation_paused(namespace, name, paused, confirmed)
+            .await
+        {
+            Err(e) if outcome_unknown(&e) => e,
+            r => return r,
         };
-        self.plain(what, || {
-            self.inner.set_operation_paused(namespace, name, paused)
-        })
-        .await
+        let read = async {
+            let op = self
+                .plain("checking whether the write happened", || {
+                    self.inner.get_operation(namespace, name)
+                })
+                .await?;
+            Ok(if confirmed.is_some_and(|c| c.uid != op.uid) {
+                Found::Replaced {
+                    phase: op.phase.as_str().to_string(),
+                }
+            } else if op.paused == paused {
+                Found::Applied(op)
+            } else {
+                Found::NotApplied
+            })
+        };
+        let action = if paused { "pause" } else { "resume" };
+        self.find_out(action, name, &cause, read).await
     }
 
-    /// A delete: NotFound after a retried attempt means an earlier attempt deleted it.
-    async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError> {
-        self.run("deleting the operation", |n| async move {
-            match self.inner.delete_operation(namespace, name).await {
-                Err(e) if e.code.is_transient() => Step::Again(e),
-                Err(e) if n > 1 && e.code == Code::NotFound => Step::Done(Ok(())),
-                r => Step::Done(r),
+    /// A delete is sent once; a lost answer is found out by reading the operation: gone is
+    /// deleted, the same uid is not deleted, another uid is another operation, untouched.
+    async fn delete_operation(
+        &self,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
+        let cause = match self
+            .inner
+            .delete_operation(namespace, name, confirmed)
+            .await
+        {
+            Err(e) if outcome_unknown(&e) => e,
+            r => return r,
+        };
+        let read = async {
+            match self
+                .plain("checking whether the delete happened", || {
+                    self.inner.get_operation(namespace, name)
+                })
+                .await
+            {
+                Err(e) if e.code == Code::NotFound => Ok(Found::Applied(())),
+                Err(e) => Err(e),
+                Ok(op) if confirmed.is_some_and(|c| c.uid != op.uid) => Ok(Found::Replaced {
+                    phase: op.phase.as_str().to_string(),
+                }),
+                Ok(_) => Ok(Found::NotApplied),
             }
+        };
+        self.find_out("delete", name, &cause, read).await
+    }
+
+    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        self.plain("asking what you may do", || {
+            self.inner.permissions(namespace)
         })
         .await
     }

@@ -43,6 +43,13 @@ pub mod names {
     pub const CLUSTER_LOCK_HELD: &str = "ClusterLockHeld";
     /// The name of the IchorInstallation in a cluster's namespace.
     pub const ICHOR_INSTALLATION_NAME: &str = "ichor";
+    /// The id of the start that created a TalosOperation (OperationService; idempotent starts).
+    pub const REQUEST_ID: &str = "ichor.maesh.dev/request-id";
+    /// The start claim of a cluster: a `coordination.k8s.io/v1` Lease named this prefix and the
+    /// cluster's name, held by the request id of the start under way.
+    pub const START_CLAIM_PREFIX: &str = "ichor-start-";
+    /// On the start claim: the name of the operation the claiming start creates.
+    pub const CLAIM_OPERATION: &str = "ichor.maesh.dev/operation";
 }
 
 /// A Talos cluster managed by ichor.

@@ -128,13 +128,15 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::CreateOperationRequest>,
     ) -> Result<Response<proto::CreateOperationResponse>, Status> {
         self.handle("CreateOperation", request, |caller, r| async move {
-            let req = convert::request_from_proto(
+            let mut req = convert::request_from_proto(
                 r.namespace,
                 r.cluster,
                 r.kind,
                 r.target,
                 r.max_unavailable,
             )?;
+            req.request_id = convert::non_empty(r.request_id);
+            req.confirmed_plan = convert::non_empty(r.plan_fingerprint);
             let created = self.service.create_operation(&caller, &req).await?;
             tracing::info!(
                 operation = %created.operation.name,
@@ -154,7 +156,13 @@ impl proto::operation_service_server::OperationService for Handlers {
         self.handle("SetOperationPaused", request, |caller, r| async move {
             let op = self
                 .service
-                .set_operation_paused(&caller, &r.namespace, &r.name, r.paused)
+                .set_operation_paused(
+                    &caller,
+                    &r.namespace,
+                    &r.name,
+                    r.paused,
+                    r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                )
                 .await?;
             Ok(proto::SetOperationPausedResponse {
                 operation: Some(convert::operation_to_proto(&op)),
@@ -169,9 +177,25 @@ impl proto::operation_service_server::OperationService for Handlers {
     ) -> Result<Response<proto::DeleteOperationResponse>, Status> {
         self.handle("DeleteOperation", request, |caller, r| async move {
             self.service
-                .delete_operation(&caller, &r.namespace, &r.name)
+                .delete_operation(
+                    &caller,
+                    &r.namespace,
+                    &r.name,
+                    r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                )
                 .await?;
             Ok(proto::DeleteOperationResponse {})
+        })
+        .await
+    }
+
+    async fn get_permissions(
+        &self,
+        request: Request<proto::GetPermissionsRequest>,
+    ) -> Result<Response<proto::GetPermissionsResponse>, Status> {
+        self.handle("GetPermissions", request, |caller, r| async move {
+            let p = self.service.permissions(&caller, &r.namespace).await?;
+            Ok(convert::permissions_to_proto(&p))
         })
         .await
     }

@@ -28,6 +28,9 @@ pub fn operation(op: &TalosOperation) -> Operation {
     Operation {
         namespace: op.metadata.namespace.clone().unwrap_or_default(),
         name: op.metadata.name.clone().unwrap_or_default(),
+        uid: op.metadata.uid.clone().unwrap_or_default(),
+        generation: op.metadata.generation.unwrap_or(0),
+        request_id: ann(names::REQUEST_ID),
         cluster: op.spec.cluster.clone(),
         kind: OperationKind::parse(&op.spec.kind),
         kind_raw: op.spec.kind.clone(),

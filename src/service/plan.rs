@@ -217,8 +217,27 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
     })
 }
 
+/// A cluster's start claim (a Lease): which start holds it, the operation that start creates,
+/// who made it and until when it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    pub holder: String,
+    pub operation: String,
+    pub actor: String,
+    /// The claim blocks other starts until then (unless its operation exists by then).
+    pub expires: jiff::Timestamp,
+}
+
 /// What the service read for a plan.
 pub struct PlanInputs<'a> {
+    /// The names of every cluster in the namespace (an ichor upgrade changes them all).
+    pub clusters: &'a [String],
+    /// The cluster's start claim, if one was read.
+    pub claim: Option<Claim>,
+    /// The request id of the start this plan is for (a plan for a Review has none).
+    pub request_id: Option<&'a str>,
+    /// Now, to tell a standing claim from a stale one.
+    pub now: jiff::Timestamp,
     pub namespace: &'a str,
     pub cluster: &'a TalosCluster,
     pub machines: &'a [Machine],
@@ -360,17 +379,53 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         blocked: None,
         stages: Vec::new(),
         replaces_secrets_bundle: false,
+        shared_with: Vec::new(),
+        denied: None,
+        fingerprint: String::new(),
     };
     if kind == OperationKind::CaRotation {
         plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
         plan.replaces_secrets_bundle = true;
     }
+    if kind == OperationKind::Ichor {
+        plan.shared_with = inputs
+            .clusters
+            .iter()
+            .filter(|c| **c != cluster_name)
+            .cloned()
+            .collect();
+        plan.shared_with.sort();
+    }
     plan.blocked = blocked(kind, inputs, &plan);
+    plan.fingerprint = fingerprint(&plan);
     Ok(plan)
 }
 
-fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
-    let cluster = plan.cluster.as_str();
+/// What a person reviews, as one value: everything the Review shows of the plan. Two plans
+/// with the same fingerprint do the same thing.
+pub fn fingerprint(plan: &Plan) -> String {
+    use sha2::Digest as _;
+    let canonical = serde_json::json!({
+        "namespace": plan.namespace,
+        "cluster": plan.cluster,
+        "kind": plan.kind.as_str(),
+        "effect": format!("{:?}", plan.effect),
+        "maxUnavailable": plan.max_unavailable,
+        "steps": plan.steps.iter().map(|s| s.iter().map(|m| [&m.name, &m.role]).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "held": plan.held.iter().map(|h| [&h.name, &h.reason]).collect::<Vec<_>>(),
+        "current": plan.current,
+        "target": plan.target,
+        "specChange": plan.spec_change.as_ref().map(|c| [&c.resource_kind, &c.resource_name, &c.field, &c.from, &c.to]),
+        "stages": plan.stages,
+        "replacesSecretsBundle": plan.replaces_secrets_bundle,
+        "sharedWith": plan.shared_with,
+    });
+    let digest = sha2::Sha256::digest(canonical.to_string().as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The operations not Completed on `cluster`, by name.
+fn unfinished_on<'a>(inputs: &'a PlanInputs<'_>, cluster: &str) -> Vec<&'a TalosOperation> {
     let mut unfinished: Vec<&TalosOperation> = inputs
         .operations
         .iter()
@@ -378,18 +433,33 @@ fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<
         .filter(|o| o.status.as_ref().is_none_or(|s| s.phase != "Completed"))
         .collect();
     unfinished.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    if let Some(op) = unfinished.first() {
+    unfinished
+}
+
+/// An operation's phase for a refusal: Pending before the controller saw it.
+fn phase_of(op: &TalosOperation) -> String {
+    match op.status.as_ref().map(|s| s.phase.as_str()) {
+        None | Some("") => "Pending".to_string(),
+        Some(p) => p.to_string(),
+    }
+}
+
+/// A standing start claim by another start whose operation does not exist yet.
+fn claimed_by_another<'a>(inputs: &'a PlanInputs<'_>) -> Option<&'a Claim> {
+    let claim = inputs.claim.as_ref()?;
+    let exists = inputs
+        .operations
+        .iter()
+        .any(|o| o.metadata.name.as_deref() == Some(claim.operation.as_str()));
+    let mine = inputs.request_id == Some(claim.holder.as_str());
+    (!mine && !exists && claim.expires > inputs.now && !claim.holder.is_empty()).then_some(claim)
+}
+
+fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
+    let cluster = plan.cluster.as_str();
+    if let Some(op) = unfinished_on(inputs, cluster).first() {
         let name = op.metadata.name.clone().unwrap_or_default();
-        let phase = op
-            .status
-            .as_ref()
-            .map(|s| s.phase.clone())
-            .unwrap_or_default();
-        let phase = if phase.is_empty() {
-            "Pending".to_string()
-        } else {
-            phase
-        };
+        let phase = phase_of(op);
         return Some(Refusal::new(
             Reason::UnfinishedOperation,
             &[
@@ -402,6 +472,40 @@ fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<
                 "operation {name} on cluster {cluster} has not completed (it is {phase}): wait for it to complete, or delete it, before starting another"
             ),
         ));
+    }
+    if let Some(claim) = claimed_by_another(inputs) {
+        return Some(Refusal::new(
+            Reason::StartInProgress,
+            &[
+                ("operation", &claim.operation),
+                ("cluster", cluster),
+                ("actor", &claim.actor),
+            ],
+            format!(
+                "another start on cluster {cluster} is under way (by {}): it is creating operation {}",
+                claim.actor, claim.operation
+            ),
+        ));
+    }
+    // The installation serves every cluster of the namespace: upgrading it under a rollout of
+    // another cluster would change the controller that runs that rollout.
+    for other in &plan.shared_with {
+        if let Some(op) = unfinished_on(inputs, other).first() {
+            let name = op.metadata.name.clone().unwrap_or_default();
+            let phase = phase_of(op);
+            return Some(Refusal::new(
+                Reason::InstallationBusy,
+                &[
+                    ("operation", &name),
+                    ("cluster", other),
+                    ("phase", &phase),
+                    ("kind", &op.spec.kind),
+                ],
+                format!(
+                    "the ichor installation also serves cluster {other}, where operation {name} has not completed (it is {phase}): an ichor upgrade waits until no cluster it serves has an unfinished operation"
+                ),
+            ));
+        }
     }
     if kind != OperationKind::Cni
         && let (Some(cur), Some(tgt)) =

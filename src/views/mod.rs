@@ -177,15 +177,27 @@ fn banner_lines(state: &State, ctx: &Ctx<'_>, w: usize) -> Vec<(String, Style)> 
             t.tr("banner-gave-up", &[("since", &hhmm(state, *since))]),
             ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
         ),
-        Conn::Ok => match &state.notice {
-            Some(n) => notice_text(n, ctx),
-            None => return Vec::new(),
+        Conn::Ok => match (&state.pending, &state.notice) {
+            (Some(p), _) => pending_text(p, ctx),
+            (None, Some(n)) => notice_text(n, ctx),
+            (None, None) => return Vec::new(),
         },
     };
     wrap(&text, w.saturating_sub(2))
         .into_iter()
         .map(|l| (format!(" {l}"), style))
         .collect()
+}
+
+/// A write waiting for its answer, and how to stop waiting.
+fn pending_text(p: &crate::app::state::PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
+    (
+        ctx.texts.tr(
+            &format!("pending-{}", action_id(p.action)),
+            &[("name", &sanitize(&p.name))],
+        ),
+        ctx.theme.bold(),
+    )
 }
 
 fn action_id(a: WriteAction) -> &'static str {
@@ -199,12 +211,12 @@ fn action_id(a: WriteAction) -> &'static str {
 fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     match n {
-        Notice::Sent(a, name) => (
+        Notice::Abandoned(a, name) => (
             t.tr(
-                &format!("sent-{}", action_id(*a)),
+                &format!("abandoned-{}", action_id(*a)),
                 &[("name", &sanitize(name))],
             ),
-            Style::default(),
+            ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
         ),
         Notice::Done(a, name) => (
             t.tr(
@@ -221,7 +233,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
             t.tr("resume-not-offered", &[("name", &sanitize(name))]),
             ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
         ),
-        Notice::Unavailable(id) => (t.t(id), ctx.theme.fg(Color::Yellow)),
+        Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
         Notice::Started(created) => {
             let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
             if let Some(c) = &created.spec_written {
@@ -277,7 +289,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
         let table = match d.step {
             NewOpStep::Form => keymap::FORM,
             NewOpStep::Review => keymap::REVIEW,
-            NewOpStep::Starting => return String::new(),
+            NewOpStep::Starting { .. } => return format!(" {}", t.t("footer-stop-waiting")),
         };
         let hints: Vec<String> = table
             .iter()
@@ -291,7 +303,14 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     }
     let target = state.target();
     let mut hints = Vec::new();
+    if state.pending.is_some() {
+        hints.push(t.t("footer-stop-waiting"));
+    }
     for bd in keymap::all(state.screen).filter(|b| b.footer) {
+        // While a write is pending, Esc stops waiting for it.
+        if bd.command == Command::Back && state.pending.is_some() {
+            continue;
+        }
         if bd.command == Command::Back
             && state.screen == Screen::Operations
             && state.ops.filter.is_empty()
@@ -300,7 +319,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
         }
         match availability(state, bd.command, target) {
             Avail::Yes => hints.push(format!("{} {}", bd.label, t.t(bd.hint))),
-            Avail::No("why-resume-after-failure") => hints.push(format!(
+            Avail::No(crate::app::state::Why::ResumeAfterFailure) => hints.push(format!(
                 "{} ✗ {}",
                 bd.label,
                 t.t("footer-resume-after-failure")

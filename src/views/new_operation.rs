@@ -50,7 +50,7 @@ pub fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     };
     match d.step {
         NewOpStep::Form => form(d, ctx, inner, buf),
-        NewOpStep::Review | NewOpStep::Starting => review(d, ctx, inner, buf),
+        NewOpStep::Review | NewOpStep::Starting { .. } => review(d, ctx, inner, buf),
     }
 }
 
@@ -252,6 +252,21 @@ fn plan_summary(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, w: usize, lines: &
             );
         }
     }
+    if !plan.shared_with.is_empty() {
+        let names: Vec<String> = plan.shared_with.iter().map(|c| sanitize(c)).collect();
+        push_wrapped(
+            lines,
+            &t.tn(
+                "review-shared",
+                &[
+                    ("n", plan.shared_with.len().into()),
+                    ("clusters", names.join(", ").into()),
+                ],
+            ),
+            w,
+            ctx.theme.fg(Color::Yellow),
+        );
+    }
     if !plan.held.is_empty() {
         lines.push((
             t.tn("review-held", &[("n", plan.held.len().into())]),
@@ -303,19 +318,24 @@ fn review(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         return;
     };
     plan_summary(d, plan, ctx, w, &mut top);
-    if let Some(b) = &plan.blocked {
+    if let Some((id, b)) = plan
+        .blocked
+        .as_ref()
+        .map(|b| ("review-blocked", b))
+        .or_else(|| plan.denied.as_ref().map(|b| ("review-denied", b)))
+    {
         let e = ApiError::from_refusal(b.clone());
         push_wrapped(
             &mut bottom,
-            &format!("✗ {}", t.t("review-blocked")),
+            &format!("✗ {}", t.t(id)),
             w,
             ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD),
         );
         push_wrapped(&mut bottom, &error_text(t, &e), w, ctx.theme.fg(Color::Red));
-    } else if d.step == NewOpStep::Starting {
-        bottom.push((t.t("review-starting"), ctx.theme.bold()));
+    } else if matches!(d.step, NewOpStep::Starting { .. }) {
+        push_wrapped(&mut bottom, &t.t("review-starting"), w, ctx.theme.bold());
     } else {
-        if d.needs_typed_name() {
+        if d.needs_typed_name() && d.start_offered() {
             let ok = d.typed_name == d.cluster.name;
             let field = format!("[{}▏]", sanitize(&d.typed_name));
             let status = if ok {
@@ -339,10 +359,14 @@ fn review(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             ));
         }
         // After a half-success the spec was written: a second Start only creates the operation.
-        let id = match (d.can_start(), &d.start_error) {
+        let spec_written = d
+            .start_error
+            .as_ref()
+            .is_some_and(|e| e.reason == Some(crate::model::Reason::SpecWrittenCreateFailed));
+        let id = match (d.can_start(), spec_written) {
             (false, _) => "review-start-locked",
-            (true, Some(_)) => "review-start-again",
-            (true, None) => "review-start",
+            (true, true) => "review-start-again",
+            (true, false) => "review-start",
         };
         push_wrapped(&mut bottom, &t.t(id), w, ctx.theme.bold());
     }

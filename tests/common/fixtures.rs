@@ -45,6 +45,9 @@ pub fn base(
     Operation {
         namespace: "default".into(),
         name: name.into(),
+        uid: format!("uid-{name}"),
+        generation: 1,
+        request_id: None,
         cluster: cluster.into(),
         kind: Some(kind),
         kind_raw: kind.as_str().into(),
@@ -339,10 +342,15 @@ pub fn listed(ops: Vec<Operation>) -> State {
     let effects = start(&mut s);
     assert_eq!(
         effects,
-        vec![Effect::ListOperations {
-            seq: 1,
-            namespace: Some("default".into())
-        }]
+        vec![
+            Effect::ListOperations {
+                seq: 1,
+                namespace: Some("default".into())
+            },
+            Effect::Permissions {
+                namespace: "default".into()
+            }
+        ]
     );
     let seq = s.seq;
     update(

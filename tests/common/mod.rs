@@ -8,7 +8,7 @@ pub mod process;
 pub mod server;
 pub mod snap;
 
-use ichor_tui::cluster::apiserver::EmbeddedApi;
+use ichor_tui::cluster::apiserver::{EmbeddedApi, WriteRecord};
 use ichor_tui::cluster::resources::*;
 
 /// A small cluster `c1` (2 control planes, 4 workers, one held) with the ichor installation.
@@ -68,4 +68,19 @@ pub fn op(name: &str, cluster: &str, kind: &str, max_unavailable: i32) -> TalosO
     );
     o.metadata.namespace = Some("default".into());
     o
+}
+
+/// The write log as "verb resource by user" lines.
+pub fn names(log: &[WriteRecord]) -> Vec<String> {
+    log.iter()
+        .map(|w| format!("{} {} by {}", w.verb, w.resource, w.user))
+        .collect()
+}
+
+/// How many TalosOperations were created.
+pub fn operations_created(api: &EmbeddedApi) -> usize {
+    api.write_log()
+        .iter()
+        .filter(|w| w.verb == "create" && w.resource == "talosoperations")
+        .count()
 }

@@ -19,6 +19,7 @@ struct Fake {
     pauses: Mutex<VecDeque<Answer<Operation>>>,
     deletes: Mutex<VecDeque<Answer<()>>>,
     calls: Mutex<Vec<&'static str>>,
+    request_ids: Mutex<Vec<String>>,
     user: Option<String>,
 }
 
@@ -59,8 +60,12 @@ impl OperationClient for Arc<Fake> {
     async fn plan_operation(&self, _req: &OperationRequest) -> Result<Plan, ApiError> {
         unimplemented!("not scripted")
     }
-    async fn create_operation(&self, _req: &OperationRequest) -> Result<Created, ApiError> {
+    async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
         self.record("create");
+        self.request_ids
+            .lock()
+            .unwrap()
+            .push(req.request_id.clone().unwrap_or_default());
         pop(&self.creates, "create")
     }
     async fn set_operation_paused(
@@ -68,13 +73,22 @@ impl OperationClient for Arc<Fake> {
         _ns: &str,
         _name: &str,
         _paused: bool,
+        _confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
         self.record("pause");
         pop(&self.pauses, "pause")
     }
-    async fn delete_operation(&self, _ns: &str, _name: &str) -> Result<(), ApiError> {
+    async fn delete_operation(
+        &self,
+        _ns: &str,
+        _name: &str,
+        _confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
         self.record("delete");
         pop(&self.deletes, "delete")
+    }
+    async fn permissions(&self, _ns: &str) -> Result<Permissions, ApiError> {
+        unimplemented!("not scripted")
     }
     async fn list_clusters(&self, _ns: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         unimplemented!("not scripted")
@@ -124,6 +138,9 @@ fn operation(name: &str, kind: OperationKind, phase: Phase, created: Timestamp) 
     Operation {
         namespace: "default".into(),
         name: name.into(),
+        uid: format!("uid-{name}"),
+        generation: 1,
+        request_id: None,
         cluster: "c1".into(),
         kind: Some(kind),
         kind_raw: kind.as_str().into(),
@@ -152,12 +169,15 @@ fn req() -> OperationRequest {
         kind: OperationKind::Talos,
         target: Some("1.9.3".into()),
         max_unavailable: None,
+        request_id: None,
+        confirmed_plan: None,
     }
 }
 
 fn created(op: Operation) -> Created {
     Created {
         operation: op,
+        found: false,
         spec_written: None,
         warnings: vec![],
     }
@@ -280,82 +300,182 @@ async fn faults_that_are_not_transient_are_returned_at_once() {
     }
 }
 
+fn confirmed(op: &Operation) -> Confirmed {
+    op.confirmed()
+}
+
 #[tokio::test(start_paused = true)]
-async fn pause_is_retried() {
+async fn a_pause_is_sent_once_and_a_lost_answer_is_found_out_by_reading() {
+    let op = operation("o", OperationKind::Talos, Phase::Running, Timestamp::now());
+    let paused = Operation {
+        paused: true,
+        ..op.clone()
+    };
+    // The answer was lost, and the operation is paused: it happened.
     let fake = Arc::new(Fake::default());
-    let op = operation("o", OperationKind::Talos, Phase::Paused, Timestamp::now());
+    fake.pauses.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets.lock().unwrap().push_back(Ok(paused.clone()));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let got = c
+        .set_operation_paused("default", "o", true, Some(&confirmed(&op)))
+        .await
+        .unwrap();
+    assert_eq!(got, paused);
+    assert_eq!(fake.calls(), ["pause", "get"], "sent once, then read");
+    // Not paused: it did not happen, and it is not sent again.
+    let fake = Arc::new(Fake::default());
     fake.pauses
+        .lock()
+        .unwrap()
+        .push_back(Err(ApiError::new(Code::DeadlineExceeded, "no answer")));
+    fake.gets
         .lock()
         .unwrap()
         .extend([Err(unavailable()), Ok(op.clone())]);
     let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c
+        .set_operation_paused("default", "o", true, Some(&confirmed(&op)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::WriteNotApplied));
     assert_eq!(
-        c.set_operation_paused("default", "o", true).await.unwrap(),
-        op
+        e.param("late"),
+        Some("yes"),
+        "a deadline: it may still arrive"
     );
-    assert_eq!(fake.calls(), ["pause", "pause"]);
+    assert_eq!(
+        fake.calls(),
+        ["pause", "get", "get"],
+        "the read is retried, the write is not"
+    );
+    // Another operation has the name now.
+    let fake = Arc::new(Fake::default());
+    fake.pauses.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets.lock().unwrap().push_back(Ok(Operation {
+        uid: "another".into(),
+        ..paused.clone()
+    }));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c
+        .set_operation_paused("default", "o", true, Some(&confirmed(&op)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::OperationReplaced));
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_delete_that_meets_not_found_after_a_retry_has_done_its_work() {
+async fn a_delete_is_sent_once_and_a_lost_answer_is_found_out_by_reading() {
+    let op = operation(
+        "o",
+        OperationKind::Talos,
+        Phase::Completed,
+        Timestamp::now(),
+    );
+    let gone = || ApiError::refused(Code::NotFound, Reason::OperationNotFound, &[], "gone");
+    // Gone: it happened.
     let fake = Arc::new(Fake::default());
-    fake.deletes.lock().unwrap().extend([
-        Err(unavailable()),
-        Err(ApiError::refused(
-            Code::NotFound,
-            Reason::OperationNotFound,
-            &[],
-            "gone",
-        )),
-    ]);
+    fake.deletes.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets.lock().unwrap().push_back(Err(gone()));
     let (c, _rx) = retrying(&fake, no_jitter());
-    c.delete_operation("default", "o").await.unwrap();
-    assert_eq!(fake.calls(), ["delete", "delete"]);
-    // On the first attempt NotFound is the answer.
+    c.delete_operation("default", "o", Some(&confirmed(&op)))
+        .await
+        .unwrap();
+    assert_eq!(fake.calls(), ["delete", "get"]);
+    // The same operation is there: it did not happen.
     let fake = Arc::new(Fake::default());
-    fake.deletes
-        .lock()
-        .unwrap()
-        .push_back(Err(ApiError::new(Code::NotFound, "gone")));
+    fake.deletes.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets.lock().unwrap().push_back(Ok(op.clone()));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c
+        .delete_operation("default", "o", Some(&confirmed(&op)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::WriteNotApplied));
+    assert_eq!(fake.calls(), ["delete", "get"]);
+    // A running operation took the name: it is another one, and it is not touched.
+    let fake = Arc::new(Fake::default());
+    fake.deletes.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets.lock().unwrap().push_back(Ok(Operation {
+        uid: "new".into(),
+        phase: Phase::Running,
+        ..op.clone()
+    }));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c
+        .delete_operation("default", "o", Some(&confirmed(&op)))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.reason, e.param("phase")),
+        (Some(Reason::OperationReplaced), Some("Running"))
+    );
+    assert_eq!(fake.calls(), ["delete", "get"]);
+    // On the first attempt NotFound is the answer, as it is.
+    let fake = Arc::new(Fake::default());
+    fake.deletes.lock().unwrap().push_back(Err(gone()));
     let (c, _rx) = retrying(&fake, no_jitter());
     assert_eq!(
-        c.delete_operation("default", "o").await.unwrap_err().code,
+        c.delete_operation("default", "o", None)
+            .await
+            .unwrap_err()
+            .code,
         Code::NotFound
     );
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_start_with_an_unknown_outcome_returns_the_operation_it_created() {
-    let fake = Arc::new(Fake {
-        user: Some("operator".into()),
-        ..Fake::default()
-    });
+async fn a_write_whose_outcome_cannot_be_read_says_so_after_the_read_gives_up() {
+    let op = operation("o", OperationKind::Talos, Phase::Running, Timestamp::now());
+    let fake = Arc::new(Fake::default());
+    fake.deletes.lock().unwrap().push_back(Err(unavailable()));
+    fake.gets
+        .lock()
+        .unwrap()
+        .extend(std::iter::repeat_with(|| Err(unavailable())).take(40));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c
+        .delete_operation("default", "o", Some(&confirmed(&op)))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::WriteOutcomeUnknown));
+    let calls = fake.calls();
+    assert_eq!(calls.iter().filter(|c| **c == "delete").count(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_start_with_a_lost_answer_is_found_by_its_request_id() {
+    let fake = Arc::new(Fake::default());
     let now = Timestamp::now();
-    let mine = operation("c1-talos-abc", OperationKind::Talos, Phase::Unknown, now);
     fake.creates
         .lock()
         .unwrap()
         .push_back(Err(ApiError::new(Code::DeadlineExceeded, "no answer")));
-    fake.lists.lock().unwrap().push_back(Ok(vec![
-        // Not it: finished, another kind, made before the start, by someone else.
-        operation("old", OperationKind::Talos, Phase::Completed, now),
-        operation("cni", OperationKind::Cni, Phase::Running, now),
-        operation(
-            "earlier",
-            OperationKind::Talos,
-            Phase::Running,
-            now - jiff::SignedDuration::from_secs(3600),
-        ),
-        Operation {
-            actor: Some("admin".into()),
-            ..operation("theirs", OperationKind::Talos, Phase::Running, now)
-        },
-        mine.clone(),
-    ]));
+    let mine = Operation {
+        request_id: Some("r-lost".into()),
+        ..operation("c1-talos-abc", OperationKind::Talos, Phase::Unknown, now)
+    };
+    // Not it: the same kind and cluster, but another start's request id.
+    let theirs = Operation {
+        request_id: Some("r-other".into()),
+        ..operation("theirs", OperationKind::Talos, Phase::Running, now)
+    };
+    fake.lists
+        .lock()
+        .unwrap()
+        .extend([Err(unavailable()), Ok(vec![theirs, mine.clone()])]);
     let (c, mut rx) = retrying(&fake, no_jitter());
-    let got = c.create_operation(&req()).await.unwrap();
+    let request = OperationRequest {
+        request_id: Some("r-lost".into()),
+        ..req()
+    };
+    let got = c.create_operation(&request).await.unwrap();
     assert_eq!(got.operation, mine);
-    assert_eq!(fake.calls(), ["create", "list"], "not created twice");
+    assert!(got.found);
+    assert_eq!(
+        fake.calls(),
+        ["create", "list", "list"],
+        "not created twice"
+    );
     assert!(matches!(
         events(&mut rx).last(),
         Some(RetryEvent::Recovered { .. })
@@ -363,99 +483,63 @@ async fn a_start_with_an_unknown_outcome_returns_the_operation_it_created() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_start_that_created_nothing_is_made_again() {
+async fn a_start_that_created_nothing_is_not_made_again() {
     let fake = Arc::new(Fake::default());
     let now = Timestamp::now();
-    let op = operation("c1-talos-new", OperationKind::Talos, Phase::Unknown, now);
+    fake.creates.lock().unwrap().push_back(Err(unavailable()));
+    fake.lists.lock().unwrap().push_back(Ok(vec![operation(
+        "old",
+        OperationKind::Talos,
+        Phase::Failed,
+        now,
+    )]));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let e = c.create_operation(&req()).await.unwrap_err();
+    assert_eq!(
+        (e.reason, e.param("action")),
+        (Some(Reason::WriteNotApplied), Some("start"))
+    );
+    assert_eq!(fake.calls(), ["create", "list"]);
+    // The request id the client made was sent, and a given one is kept.
+    let fake = Arc::new(Fake::default());
+    fake.creates.lock().unwrap().push_back(Ok(created(operation(
+        "x",
+        OperationKind::Talos,
+        Phase::Unknown,
+        now,
+    ))));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    let given = OperationRequest {
+        request_id: Some("r-1".into()),
+        ..req()
+    };
+    c.create_operation(&given).await.unwrap();
+    assert_eq!(*fake.request_ids.lock().unwrap(), ["r-1"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn refusals_of_writes_are_answers_not_unknown_outcomes() {
+    let fake = Arc::new(Fake::default());
     fake.creates.lock().unwrap().extend([
-        // The spec was written, the create failed transiently: retried the same way.
         Err(ApiError::refused(
-            Code::Unavailable,
+            Code::FailedPrecondition,
+            Reason::UnfinishedOperation,
+            &[],
+            "busy",
+        )),
+        // A half-success is an answer: it says what was written.
+        Err(ApiError::refused(
+            Code::Aborted,
             Reason::SpecWrittenCreateFailed,
             &[("field", "spec.talosVersion")],
             "start the same operation again to finish",
         )),
-        Err(unavailable()),
-        Ok(created(op.clone())),
     ]);
-    fake.lists.lock().unwrap().extend([
-        Ok(vec![operation(
-            "old",
-            OperationKind::Talos,
-            Phase::Failed,
-            now,
-        )]),
-        // The listing itself may meet the fault: that is one more failed attempt.
-        Err(unavailable()),
-        Ok(vec![]),
-    ]);
-    let (c, mut rx) = retrying(&fake, no_jitter());
-    let got = c.create_operation(&req()).await.unwrap();
-    assert_eq!(got.operation, op);
-    assert_eq!(
-        fake.calls(),
-        ["create", "list", "create", "list", "list", "create"]
-    );
-    assert_eq!(delays(&events(&mut rx)), [1, 2, 4].map(Duration::from_secs));
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_refused_start_is_not_retried() {
-    let fake = Arc::new(Fake::default());
-    fake.creates
-        .lock()
-        .unwrap()
-        .push_back(Err(ApiError::refused(
-            Code::FailedPrecondition,
-            Reason::UnfinishedOperation,
-            &[],
-            "busy",
-        )));
     let (c, mut rx) = retrying(&fake, no_jitter());
     let e = c.create_operation(&req()).await.unwrap_err();
     assert_eq!(e.reason, Some(Reason::UnfinishedOperation));
-    assert_eq!(fake.calls(), ["create"]);
+    let e = c.create_operation(&req()).await.unwrap_err();
+    assert_eq!(e.reason, Some(Reason::SpecWrittenCreateFailed));
+    assert_eq!(fake.calls(), ["create", "create"]);
     assert!(events(&mut rx).is_empty());
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_start_refused_for_its_own_late_operation_returns_that_operation() {
-    let fake = Arc::new(Fake::default());
-    let mine = operation(
-        "c1-talos-late",
-        OperationKind::Talos,
-        Phase::Pending,
-        Timestamp::now(),
-    );
-    fake.creates.lock().unwrap().extend([
-        Err(ApiError::new(Code::DeadlineExceeded, "no answer in time")),
-        Err(ApiError::refused(
-            Code::FailedPrecondition,
-            Reason::UnfinishedOperation,
-            &[("operation", "c1-talos-late")],
-            "busy",
-        )),
-    ]);
-    fake.lists
-        .lock()
-        .unwrap()
-        .extend([Ok(vec![]), Ok(vec![mine.clone()])]);
-    let (c, _rx) = retrying(&fake, no_jitter());
-    assert_eq!(c.create_operation(&req()).await.unwrap().operation, mine);
-    assert_eq!(fake.calls(), ["create", "list", "create", "list"]);
-    // Someone else's operation holding the cluster is the refusal it is.
-    let fake = Arc::new(Fake::default());
-    fake.creates.lock().unwrap().extend([
-        Err(unavailable()),
-        Err(ApiError::refused(
-            Code::FailedPrecondition,
-            Reason::UnfinishedOperation,
-            &[],
-            "busy",
-        )),
-    ]);
-    fake.lists.lock().unwrap().extend([Ok(vec![]), Ok(vec![])]);
-    let (c, _rx) = retrying(&fake, no_jitter());
-    let e = c.create_operation(&req()).await.unwrap_err();
-    assert_eq!(e.reason, Some(Reason::UnfinishedOperation));
 }

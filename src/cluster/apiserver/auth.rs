@@ -67,7 +67,8 @@ pub mod users {
     /// Read only.
     pub const VIEWER: &str = "viewer";
     pub const VIEWER_TOKEN: &str = "demo-viewer-token";
-    /// May create, pause and delete operations; may not edit clusters.
+    /// May create, pause and delete operations (and take the start claim, a Lease); may not
+    /// edit clusters.
     pub const OPERATOR: &str = "operator";
     pub const OPERATOR_TOKEN: &str = "demo-operator-token";
     /// May edit clusters and installations; may not create operations.
@@ -88,6 +89,7 @@ const ALL_ICHOR: &[&str] = &[
     "ichorinstallations",
     "talosoperations",
     "talosoperations/status",
+    "leases",
 ];
 const READ: &[&str] = &["get", "list", "watch"];
 
@@ -115,7 +117,7 @@ impl AuthConfig {
         a.rules.push(Rule::new(
             g("ichor:operators"),
             &["create", "update", "patch", "delete"],
-            &["talosoperations"],
+            &["talosoperations", "leases"],
         ));
         a.rules
             .push(Rule::new(g("ichor:cluster-editors"), READ, ALL_ICHOR));

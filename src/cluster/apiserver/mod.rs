@@ -9,7 +9,7 @@ pub mod table;
 
 use self::auth::{AuthConfig, Identity};
 use self::store::{LabelSelector, ResourceType, merge_patch, parse_query, resource, status_body};
-use crate::cluster::resources::{GROUP, VERSION, names};
+use crate::cluster::resources::names;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
@@ -42,6 +42,9 @@ pub enum Fault {
     Reset,
     /// The response is delayed (the request is then handled normally).
     Delay(Duration),
+    /// The request is carried out, then the connection is reset before the answer: the client
+    /// cannot know whether it happened.
+    ResetAfterApply,
 }
 
 /// Which requests a targeted fault meets: `None` matches anything; dry runs never match.
@@ -70,11 +73,42 @@ impl FaultRule {
         self.skip = n;
         self
     }
+
+    fn matches(&self, verb: &str, resource: &str) -> bool {
+        self.verb.as_deref().is_none_or(|v| v == verb)
+            && self.resource.as_deref().is_none_or(|x| x == resource)
+    }
+}
+
+/// The verb and resource (`plural` or `plural/status`) of a request, for fault rules; `None`
+/// for dry runs and paths that name no resource.
+fn request_kind(req: &http::Request<Bytes>) -> Option<(String, String)> {
+    let query = parse_query(req.uri().query());
+    if query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
+        return None;
+    }
+    let target = parse_path(req.uri().path().trim_end_matches('/')).ok()?;
+    let verb = match (req.method().as_str(), target.name.is_some()) {
+        ("GET", true) => "get",
+        ("GET", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", _) => "delete",
+        _ => return None,
+    };
+    let resource = if target.status {
+        format!("{}/status", target.rt.plural)
+    } else {
+        target.rt.plural.to_string()
+    };
+    Some((verb.to_string(), resource))
 }
 
 #[derive(Default)]
 struct ApiState {
     targeted: Vec<(FaultRule, Fault)>,
+    hooks: Vec<(FaultRule, Hook)>,
     objects: BTreeMap<(String, String, String), Value>,
     resource_version: u64,
     uid: u64,
@@ -83,6 +117,9 @@ struct ApiState {
     conflicts: u32,
     auth: AuthConfig,
 }
+
+/// Something a test does to the world just before a matching request is handled.
+type Hook = Box<dyn FnOnce(&EmbeddedApi) + Send>;
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
 #[derive(Clone)]
@@ -117,7 +154,7 @@ fn fail(code: u16, reason: &str, message: impl Into<String>) -> Failure {
 }
 
 fn qualified(rt: &ResourceType) -> String {
-    format!("{}.{}", rt.plural, GROUP)
+    format!("{}.{}", rt.plural, rt.group)
 }
 
 fn now_rfc3339() -> String {
@@ -222,6 +259,50 @@ impl EmbeddedApi {
         self.lock().targeted.push((rule, fault));
     }
 
+    /// Just before the next request that `rule` matches (after its `skip`) is handled, `hook`
+    /// runs (once): a test changes the world between a service's read and its write.
+    pub fn before(&self, rule: FaultRule, hook: impl FnOnce(&EmbeddedApi) + Send + 'static) {
+        self.lock().hooks.push((rule, Box::new(hook)));
+    }
+
+    /// Changes a stored object as another writer would (resourceVersion bumped; generation
+    /// bumped when the spec changed). Not logged. Returns whether the object exists.
+    pub fn edit(
+        &self,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+        f: impl FnOnce(&mut Value),
+    ) -> bool {
+        let mut st = self.lock();
+        st.resource_version += 1;
+        let rv = st.resource_version;
+        let key = (plural.to_string(), namespace.to_string(), name.to_string());
+        let Some(obj) = st.objects.get_mut(&key) else {
+            return false;
+        };
+        let spec = obj.get("spec").cloned();
+        f(obj);
+        let bump = obj.get("spec") != spec.as_ref();
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("resourceVersion".into(), json!(rv.to_string()));
+            if bump {
+                let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(1);
+                meta.insert("generation".into(), json!(g + 1));
+            }
+        }
+        true
+    }
+
+    /// Removes a stored object as another writer would. Not logged.
+    pub fn remove(&self, plural: &str, namespace: &str, name: &str) -> bool {
+        let mut st = self.lock();
+        st.resource_version += 1;
+        st.objects
+            .remove(&(plural.to_string(), namespace.to_string(), name.to_string()))
+            .is_some()
+    }
+
     /// The next `n` writes (create, update, patch; not dry runs) get 409 Conflict, as if
     /// someone wrote first.
     pub fn conflict_next_writes(&self, n: u32) {
@@ -248,10 +329,17 @@ impl EmbeddedApi {
 
     /// Handles one HTTP request (the body already read).
     async fn handle(&self, req: http::Request<Bytes>) -> Outcome {
-        let fault = {
+        let (fault, hook) = {
             let mut st = self.lock();
-            st.faults.pop_front().or_else(|| st.targeted_fault(&req))
+            let hook = st.hook(&req);
+            (
+                st.faults.pop_front().or_else(|| st.targeted_fault(&req)),
+                hook,
+            )
         };
+        if let Some(hook) = hook {
+            hook(self);
+        }
         match fault {
             Some(Fault::Unavailable) => {
                 return Outcome::Respond(json_response(
@@ -266,6 +354,10 @@ impl EmbeddedApi {
             }
             Some(Fault::Reset) => return Outcome::Reset,
             Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
+            Some(Fault::ResetAfterApply) => {
+                let _applied = self.handle_sync(&req);
+                return Outcome::Reset;
+            }
             None => {}
         }
         Outcome::Respond(match self.handle_sync(&req) {
@@ -306,6 +398,11 @@ impl EmbeddedApi {
                 "status": {"userInfo": {"username": who.user, "groups": who.groups}},
             });
             return Ok((201, Reply::Json(review)));
+        }
+        if path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+            && req.method() == http::Method::POST
+        {
+            return access_review(&st.auth, &who, req.body()).map(|(c, v)| (c, Reply::Json(v)));
         }
         let target = parse_path(&path)?;
         let method = req.method().clone();
@@ -351,8 +448,8 @@ impl EmbeddedApi {
                 403,
                 "Forbidden",
                 format!(
-                    "{what} is forbidden: User {:?} cannot {verb} resource {:?}{sub} in API group {GROUP:?} {scope}",
-                    who.user, target.rt.plural
+                    "{what} is forbidden: User {:?} cannot {verb} resource {:?}{sub} in API group {:?} {scope}",
+                    who.user, target.rt.plural, target.rt.group
                 ),
             ));
         }
@@ -384,7 +481,7 @@ impl EmbeddedApi {
                 }
                 // Serialised from the stored objects as they are: no copy of a large list.
                 let list = ListOut {
-                    api_version: format!("{GROUP}/{VERSION}"),
+                    api_version: target.rt.api_version(),
                     kind: format!("{}List", target.rt.kind),
                     metadata: json!({"resourceVersion": rv}),
                     items,
@@ -433,7 +530,20 @@ impl EmbeddedApi {
                 st.update(&target, obj, &who, dry_run, "patch")
                     .map(|o| (200, o))
             }
-            "delete" => st.delete(&target, &who, dry_run).map(|o| (200, o)),
+            "delete" => {
+                let options = if req.body().is_empty() {
+                    Value::Null
+                } else {
+                    parse_body(req.body())?
+                };
+                let dry_run = dry_run
+                    || options
+                        .get("dryRun")
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.iter().any(|v| v == "All"));
+                let pre = options.get("preconditions").cloned().unwrap_or(Value::Null);
+                st.delete(&target, &who, dry_run, &pre).map(|o| (200, o))
+            }
             _ => Err(fail(405, "MethodNotAllowed", "unsupported")),
         };
         result.map(|(code, v)| (code, Reply::Json(v)))
@@ -491,6 +601,42 @@ fn conflict(t: &Target) -> Failure {
             t.name.clone().unwrap_or_default()
         ),
     )
+}
+
+fn precondition_failed(field: &str, want: &str, have: &str) -> Failure {
+    fail(
+        409,
+        "Conflict",
+        format!(
+            "Precondition failed: {field} in precondition: {want}, {field} in object meta: {have}"
+        ),
+    )
+}
+
+/// A SelfSubjectAccessReview: may the requester do this? Answered from the RBAC rules.
+fn access_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16, Value), Failure> {
+    let mut review = parse_body(body)?;
+    let attr = review
+        .pointer("/spec/resourceAttributes")
+        .cloned()
+        .ok_or_else(|| {
+            fail(
+                422,
+                "Invalid",
+                "SelfSubjectAccessReview is invalid: spec.resourceAttributes: Required value",
+            )
+        })?;
+    let field = |k: &str| attr.get(k).and_then(Value::as_str).unwrap_or("");
+    let resource = match field("subresource") {
+        "" => field("resource").to_string(),
+        sub => format!("{}/{sub}", field("resource")),
+    };
+    let namespace = Some(field("namespace")).filter(|n| !n.is_empty());
+    let allowed = auth.allowed(who, field("verb"), &resource, namespace);
+    if let Value::Object(m) = &mut review {
+        m.insert("status".into(), json!({"allowed": allowed}));
+    }
+    Ok((201, review))
 }
 
 /// Authenticates the bearer token, then applies impersonation headers if the user may.
@@ -587,10 +733,12 @@ fn parse_path(path: &str) -> Result<Target, Failure> {
             "the server could not find the requested resource",
         )
     };
-    let prefix = format!("/apis/{GROUP}/{VERSION}/");
-    let rest = path.strip_prefix(&prefix).ok_or_else(not_found)?;
+    let rest = path.strip_prefix("/apis/").ok_or_else(not_found)?;
     let parts: Vec<&str> = rest.split('/').collect();
-    let (namespace, rest) = match parts.as_slice() {
+    let [group, version, parts @ ..] = parts.as_slice() else {
+        return Err(not_found());
+    };
+    let (namespace, rest) = match parts {
         ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
         rest => (None, rest),
     };
@@ -600,7 +748,7 @@ fn parse_path(path: &str) -> Result<Target, Failure> {
         [plural, name, "status"] if namespace.is_some() => (*plural, Some(name.to_string()), true),
         _ => return Err(not_found()),
     };
-    let rt = resource(plural).ok_or_else(not_found)?;
+    let rt = resource(group, version, plural).ok_or_else(not_found)?;
     if status && !rt.has_status {
         return Err(not_found());
     }
@@ -613,34 +761,34 @@ fn parse_path(path: &str) -> Result<Target, Failure> {
 }
 
 impl ApiState {
+    /// The hook this request meets, if any (consumed).
+    fn hook(&mut self, req: &http::Request<Bytes>) -> Option<Hook> {
+        if self.hooks.is_empty() {
+            return None;
+        }
+        let (verb, resource) = request_kind(req)?;
+        let idx = self
+            .hooks
+            .iter()
+            .position(|(r, _)| r.matches(&verb, &resource))?;
+        let (rule, _) = &mut self.hooks[idx];
+        if rule.skip > 0 {
+            rule.skip -= 1;
+            return None;
+        }
+        Some(self.hooks.remove(idx).1)
+    }
+
     /// The targeted fault this request meets, if any (consumed).
     fn targeted_fault(&mut self, req: &http::Request<Bytes>) -> Option<Fault> {
         if self.targeted.is_empty() {
             return None;
         }
-        let query = parse_query(req.uri().query());
-        if query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
-            return None;
-        }
-        let target = parse_path(req.uri().path().trim_end_matches('/')).ok()?;
-        let verb = match (req.method().as_str(), target.name.is_some()) {
-            ("GET", true) => "get",
-            ("GET", false) => "list",
-            ("POST", _) => "create",
-            ("PUT", _) => "update",
-            ("PATCH", _) => "patch",
-            ("DELETE", _) => "delete",
-            _ => return None,
-        };
-        let resource = if target.status {
-            format!("{}/status", target.rt.plural)
-        } else {
-            target.rt.plural.to_string()
-        };
-        let idx = self.targeted.iter().position(|(r, _)| {
-            r.verb.as_deref().is_none_or(|v| v == verb)
-                && r.resource.as_deref().is_none_or(|x| x == resource)
-        })?;
+        let (verb, resource) = request_kind(req)?;
+        let idx = self
+            .targeted
+            .iter()
+            .position(|(r, _)| r.matches(&verb, &resource))?;
         let (rule, fault) = &mut self.targeted[idx];
         if rule.skip > 0 {
             rule.skip -= 1;
@@ -673,7 +821,7 @@ impl ApiState {
                 if let Value::Object(m) = &mut f.1 {
                     m.insert(
                         "details".into(),
-                        json!({"name": name, "group": GROUP, "kind": t.rt.plural}),
+                        json!({"name": name, "group": t.rt.group, "kind": t.rt.plural}),
                     );
                 }
                 f
@@ -847,6 +995,18 @@ impl ApiState {
             Some(rv) if Some(rv) != old_rv => return Err(conflict(t)),
             Some(_) => {}
         }
+        // A uid in the body is a precondition: the object must be that one, not another of the
+        // same name.
+        let old_uid = old
+            .pointer("/metadata/uid")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if let Some(uid) = obj.pointer("/metadata/uid").and_then(Value::as_str)
+            && !uid.is_empty()
+            && uid != old_uid
+        {
+            return Err(precondition_failed("UID", uid, old_uid));
+        }
         self.take_forced_conflict(t, dry_run)?;
         // The status subresource and the main resource each keep the other's part.
         if t.rt.has_status {
@@ -908,9 +1068,31 @@ impl ApiState {
         Ok(obj)
     }
 
-    fn delete(&mut self, t: &Target, who: &Identity, dry_run: bool) -> Result<Value, Failure> {
+    fn delete(
+        &mut self,
+        t: &Target,
+        who: &Identity,
+        dry_run: bool,
+        preconditions: &Value,
+    ) -> Result<Value, Failure> {
         let name = t.name.clone().unwrap_or_default();
         let obj = self.get(t)?;
+        for (field, pointer) in [
+            ("UID", "/metadata/uid"),
+            ("ResourceVersion", "/metadata/resourceVersion"),
+        ] {
+            let key = if field == "UID" {
+                "uid"
+            } else {
+                "resourceVersion"
+            };
+            if let Some(want) = preconditions.get(key).and_then(Value::as_str) {
+                let have = obj.pointer(pointer).and_then(Value::as_str).unwrap_or("");
+                if want != have {
+                    return Err(precondition_failed(field, want, have));
+                }
+            }
+        }
         if !dry_run {
             self.objects.remove(&Self::key(t, &name));
             self.resource_version += 1;
@@ -925,8 +1107,8 @@ fn invalid(t: &Target, name: &str, field: &str, detail: String) -> Failure {
         422,
         "Invalid",
         format!(
-            "{}.{GROUP} {name:?} is invalid: {field}: {detail}",
-            t.rt.kind
+            "{}.{} {name:?} is invalid: {field}: {detail}",
+            t.rt.kind, t.rt.group
         ),
     )
 }
@@ -989,12 +1171,12 @@ fn one_of(
 /// The CRD schemas' checks, as an apiserver would run them.
 fn validate(t: &Target, name: &str, obj: &Value) -> Result<(), Failure> {
     let kind_ok = obj.get("kind").and_then(Value::as_str) == Some(t.rt.kind)
-        && obj.get("apiVersion").and_then(Value::as_str) == Some(&format!("{GROUP}/{VERSION}"));
+        && obj.get("apiVersion").and_then(Value::as_str) == Some(&t.rt.api_version());
     if !kind_ok {
         return Err(fail(
             400,
             "BadRequest",
-            format!("the object is not a {}/{VERSION} {}", GROUP, t.rt.kind),
+            format!("the object is not a {} {}", t.rt.api_version(), t.rt.kind),
         ));
     }
     let string = |pointer: &str, field: &str| match obj.pointer(pointer) {

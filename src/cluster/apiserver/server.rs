@@ -43,6 +43,16 @@ pub fn discovery(path: &str) -> Option<Value> {
                     "name": "authentication.k8s.io",
                     "versions": [{"groupVersion": "authentication.k8s.io/v1", "version": "v1"}],
                     "preferredVersion": {"groupVersion": "authentication.k8s.io/v1", "version": "v1"}
+                },
+                {
+                    "name": "authorization.k8s.io",
+                    "versions": [{"groupVersion": "authorization.k8s.io/v1", "version": "v1"}],
+                    "preferredVersion": {"groupVersion": "authorization.k8s.io/v1", "version": "v1"}
+                },
+                {
+                    "name": "coordination.k8s.io",
+                    "versions": [{"groupVersion": "coordination.k8s.io/v1", "version": "v1"}],
+                    "preferredVersion": {"groupVersion": "coordination.k8s.io/v1", "version": "v1"}
                 }
             ]
         }),
@@ -52,6 +62,16 @@ pub fn discovery(path: &str) -> Option<Value> {
                            "kind": "TokenReview", "verbs": ["create"]},
                            {"name": "selfsubjectreviews", "singularName": "selfsubjectreview", "namespaced": false,
                            "kind": "SelfSubjectReview", "verbs": ["create"]}]
+        }),
+        "/apis/authorization.k8s.io/v1" => json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authorization.k8s.io/v1",
+            "resources": [{"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
+                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}]
+        }),
+        "/apis/coordination.k8s.io/v1" => json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "coordination.k8s.io/v1",
+            "resources": [{"name": "leases", "singularName": "lease", "namespaced": true, "kind": "Lease",
+                           "verbs": ["create", "delete", "get", "list", "patch", "update"]}]
         }),
         p if p == format!("/apis/{GROUP}/{VERSION}") => {
             let mut resources = Vec::new();

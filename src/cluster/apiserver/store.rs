@@ -1,11 +1,15 @@
 //! Pieces of the embedded API that are plain data: the resource table, JSON merge patch,
 //! label selectors, query strings and Status bodies.
 
+use crate::cluster::resources::{GROUP, VERSION};
 use serde_json::{Map, Value, json};
 
 /// One kind the embedded API serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResourceType {
+    /// The API group and version it is served under.
+    pub group: &'static str,
+    pub version: &'static str,
     pub plural: &'static str,
     pub singular: &'static str,
     pub kind: &'static str,
@@ -16,6 +20,8 @@ pub struct ResourceType {
 /// The four ichor kinds.
 pub const RESOURCES: [ResourceType; 4] = [
     ResourceType {
+        group: GROUP,
+        version: VERSION,
         plural: "talosclusters",
         singular: "taloscluster",
         kind: "TalosCluster",
@@ -23,6 +29,8 @@ pub const RESOURCES: [ResourceType; 4] = [
         short_names: &["tc"],
     },
     ResourceType {
+        group: GROUP,
+        version: VERSION,
         plural: "machines",
         singular: "machine",
         kind: "Machine",
@@ -30,6 +38,8 @@ pub const RESOURCES: [ResourceType; 4] = [
         short_names: &[],
     },
     ResourceType {
+        group: GROUP,
+        version: VERSION,
         plural: "ichorinstallations",
         singular: "ichorinstallation",
         kind: "IchorInstallation",
@@ -37,6 +47,8 @@ pub const RESOURCES: [ResourceType; 4] = [
         short_names: &[],
     },
     ResourceType {
+        group: GROUP,
+        version: VERSION,
         plural: "talosoperations",
         singular: "talosoperation",
         kind: "TalosOperation",
@@ -45,9 +57,31 @@ pub const RESOURCES: [ResourceType; 4] = [
     },
 ];
 
-/// The resource type of a plural name.
-pub fn resource(plural: &str) -> Option<ResourceType> {
-    RESOURCES.iter().copied().find(|r| r.plural == plural)
+/// `coordination.k8s.io/v1` Leases: the start claim of OperationService (one per cluster).
+pub const LEASES: ResourceType = ResourceType {
+    group: "coordination.k8s.io",
+    version: "v1",
+    plural: "leases",
+    singular: "lease",
+    kind: "Lease",
+    has_status: false,
+    short_names: &[],
+};
+
+/// The resource type of a plural name in a group and version.
+pub fn resource(group: &str, version: &str, plural: &str) -> Option<ResourceType> {
+    RESOURCES
+        .iter()
+        .copied()
+        .chain([LEASES])
+        .find(|r| r.group == group && r.version == version && r.plural == plural)
+}
+
+impl ResourceType {
+    /// `group/version`, as `apiVersion` names it.
+    pub fn api_version(&self) -> String {
+        format!("{}/{}", self.group, self.version)
+    }
 }
 
 /// Applies a JSON merge patch (RFC 7386) to `target`.
