@@ -52,9 +52,15 @@ fn the_page_polls_3_s_running_10_s_paused_and_stops_when_finished() {
     let mut s = opened(fixtures::completed());
     assert_eq!(s.next_poll, None, "no poll after Completed");
     assert!(tick_at(&mut s, now() + SignedDuration::from_secs(3600)).is_empty());
-    // R refreshes by hand.
+    // R refreshes by hand, and asks again what the caller may do.
     let e = key(&mut s, Key::ch('R'));
-    assert!(matches!(e.as_slice(), [Effect::GetOperation { .. }]));
+    assert!(
+        matches!(
+            e.as_slice(),
+            [Effect::GetOperation { .. }, Effect::Permissions { .. }]
+        ),
+        "{e:?}"
+    );
     // A running operation that completes stops the polling.
     let mut s = opened(fixtures::running_rollout());
     let mut done = fixtures::running_rollout();
