@@ -1,7 +1,7 @@
 //! The in-process client: the service's handlers called directly.
 
 use super::{Backend, OperationClient, read_only_refusal};
-use crate::model::{ApiError, Cluster, Created, Operation, OperationRequest, Plan};
+use crate::model::{ApiError, Cluster, Code, Created, Operation, OperationRequest, Plan};
 use crate::service::OperationService;
 use crate::service::access::Caller;
 
@@ -11,6 +11,9 @@ pub struct InProcessClient {
     caller: Caller,
     backend: Backend,
     read_only: bool,
+    /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
+    /// credentials.
+    kubeconfig_user: Option<String>,
 }
 
 impl InProcessClient {
@@ -25,7 +28,25 @@ impl InProcessClient {
             caller,
             backend,
             read_only,
+            kubeconfig_user: None,
         }
+    }
+
+    /// Names the kubeconfig user whose credentials the calls carry.
+    pub fn kubeconfig_user(mut self, user: String) -> InProcessClient {
+        self.kubeconfig_user = Some(user);
+        self
+    }
+
+    /// Says which credentials Kubernetes refused: the kubeconfig user's.
+    fn explain(&self, mut e: ApiError) -> ApiError {
+        if e.code == Code::Unauthenticated
+            && let Some(user) = &self.kubeconfig_user
+        {
+            e.params.insert("via".into(), "kubeconfig".into());
+            e.params.insert("user".into(), user.clone());
+        }
+        e
     }
 
     fn writable(&self, what: &str) -> Result<(), ApiError> {
@@ -47,22 +68,32 @@ impl OperationClient for InProcessClient {
     }
 
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        self.service.list_operations(&self.caller, namespace).await
+        self.service
+            .list_operations(&self.caller, namespace)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         self.service
             .get_operation(&self.caller, namespace, name)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
-        self.service.plan_operation(&self.caller, req).await
+        self.service
+            .plan_operation(&self.caller, req)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
         self.writable("starting an operation")?;
-        self.service.create_operation(&self.caller, req).await
+        self.service
+            .create_operation(&self.caller, req)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn set_operation_paused(
@@ -79,6 +110,7 @@ impl OperationClient for InProcessClient {
         self.service
             .set_operation_paused(&self.caller, namespace, name, paused)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn delete_operation(&self, namespace: &str, name: &str) -> Result<(), ApiError> {
@@ -86,15 +118,20 @@ impl OperationClient for InProcessClient {
         self.service
             .delete_operation(&self.caller, namespace, name)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        self.service.list_clusters(&self.caller, namespace).await
+        self.service
+            .list_clusters(&self.caller, namespace)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError> {
         self.service
             .get_cluster(&self.caller, namespace, name)
             .await
+            .map_err(|e| self.explain(e))
     }
 }
