@@ -135,3 +135,34 @@ impl OperationClient for InProcessClient {
             .map_err(|e| self.explain(e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::apiserver::EmbeddedApi;
+    use crate::model::Reason;
+    use crate::service::access::KubeAccess;
+
+    #[tokio::test]
+    async fn refused_credentials_name_the_kubeconfig_user() {
+        let api = EmbeddedApi::default();
+        let service = OperationService::new(KubeAccess::new(api.client("stale"), "ichor-tui"));
+        let client = InProcessClient::new(
+            service,
+            Caller::in_process(),
+            Backend::InProcess {
+                context: "prod".into(),
+            },
+            false,
+        )
+        .kubeconfig_user("admin@prod".into());
+        let e = client.list_operations(Some("default")).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::Unauthenticated, Some(Reason::Unauthenticated))
+        );
+        assert_eq!(e.param("via"), Some("kubeconfig"));
+        assert_eq!(e.param("user"), Some("admin@prod"));
+        assert_eq!(e.param("detail"), Some("Unauthorized"));
+    }
+}
