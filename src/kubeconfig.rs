@@ -107,7 +107,7 @@ pub fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
 /// mark; a UTF-8 byte-order mark is skipped. Never panics.
 pub fn decode(bytes: &[u8]) -> Result<String, &'static str> {
     let utf16 = |rest: &[u8], unit: fn([u8; 2]) -> u16| {
-        if rest.len() % 2 != 0 {
+        if !rest.len().is_multiple_of(2) {
             return Err("not UTF-16 text (an odd number of bytes after the byte-order mark)");
         }
         let units: Vec<u16> = rest.chunks_exact(2).map(|c| unit([c[0], c[1]])).collect();
