@@ -169,6 +169,15 @@ fn kubeconfig_errors_say_each_cause_once() {
         format!("ichor-tui: kubeconfig {latin1}: not UTF-8 text")
     );
 
+    // kube's own reader panics on this one (index out of bounds).
+    let odd = write(home.path(), "odd", b"\xff\xfeA");
+    assert_eq!(
+        run(home.path(), &["--kubeconfig", &odd]).line(),
+        format!(
+            "ichor-tui: kubeconfig {odd}: not UTF-16 text (an odd number of bytes after the byte-order mark)"
+        )
+    );
+
     let yaml = write(home.path(), "yaml", b"contexts:\n- name: [a\n");
     let line = run(home.path(), &["--kubeconfig", &yaml])
         .line()
@@ -249,4 +258,21 @@ fn a_missing_token_file_is_said_once() {
         exit.line(),
         format!("ichor-tui: reading the token file /nonexistent/token: {io}")
     );
+}
+
+#[test]
+fn serve_without_credentials_says_both_places_it_looked() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(home.path(), &["serve", "--listen", "127.0.0.1:0"]);
+    let config = home.path().join(".kube").join("config");
+    let io = std::fs::read(&config).unwrap_err();
+    let line = exit.line();
+    assert!(
+        line.starts_with(&format!(
+            "ichor-tui: no Kubernetes credentials: cannot read kubeconfig {}: {io}; and not in a cluster (",
+            config.display()
+        )),
+        "{line}"
+    );
+    assert_eq!(exit.code, Some(1));
 }

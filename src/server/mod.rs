@@ -187,20 +187,32 @@ pub async fn shutdown_signal() {
 }
 
 /// The server's Kubernetes client from the kubeconfig (`--kubeconfig`, `--context`), or, with
-/// neither, as kube infers it (`$KUBECONFIG`, `~/.kube/config`, then the in-cluster account).
+/// neither, as kube infers it (`$KUBECONFIG` or `~/.kube/config`, else the in-cluster account).
 async fn kube_client(
     kubeconfig: Option<&PathBuf>,
     context: Option<&str>,
 ) -> anyhow::Result<kube::Client> {
-    if kubeconfig.is_some() || context.is_some() {
+    let local = async {
         let loaded = crate::kubeconfig::read(kubeconfig.map(PathBuf::as_path))?;
         let context = loaded.context(context)?;
-        return Ok(loaded.client(&context).await?.0);
+        anyhow::Ok(loaded.client(&context).await?.0)
+    };
+    if kubeconfig.is_some() || context.is_some() {
+        return local.await;
     }
-    let config = kube::Config::infer()
-        .await
-        .context("finding Kubernetes credentials (kubeconfig or in-cluster)")?;
-    kube::Client::try_from(config).context("creating the Kubernetes client")
+    // As kube's Config::infer, but through our kubeconfig reader: the local kubeconfig, else
+    // the pod's service account.
+    let local_error = match local.await {
+        Ok(client) => return Ok(client),
+        Err(e) => e,
+    };
+    let config = kube::Config::incluster().map_err(|in_cluster| {
+        anyhow::anyhow!(
+            "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
+            crate::errors::one_line(&local_error)
+        )
+    })?;
+    kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
 }
 
 /// `ichor-tui serve`: checks the transport, reaches Kubernetes (or starts the demo cluster),
