@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 /// A terminal dashboard for TalosOperations: rolling Talos, Kubernetes and ichor upgrades,
 /// kube-proxy switches, shutdowns and CA rotations, followed machine by machine.
 ///
-/// Settings come from these flags, then from ~/.config/ichor-tui/config.toml (keys as the long
-/// flags: namespace, context, lang, color, read-only, …), then the defaults.
+/// Settings come from these flags, then from ~/.config/ichor-tui/config.toml or the --config
+/// file (keys as the long flags: namespace, context, lang, color, read-only, …), then the
+/// defaults.
 #[derive(Debug, Parser)]
 #[command(name = "ichor-tui", version, about, long_about)]
 pub struct Cli {
@@ -65,11 +66,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub demo: bool,
 
-    /// How fast the demo controller works (1: a machine step takes 4 s).
-    #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR")]
+    /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
+    #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
 
-    /// The config file to read instead of ~/.config/ichor-tui/config.toml.
+    /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
@@ -77,9 +78,34 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
-    /// The deadline of each call to --server, in seconds.
-    #[arg(long, global = true, default_value_t = 15, value_name = "SECONDS")]
+    /// The deadline of each call to --server, in seconds, from 1 to 3600.
+    #[arg(
+        long,
+        global = true,
+        default_value_t = 15,
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(CALL_TIMEOUT_SECONDS)
+    )]
     pub call_timeout: u64,
+}
+
+/// The range of `--call-timeout`.
+pub const CALL_TIMEOUT_SECONDS: std::ops::RangeInclusive<u64> = 1..=3600;
+
+/// The range of `--demo-speed`.
+pub const DEMO_SPEED: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
+
+/// `--demo-speed`: a finite number in [`DEMO_SPEED`].
+fn demo_speed(s: &str) -> Result<f64, String> {
+    let (lo, hi) = (DEMO_SPEED.start(), DEMO_SPEED.end());
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a number (it must be in {lo}..={hi})"))?;
+    if !DEMO_SPEED.contains(&v) {
+        return Err(format!("{v} is not in {lo}..={hi}"));
+    }
+    Ok(v)
 }
 
 /// Subcommands.
@@ -170,6 +196,8 @@ pub struct Settings {
     pub context: Option<String>,
     pub kubeconfig: Option<PathBuf>,
     pub server: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Settings {
@@ -181,19 +209,14 @@ impl Settings {
         is_tty: bool,
     ) -> anyhow::Result<Settings> {
         use crate::config::{ColorMode, locale_is_utf8};
-        let color_mode = match (cli.color, file.color.as_deref()) {
-            (Some(c), _) => c,
-            (None, Some(s)) => ColorMode::parse(s).ok_or_else(|| {
-                anyhow::anyhow!("config file: color must be auto, always or never, not {s:?}")
-            })?,
-            (None, None) => ColorMode::Auto,
-        };
-        let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
-        if let Some(l) = &lang_flag
+        let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
+        // The file's lang was checked as it was read.
+        if let Some(l) = &cli.lang
             && crate::i18n::Lang::parse(l).is_none()
         {
-            anyhow::bail!("--lang must be en or ja, not {l:?}");
+            anyhow::bail!("--lang must be en or ja, not {}", crate::errors::quoted(l));
         }
+        let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
         Ok(Settings {
             lang: crate::i18n::Lang::choose(lang_flag.as_deref(), &env),
             theme: crate::views::widgets::Theme {
@@ -206,36 +229,49 @@ impl Settings {
             context: cli.context.clone().or_else(|| file.context.clone()),
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
             server: cli.server.clone().or_else(|| file.server.clone()),
+            token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
+            ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
         })
     }
 }
 
-/// The in-process service against the user's kubeconfig: the client, the backend's name and
-/// the namespace to list.
-async fn kubeconfig_client(settings: &Settings) -> anyhow::Result<(kube::Client, String, String)> {
-    use kube::config::{KubeConfigOptions, Kubeconfig};
-    let options = KubeConfigOptions {
-        context: settings.context.clone(),
-        ..Default::default()
-    };
-    let kubeconfig = match &settings.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path)
-            .with_context(|| format!("reading kubeconfig {}", path.display()))?,
-        None => {
-            Kubeconfig::read().context("reading the kubeconfig ($KUBECONFIG or ~/.kube/config)")?
+/// Where the dashboard's service is, with what local files said: decided before the terminal
+/// is checked, so a bad flag or file is said first, and before anything is contacted.
+enum Source {
+    Demo,
+    Remote(crate::client::grpc::GrpcOptions),
+    Kubeconfig {
+        loaded: crate::kubeconfig::Loaded,
+        context: String,
+    },
+}
+
+impl Source {
+    fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
+        use crate::client::grpc::{GrpcOptions, TOKEN_ENV, load_token};
+        if cli.demo {
+            return Ok(Source::Demo);
         }
-    };
-    let context = settings
-        .context
-        .clone()
-        .or_else(|| kubeconfig.current_context.clone())
-        .unwrap_or_else(|| "default".to_string());
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
-        .await
-        .context("loading the kubeconfig context")?;
-    let namespace = config.default_namespace.clone();
-    let client = kube::Client::try_from(config).context("building the Kubernetes client")?;
-    Ok((client, context, namespace))
+        if let Some(url) = &settings.server {
+            let mut opts = GrpcOptions::new(url.clone());
+            opts.token = load_token(
+                settings.token_file.as_deref(),
+                std::env::var(TOKEN_ENV).ok(),
+            )?;
+            opts.ca_pem = match &settings.ca_file {
+                Some(p) => Some(std::fs::read(p).map_err(|e| {
+                    anyhow::anyhow!("cannot read the CA file {}: {e}", p.display())
+                })?),
+                None => None,
+            };
+            opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
+            opts.read_only = settings.read_only;
+            return Ok(Source::Remote(opts));
+        }
+        let loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;
+        let context = loaded.context(settings.context.as_deref())?;
+        Ok(Source::Kubeconfig { loaded, context })
+    }
 }
 
 /// A server URL as the status bar shows it: without any `user:password@` part.
@@ -278,13 +314,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     use std::io::IsTerminal as _;
     use std::sync::Arc;
 
-    let config_path = cli
-        .config
-        .clone()
-        .or_else(crate::config::FileConfig::default_path);
-    let file = match &config_path {
-        Some(p) => crate::config::FileConfig::load(p)?,
-        None => crate::config::FileConfig::default(),
+    let file = match (&cli.config, crate::config::FileConfig::default_path()) {
+        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
+        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
+        (None, None) => crate::config::FileConfig::default(),
     };
     let settings = Settings::resolve(
         &cli,
@@ -292,77 +325,79 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         |k| std::env::var(k).ok(),
         std::io::stdout().is_terminal(),
     )?;
+    let source = Source::choose(&cli, &settings)?;
+    // Nothing below runs without a terminal: crossterm would panic reading keys from a
+    // non-terminal, and raw mode means nothing there.
+    if let Some(why) = crate::terminal::missing_terminal(
+        std::io::stdin().is_terminal(),
+        std::io::stdout().is_terminal(),
+    ) {
+        eprintln!("{why}");
+        return Ok(std::process::ExitCode::from(2));
+    }
     // Every backend retries transient faults and reports each attempt to the dashboard.
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut demo = None;
     let mut user = None;
-    let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) = if cli.demo
-    {
-        let d = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
-        let access = KubeAccess::new(
-            d.api
-                .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN),
-            "ichor-tui",
-        );
-        let service = OperationService::new(access);
-        user = who_am_i(&service).await;
-        let client = InProcessClient::new(
-            service,
-            Caller::in_process(),
-            Backend::Demo,
-            settings.read_only,
-        );
-        demo = Some(d);
-        let ns = settings
-            .namespace
-            .clone()
-            .unwrap_or_else(|| crate::cluster::demo::NAMESPACE.to_string());
-        (
-            Arc::new(Retrying::new(client, retry_tx)),
-            "demo".to_string(),
-            ns,
-        )
-    } else if let Some(url) = &settings.server {
-        use crate::client::grpc::{GrpcClient, GrpcOptions, load_token};
-        let mut opts = GrpcOptions::new(url.clone());
-        opts.token = load_token(
-            cli.token_file.as_deref(),
-            std::env::var(crate::client::grpc::TOKEN_ENV).ok(),
-        )?;
-        opts.ca_pem = match &cli.ca_file {
-            Some(p) => Some(
-                std::fs::read(p).with_context(|| format!("reading --ca-file {}", p.display()))?,
-            ),
-            None => None,
+    let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) =
+        match source {
+            Source::Demo => {
+                let d = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+                let access = KubeAccess::new(
+                    d.api
+                        .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN),
+                    "ichor-tui",
+                );
+                let service = OperationService::new(access);
+                user = who_am_i(&service).await;
+                let client = InProcessClient::new(
+                    service,
+                    Caller::in_process(),
+                    Backend::Demo,
+                    settings.read_only,
+                );
+                demo = Some(d);
+                let ns = settings
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| crate::cluster::demo::NAMESPACE.to_string());
+                (
+                    Arc::new(Retrying::new(client, retry_tx)),
+                    "demo".to_string(),
+                    ns,
+                )
+            }
+            Source::Remote(opts) => {
+                let label = sanitize_url(&opts.url);
+                let client = crate::client::grpc::GrpcClient::new(opts)?;
+                let ns = settings
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| "default".to_string());
+                (Arc::new(Retrying::new(client, retry_tx)), label, ns)
+            }
+            Source::Kubeconfig { loaded, context } => {
+                let (kc, ns) = loaded.client(&context).await?;
+                let access = KubeAccess::new(kc, "ichor-tui");
+                let backend = Backend::InProcess {
+                    context: context.clone(),
+                };
+                let service = OperationService::new(access);
+                user = who_am_i(&service).await;
+                let client = InProcessClient::new(
+                    service,
+                    Caller::in_process(),
+                    backend,
+                    settings.read_only,
+                )
+                .kubeconfig_user(loaded.user_of(&context).unwrap_or_else(|| context.clone()));
+                (
+                    Arc::new(Retrying::new(client, retry_tx)),
+                    format!("in-process ({context})"),
+                    settings.namespace.clone().unwrap_or(ns),
+                )
+            }
         };
-        opts.deadline = std::time::Duration::from_secs(cli.call_timeout.max(1));
-        opts.read_only = settings.read_only;
-        let client = GrpcClient::new(opts)?;
-        let ns = settings
-            .namespace
-            .clone()
-            .unwrap_or_else(|| "default".to_string());
-        (
-            Arc::new(Retrying::new(client, retry_tx)),
-            sanitize_url(url),
-            ns,
-        )
-    } else {
-        let (kc, context, ns) = kubeconfig_client(&settings).await?;
-        let access = KubeAccess::new(kc, "ichor-tui");
-        let backend = Backend::InProcess {
-            context: context.clone(),
-        };
-        let service = OperationService::new(access);
-        user = who_am_i(&service).await;
-        let client =
-            InProcessClient::new(service, Caller::in_process(), backend, settings.read_only);
-        (
-            Arc::new(Retrying::new(client, retry_tx)),
-            format!("in-process ({context})"),
-            settings.namespace.clone().unwrap_or(ns),
-        )
-    };
     let session = Session {
         backend: backend_label,
         namespace,
@@ -446,6 +481,66 @@ mod tests {
             true,
         );
         assert!(bad.is_err());
+    }
+
+    /// The first line clap prints for `args`.
+    fn refusal(args: &[&str]) -> String {
+        let e = Cli::try_parse_from(std::iter::once("ichor-tui").chain(args.iter().copied()))
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{args:?}");
+        e.to_string().lines().next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn numeric_flags_out_of_range_are_refused_with_the_range() {
+        assert_eq!(
+            refusal(&["--demo-speed", "0"]),
+            "error: invalid value '0' for '--demo-speed <FACTOR>': 0 is not in 0.1..=1000"
+        );
+        assert_eq!(
+            refusal(&["--demo-speed", "NaN"]),
+            "error: invalid value 'NaN' for '--demo-speed <FACTOR>': NaN is not in 0.1..=1000"
+        );
+        assert_eq!(
+            refusal(&["--demo-speed", "fast"]),
+            "error: invalid value 'fast' for '--demo-speed <FACTOR>': not a number (it must be in 0.1..=1000)"
+        );
+        assert_eq!(
+            refusal(&["--call-timeout", "0"]),
+            "error: invalid value '0' for '--call-timeout <SECONDS>': 0 is not in 1..=3600"
+        );
+        assert_eq!(
+            refusal(&["serve", "--call-timeout", "86400"]),
+            "error: invalid value '86400' for '--call-timeout <SECONDS>': 86400 is not in 1..=3600"
+        );
+        let ok = Cli::parse_from(["ichor-tui", "--demo-speed", "0.1", "--call-timeout", "3600"]);
+        assert_eq!((ok.demo_speed, ok.call_timeout), (0.1, 3600));
+        let default = Cli::parse_from(["ichor-tui"]);
+        assert_eq!((default.demo_speed, default.call_timeout), (1.0, 15));
+    }
+
+    #[test]
+    fn the_config_file_fills_what_the_flags_leave() {
+        let file: FileConfig = toml::from_str("token-file = \"/t\"\nca-file = \"/ca\"\n").unwrap();
+        let s = Settings::resolve(&Cli::parse_from(["ichor-tui"]), &file, env(&[]), true).unwrap();
+        assert_eq!(
+            (s.token_file.unwrap(), s.ca_file.unwrap()),
+            ("/t".into(), "/ca".into())
+        );
+        let cli = Cli::parse_from(["ichor-tui", "--token-file", "/flag"]);
+        let s = Settings::resolve(&cli, &file, env(&[]), true).unwrap();
+        assert_eq!(s.token_file.unwrap(), std::path::PathBuf::from("/flag"));
+        let e = Settings::resolve(
+            &Cli::parse_from(["ichor-tui", "--lang", &"x".repeat(500)]),
+            &file,
+            env(&[]),
+            true,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.starts_with("--lang must be en or ja, not \"xxx"), "{e}");
+        assert!(e.len() < 100, "the input is not echoed whole: {e}");
     }
 
     #[test]

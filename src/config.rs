@@ -1,7 +1,6 @@
 //! Settings: flags win over the user's config file, which wins over the defaults.
 
-use anyhow::Context as _;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::path::{Path, PathBuf};
 
 /// `~/.config/ichor-tui/config.toml`: the user's defaults.
@@ -15,8 +14,9 @@ pub struct FileConfig {
     pub server: Option<String>,
     pub token_file: Option<PathBuf>,
     pub ca_file: Option<PathBuf>,
+    #[serde(default, deserialize_with = "lang")]
     pub lang: Option<String>,
-    pub color: Option<String>,
+    pub color: Option<ColorMode>,
     pub ascii: Option<bool>,
     pub read_only: Option<bool>,
 }
@@ -27,19 +27,68 @@ impl FileConfig {
         dirs::config_dir().map(|d| d.join("ichor-tui").join("config.toml"))
     }
 
-    /// Reads `path`; a missing file is an empty config, a malformed one an error.
-    pub fn load(path: &Path) -> anyhow::Result<FileConfig> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text)
-                .with_context(|| format!("reading config file {}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
-            Err(e) => Err(e).with_context(|| format!("reading config file {}", path.display())),
+    /// Reads `path`. A missing file is an empty config unless it was `required` (named by
+    /// `--config`); an unreadable or malformed one is an error naming the file and, for a
+    /// malformed one, the line and column.
+    pub fn load(path: &Path, required: bool) -> anyhow::Result<FileConfig> {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                    let valid = std::str::from_utf8(valid).unwrap_or_default();
+                    let (line, column) = crate::errors::line_column(valid, valid.len());
+                    anyhow::anyhow!(
+                        "config file {}:{line}:{column}: not UTF-8 text",
+                        path.display()
+                    )
+                })?;
+                FileConfig::parse(&text, path)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+                Ok(FileConfig::default())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                anyhow::bail!("config file {} (--config) does not exist", path.display())
+            }
+            Err(e) => anyhow::bail!("cannot read config file {}: {e}", path.display()),
         }
+    }
+
+    /// Parses the text of `path`; an error is one line, `FILE:LINE:COLUMN: what`, without the
+    /// snippet toml would print.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
+        toml::from_str(text).map_err(|e| {
+            let at = match e.span() {
+                Some(span) => {
+                    let (line, column) = crate::errors::line_column(text, span.start);
+                    format!(":{line}:{column}")
+                }
+                None => String::new(),
+            };
+            let what = crate::views::text::truncate(
+                &crate::views::text::sanitize(e.message().trim()),
+                200,
+            );
+            anyhow::anyhow!("config file {}{at}: {what}", path.display())
+        })
     }
 }
 
-/// `--color`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
+/// `lang = "…"`: en or ja (as `--lang` takes them).
+fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let s = String::deserialize(d)?;
+    if crate::i18n::Lang::parse(&s).is_none() {
+        return Err(serde::de::Error::custom(format!(
+            "lang must be en or ja, not {}",
+            crate::errors::quoted(&s)
+        )));
+    }
+    Ok(Some(s))
+}
+
+/// `--color` (and `color` in the config file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ColorMode {
     #[default]
     Auto,
@@ -48,15 +97,6 @@ pub enum ColorMode {
 }
 
 impl ColorMode {
-    pub fn parse(s: &str) -> Option<ColorMode> {
-        match s {
-            "auto" => Some(ColorMode::Auto),
-            "always" => Some(ColorMode::Always),
-            "never" => Some(ColorMode::Never),
-            _ => None,
-        }
-    }
-
     /// Whether to colour: `always`/`never` decide; `auto` colours a terminal unless NO_COLOR is
     /// set (to anything non-empty).
     pub fn resolve(self, no_color: Option<&str>, is_tty: bool) -> bool {
@@ -103,5 +143,60 @@ mod tests {
         assert!(!locale_is_utf8(
             |k: &str| (k == "LC_ALL").then(|| "C".to_string())
         ));
+    }
+
+    fn load_err(text: &[u8], required: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, text).unwrap();
+        let e = FileConfig::load(&p, required).unwrap_err();
+        crate::errors::one_line(&e).replace(&p.display().to_string(), "FILE")
+    }
+
+    #[test]
+    fn config_errors_are_one_line_with_the_line_and_column() {
+        assert_eq!(
+            load_err(b"namespace = \"prod\"\nnmespace = \"x\"\n", false),
+            "config file FILE:2:1: unknown field `nmespace`, expected one of `kubeconfig`, `context`, `namespace`, `all-namespaces`, `server`, `token-file`, `ca-file`, `lang`, `color`, `ascii`, `read-only`"
+        );
+        assert_eq!(
+            load_err(b"color = \"blue\"\n", false),
+            "config file FILE:1:9: unknown variant `blue`, expected one of `auto`, `always`, `never`"
+        );
+        assert_eq!(
+            load_err(b"\nlang = \"fr\"\n", false),
+            "config file FILE:2:8: lang must be en or ja, not \"fr\""
+        );
+        assert_eq!(
+            load_err(b"read-only = yes\n", false),
+            "config file FILE:1:13: string values must be quoted, expected literal string"
+        );
+        assert_eq!(
+            load_err(b"namespace = \"caf\xe9\"\n", false),
+            "config file FILE:1:17: not UTF-8 text"
+        );
+        let c = FileConfig::parse("lang = \"ja\"\ncolor = \"never\"\n", Path::new("f")).unwrap();
+        assert_eq!(
+            (c.lang.as_deref(), c.color),
+            (Some("ja"), Some(ColorMode::Never))
+        );
+    }
+
+    #[test]
+    fn only_the_default_config_file_may_be_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("absent.toml");
+        assert_eq!(FileConfig::load(&p, false).unwrap(), FileConfig::default());
+        let e = FileConfig::load(&p, true).unwrap_err();
+        assert_eq!(
+            crate::errors::one_line(&e),
+            format!("config file {} (--config) does not exist", p.display())
+        );
+        let e = FileConfig::load(dir.path(), true).unwrap_err();
+        let io = std::fs::read(dir.path()).unwrap_err();
+        assert_eq!(
+            crate::errors::one_line(&e),
+            format!("cannot read config file {}: {io}", dir.path().display())
+        );
     }
 }

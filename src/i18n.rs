@@ -132,6 +132,26 @@ impl Texts {
         self.format(id, Some(&fa))
     }
 
+    /// The message `id` with string arguments, only if it renders whole: `None` when it is
+    /// missing or an argument it needs was not given (Fluent would show `{$name}`).
+    pub fn tr_whole(&self, id: &str, args: &[(&str, &str)]) -> Option<String> {
+        let mut fa = FluentArgs::new();
+        for (k, v) in args {
+            fa.set(*k, FluentValue::from(*v));
+        }
+        let b = std::iter::once(&self.main)
+            .chain(self.fallback.as_ref())
+            .find(|b| b.has_message(id))?;
+        let pattern = b.get_message(id)?.value()?;
+        let mut errors = Vec::new();
+        let s = b.format_pattern(pattern, Some(&fa), &mut errors);
+        if !errors.is_empty() {
+            tracing::warn!(id, ?errors, "a message lacks arguments");
+            return None;
+        }
+        Some(s.into_owned())
+    }
+
     fn format(&self, id: &str, args: Option<&FluentArgs<'_>>) -> String {
         for b in std::iter::once(&self.main).chain(self.fallback.as_ref()) {
             if let Some(pattern) = b.get_message(id).and_then(|m| m.value()) {
@@ -145,6 +165,24 @@ impl Texts {
         }
         tracing::warn!(id, "missing message");
         id.to_string()
+    }
+
+    /// The message `id` of this language alone (no English fallback), or what went wrong: a
+    /// missing message, or the resolver's errors (an unknown variable, message or function).
+    /// For the locale tests.
+    pub fn format_strict(&self, id: &str, args: &FluentArgs<'_>) -> Result<String, String> {
+        let pattern = self
+            .main
+            .get_message(id)
+            .and_then(|m| m.value())
+            .ok_or_else(|| format!("{}: no message {id}", self.lang.code()))?;
+        let mut errors = Vec::new();
+        let s = self.main.format_pattern(pattern, Some(args), &mut errors);
+        if errors.is_empty() {
+            Ok(s.into_owned())
+        } else {
+            Err(format!("{}: {id}: {errors:?}", self.lang.code()))
+        }
     }
 
     /// Whether the language bundle has `id` (tests).

@@ -474,6 +474,7 @@ reasons! {
     UnfinishedOperation => "UNFINISHED_OPERATION",
     TrackedByGitops => "TRACKED_BY_GITOPS",
     Downgrade => "DOWNGRADE",
+    UnsupportedJump => "UNSUPPORTED_JUMP",
     NoMachines => "NO_MACHINES",
     InvalidVersion => "INVALID_VERSION",
     InvalidKubeProxyMode => "INVALID_KUBE_PROXY_MODE",

@@ -17,6 +17,21 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// The dashboard's terminal.
 pub type Tty = Terminal<CrosstermBackend<Stdout>>;
 
+/// Why the dashboard cannot run here, as the one line to print, or `None` when it can: it
+/// reads keys from standard input and draws on standard output, and both must be terminals
+/// (not /dev/null, a pipe, cron or `ssh` without `-t`).
+pub fn missing_terminal(stdin: bool, stdout: bool) -> Option<String> {
+    let what = match (stdin, stdout) {
+        (true, true) => return None,
+        (false, true) => "standard input is not a terminal",
+        (true, false) => "standard output is not a terminal",
+        (false, false) => "standard input and standard output are not terminals",
+    };
+    Some(format!(
+        "ichor-tui needs a terminal: {what} (run it from an interactive shell, or use `ssh -t`)"
+    ))
+}
+
 /// Takes the terminal: raw mode, alternate screen, hidden cursor.
 pub fn enter() -> io::Result<Tty> {
     terminal::enable_raw_mode()?;
@@ -129,4 +144,28 @@ pub fn input() -> io::Result<impl Stream<Item = Action> + Unpin> {
         keys.boxed(),
         futures::stream::select_all(signals),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_line_names_what_is_not_a_terminal() {
+        use super::missing_terminal;
+        assert_eq!(missing_terminal(true, true), None);
+        let tail = " (run it from an interactive shell, or use `ssh -t`)";
+        for (stdin, stdout, what) in [
+            (false, true, "standard input is not a terminal"),
+            (true, false, "standard output is not a terminal"),
+            (
+                false,
+                false,
+                "standard input and standard output are not terminals",
+            ),
+        ] {
+            assert_eq!(
+                missing_terminal(stdin, stdout).unwrap(),
+                format!("ichor-tui needs a terminal: {what}{tail}")
+            );
+        }
+    }
 }

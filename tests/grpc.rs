@@ -41,6 +41,9 @@ async fn a_token_the_token_review_rejects_is_unauthenticated_and_writes_nothing(
     );
     assert!(e.message.contains("TokenReview"), "{}", e.message);
     assert!(!e.message.contains("not-a-real-token"), "{}", e.message);
+    // What the dashboard needs to say which flag to fix.
+    assert_eq!(e.param("via"), Some("token"));
+    assert_eq!(e.param("detail"), Some(e.message.as_str()));
     let e = c.create_operation(&shutdown_req()).await.unwrap_err();
     assert_eq!(e.code, Code::Unauthenticated);
     assert!(api.write_log().is_empty());
@@ -63,6 +66,7 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
         "{}",
         e.message
     );
+    assert_eq!(e.param("via"), Some("no-token"));
     assert!(api.write_log().is_empty());
 
     let open = start(
@@ -560,4 +564,101 @@ fn serve_reaches_kubernetes_through_a_kubeconfig() {
         assert_eq!(e.code, Code::Unauthenticated);
     });
     assert!(server.terminate(Duration::from_secs(30)).success());
+}
+
+/// The generated client on one connection to `server` (which allows anonymous calls).
+async fn raw_client(
+    server: &common::server::Running,
+) -> ichor_tui::client::proto::operation_service_client::OperationServiceClient<
+    tonic::transport::Channel,
+> {
+    let channel = tonic::transport::Endpoint::from_shared(server.url(false))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    ichor_tui::client::proto::operation_service_client::OperationServiceClient::new(channel)
+}
+
+fn list_default() -> ichor_tui::client::proto::ListOperationsRequest {
+    ichor_tui::client::proto::ListOperationsRequest {
+        namespace: "default".into(),
+        all_namespaces: false,
+    }
+}
+
+#[tokio::test]
+async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
+    use ichor_tui::client::proto::GetOperationRequest;
+    use ichor_tui::server::MAX_REQUEST_BYTES;
+    let api = world();
+    let server = start(
+        &api,
+        Options {
+            allow_anonymous: true,
+            ..Options::default()
+        },
+    )
+    .await;
+    let mut raw = raw_client(&server).await;
+    let huge = GetOperationRequest {
+        namespace: "default".into(),
+        name: "x".repeat(MAX_REQUEST_BYTES + 1),
+    };
+    let e = raw.get_operation(huge).await.unwrap_err();
+    // tonic refuses it while decoding, before any handler runs: OUT_OF_RANGE.
+    assert_eq!(e.code(), tonic::Code::OutOfRange, "{e:?}");
+    assert!(
+        e.message()
+            .contains(&format!("the limit is: {MAX_REQUEST_BYTES} bytes")),
+        "{}",
+        e.message()
+    );
+    // The same connection answers the next call.
+    let ops = raw.list_operations(list_default()).await.unwrap();
+    assert!(ops.into_inner().operations.is_empty());
+    // Just under the limit, the request is decoded and the service decides.
+    let e = raw
+        .get_operation(GetOperationRequest {
+            namespace: "default".into(),
+            name: "x".repeat(MAX_REQUEST_BYTES - 64),
+        })
+        .await
+        .unwrap_err();
+    assert_ne!(e.code(), tonic::Code::OutOfRange, "{e:?}");
+}
+
+#[tokio::test]
+async fn an_oversized_header_is_refused_and_the_server_goes_on() {
+    use ichor_tui::server::MAX_HEADER_LIST_BYTES;
+    let api = world();
+    let server = start(
+        &api,
+        Options {
+            allow_anonymous: true,
+            ..Options::default()
+        },
+    )
+    .await;
+    let mut raw = raw_client(&server).await;
+    for header in ["x-padding", "authorization"] {
+        let mut req = tonic::Request::new(list_default());
+        let value = format!("Bearer {}", "a".repeat(MAX_HEADER_LIST_BYTES as usize));
+        req.metadata_mut().insert(header, value.parse().unwrap());
+        let e = raw.list_operations(req).await.unwrap_err();
+        // HTTP/2 answers 431 and resets the stream; no gRPC status, so tonic says UNKNOWN.
+        assert_eq!(e.code(), tonic::Code::Unknown, "{header}: {e:?}");
+        assert!(e.message().contains("431"), "{header}: {e:?}");
+        // The next call, on the same client, is answered.
+        raw.list_operations(list_default()).await.unwrap();
+    }
+    // Under the limit, a large header is taken.
+    let mut req = tonic::Request::new(list_default());
+    req.metadata_mut().insert(
+        "x-padding",
+        "a".repeat(MAX_HEADER_LIST_BYTES as usize / 2)
+            .parse()
+            .unwrap(),
+    );
+    raw.list_operations(req).await.unwrap();
 }

@@ -1,12 +1,13 @@
-//! Both locales have the same message ids with the same variables, and every id the code uses
-//! exists in both.
+//! Both locales have the same message ids with the same variables, every id the code uses
+//! exists in both, and every message of both renders whole with its variables filled.
 
+use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
 use ichor_tui::app::keymap;
 use ichor_tui::app::state::Screen;
 use ichor_tui::cluster::resources::CA_STAGES;
 use ichor_tui::i18n::{Lang, Texts, sources};
-use ichor_tui::model::{OperationKind, Reason};
+use ichor_tui::model::{ApiError, Code, OperationKind, Reason};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn vars_in_pattern(p: &ast::Pattern<&str>, out: &mut BTreeSet<String>) {
@@ -214,5 +215,223 @@ fn language_choice() {
     assert_eq!(
         Lang::choose(None, env(&[("LANG", "de_DE.UTF-8")])),
         Lang::En
+    );
+}
+
+/// The values worth trying for a variable: none for plain text, and for a selector each of its
+/// variants' keys (a number for a plural category or a number key, the key itself otherwise).
+type Tries = BTreeMap<String, Vec<FluentValue<'static>>>;
+
+const PLURAL_CATEGORIES: [&str; 6] = ["zero", "one", "two", "few", "many", "other"];
+
+fn tries_in_pattern(p: &ast::Pattern<&str>, out: &mut Tries) {
+    for el in &p.elements {
+        if let ast::PatternElement::Placeable { expression } = el {
+            tries_in_expr(expression, out);
+        }
+    }
+}
+
+fn tries_in_expr(e: &ast::Expression<&str>, out: &mut Tries) {
+    match e {
+        ast::Expression::Select { selector, variants } => {
+            tries_in_inline(selector, out);
+            if let ast::InlineExpression::VariableReference { id } = selector {
+                let values = out.entry(id.name.to_string()).or_default();
+                for v in variants {
+                    match &v.key {
+                        ast::VariantKey::Identifier { name }
+                            if PLURAL_CATEGORIES.iter().any(|c| c == name) =>
+                        {
+                            // Numbers that land in each category in en and ja.
+                            values.extend([0, 1, 2, 5, 21].map(FluentValue::from));
+                        }
+                        ast::VariantKey::Identifier { name } => {
+                            values.push(FluentValue::from(name.to_string()));
+                        }
+                        ast::VariantKey::NumberLiteral { value } => {
+                            values.push(FluentValue::from(
+                                value.parse::<f64>().expect("a number key"),
+                            ));
+                        }
+                    }
+                }
+                // And a value no key names: the default variant.
+                values.push(FluentValue::from("something-else"));
+            }
+            for v in variants {
+                tries_in_pattern(&v.value, out);
+            }
+        }
+        ast::Expression::Inline(i) => tries_in_inline(i, out),
+    }
+}
+
+fn tries_in_inline(i: &ast::InlineExpression<&str>, out: &mut Tries) {
+    match i {
+        ast::InlineExpression::VariableReference { id } => {
+            out.entry(id.name.to_string()).or_default();
+        }
+        ast::InlineExpression::Placeable { expression } => tries_in_expr(expression, out),
+        ast::InlineExpression::FunctionReference { arguments, .. }
+        | ast::InlineExpression::TermReference {
+            arguments: Some(arguments),
+            ..
+        } => {
+            for a in &arguments.positional {
+                tries_in_inline(a, out);
+            }
+            for a in &arguments.named {
+                tries_in_inline(&a.value, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every message of every file of `lang`, with the values to try for its variables.
+fn messages_with_tries(lang: Lang) -> Vec<(String, Tries)> {
+    let mut out = Vec::new();
+    for (file, src) in sources(lang) {
+        let res = fluent_syntax::parser::parse(*src)
+            .unwrap_or_else(|(_, errs)| panic!("{lang:?}/{file}: {errs:?}"));
+        for entry in res.body {
+            if let ast::Entry::Message(m) = entry {
+                assert!(
+                    m.attributes.is_empty(),
+                    "{lang:?}/{file}: {} has attributes, which the code never reads",
+                    m.id.name
+                );
+                let mut tries = Tries::new();
+                if let Some(v) = &m.value {
+                    tries_in_pattern(v, &mut tries);
+                }
+                out.push((m.id.name.to_string(), tries));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_message_renders_whole_with_its_variables_filled() {
+    let mut failures = Vec::new();
+    let mut rendered = 0;
+    for lang in [Lang::En, Lang::Ja] {
+        let texts = Texts::new(lang);
+        for (id, tries) in messages_with_tries(lang) {
+            // Every variable filled: a selector with a number when it selects by plural
+            // category (2: "other"), text otherwise.
+            let base: BTreeMap<&str, FluentValue<'static>> = tries
+                .iter()
+                .map(|(name, values)| {
+                    let v = if values.iter().any(|v| matches!(v, FluentValue::Number(_))) {
+                        FluentValue::from(2)
+                    } else {
+                        FluentValue::from(format!("<{name}>"))
+                    };
+                    (name.as_str(), v)
+                })
+                .collect();
+            let mut cases = vec![base.clone()];
+            for (name, values) in &tries {
+                for v in values {
+                    let mut case = base.clone();
+                    case.insert(name.as_str(), v.clone());
+                    cases.push(case);
+                }
+            }
+            for case in cases {
+                let mut args = FluentArgs::new();
+                for (k, v) in &case {
+                    args.set(*k, v.clone());
+                }
+                rendered += 1;
+                match texts.format_strict(&id, &args) {
+                    Ok(s) if s.contains("{$") || s.contains("{ $") => {
+                        failures.push(format!("{lang:?} {id} {case:?}: left a variable: {s}"))
+                    }
+                    Ok(s) if s.trim().is_empty() && !id.ends_with("-empty") => {
+                        failures.push(format!("{lang:?} {id} {case:?}: renders empty"))
+                    }
+                    Ok(_) => {}
+                    Err(e) => failures.push(format!("{e} with {case:?}")),
+                }
+            }
+        }
+    }
+    assert!(rendered > 300, "rendered {rendered} cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What the dashboard shows for `e` in `lang`.
+fn shown(lang: Lang, e: &ApiError) -> String {
+    ichor_tui::views::widgets::error_text(&Texts::new(lang), e)
+}
+
+#[test]
+fn an_error_never_shows_an_unfilled_variable() {
+    for lang in [Lang::En, Lang::Ja] {
+        for r in Reason::ALL {
+            // No parameters at all: the code's words and the English message instead.
+            let bare = ApiError::refused(Code::FailedPrecondition, *r, &[], "the English message");
+            let s = shown(lang, &bare);
+            assert!(!s.contains("{$"), "{lang:?} {r:?}: {s}");
+        }
+        let bare = ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::UnfinishedOperation,
+            &[("operation", "op-1")],
+            "the English message",
+        );
+        assert!(
+            shown(lang, &bare).ends_with("the English message"),
+            "said by its code: {}",
+            shown(lang, &bare)
+        );
+        let no_reason = ApiError::new(Code::Unauthenticated, "no words");
+        assert!(shown(lang, &no_reason).contains("no words"));
+    }
+}
+
+#[test]
+fn a_refused_credential_says_which_flag_or_user_to_fix() {
+    let refused = |params: &[(&str, &str)]| {
+        ApiError::refused(
+            Code::Unauthenticated,
+            Reason::Unauthenticated,
+            params,
+            "the bearer token was not accepted",
+        )
+    };
+    let detail = ("detail", "the bearer token was not accepted");
+    assert_eq!(
+        shown(Lang::En, &refused(&[detail, ("via", "token")])),
+        "The server did not accept the bearer token (the bearer token was not accepted): check the one in --token-file or ICHOR_TOKEN."
+    );
+    assert_eq!(
+        shown(Lang::En, &refused(&[detail, ("via", "no-token")])),
+        "The server needs a bearer token (the bearer token was not accepted): give one with --token-file FILE or the ICHOR_TOKEN variable."
+    );
+    assert_eq!(
+        shown(
+            Lang::En,
+            &refused(&[
+                ("detail", "Unauthorized"),
+                ("via", "kubeconfig"),
+                ("user", "admin@prod")
+            ])
+        ),
+        "Kubernetes did not accept the credentials of kubeconfig user admin@prod (Unauthorized): log in again, or choose another context with --context."
+    );
+    // The server's own refusal, as any client receives it (no `via`).
+    assert_eq!(
+        shown(Lang::En, &refused(&[detail])),
+        "Not authenticated: the bearer token was not accepted"
+    );
+    let ja = shown(Lang::Ja, &refused(&[detail, ("via", "token")]));
+    assert!(
+        ja.contains("--token-file") && ja.contains("ICHOR_TOKEN"),
+        "{ja}"
     );
 }

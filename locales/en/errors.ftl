@@ -1,6 +1,12 @@
 error-unfinished-operation = Operation { $operation } on cluster { $cluster } has not completed ({ $phase }): wait for it to complete, or delete it, before starting another.
 error-tracked-by-gitops = { $resource_kind } { $resource_name } is tracked by { $tool } ({ $object }). Make the change in Git: { $field }: { $current } → { $target }; merge it in the repository, then start with the version the spec then names.
 error-downgrade = { $target } is older than the current { $current }: downgrades are refused.
+error-unsupported-jump = { $kind ->
+        [talos] Talos
+        [kubernetes] Kubernetes
+        [ichor] ichor
+       *[other] { $kind }
+    } cannot go from { $current } to { $target } in one operation: from { $current } the supported targets are { $allowed }.
 error-no-machines = No approved machine of cluster { $cluster } would be touched ({ $held } held).
 error-invalid-version = “{ $value }” is not a version such as v1.9.3.
 error-invalid-kube-proxy-mode = The kube-proxy mode must be “enabled” or “replaced”, not “{ $value }”.
@@ -21,7 +27,12 @@ error-spec-written-create-failed = { $field }: { $current } → { $target } was 
 error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand.
 error-read-only = Read-only (--read-only): nothing can be changed from here.
 error-permission-denied = Permission denied: { $detail }
-error-unauthenticated = Not authenticated: { $detail }
+error-unauthenticated = { $via ->
+        [no-token] The server needs a bearer token ({ $detail }): give one with --token-file FILE or the ICHOR_TOKEN variable.
+        [token] The server did not accept the bearer token ({ $detail }): check the one in --token-file or ICHOR_TOKEN.
+        [kubeconfig] Kubernetes did not accept the credentials of kubeconfig user { $user } ({ $detail }): log in again, or choose another context with --context.
+       *[other] Not authenticated: { $detail }
+    }
 error-unavailable = The API did not answer: { $detail }
 error-conflict = Someone changed it at the same time; try again: { $detail }
 error-invalid = Kubernetes refused the request: { $detail }

@@ -7,6 +7,12 @@ error-unfinished-operation = クラスター { $cluster } のオペレーショ�
     }）。別のオペレーションを開始する前に、完了を待つか削除してください。
 error-tracked-by-gitops = { $resource_kind } { $resource_name } は { $tool }（{ $object }）で管理されています。Git で変更してください：{ $field }: { $current } → { $target }。リポジトリでマージした後、spec に反映されたバージョンで開始してください。
 error-downgrade = { $target } は現在の { $current } より古いバージョンです。ダウングレードはできません。
+error-unsupported-jump = { $kind ->
+        [talos] Talos
+        [kubernetes] Kubernetes
+        [ichor] ichor
+       *[other] { $kind }
+    } は 1 回のオペレーションで { $current } から { $target } には上げられません。{ $current } から対応しているのは { $allowed } です。
 error-no-machines = クラスター { $cluster } には対象となる承認済みマシンがありません（保留中 { $held } 台）。
 error-invalid-version = 「{ $value }」は v1.9.3 のようなバージョンではありません。
 error-invalid-kube-proxy-mode = kube-proxy のモードは「enabled」か「replaced」です（「{ $value }」は使えません）。
@@ -31,7 +37,12 @@ error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $
 error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください。
 error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
 error-permission-denied = 権限がありません：{ $detail }
-error-unauthenticated = 認証されていません：{ $detail }
+error-unauthenticated = { $via ->
+        [no-token] サーバーにはベアラートークンが必要です（{ $detail }）。--token-file FILE または環境変数 ICHOR_TOKEN で指定してください。
+        [token] サーバーがベアラートークンを受け付けませんでした（{ $detail }）。--token-file または ICHOR_TOKEN のトークンを確認してください。
+        [kubeconfig] Kubernetes が kubeconfig のユーザー { $user } の認証情報を受け付けませんでした（{ $detail }）。ログインし直すか、--context で別のコンテキストを選んでください。
+       *[other] 認証されていません：{ $detail }
+    }
 error-unavailable = API が応答しません：{ $detail }
 error-conflict = 同時に別の変更がありました。もう一度試してください：{ $detail }
 error-invalid = Kubernetes がリクエストを拒否しました：{ $detail }

@@ -115,6 +115,8 @@ pub struct GrpcClient {
     url: String,
     deadline: Duration,
     read_only: bool,
+    /// Whether the calls carry a bearer token (said when the server refuses them).
+    has_token: bool,
 }
 
 impl std::fmt::Debug for GrpcClient {
@@ -128,20 +130,25 @@ impl std::fmt::Debug for GrpcClient {
 impl GrpcClient {
     /// A client for the server at `opts.url`. Connects on the first call, not here.
     pub fn new(opts: GrpcOptions) -> anyhow::Result<GrpcClient> {
-        let uri: http::Uri = opts
-            .url
-            .parse()
-            .with_context(|| format!("the server URL {:?} is not a URL", opts.url))?;
+        let uri: http::Uri = opts.url.parse().with_context(|| {
+            format!(
+                "the server URL {} is not a URL",
+                crate::errors::quoted(&opts.url)
+            )
+        })?;
         let https = match uri.scheme_str() {
             Some("https") => true,
             Some("http") => false,
             _ => anyhow::bail!(
-                "the server URL {:?} must start with https:// or http://",
-                opts.url
+                "the server URL {} must start with https:// or http://",
+                crate::errors::quoted(&opts.url)
             ),
         };
         if uri.host().is_none() {
-            anyhow::bail!("the server URL {:?} names no host", opts.url);
+            anyhow::bail!(
+                "the server URL {} names no host",
+                crate::errors::quoted(&opts.url)
+            );
         }
         let mut endpoint = Endpoint::from(uri)
             .connect_timeout(Duration::from_secs(5).min(opts.deadline))
@@ -158,10 +165,11 @@ impl GrpcClient {
                 .context("setting up TLS for the server connection")?;
         } else if opts.ca_pem.is_some() {
             anyhow::bail!(
-                "--ca-file is given but the server URL {:?} is not https",
-                opts.url
+                "--ca-file is given but the server URL {} is not https",
+                crate::errors::quoted(&opts.url)
             );
         }
+        let has_token = opts.token.is_some();
         let token = match &opts.token {
             Some(t) => {
                 let mut v: AsciiMetadataValue = MetadataValue::try_from(format!("Bearer {t}"))
@@ -185,6 +193,7 @@ impl GrpcClient {
             url: opts.url,
             deadline: opts.deadline,
             read_only: opts.read_only,
+            has_token,
         })
     }
 
@@ -210,15 +219,16 @@ impl GrpcClient {
     }
 
     fn deadline_exceeded(&self, what: &str) -> ApiError {
+        let message = format!(
+            "{what}: {} did not answer within {} ms",
+            self.url,
+            self.deadline.as_millis()
+        );
         ApiError::refused(
             Code::DeadlineExceeded,
             Reason::Unavailable,
-            &[("what", what), ("server", &self.url)],
-            format!(
-                "{what}: {} did not answer within {} ms",
-                self.url,
-                self.deadline.as_millis()
-            ),
+            &[("what", what), ("server", &self.url), ("detail", &message)],
+            message.clone(),
         )
     }
 
@@ -235,6 +245,15 @@ impl GrpcClient {
             e.message = format!("{what}: {}: {}", self.url, e.message);
             e.params.insert("what".into(), what.to_string());
             e.params.insert("server".into(), self.url.clone());
+        }
+        if e.code == Code::Unauthenticated {
+            // The server refused the token, or its absence: say how to give one.
+            e.reason = Some(Reason::Unauthenticated);
+            let via = if self.has_token { "token" } else { "no-token" };
+            e.params.insert("via".into(), via.into());
+            if !e.params.contains_key("detail") {
+                e.params.insert("detail".into(), e.message.clone());
+            }
         }
         e
     }

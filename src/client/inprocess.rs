@@ -2,7 +2,7 @@
 
 use super::{Backend, OperationClient, read_only_refusal};
 use crate::model::{
-    ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
 use crate::service::OperationService;
 use crate::service::access::Caller;
@@ -13,6 +13,9 @@ pub struct InProcessClient {
     caller: Caller,
     backend: Backend,
     read_only: bool,
+    /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
+    /// credentials.
+    kubeconfig_user: Option<String>,
 }
 
 impl InProcessClient {
@@ -27,7 +30,25 @@ impl InProcessClient {
             caller,
             backend,
             read_only,
+            kubeconfig_user: None,
         }
+    }
+
+    /// Names the kubeconfig user whose credentials the calls carry.
+    pub fn kubeconfig_user(mut self, user: String) -> InProcessClient {
+        self.kubeconfig_user = Some(user);
+        self
+    }
+
+    /// Says which credentials Kubernetes refused: the kubeconfig user's.
+    fn explain(&self, mut e: ApiError) -> ApiError {
+        if e.code == Code::Unauthenticated
+            && let Some(user) = &self.kubeconfig_user
+        {
+            e.params.insert("via".into(), "kubeconfig".into());
+            e.params.insert("user".into(), user.clone());
+        }
+        e
     }
 
     fn writable(&self, what: &str) -> Result<(), ApiError> {
@@ -49,22 +70,32 @@ impl OperationClient for InProcessClient {
     }
 
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        self.service.list_operations(&self.caller, namespace).await
+        self.service
+            .list_operations(&self.caller, namespace)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         self.service
             .get_operation(&self.caller, namespace, name)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
-        self.service.plan_operation(&self.caller, req).await
+        self.service
+            .plan_operation(&self.caller, req)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
         self.writable("starting an operation")?;
-        self.service.create_operation(&self.caller, req).await
+        self.service
+            .create_operation(&self.caller, req)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn set_operation_paused(
@@ -82,6 +113,7 @@ impl OperationClient for InProcessClient {
         self.service
             .set_operation_paused(&self.caller, namespace, name, paused, confirmed)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn delete_operation(
@@ -94,22 +126,61 @@ impl OperationClient for InProcessClient {
         self.service
             .delete_operation(&self.caller, namespace, name, confirmed)
             .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         if self.read_only {
             return Ok(Permissions::default());
         }
-        self.service.permissions(&self.caller, namespace).await
+        self.service
+            .permissions(&self.caller, namespace)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        self.service.list_clusters(&self.caller, namespace).await
+        self.service
+            .list_clusters(&self.caller, namespace)
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError> {
         self.service
             .get_cluster(&self.caller, namespace, name)
             .await
+            .map_err(|e| self.explain(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::apiserver::EmbeddedApi;
+    use crate::model::Reason;
+    use crate::service::access::KubeAccess;
+
+    #[tokio::test]
+    async fn refused_credentials_name_the_kubeconfig_user() {
+        let api = EmbeddedApi::default();
+        let service = OperationService::new(KubeAccess::new(api.client("stale"), "ichor-tui"));
+        let client = InProcessClient::new(
+            service,
+            Caller::in_process(),
+            Backend::InProcess {
+                context: "prod".into(),
+            },
+            false,
+        )
+        .kubeconfig_user("admin@prod".into());
+        let e = client.list_operations(Some("default")).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::Unauthenticated, Some(Reason::Unauthenticated))
+        );
+        assert_eq!(e.param("via"), Some("kubeconfig"));
+        assert_eq!(e.param("user"), Some("admin@prod"));
+        assert_eq!(e.param("detail"), Some("Unauthorized"));
     }
 }

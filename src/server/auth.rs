@@ -29,8 +29,15 @@ pub struct Authenticator {
     cache: Mutex<HashMap<String, (Instant, Identity)>>,
 }
 
+/// A refusal of the caller's credentials; `message` (which never holds the token) is also the
+/// `detail` the dashboard shows.
 fn unauthenticated(message: &str) -> ApiError {
-    ApiError::refused(Code::Unauthenticated, Reason::Unauthenticated, &[], message)
+    ApiError::refused(
+        Code::Unauthenticated,
+        Reason::Unauthenticated,
+        &[("detail", message)],
+        message,
+    )
 }
 
 impl Authenticator {
@@ -218,6 +225,11 @@ mod tests {
                 !e.message.contains("nope"),
                 "no token in errors: {}",
                 e.message
+            );
+            assert_eq!(
+                e.param("detail"),
+                Some(e.message.as_str()),
+                "the dashboard has words to show"
             );
         }
         let anon = authenticator(&api, users::SERVER_TOKEN, true);

@@ -30,6 +30,19 @@ pub const SERVER_ACTOR: &str = "ichor-tui-server";
 /// How long a shutdown waits for calls in flight before it stops anyway.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
+/// The largest request message the services decode. Our requests are a few names and a
+/// version (well under 1 KiB); tonic's default is 4 MiB. A larger one is refused by tonic with
+/// OUT_OF_RANGE ("decoded message length too large") before the handler runs, and the
+/// connection stays usable.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// The largest header list (all metadata of one call, HPACK-decoded) the server accepts: a
+/// bearer token is a few KiB at most. A larger one is refused by HTTP/2 itself: a 431 answer
+/// and a reset of that stream, which a gRPC client reports as UNKNOWN ("mapped from HTTP
+/// status code 431"); the connection and the other calls go on. hyper's default is the same
+/// today; it is set here so that no dependency update changes it unseen.
+pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
+
 /// A certificate chain and its private key, PEM.
 #[derive(Clone)]
 pub struct TlsPem {
@@ -100,7 +113,8 @@ pub async fn serve(
         .build_v1alpha()
         .context("building the reflection service")?;
 
-    let mut builder = tonic::transport::Server::builder();
+    let mut builder =
+        tonic::transport::Server::builder().http2_max_header_list_size(MAX_HEADER_LIST_BYTES);
     if let Some(tls) = &config.tls {
         builder = builder
             .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(&tls.cert, &tls.key)))
@@ -110,8 +124,13 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(OperationServiceServer::new(handlers.clone()))
-        .add_service(ClusterServiceServer::new(handlers));
+        .add_service(
+            OperationServiceServer::new(handlers.clone())
+                .max_decoding_message_size(MAX_REQUEST_BYTES),
+        )
+        .add_service(
+            ClusterServiceServer::new(handlers).max_decoding_message_size(MAX_REQUEST_BYTES),
+        );
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let signal = async move {
@@ -168,41 +187,43 @@ pub async fn shutdown_signal() {
 }
 
 /// The server's Kubernetes client from the kubeconfig (`--kubeconfig`, `--context`), or, with
-/// neither, as kube infers it (`$KUBECONFIG`, `~/.kube/config`, then the in-cluster account).
+/// neither, as kube infers it (`$KUBECONFIG` or `~/.kube/config`, else the in-cluster account).
 async fn kube_client(
     kubeconfig: Option<&PathBuf>,
     context: Option<&str>,
 ) -> anyhow::Result<kube::Client> {
-    let options = kube::config::KubeConfigOptions {
-        context: context.map(str::to_string),
-        cluster: None,
-        user: None,
+    let local = async {
+        let loaded = crate::kubeconfig::read(kubeconfig.map(PathBuf::as_path))?;
+        let context = loaded.context(context)?;
+        anyhow::Ok(loaded.client(&context).await?.0)
     };
-    let config = match (kubeconfig, context) {
-        (Some(path), _) => {
-            let kc = kube::config::Kubeconfig::read_from(path)
-                .with_context(|| format!("reading the kubeconfig {}", path.display()))?;
-            kube::Config::from_custom_kubeconfig(kc, &options)
-                .await
-                .with_context(|| format!("loading the kubeconfig {}", path.display()))?
-        }
-        (None, Some(_)) => kube::Config::from_kubeconfig(&options)
-            .await
-            .context("loading the kubeconfig")?,
-        (None, None) => kube::Config::infer()
-            .await
-            .context("finding Kubernetes credentials (kubeconfig or in-cluster)")?,
+    if kubeconfig.is_some() || context.is_some() {
+        return local.await;
+    }
+    // As kube's Config::infer, but through our kubeconfig reader: the local kubeconfig, else
+    // the pod's service account.
+    let local_error = match local.await {
+        Ok(client) => return Ok(client),
+        Err(e) => e,
     };
-    kube::Client::try_from(config).context("creating the Kubernetes client")
+    let config = kube::Config::incluster().map_err(|in_cluster| {
+        anyhow::anyhow!(
+            "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
+            crate::errors::one_line(&local_error)
+        )
+    })?;
+    kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
 }
 
 /// `ichor-tui serve`: checks the transport, reaches Kubernetes (or starts the demo cluster),
 /// listens, prints `serving on ADDR`, and serves until SIGTERM or SIGINT.
 pub async fn run(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
-    let addr: SocketAddr = args
-        .listen
-        .parse()
-        .with_context(|| format!("parsing --listen {:?} (e.g. 127.0.0.1:50051)", args.listen))?;
+    let addr: SocketAddr = args.listen.parse().with_context(|| {
+        format!(
+            "parsing --listen {} (e.g. 127.0.0.1:50051)",
+            crate::errors::quoted(&args.listen)
+        )
+    })?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsPem::read(cert, key)?),
         (None, None) => None,

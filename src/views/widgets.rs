@@ -185,19 +185,27 @@ pub fn bar(fraction: f64, width: usize) -> String {
 
 /// What a failed call says, in the user's language, from its reason code.
 pub fn error_text(t: &Texts, e: &ApiError) -> String {
-    let clean: Vec<(String, String)> = e
+    let mut clean: Vec<(String, String)> = e
         .params
         .iter()
         .map(|(k, v)| (k.clone(), crate::views::text::sanitize(v)))
         .collect();
+    // Every error has a detail to show, even one built without the parameter: never a bare
+    // `{$detail}` on screen.
+    if e.param("detail").is_none() {
+        clean.push(("detail".into(), crate::views::text::sanitize(&e.message)));
+    }
     let args: Vec<(&str, &str)> = clean
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     if let Some(reason) = e.reason {
         let id = format!("error-{}", reason.as_str().to_lowercase().replace('_', "-"));
-        if t.has(&id) || t.lang == crate::i18n::Lang::En {
-            return t.tr(&id, &args);
+        // A refusal whose parameters do not fill its message is said by its code instead.
+        if (t.has(&id) || t.lang == crate::i18n::Lang::En)
+            && let Some(s) = t.tr_whole(&id, &args)
+        {
+            return s;
         }
     }
     let detail = crate::views::text::sanitize(e.param("detail").unwrap_or(&e.message));

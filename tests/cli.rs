@@ -1,0 +1,278 @@
+//! The binary at its edges: started without a terminal, or with a flag, a config file or a
+//! kubeconfig that is wrong, it says so in one line a person can act on, with no panic.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+
+/// What a run left: the exit code and stderr.
+struct Exit {
+    code: Option<i32>,
+    stderr: String,
+}
+
+impl Exit {
+    /// The one line on stderr; fails on more, or on a panic.
+    fn line(&self) -> &str {
+        assert!(
+            !self.stderr.contains("panicked"),
+            "no panic: {:?}",
+            self.stderr
+        );
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "one line on stderr: {:?}", self.stderr);
+        lines[0]
+    }
+}
+
+/// Runs `ichor-tui ARGS` in its own session (no controlling terminal, as under cron, CI or
+/// `ssh` without `-t`), stdin from /dev/null and stdout piped, in a clean environment whose
+/// HOME is `home`; at most 30 s.
+fn run(home: &Path, args: &[&str]) -> Exit {
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .arg("--log-file")
+        .arg(home.join("log"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("LANG", "en_US.UTF-8")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid(2) is async-signal-safe and touches no memory of this process.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ichor-tui {args:?} did not exit within 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    Exit {
+        code: status.code(),
+        stderr,
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+const KUBECONFIG: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:1\n\
+contexts:\n- name: alpha\n  context:\n    cluster: c\n    user: u\n- name: beta\n  context:\n    cluster: c\n    user: u\n\
+current-context: alpha\nusers:\n- name: u\n  user:\n    token: t\n";
+
+#[test]
+fn without_a_terminal_the_dashboard_says_so_and_exits_2() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(home.path(), &["--demo"]);
+    assert_eq!(
+        exit.line(),
+        "ichor-tui needs a terminal: standard input and standard output are not terminals (run it from an interactive shell, or use `ssh -t`)"
+    );
+    assert_eq!(exit.code, Some(2));
+    // The demo cluster was not even started: the check comes before any backend.
+    let kcfg = write(home.path(), "kcfg", KUBECONFIG.as_bytes());
+    let exit = run(home.path(), &["--kubeconfig", &kcfg]);
+    assert!(exit.line().starts_with("ichor-tui needs a terminal: "));
+    assert_eq!(exit.code, Some(2));
+}
+
+#[test]
+fn subcommands_need_no_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(home.path(), &["serve", "--listen", "not-an-address"]);
+    assert_eq!(
+        exit.line(),
+        "ichor-tui: parsing --listen \"not-an-address\" (e.g. 127.0.0.1:50051): invalid socket address syntax"
+    );
+    assert_eq!(exit.code, Some(1));
+}
+
+#[test]
+fn a_config_file_named_by_the_flag_must_exist_and_parse() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("nope.toml").display().to_string();
+    let exit = run(home.path(), &["--demo", "--config", &missing]);
+    assert_eq!(
+        exit.line(),
+        format!("ichor-tui: config file {missing} (--config) does not exist")
+    );
+    assert_eq!(exit.code, Some(1));
+
+    let bad = write(
+        home.path(),
+        "bad.toml",
+        b"namespace = \"prod\"\ncolor = \"sometimes\"\n",
+    );
+    let exit = run(home.path(), &["--demo", "--config", &bad]);
+    assert_eq!(
+        exit.line(),
+        format!(
+            "ichor-tui: config file {bad}:2:9: unknown variant `sometimes`, expected one of `auto`, `always`, `never`"
+        )
+    );
+
+    // The default file may be missing (HOME is empty), but not malformed.
+    let dir = home.path().join("config").join("ichor-tui");
+    std::fs::create_dir_all(&dir).unwrap();
+    let default = write(&dir, "config.toml", b"read-only = maybe\n");
+    let exit = run(home.path(), &["--demo"]);
+    assert_eq!(
+        exit.line(),
+        format!(
+            "ichor-tui: config file {default}:1:13: string values must be quoted, expected literal string"
+        )
+    );
+}
+
+#[test]
+fn kubeconfig_errors_say_each_cause_once() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(home.path(), &["--kubeconfig", "/nonexistent/kcfg"]);
+    let io = std::fs::read("/nonexistent/kcfg").unwrap_err();
+    assert_eq!(
+        exit.line(),
+        format!("ichor-tui: cannot read kubeconfig /nonexistent/kcfg: {io}")
+    );
+    assert_eq!(exit.code, Some(1));
+
+    let latin1 = write(home.path(), "latin1", b"current-context: caf\xe9\n");
+    assert_eq!(
+        run(home.path(), &["--kubeconfig", &latin1]).line(),
+        format!("ichor-tui: kubeconfig {latin1}: not UTF-8 text")
+    );
+
+    // kube's own reader panics on this one (index out of bounds).
+    let odd = write(home.path(), "odd", b"\xff\xfeA");
+    assert_eq!(
+        run(home.path(), &["--kubeconfig", &odd]).line(),
+        format!(
+            "ichor-tui: kubeconfig {odd}: not UTF-16 text (an odd number of bytes after the byte-order mark)"
+        )
+    );
+
+    let yaml = write(home.path(), "yaml", b"contexts:\n- name: [a\n");
+    let line = run(home.path(), &["--kubeconfig", &yaml])
+        .line()
+        .to_string();
+    assert!(
+        line.starts_with(&format!("ichor-tui: kubeconfig {yaml}:2:")),
+        "{line}"
+    );
+
+    // $KUBECONFIG is read when the flag is not given.
+    let mut cmd_home = home.path().to_path_buf();
+    cmd_home.push("h2");
+    std::fs::create_dir_all(&cmd_home).unwrap();
+    let exit = run(&cmd_home, &[]);
+    let default = cmd_home.join(".kube").join("config");
+    let io = std::fs::read(&default).unwrap_err();
+    assert_eq!(
+        exit.line(),
+        format!(
+            "ichor-tui: cannot read kubeconfig {}: {io}",
+            default.display()
+        )
+    );
+}
+
+#[test]
+fn a_context_that_does_not_exist_lists_the_contexts_there_are() {
+    let home = tempfile::tempdir().unwrap();
+    let kcfg = write(home.path(), "kcfg", KUBECONFIG.as_bytes());
+    let want = format!(
+        "ichor-tui: kubeconfig context \"nope\" not found in {kcfg} (contexts: alpha, beta)"
+    );
+    let exit = run(home.path(), &["--kubeconfig", &kcfg, "--context", "nope"]);
+    assert_eq!(exit.line(), want);
+    assert_eq!(exit.code, Some(1));
+    // serve reads the kubeconfig the same way.
+    let exit = run(
+        home.path(),
+        &["serve", "--kubeconfig", &kcfg, "--context", "nope"],
+    );
+    assert_eq!(exit.line(), want);
+}
+
+#[test]
+fn out_of_range_flags_are_refused_by_the_parser() {
+    let home = tempfile::tempdir().unwrap();
+    for (args, first) in [
+        (
+            &["--demo", "--demo-speed", "0"][..],
+            "error: invalid value '0' for '--demo-speed <FACTOR>': 0 is not in 0.1..=1000",
+        ),
+        (
+            &["--call-timeout", "0"][..],
+            "error: invalid value '0' for '--call-timeout <SECONDS>': 0 is not in 1..=3600",
+        ),
+    ] {
+        let exit = run(home.path(), args);
+        assert_eq!(exit.code, Some(2), "{args:?}");
+        assert_eq!(exit.stderr.lines().next(), Some(first), "{args:?}");
+        assert!(!exit.stderr.contains("panicked"));
+    }
+}
+
+#[test]
+fn a_missing_token_file_is_said_once() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(
+        home.path(),
+        &[
+            "--server",
+            "http://127.0.0.1:1",
+            "--token-file",
+            "/nonexistent/token",
+        ],
+    );
+    let io = std::fs::read("/nonexistent/token").unwrap_err();
+    assert_eq!(
+        exit.line(),
+        format!("ichor-tui: reading the token file /nonexistent/token: {io}")
+    );
+}
+
+#[test]
+fn serve_without_credentials_says_both_places_it_looked() {
+    let home = tempfile::tempdir().unwrap();
+    let exit = run(home.path(), &["serve", "--listen", "127.0.0.1:0"]);
+    let config = home.path().join(".kube").join("config");
+    let io = std::fs::read(&config).unwrap_err();
+    let line = exit.line();
+    assert!(
+        line.starts_with(&format!(
+            "ichor-tui: no Kubernetes credentials: cannot read kubeconfig {}: {io}; and not in a cluster (",
+            config.display()
+        )),
+        "{line}"
+    );
+    assert_eq!(exit.code, Some(1));
+}
