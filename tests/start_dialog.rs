@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::driver::Driver;
+use common::dialog::{dialog, form, on_clusters, review, select};
 use common::fixtures;
 use ichor_tui::app::action::{Effect, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, NewOpStep, NewOperation, Notice, Screen};
+use ichor_tui::app::state::{NewOpStep, Notice, Screen};
 use ichor_tui::client::inprocess::InProcessClient;
 use ichor_tui::client::{Backend, OperationClient};
 use ichor_tui::cluster::apiserver::auth::users;
@@ -51,65 +51,6 @@ async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
             false,
         )),
     )
-}
-
-async fn on_clusters(client: Arc<dyn OperationClient>) -> Driver {
-    let mut d = Driver::new(fixtures::state(), client).await;
-    d.key(Key::ch('2')).await;
-    assert_eq!(d.state.screen, Screen::Clusters);
-    d
-}
-
-async fn select(d: &mut Driver, cluster: &str) {
-    for _ in 0..10 {
-        if d.state
-            .clusters
-            .selected()
-            .is_some_and(|c| c.name == cluster)
-        {
-            return;
-        }
-        d.key(Key::ch('j')).await;
-    }
-    panic!("no cluster {cluster}");
-}
-
-/// Opens the dialog on `cluster` with `kind` chosen.
-async fn form(client: Arc<dyn OperationClient>, cluster: &str, kind: OperationKind) -> Driver {
-    let mut d = on_clusters(client).await;
-    select(&mut d, cluster).await;
-    d.key(Key::ch('n')).await;
-    let steps = OperationKind::ALL.iter().position(|k| *k == kind).unwrap();
-    for _ in 0..steps {
-        d.code(KeyCode::Down).await;
-    }
-    assert_eq!(dialog(&d).kind, kind);
-    d
-}
-
-fn dialog(d: &Driver) -> &NewOperation {
-    match &d.state.dialog {
-        Some(Dialog::NewOperation(n)) => n,
-        other => panic!("no dialog: {other:?}"),
-    }
-}
-
-/// The form filled in for `kind` and submitted: the Review with the plan.
-async fn review(
-    client: Arc<dyn OperationClient>,
-    cluster: &str,
-    kind: OperationKind,
-    target: Option<&str>,
-) -> Driver {
-    let mut d = form(client, cluster, kind).await;
-    if let Some(t) = target {
-        d.code(KeyCode::Tab).await;
-        d.type_text(t).await;
-    }
-    d.code(KeyCode::Enter).await;
-    assert_eq!(dialog(&d).step, NewOpStep::Review);
-    assert!(dialog(&d).plan.data.is_some(), "{:?}", dialog(&d).plan);
-    d
 }
 
 fn target_of(kind: OperationKind) -> Option<&'static str> {

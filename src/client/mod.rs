@@ -90,3 +90,54 @@ pub enum RetryEvent {
         error: ApiError,
     },
 }
+
+/// A shared client is a client: wrappers (the retrying one) take any backend chosen at run time.
+#[async_trait::async_trait]
+impl OperationClient for std::sync::Arc<dyn OperationClient> {
+    fn backend(&self) -> Backend {
+        (**self).backend()
+    }
+    fn user(&self) -> Option<String> {
+        (**self).user()
+    }
+    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+        (**self).list_operations(namespace).await
+    }
+    async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
+        (**self).get_operation(namespace, name).await
+    }
+    async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
+        (**self).plan_operation(req).await
+    }
+    async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
+        (**self).create_operation(req).await
+    }
+    async fn set_operation_paused(
+        &self,
+        namespace: &str,
+        name: &str,
+        paused: bool,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<Operation, ApiError> {
+        (**self)
+            .set_operation_paused(namespace, name, paused, confirmed)
+            .await
+    }
+    async fn delete_operation(
+        &self,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
+        (**self).delete_operation(namespace, name, confirmed).await
+    }
+    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        (**self).permissions(namespace).await
+    }
+    async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
+        (**self).list_clusters(namespace).await
+    }
+    async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError> {
+        (**self).get_cluster(namespace, name).await
+    }
+}

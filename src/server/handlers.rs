@@ -31,6 +31,20 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
     }
 }
 
+/// Runs a write to its end even when the caller goes away (a deadline, a dropped connection):
+/// a start cut in half would leave the cluster claimed and its spec written with no operation.
+/// The service's own deadlines bound it.
+async fn detached<T: Send + 'static>(
+    write: impl std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::spawn(write).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            Code::Internal,
+            format!("the write's task ended early: {e}"),
+        ))
+    })
+}
+
 impl Handlers {
     pub fn new(service: OperationService, auth: Arc<Authenticator>) -> Handlers {
         Handlers { service, auth }
@@ -137,7 +151,9 @@ impl proto::operation_service_server::OperationService for Handlers {
             )?;
             req.request_id = convert::non_empty(r.request_id);
             req.confirmed_plan = convert::non_empty(r.plan_fingerprint);
-            let created = self.service.create_operation(&caller, &req).await?;
+            let service = self.service.clone();
+            let created =
+                detached(async move { service.create_operation(&caller, &req).await }).await?;
             tracing::info!(
                 operation = %created.operation.name,
                 namespace = %created.operation.namespace,
@@ -154,16 +170,19 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::SetOperationPausedRequest>,
     ) -> Result<Response<proto::SetOperationPausedResponse>, Status> {
         self.handle("SetOperationPaused", request, |caller, r| async move {
-            let op = self
-                .service
-                .set_operation_paused(
-                    &caller,
-                    &r.namespace,
-                    &r.name,
-                    r.paused,
-                    r.confirmed.map(convert::confirmed_from_proto).as_ref(),
-                )
-                .await?;
+            let service = self.service.clone();
+            let op = detached(async move {
+                service
+                    .set_operation_paused(
+                        &caller,
+                        &r.namespace,
+                        &r.name,
+                        r.paused,
+                        r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                    )
+                    .await
+            })
+            .await?;
             Ok(proto::SetOperationPausedResponse {
                 operation: Some(convert::operation_to_proto(&op)),
             })
@@ -176,14 +195,18 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::DeleteOperationRequest>,
     ) -> Result<Response<proto::DeleteOperationResponse>, Status> {
         self.handle("DeleteOperation", request, |caller, r| async move {
-            self.service
-                .delete_operation(
-                    &caller,
-                    &r.namespace,
-                    &r.name,
-                    r.confirmed.map(convert::confirmed_from_proto).as_ref(),
-                )
-                .await?;
+            let service = self.service.clone();
+            detached(async move {
+                service
+                    .delete_operation(
+                        &caller,
+                        &r.namespace,
+                        &r.name,
+                        r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                    )
+                    .await
+            })
+            .await?;
             Ok(proto::DeleteOperationResponse {})
         })
         .await

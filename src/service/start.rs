@@ -305,6 +305,19 @@ impl OperationService {
                     .await
             }
         };
+        // An answer lost on the way back from the API server: the create may have happened.
+        let created = match created {
+            Err(e) if e.code.is_transient() => {
+                match self.find_created(&ops, &op_name, request_id).await {
+                    Ok(Some(found)) => Ok(found),
+                    Ok(None) => Err(e),
+                    // Unknown: say so (the client finds out by the request id); the claim stays,
+                    // so no other start goes ahead while the operation may exist.
+                    Err(_) => return Err(e),
+                }
+            }
+            other => other,
+        };
         let created = match created {
             Ok(c) => c,
             Err(e) => {
@@ -338,6 +351,23 @@ impl OperationService {
             spec_written,
             warnings,
         })))
+    }
+
+    /// The operation this start created, read back after its create got no answer.
+    async fn find_created(
+        &self,
+        ops: &Api<TalosOperation>,
+        name: &str,
+        request_id: &str,
+    ) -> Result<Option<TalosOperation>, ApiError> {
+        let found = self
+            .access
+            .call(
+                "checking whether the operation was created",
+                ops.get_opt(name),
+            )
+            .await?;
+        Ok(found.filter(|op| request_id_of(op) == Some(request_id)))
     }
 
     fn too_slow(&self, since: Instant) -> Result<(), ApiError> {

@@ -74,6 +74,36 @@ pub fn actor(path: Path, user: User) -> &'static str {
 
 /// A client for `user` on `path`.
 pub async fn connect(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn OperationClient> {
+    connect_with_deadline(path, api, user, None).await
+}
+
+/// The dashboard's own client stack for `user` on `path`: the retrying client (reads retried
+/// quickly, writes sent once) over the path's client, with every call's deadline `deadline`
+/// (the Kubernetes request deadline in-process, the call deadline over gRPC).
+pub async fn dashboard_client(
+    path: Path,
+    api: &EmbeddedApi,
+    user: User,
+    deadline: std::time::Duration,
+) -> Arc<dyn OperationClient> {
+    use ichor_tui::client::retry::{RetryPolicy, Retrying};
+    let inner = connect_with_deadline(path, api, user, Some(deadline)).await;
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let policy = RetryPolicy {
+        initial: std::time::Duration::from_millis(10),
+        max_delay: std::time::Duration::from_millis(50),
+        give_up_after: std::time::Duration::from_secs(2),
+        jitter: 0.0,
+    };
+    Arc::new(Retrying::with_policy(inner, tx, policy))
+}
+
+async fn connect_with_deadline(
+    path: Path,
+    api: &EmbeddedApi,
+    user: User,
+    deadline: Option<std::time::Duration>,
+) -> Arc<dyn OperationClient> {
     let (base, caller) = match path {
         Path::InProcess => (api.client(user.token()), Caller::in_process()),
         Path::Impersonated => (
@@ -83,11 +113,20 @@ pub async fn connect(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn Opera
         Path::Grpc => {
             // The server task lives until the test's runtime ends.
             let running = super::server::start(api, Default::default()).await;
-            let client = super::server::client(&running.url(false), Some(user.token()));
+            let mut o = ichor_tui::client::grpc::GrpcOptions::new(running.url(false));
+            o.token = Some(user.token().to_string());
+            if let Some(d) = deadline {
+                o.deadline = d;
+            }
+            let client = ichor_tui::client::grpc::GrpcClient::new(o).unwrap();
             std::mem::forget(running);
             return Arc::new(client);
         }
     };
-    let service = OperationService::new(KubeAccess::new(base, "ichor-tui"));
+    let mut access = KubeAccess::new(base, "ichor-tui");
+    if let Some(d) = deadline {
+        access.request_timeout = d;
+    }
+    let service = OperationService::new(access);
     Arc::new(InProcessClient::new(service, caller, Backend::Demo, false))
 }

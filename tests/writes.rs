@@ -1,0 +1,445 @@
+//! What was confirmed is what gets written. Every write (pause, resume, delete, start) goes
+//! through the dashboard's own stack, as a person makes it (keys → update → perform → the
+//! retrying client → the path's client → the service → the embedded API), on every path, with a
+//! fault at the write and the world changed between the question and the answer. Each case
+//! asserts the write log, the words on screen, and that nothing is written later on its own.
+
+mod common;
+
+use common::dialog::{dialog, review};
+use common::driver::Driver;
+use common::paths::{Path, User, dashboard_client};
+use common::{fixtures, names, op, small_cluster};
+use ichor_tui::app::action::{Key, KeyCode};
+use ichor_tui::app::state::{Dialog, NewOpStep, Screen, State};
+use ichor_tui::cluster::apiserver::{self as apiserver, EmbeddedApi, FaultRule};
+use ichor_tui::cluster::resources::{TalosOperationStatus, names as labels};
+use ichor_tui::i18n::Lang;
+use ichor_tui::model::OperationKind;
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use serde_json::json;
+use std::time::Duration;
+
+/// The deadline of every call in these tests; a delayed write outlasts it.
+const DEADLINE: Duration = Duration::from_millis(300);
+const DELAY: Duration = Duration::from_millis(900);
+
+/// A fault met by the write itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// The connection is refused or reset before the request is carried out.
+    Refused,
+    /// The request is carried out, then the connection is reset: the answer is lost.
+    AppliedThenReset,
+    /// No answer within the deadline.
+    Timeout,
+    /// 503.
+    Unavailable,
+}
+
+const FAULTS: [Fault; 5] = [
+    Fault::None,
+    Fault::Refused,
+    Fault::AppliedThenReset,
+    Fault::Timeout,
+    Fault::Unavailable,
+];
+
+fn inject(api: &EmbeddedApi, fault: Fault, verb: &str, resource: &str) {
+    let rule = FaultRule::on(verb, resource);
+    let f = match fault {
+        Fault::None => return,
+        Fault::Refused => apiserver::Fault::Reset,
+        Fault::AppliedThenReset => apiserver::Fault::ResetAfterApply,
+        Fault::Timeout => apiserver::Fault::Delay(DELAY),
+        Fault::Unavailable => apiserver::Fault::Unavailable,
+    };
+    api.fail_when(rule, f);
+}
+
+/// Whether the write happened by the time its answer came, for a fault and an unchanged world.
+fn applied(fault: Fault) -> bool {
+    matches!(fault, Fault::None | Fault::AppliedThenReset)
+}
+
+/// Whether the write arrives after its answer was given up on: over gRPC the server carries a
+/// write through to its end when the caller's deadline passes (in-process the request dies with
+/// the deadline). The screen then says it may still arrive, and it does, once.
+fn late(path: Path, fault: Fault) -> bool {
+    path == Path::Grpc && fault == Fault::Timeout
+}
+
+/// What changes between the question and the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    None,
+    /// The operation was deleted and a running one of the same name took its place.
+    Replaced,
+    /// Someone changed its spec (max unavailable).
+    Spec,
+    /// It finished.
+    Finished,
+}
+
+const CHANGES: [Change; 4] = [
+    Change::None,
+    Change::Replaced,
+    Change::Spec,
+    Change::Finished,
+];
+
+fn world() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    api
+}
+
+fn seed(api: &EmbeddedApi, name: &str, phase: &str, paused: bool) {
+    let mut o = op(name, "c1", "talos", 1);
+    o.spec.paused = paused;
+    o.status = Some(TalosOperationStatus {
+        phase: phase.into(),
+        ..Default::default()
+    });
+    api.seed(&o).unwrap();
+}
+
+fn change(api: &EmbeddedApi, name: &str, change: Change) {
+    match change {
+        Change::None => {}
+        Change::Replaced => {
+            api.remove("talosoperations", "default", name);
+            seed(api, name, "Running", false);
+        }
+        Change::Spec => {
+            api.edit("talosoperations", "default", name, |o| {
+                o["spec"]["maxUnavailable"] = json!(3);
+            });
+        }
+        Change::Finished => {
+            api.edit("talosoperations", "default", name, |o| {
+                o["status"]["phase"] = json!("Completed");
+            });
+        }
+    }
+}
+
+/// The words on a 120×40 screen, in English, as one line: borders dropped and runs of blanks
+/// (line ends included) made one space, so a sentence wrapped across lines reads whole.
+fn screen(state: &State) -> String {
+    let term = common::snap::draw(state, Lang::En, 120, 40, Default::default());
+    let buf = term.backend().buffer();
+    let text: String = (0..buf.area.height)
+        .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
+        .map(|(x, y)| match buf[(x, y)].symbol() {
+            "│" | "┌" | "┐" | "└" | "┘" | "─" => " ".to_string(),
+            s => s.to_string(),
+        })
+        .collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Nothing more is written once the scenario is over: not by a retry, not by a late request.
+async fn nothing_later(api: &EmbeddedApi, case: &str) {
+    let before = names(&api.write_log());
+    tokio::time::sleep(DELAY + Duration::from_millis(300)).await;
+    assert_eq!(
+        names(&api.write_log()),
+        before,
+        "{case}: a write came later"
+    );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    Pause,
+    Resume,
+    Delete,
+}
+
+/// One pause, resume or delete: the operation as it is when asked, the key, the change, `y`.
+async fn write_case(path: Path, write: Write, fault: Fault, ch: Change) {
+    let case = format!("{path:?} {write:?} fault={fault:?} change={ch:?}");
+    let api = world();
+    let name = "op";
+    match write {
+        Write::Pause => seed(&api, name, "Running", false),
+        Write::Resume => seed(&api, name, "Paused", true),
+        Write::Delete => seed(&api, name, "Completed", false),
+    }
+    // A delete of a finished operation cannot see it finish: it is asked about a running one.
+    if write == Write::Delete && ch == Change::Finished {
+        change(&api, name, Change::None);
+        api.edit("talosoperations", "default", name, |o| {
+            o["status"]["phase"] = json!("Running");
+        });
+    }
+    let client = dashboard_client(path, &api, User::Admin, DEADLINE).await;
+    let mut d = Driver::new(fixtures::state(), client).await;
+    assert_eq!(
+        d.state.ops.selected().map(|o| o.name.as_str()),
+        Some(name),
+        "{case}"
+    );
+    let (key, verb) = match write {
+        Write::Pause => ('p', "patch"),
+        Write::Resume => ('r', "patch"),
+        Write::Delete => ('d', "delete"),
+    };
+    d.key(Key::ch(key)).await;
+    assert!(
+        matches!(d.state.dialog, Some(Dialog::Confirm(_))),
+        "{case}: asked"
+    );
+    change(&api, name, ch);
+    inject(&api, fault, verb, "talosoperations");
+    d.key(Key::ch('y')).await;
+    assert!(d.state.pending.is_none(), "{case}: answered");
+
+    let text = screen(&d.state);
+    let log = names(&api.write_log());
+    let wrote = vec![format!("{verb} talosoperations by admin")];
+    if ch != Change::None {
+        assert!(log.is_empty(), "{case}: wrote {log:?}");
+        let words = match ch {
+            Change::Replaced => "another operation of the same name took its place",
+            Change::Spec => "its spec was changed",
+            _ => "it has finished",
+        };
+        assert!(text.contains(words), "{case}: screen says\n{text}");
+        assert!(text.contains("Nothing was written"), "{case}\n{text}");
+        if ch == Change::Replaced {
+            let theirs = api.object("talosoperations", "default", name).unwrap();
+            assert_eq!(theirs["status"]["phase"], "Running", "{case}: untouched");
+            assert_eq!(theirs["spec"]["paused"], false, "{case}: untouched");
+        }
+    } else if applied(fault) {
+        assert_eq!(log, wrote, "{case}");
+        let words = match write {
+            Write::Pause => "Paused op",
+            Write::Resume => "Resumed op",
+            Write::Delete => "Deleted op",
+        };
+        assert!(text.contains(words), "{case}: screen says\n{text}");
+    } else {
+        assert!(log.is_empty(), "{case}: wrote {log:?}");
+        assert!(
+            text.contains("did not happen") && text.contains("Nothing was retried"),
+            "{case}: screen says\n{text}"
+        );
+        if late(path, fault) {
+            assert!(
+                text.contains("the request may still arrive"),
+                "{case}\n{text}"
+            );
+            tokio::time::sleep(DELAY).await;
+            assert_eq!(
+                names(&api.write_log()),
+                wrote,
+                "{case}: the one write, late"
+            );
+        }
+    }
+    nothing_later(&api, &case).await;
+}
+
+async fn every_pause_resume_and_delete(path: Path) {
+    let mut cases = Vec::new();
+    for write in [Write::Pause, Write::Resume, Write::Delete] {
+        for fault in FAULTS {
+            for ch in CHANGES {
+                cases.push(write_case(path, write, fault, ch));
+            }
+        }
+    }
+    futures::future::join_all(cases).await;
+}
+
+/// What changes between the Review and Start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StartChange {
+    None,
+    /// The cluster's spec was changed to the target by someone else: the plan writes no spec.
+    SpecChanged,
+    /// A machine was put on hold: the steps differ.
+    MachineHeld,
+    /// An operation was started on the cluster (the lock is taken).
+    LockTaken,
+    /// Another start claimed the cluster and is creating its operation.
+    Claimed,
+    /// A change the plan does not show (another version field): the start goes ahead.
+    Unrelated,
+}
+
+const START_CHANGES: [StartChange; 6] = [
+    StartChange::None,
+    StartChange::SpecChanged,
+    StartChange::MachineHeld,
+    StartChange::LockTaken,
+    StartChange::Claimed,
+    StartChange::Unrelated,
+];
+
+fn start_change(api: &EmbeddedApi, ch: StartChange) {
+    match ch {
+        StartChange::None => {}
+        StartChange::SpecChanged => {
+            api.edit("talosclusters", "default", "c1", |c| {
+                c["spec"]["talosVersion"] = json!("v1.9.3");
+            });
+        }
+        StartChange::MachineHeld => {
+            api.edit("machines", "default", "c1-w-a", |m| {
+                m["metadata"]["annotations"] = json!({labels::UPGRADE_HOLD: "firmware"});
+            });
+        }
+        StartChange::LockTaken => seed(api, "theirs", "Running", false),
+        StartChange::Claimed => {
+            let now = jiff::Timestamp::now();
+            let lease = Lease {
+                metadata: kube::api::ObjectMeta {
+                    name: Some(format!("{}c1", labels::START_CLAIM_PREFIX)),
+                    namespace: Some("default".into()),
+                    annotations: Some(
+                        [
+                            (labels::CLAIM_OPERATION.to_string(), "c1-talos-zzzzz".into()),
+                            (labels::ACTOR.to_string(), "carol".into()),
+                        ]
+                        .into(),
+                    ),
+                    ..Default::default()
+                },
+                spec: Some(LeaseSpec {
+                    holder_identity: Some("someone-elses-start".into()),
+                    renew_time: Some(MicroTime(now)),
+                    lease_duration_seconds: Some(60),
+                    ..Default::default()
+                }),
+            };
+            api.seed(&lease).unwrap();
+        }
+        StartChange::Unrelated => {
+            api.edit("talosclusters", "default", "c1", |c| {
+                c["spec"]["kubernetesVersion"] = json!("v1.32.4");
+            });
+        }
+    }
+}
+
+async fn start_case(path: Path, fault: Fault, ch: StartChange) {
+    let case = format!("{path:?} start fault={fault:?} change={ch:?}");
+    let api = world();
+    let client = dashboard_client(path, &api, User::Admin, DEADLINE).await;
+    let mut d = review(client, "c1", OperationKind::Talos, Some("1.9.3")).await;
+    assert!(dialog(&d).can_start(), "{case}");
+    start_change(&api, ch);
+    inject(&api, fault, "create", "talosoperations");
+    d.code(KeyCode::Enter).await;
+    let text = screen(&d.state);
+    let log = names(&api.write_log());
+    let by = |s: &str| format!("{s} by admin");
+    let goes_ahead = matches!(ch, StartChange::None | StartChange::Unrelated);
+    if !goes_ahead {
+        assert!(log.is_empty(), "{case}: wrote {log:?}");
+        let words = match ch {
+            StartChange::SpecChanged | StartChange::MachineHeld => {
+                "The plan changed since you reviewed it"
+            }
+            StartChange::LockTaken => "Operation theirs on cluster c1 has not completed",
+            _ => "Another start on cluster c1 is under way (by carol)",
+        };
+        assert!(text.contains(words), "{case}: screen says\n{text}");
+        let dl = dialog(&d);
+        assert_eq!(dl.step, NewOpStep::Review, "{case}: the new Review");
+        assert!(dl.plan.data.is_some(), "{case}: the plan is read again");
+        if ch == StartChange::MachineHeld {
+            // The new Review, and Start from it runs the new plan.
+            assert!(text.contains("c1-w-a: firmware"), "{case}\n{text}");
+            d.code(KeyCode::Enter).await;
+            assert_eq!(d.state.screen, Screen::Operation, "{case}");
+            assert_eq!(common::operations_created(&api), 1, "{case}");
+        }
+    } else if applied(fault) {
+        assert_eq!(
+            log,
+            [
+                by("create leases"),
+                by("update talosclusters"),
+                by("create talosoperations")
+            ],
+            "{case}"
+        );
+        assert_eq!(d.state.screen, Screen::Operation, "{case}");
+        assert!(text.contains("Started c1-talos-"), "{case}\n{text}");
+    } else if late(path, fault) {
+        assert!(log.len() <= 2, "{case}: {log:?}");
+        assert!(
+            text.contains("did not happen (yet: the request may still arrive)"),
+            "{case}: screen says\n{text}"
+        );
+        // The in-flight start still holds the cluster: the new Review cannot start a second.
+        assert!(
+            text.contains("Another start on cluster c1 is under way (by admin)"),
+            "{case}: screen says\n{text}"
+        );
+        tokio::time::sleep(DELAY).await;
+        assert_eq!(
+            common::operations_created(&api),
+            1,
+            "{case}: the one start, late"
+        );
+    } else {
+        assert_eq!(
+            log,
+            [
+                by("create leases"),
+                by("update talosclusters"),
+                by("delete leases")
+            ],
+            "{case}"
+        );
+        assert!(
+            text.contains("was written on TalosCluster c1, but creating the operation failed"),
+            "{case}: screen says\n{text}"
+        );
+        let dl = dialog(&d);
+        assert!(
+            dl.plan.data.as_ref().unwrap().spec_change.is_none(),
+            "{case}: the Review now writes no spec"
+        );
+    }
+    nothing_later(&api, &case).await;
+}
+
+async fn every_start(path: Path) {
+    let mut cases = Vec::new();
+    for fault in FAULTS {
+        for ch in START_CHANGES {
+            // A refused start never reaches the create: one fault is enough for those.
+            let refused = !matches!(ch, StartChange::None | StartChange::Unrelated);
+            if refused && fault != Fault::None {
+                continue;
+            }
+            cases.push(start_case(path, fault, ch));
+        }
+    }
+    futures::future::join_all(cases).await;
+}
+
+macro_rules! on_every_path {
+    ($($name:ident),* $(,)?) => {
+        mod in_process {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(super::Path::InProcess).await } )*
+        }
+        mod impersonated {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(super::Path::Impersonated).await } )*
+        }
+        mod grpc {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(super::Path::Grpc).await } )*
+        }
+    };
+}
+
+on_every_path!(every_pause_resume_and_delete, every_start);
