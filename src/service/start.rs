@@ -163,6 +163,29 @@ impl OperationService {
             }
             None => crate::model::new_request_id(),
         };
+        // The claim this start holds, once taken: given back if the start ends without an
+        // operation, so a rerun is not kept waiting.
+        let mut held = None;
+        let result = self
+            .start_passes(caller, req, &checked, &request_id, &mut held)
+            .await;
+        if result.is_err()
+            && let Some(lease) = held
+        {
+            self.release(caller, &req.namespace, &lease).await;
+        }
+        result
+    }
+
+    /// Passes over fresh reads until one is done or the conflicts are too many.
+    async fn start_passes(
+        &self,
+        caller: &Caller,
+        req: &OperationRequest,
+        checked: &plan::Checked,
+        request_id: &str,
+        held: &mut Option<Lease>,
+    ) -> Result<Created, ApiError> {
         let mut last = None;
         for _ in 0..super::CONFLICT_RETRIES {
             let world = self
@@ -175,7 +198,7 @@ impl OperationService {
                 )
                 .await?;
             match self
-                .start_pass(caller, req, &checked, &request_id, &world)
+                .start_pass(caller, req, checked, request_id, &world, held)
                 .await?
             {
                 Pass::Done(created) => return Ok(*created),
@@ -193,6 +216,7 @@ impl OperationService {
         checked: &plan::Checked,
         request_id: &str,
         world: &World,
+        held: &mut Option<Lease>,
     ) -> Result<Pass, ApiError> {
         let ns = req.namespace.as_str();
         // A repeat of a start that already created its operation writes nothing.
@@ -252,7 +276,7 @@ impl OperationService {
             }
         }
 
-        let claimed = match self
+        *held = match self
             .claim(
                 caller,
                 ns,
@@ -264,7 +288,7 @@ impl OperationService {
             )
             .await
         {
-            Ok(lease) => lease,
+            Ok(lease) => Some(lease),
             Err(e) if is_conflict(&e) => return Ok(Pass::Conflict(e)),
             Err(e) => return Err(e),
         };
@@ -283,10 +307,7 @@ impl OperationService {
                     Ok(()) => Some(change.clone()),
                     // The claim stays ours (it names this request id): the next pass renews it.
                     Err(e) if is_conflict(&e) => return Ok(Pass::Conflict(e)),
-                    Err(e) => {
-                        self.release(caller, ns, &claimed).await;
-                        return Err(e);
-                    }
+                    Err(e) => return Err(e),
                 }
             }
             None => None,
@@ -313,7 +334,10 @@ impl OperationService {
                     Ok(None) => Err(e),
                     // Unknown: say so (the client finds out by the request id); the claim stays,
                     // so no other start goes ahead while the operation may exist.
-                    Err(_) => return Err(e),
+                    Err(_) => {
+                        *held = None;
+                        return Err(e);
+                    }
                 }
             }
             other => other,
@@ -331,7 +355,6 @@ impl OperationService {
                 } else {
                     None
                 };
-                self.release(caller, ns, &claimed).await;
                 return Err(match &spec_written {
                     Some(change) => half_failure(e, change, left),
                     None => e,
