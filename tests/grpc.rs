@@ -393,51 +393,6 @@ async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
 }
 
 #[tokio::test]
-async fn tokens_never_reach_the_log() {
-    use std::sync::Mutex;
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buf = Buf::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("debug"))
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let api = world();
-    let server = start(&api, Options::default()).await;
-    let good = client(&server.url(false), Some(users::OPERATOR_TOKEN));
-    good.create_operation(&shutdown_req()).await.unwrap();
-    good.create_operation(&shutdown_req()).await.unwrap_err();
-    let bad = client(&server.url(false), Some("secret-bad-token"));
-    bad.list_operations(Some("default")).await.unwrap_err();
-
-    let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
-    assert!(
-        log.contains("operation started"),
-        "the log is captured: {log}"
-    );
-    assert!(log.contains("rejected by the token review"), "{log}");
-    for token in [
-        users::OPERATOR_TOKEN,
-        "secret-bad-token",
-        users::SERVER_TOKEN,
-    ] {
-        assert!(!log.contains(token), "{token} in the log");
-    }
-}
-
-#[tokio::test]
 async fn a_retrying_client_waits_out_a_server_that_is_away() {
     use ichor_tui::client::RetryEvent;
     use ichor_tui::client::retry::{RetryPolicy, Retrying};
