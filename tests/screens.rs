@@ -5,7 +5,7 @@ mod common;
 
 use common::fixtures::{self, now};
 use common::snap::{draw, styles};
-use ichor_tui::app::action::{Action, Key};
+use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{Conn, Notice, State};
 use ichor_tui::app::update::{start, update};
 use ichor_tui::i18n::Lang;
@@ -295,4 +295,102 @@ fn the_clock_is_in_state() {
     let b = draw(&s, Lang::En, 80, 24, Theme::default());
     assert_eq!(a.backend().buffer(), b.backend().buffer());
     assert_eq!(s.now, now());
+}
+
+// ---- writes bound to what was confirmed ----
+
+/// The rollout's page with a delete confirmed and sent: its answer awaited.
+fn deleting() -> State {
+    let mut s = page(fixtures::running_rollout());
+    update(&mut s, Action::Key(Key::ch('d')));
+    update(&mut s, Action::Key(Key::ch('y')));
+    assert!(s.pending.is_some());
+    s
+}
+
+/// `s` after its pending write was answered with `result`.
+fn answered(mut s: State, result: Result<(), ApiError>) -> State {
+    let p = s.pending.clone().unwrap();
+    update(
+        &mut s,
+        Action::Written {
+            seq: p.seq,
+            action: p.action,
+            namespace: p.namespace,
+            name: p.name,
+            result,
+        },
+    );
+    s
+}
+
+#[test]
+fn a_write_waiting_for_its_answer() {
+    snap("operation_write_pending", &deleting());
+}
+
+#[test]
+fn a_write_whose_answer_was_lost() {
+    let name = "prod-eu-talos-8xk2m";
+    let not_applied = answered(
+        deleting(),
+        Err(ApiError::refused(
+            Code::Aborted,
+            Reason::WriteNotApplied,
+            &[("action", "delete"), ("operation", name), ("late", "yes")],
+            "not applied",
+        )),
+    );
+    snap("operation_write_not_applied", &not_applied);
+    let unknown = answered(
+        deleting(),
+        Err(ApiError::refused(
+            Code::Unavailable,
+            Reason::WriteOutcomeUnknown,
+            &[
+                ("action", "delete"),
+                ("operation", name),
+                ("detail", "connection refused"),
+            ],
+            "unknown",
+        )),
+    );
+    snap("operation_write_unknown", &unknown);
+    let mut abandoned = deleting();
+    update(&mut abandoned, Action::Key(Key::plain(KeyCode::Esc)));
+    assert!(abandoned.pending.is_none());
+    snap("operation_write_abandoned", &abandoned);
+}
+
+#[test]
+fn a_write_refused_because_the_operation_changed() {
+    let s = answered(
+        deleting(),
+        Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::ChangedSinceConfirmed,
+            &[
+                ("operation", "prod-eu-talos-8xk2m"),
+                ("change", "replaced"),
+                ("phase", "Running"),
+            ],
+            "changed",
+        )),
+    );
+    snap("operation_changed_since_confirmed", &s);
+}
+
+#[test]
+fn write_keys_are_not_offered_to_who_may_not_use_them() {
+    let mut s = loaded_list();
+    update(
+        &mut s,
+        Action::Permissions {
+            namespace: "default".into(),
+            result: Ok(ichor_tui::model::Permissions::default()),
+        },
+    );
+    update(&mut s, Action::Key(Key::ch('d')));
+    assert_eq!(s.dialog, None);
+    snap("operations_not_permitted", &s);
 }

@@ -398,3 +398,122 @@ async fn starts_through_the_dialog_run_to_completed() {
         ("v1.9.4", "replaced")
     );
 }
+
+// ---- bound to what was reviewed ----
+
+fn client_as(api: &EmbeddedApi, token: &str) -> Arc<dyn OperationClient> {
+    let service = OperationService::new(KubeAccess::new(api.client(token), "ichor-tui"));
+    Arc::new(InProcessClient::new(
+        service,
+        Caller::in_process(),
+        Backend::Demo,
+        false,
+    ))
+}
+
+#[tokio::test]
+async fn a_review_for_someone_who_may_not_start_it_offers_no_start() {
+    let (api, _) = world(true).await;
+    let operator = client_as(&api, users::OPERATOR_TOKEN);
+    let mut d = review(operator, "staging", OperationKind::Talos, Some("1.9.4")).await;
+    let plan = dialog(&d).plan.data.clone().unwrap();
+    assert_eq!(plan.denied.unwrap().reason, Reason::NotPermitted);
+    assert!(!dialog(&d).start_offered());
+    snap_all!("review_denied", &d.state);
+    d.code(KeyCode::Enter).await;
+    assert!(!d.wrote() && api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn a_plan_that_changed_since_the_review_is_shown_again_instead_of_started() {
+    let (api, client) = world(true).await;
+    let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
+    let reviewed = dialog(&d).plan.data.clone().unwrap();
+    // Someone holds a machine between the Review and Start.
+    let held = reviewed.steps.last().unwrap()[0].name.clone();
+    api.edit("machines", "default", &held, |m| {
+        m["metadata"]["annotations"] = serde_json::json!({names::UPGRADE_HOLD: "firmware"});
+    });
+    d.code(KeyCode::Enter).await;
+    let dl = dialog(&d);
+    assert_eq!(dl.step, NewOpStep::Review);
+    assert_eq!(
+        dl.start_error.as_ref().unwrap().reason,
+        Some(Reason::PlanChanged)
+    );
+    let now = dl.plan.data.as_ref().unwrap();
+    assert_ne!(now.fingerprint, reviewed.fingerprint);
+    assert!(now.held.iter().any(|h| h.name == held));
+    assert!(api.write_log().is_empty());
+    snap_all!("review_plan_changed", &d.state);
+    // Start from the new Review starts the new plan.
+    d.code(KeyCode::Enter).await;
+    assert_eq!(d.state.screen, Screen::Operation);
+    assert_eq!(common::operations_created(&api), 1);
+}
+
+#[tokio::test]
+async fn a_start_waiting_for_its_answer_can_be_left() {
+    let (api, client) = world(true).await;
+    let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
+    // Enter without running the start: the dialog waits for its answer.
+    let effects = ichor_tui::app::update::update(
+        &mut d.state,
+        ichor_tui::app::action::Action::Key(Key::plain(KeyCode::Enter)),
+    );
+    assert!(matches!(effects.as_slice(), [Effect::Create { .. }]));
+    assert!(matches!(dialog(&d).step, NewOpStep::Starting { .. }));
+    snap_all!("review_starting", &d.state);
+    // Other keys wait; Esc stops waiting and reads the Review again.
+    d.key(Key::ch('x')).await;
+    assert!(matches!(dialog(&d).step, NewOpStep::Starting { .. }));
+    d.code(KeyCode::Esc).await;
+    let dl = dialog(&d);
+    assert_eq!(dl.step, NewOpStep::Review);
+    assert_eq!(
+        dl.start_error.as_ref().unwrap().reason,
+        Some(Reason::WriteAbandoned)
+    );
+    assert!(
+        d.effects
+            .iter()
+            .any(|e| matches!(e, Effect::Abandon { .. }))
+    );
+    snap_all!("review_start_abandoned", &d.state);
+    assert!(api.write_log().is_empty(), "the start was never run here");
+}
+
+#[tokio::test]
+async fn a_blocked_review_takes_no_typed_name_and_r_reads_it_again() {
+    let (api, client) = world(false).await;
+    // staging has an unfinished operation: a shutdown is blocked, the name field is not shown.
+    let mut d = review(client, "staging", OperationKind::Shutdown, None).await;
+    assert!(dialog(&d).plan.data.as_ref().unwrap().blocked.is_some());
+    d.type_text("staging").await;
+    assert_eq!(dialog(&d).typed_name, "", "no field, no keys");
+    let before = d.effects.len();
+    d.key(Key::ch('R')).await;
+    assert!(
+        d.effects[before..]
+            .iter()
+            .any(|e| matches!(e, Effect::Plan { .. })),
+        "R reviews again"
+    );
+    assert_eq!(dialog(&d).typed_name, "");
+    // The blocker cleared: now the field is there, empty, and must be typed.
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.delete("staging-talos-x7k2p", &DeleteParams::default())
+        .await
+        .unwrap();
+    api.clear_write_log();
+    d.key(Key::ch('R')).await;
+    assert!(dialog(&d).start_offered());
+    assert!(!dialog(&d).can_start());
+    d.code(KeyCode::BackTab).await;
+    d.code(KeyCode::Enter).await;
+    d.code(KeyCode::Enter).await;
+    assert!(
+        api.write_log().is_empty(),
+        "Shift-Tab, Enter, Enter does not shut it down: the name was never typed"
+    );
+}

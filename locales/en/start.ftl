@@ -70,6 +70,7 @@ review-name-ok = ✓ matches
 review-name-mismatch = does not match yet
 review-start = Nothing has been written yet. Enter starts it.
 review-start-again = Enter starts it again: the spec already says so, so only the operation is created.
+review-start-new = Enter starts it anew, against the cluster as it is now.
 review-start-locked = Start is not offered until the name is typed exactly.
 review-steps = In this order:
 review-steps-range = ({ $from }–{ $to } of { $n }; ↑↓ scroll)

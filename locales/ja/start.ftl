@@ -67,6 +67,7 @@ review-name-ok = ✓ 一致
 review-name-mismatch = まだ一致しません
 review-start = まだ何も書き込んでいません。Enter で開始します。
 review-start-again = Enter でもう一度開始します。spec は書き換え済みなので、作成されるのはオペレーションだけです。
+review-start-new = Enter で、現在のクラスターの状態に対して新たに開始します。
 review-start-locked = クラスター名を正確に入力するまで開始できません。
 review-steps = 実行順：
 review-steps-range = （{ $n } 件中 { $from }–{ $to }、↑↓ でスクロール）

@@ -359,14 +359,18 @@ fn review(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             ));
         }
         // After a half-success the spec was written: a second Start only creates the operation.
-        let spec_written = d
-            .start_error
-            .as_ref()
-            .is_some_and(|e| e.reason == Some(crate::model::Reason::SpecWrittenCreateFailed));
-        let id = match (d.can_start(), spec_written) {
+        // After a start whose outcome was not seen, Start is a new one against what is there now.
+        use crate::model::Reason;
+        let id = match (d.can_start(), d.start_error.as_ref().and_then(|e| e.reason)) {
             (false, _) => "review-start-locked",
-            (true, true) => "review-start-again",
-            (true, false) => "review-start",
+            (true, Some(Reason::SpecWrittenCreateFailed)) => "review-start-again",
+            (
+                true,
+                Some(
+                    Reason::WriteAbandoned | Reason::WriteNotApplied | Reason::WriteOutcomeUnknown,
+                ),
+            ) => "review-start-new",
+            (true, _) => "review-start",
         };
         push_wrapped(&mut bottom, &t.t(id), w, ctx.theme.bold());
     }
