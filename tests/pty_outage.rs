@@ -1,0 +1,251 @@
+//! The outage that broke the first version, end to end: the dashboard (in-process, against the
+//! demo cluster over HTTP) asks to delete a Completed operation; the API goes away before the
+//! answer `y`; while it is away the operation is replaced by a running one of the same name;
+//! the API comes back. The running operation must still exist, and the screen must say what
+//! happened. Between the dashboard and the API sits a TCP proxy the test stops and starts, so
+//! the API can be "killed" and brought back on the same address while the cluster keeps its
+//! state.
+
+#[path = "common/pty.rs"]
+mod pty;
+
+use pty::{Spawn, keys};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+const OP: &str = "staging-cni-p2m8v";
+
+/// A TCP proxy to `upstream` on a fixed local port that can be stopped (refusing and cutting
+/// every connection) and started again.
+struct Proxy {
+    port: u16,
+    upstream: u16,
+    up: Arc<AtomicBool>,
+    conns: Arc<Mutex<Vec<TcpStream>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Proxy {
+    fn new(upstream: u16) -> Proxy {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut p = Proxy {
+            port,
+            upstream,
+            up: Arc::new(AtomicBool::new(false)),
+            conns: Arc::default(),
+            thread: None,
+        };
+        p.start();
+        p
+    }
+
+    fn start(&mut self) {
+        let listener = TcpListener::bind(("127.0.0.1", self.port)).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        self.up.store(true, Ordering::SeqCst);
+        let (up, conns, upstream) = (self.up.clone(), self.conns.clone(), self.upstream);
+        self.thread = Some(std::thread::spawn(move || {
+            while up.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        client.set_nonblocking(false).unwrap();
+                        let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                            continue;
+                        };
+                        let mut list = conns.lock().unwrap();
+                        list.push(client.try_clone().unwrap());
+                        list.push(server.try_clone().unwrap());
+                        for (mut from, mut to) in [
+                            (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                            (server, client),
+                        ] {
+                            std::thread::spawn(move || {
+                                let _ = std::io::copy(&mut from, &mut to);
+                                let _ = to.shutdown(Shutdown::Both);
+                            });
+                        }
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        }));
+    }
+
+    /// Stops listening and cuts every connection: to the dashboard, the API is gone.
+    fn stop(&mut self) {
+        self.up.store(false, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        for c in self.conns.lock().unwrap().drain(..) {
+            let _ = c.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+struct Demo(Child);
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let mut child = Command::new("kubectl")
+        .env("KUBECONFIG", kubeconfig)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_its_name() {
+    let home = tempfile::tempdir().unwrap();
+    let direct = home.path().join("direct.kubeconfig");
+    let mut child = Command::new(BIN)
+        .args([
+            "demo-cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--kubeconfig-out",
+        ])
+        .arg(&direct)
+        .arg("--log-file")
+        .arg(home.path().join("demo.log"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _demo = Demo(child);
+    let upstream: u16 = line
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("a port in {line:?}"));
+    let mut proxy = Proxy::new(upstream);
+    let via_proxy = home.path().join("proxied.kubeconfig");
+    let text = std::fs::read_to_string(&direct).unwrap().replace(
+        &format!("127.0.0.1:{upstream}"),
+        &format!("127.0.0.1:{}", proxy.port),
+    );
+    std::fs::write(&via_proxy, text).unwrap();
+
+    let mut tui = Spawn {
+        binary: Path::new(BIN),
+        args: vec![
+            "--kubeconfig".into(),
+            via_proxy.display().to_string(),
+            "--log-file".into(),
+            home.path().join("log").display().to_string(),
+        ],
+        env: Vec::new(),
+        cols: 120,
+        rows: 30,
+        home: home.path(),
+    }
+    .start();
+    tui.wait_text("kube-proxy");
+    // Select it by filtering on its name, and ask to delete it: it is Completed.
+    tui.send("/");
+    tui.send(OP);
+    tui.wait_text("1 shown");
+    tui.send(keys::ENTER);
+    tui.send("d");
+    tui.wait_text(&format!("Delete {OP}?"));
+    let before = kubectl(
+        &direct,
+        &["get", "top", OP, "-o", "jsonpath={.metadata.uid}"],
+        None,
+    );
+
+    // The API goes away; the person answers y.
+    proxy.stop();
+    tui.send("y");
+    tui.wait_for(
+        "the delete waiting for its answer, then the read retried",
+        |s| s.contains("API unreachable, retrying"),
+    );
+    // Meanwhile the operation is replaced by a running one of the same name.
+    kubectl(&direct, &["delete", "top", OP], None);
+    kubectl(
+        &direct,
+        &["create", "-f", "-"],
+        Some(&format!(
+            "apiVersion: ichor.maesh.dev/v1alpha1\nkind: TalosOperation\nmetadata:\n  name: {OP}\n  namespace: default\nspec:\n  cluster: staging\n  kind: talos\n  maxUnavailable: 1\n  paused: true\n"
+        )),
+    );
+    kubectl(
+        &direct,
+        &[
+            "patch",
+            "top",
+            OP,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"phase":"Running"}}"#,
+        ],
+        None,
+    );
+    let theirs = kubectl(
+        &direct,
+        &["get", "top", OP, "-o", "jsonpath={.metadata.uid}"],
+        None,
+    );
+    assert_ne!(before, theirs);
+
+    // The API comes back: the dashboard finds out, and says so.
+    proxy.start();
+    let screen = tui.wait_for("what happened to the delete", |s| {
+        s.contains("no longer the operation you confirmed")
+    });
+    assert!(screen.contains("which was not touched"), "{screen}");
+    // It still exists, now and later: nothing is sent again on its own.
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        let uid = kubectl(
+            &direct,
+            &["get", "top", OP, "-o", "jsonpath={.metadata.uid}"],
+            None,
+        );
+        assert_eq!(uid, theirs, "the running operation of the same name exists");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    tui.send("q");
+    assert_eq!(tui.wait_exit(), 0);
+}
