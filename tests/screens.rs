@@ -49,10 +49,12 @@ fn page(op: ichor_tui::model::Operation) -> State {
                 order: None,
                 approved: true,
                 hold: None,
+                unreadable: None,
             })
             .collect(),
         tracking: None,
         active_operation: None,
+        unreadable: None,
     };
     update(
         &mut s,
