@@ -626,6 +626,10 @@ async fn an_unreadable_object_and_hostile_requests_leave_short_log_lines() {
         &log[..log.len().min(2000)]
     );
     let longest = log.lines().map(str::len).max().unwrap_or(0);
+    eprintln!(
+        "log: {} lines, the longest {longest} bytes",
+        log.lines().count()
+    );
     assert!(
         longest < 1000,
         "a log line of {longest} bytes: {}",

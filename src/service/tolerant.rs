@@ -23,7 +23,8 @@ pub const MAX_WHY: usize = 200;
 /// as JSON (to pick out what can be read, such as `spec.cluster`), and why, short and inert.
 #[derive(Clone, Debug)]
 pub struct Unreadable {
-    pub meta: ObjectMeta,
+    /// Boxed: most objects read, and a `Result` with this as its error stays small.
+    pub meta: Box<ObjectMeta>,
     pub raw: Value,
     pub why: String,
 }
@@ -123,7 +124,11 @@ pub fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
                     (meta, why)
                 }
             };
-            Err(Unreadable { meta, raw, why })
+            Err(Unreadable {
+                meta: Box::new(meta),
+                raw,
+                why,
+            })
         }
     }
 }
