@@ -176,7 +176,7 @@ pub fn init_logging(
         .with_context(|| format!("opening log file {}", path.display()))?;
     let (writer, guard) = tracing_appender::non_blocking(file);
     let filter = tracing_subscriber::EnvFilter::try_from_env("ICHOR_TUI_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
@@ -185,6 +185,12 @@ pub fn init_logging(
         .map_err(|e| anyhow::anyhow!("setting up logging: {e}"))?;
     Ok(Some(guard))
 }
+
+/// The log filter unless `ICHOR_TUI_LOG` gives one. kube's client logs a whole response body
+/// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
+/// never decodes through that path for lists and gets (see `service::tolerant`) and says what
+/// it could not read itself, in a bounded line, so kube's own line is left out.
+pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
 
 /// The settings in force: flags over the config file over the defaults.
 pub struct Settings {

@@ -171,6 +171,9 @@ pub struct Operation {
     /// The value before and the target, as recorded when it was started through the service.
     pub current: Option<String>,
     pub target: Option<String>,
+    /// The object could not be read as a TalosOperation: why (short, inert). Only the metadata
+    /// and what could be read of the spec are filled in; nothing can be written to it from here.
+    pub unreadable: Option<String>,
 }
 
 impl Operation {
@@ -353,6 +356,8 @@ pub struct ClusterMachine {
     pub order: Option<i64>,
     pub approved: bool,
     pub hold: Option<String>,
+    /// The Machine object could not be read: why (short, inert).
+    pub unreadable: Option<String>,
 }
 
 /// Who syncs a spec from Git.
@@ -385,6 +390,8 @@ pub struct Cluster {
     pub machines: Vec<ClusterMachine>,
     pub tracking: Option<Tracking>,
     pub active_operation: Option<OperationRef>,
+    /// The TalosCluster object could not be read: why (short, inert). Only its name is known.
+    pub unreadable: Option<String>,
 }
 
 /// What a start or a plan asks for.
@@ -436,6 +443,9 @@ pub enum Code {
     Aborted,
     Unavailable,
     DeadlineExceeded,
+    /// The server refused a call as too large, or ran out of something: not worth repeating as
+    /// it is.
+    ResourceExhausted,
     Internal,
     Unimplemented,
 }
@@ -481,6 +491,16 @@ reasons! {
     TargetNotTaken => "TARGET_NOT_TAKEN",
     TargetRequired => "TARGET_REQUIRED",
     InvalidMaxUnavailable => "INVALID_MAX_UNAVAILABLE",
+    MaxUnavailableOverWorkers => "MAX_UNAVAILABLE_OVER_WORKERS",
+    InvalidNamespace => "INVALID_NAMESPACE",
+    InvalidName => "INVALID_NAME",
+    InvalidKind => "INVALID_KIND",
+    InvalidRequestId => "INVALID_REQUEST_ID",
+    InvalidFingerprint => "INVALID_FINGERPRINT",
+    InvalidConfirmation => "INVALID_CONFIRMATION",
+    OperationUnreadable => "OPERATION_UNREADABLE",
+    ClusterUnreadable => "CLUSTER_UNREADABLE",
+    MachineUnreadable => "MACHINE_UNREADABLE",
     ClusterRequired => "CLUSTER_REQUIRED",
     ClusterNotFound => "CLUSTER_NOT_FOUND",
     NoClusters => "NO_CLUSTERS",

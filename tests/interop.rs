@@ -1,7 +1,11 @@
 //! Interop from outside Rust: a Python client generated from the project's .proto files with
 //! grpcio-tools (tests/interop/client.py) lists clusters, plans and starts an operation against
-//! the built binary's `serve --demo`, and follows it to completion. The server then stops on
-//! SIGTERM and exits cleanly.
+//! the built binary's `serve --demo`, and follows it to completion. Before the start it sends a
+//! table of hostile requests (oversized, empty, traversal and escape-laden fields, unknown kinds,
+//! negative and huge numbers): each is refused INVALID_ARGUMENT with its reason and a grpc-message
+//! under 200 bytes (OUT_OF_RANGE for the one over the server's 1 MiB message limit, refused by
+//! the transport before the service sees it), nothing is written, and the server keeps
+//! answering. The server then stops on SIGTERM and exits cleanly.
 //!
 //! Needs `$ICHOR_PYTHON`: a Python with grpcio and grpcio-tools (`.ci/run` makes one). Without
 //! it the test is skipped with a notice, unless `$CI` is set, when it fails.
@@ -71,6 +75,10 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
         "{stdout}"
     );
     assert!(
+        stdout.contains("requests refused, nothing written, the server still answers"),
+        "{stdout}"
+    );
+    assert!(
         stdout.contains("by operator"),
         "the actor is the token's user: {stdout}"
     );
@@ -83,4 +91,7 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
     let log = std::fs::read_to_string(log.path()).unwrap();
     assert!(log.contains("server stopped"), "{log}");
     assert!(!log.contains(users::OPERATOR_TOKEN), "no token in the log");
+    // Hostile input is quoted back short: no line of the server's log carries it whole.
+    let longest = log.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 2000, "a log line of {longest} bytes");
 }

@@ -27,6 +27,7 @@ fn cluster(name: &str) -> Cluster {
             order: Some(1),
             approved: true,
             hold: Some(HOSTILE.into()),
+            unreadable: None,
         }],
         tracking: Some(Tracking {
             tool: "Argo CD".into(),
@@ -37,6 +38,7 @@ fn cluster(name: &str) -> Cluster {
             kind: "talos".into(),
             phase: Phase::Running,
         }),
+        unreadable: None,
     }
 }
 

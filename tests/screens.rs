@@ -49,10 +49,12 @@ fn page(op: ichor_tui::model::Operation) -> State {
                 order: None,
                 approved: true,
                 hold: None,
+                unreadable: None,
             })
             .collect(),
         tracking: None,
         active_operation: None,
+        unreadable: None,
     };
     update(
         &mut s,
@@ -393,4 +395,142 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
     update(&mut s, Action::Key(Key::ch('d')));
     assert_eq!(s.dialog, None);
     snap("operations_not_permitted", &s);
+}
+
+/// An operation whose status was written with the wrong type, as the service lists it.
+fn unreadable_op() -> ichor_tui::model::Operation {
+    let mut op = fixtures::completed();
+    op.name = "prod-eu-talos-b4d42".into();
+    op.unreadable = Some("status: invalid type: integer `42`, expected a string".into());
+    op.phase = ichor_tui::model::Phase::Unknown;
+    op.machines.clear();
+    op.created_at = Some(fixtures::ago(3));
+    op
+}
+
+#[test]
+fn operations_unreadable_row() {
+    let mut ops = fixtures::list();
+    ops.push(unreadable_op());
+    let mut s = fixtures::listed(ops);
+    // Select it: the footer offers no write, and `d` says why.
+    for _ in 0..12 {
+        if s.ops.selected().is_some_and(|o| o.unreadable.is_some()) {
+            break;
+        }
+        update(&mut s, Action::Key(Key::ch('j')));
+    }
+    assert!(s.ops.selected().is_some_and(|o| o.unreadable.is_some()));
+    update(&mut s, Action::Key(Key::ch('d')));
+    assert_eq!(
+        s.notice,
+        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable))
+    );
+    snap("operations_unreadable", &s);
+    snap_styles("operations_unreadable", &s);
+}
+
+#[test]
+fn operation_unreadable_page() {
+    snap("operation_unreadable", &page(unreadable_op()));
+}
+
+#[test]
+fn operations_stale_after_an_error() {
+    let mut s = loaded_list();
+    // The next poll, a minute later, fails for a reason the client does not retry.
+    s.now = fixtures::ago(-1);
+    update(&mut s, Action::Tick);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Err(ApiError::refused(
+                Code::Internal,
+                Reason::Internal,
+                &[
+                    ("what", "listing operations"),
+                    (
+                        "detail",
+                        "decoding the answer: expected value at line 1 column 1",
+                    ),
+                ],
+                "listing operations: decoding the answer: expected value at line 1 column 1",
+            )),
+        },
+    );
+    assert!(s.stale());
+    snap("operations_stale_after_error", &s);
+    snap_styles("operations_stale_after_error", &s);
+}
+
+#[test]
+fn clusters_with_an_unreadable_cluster_and_machine() {
+    use ichor_tui::model::{Cluster, ClusterMachine};
+    let machine = |name: &str, role: &str, unreadable: Option<&str>| ClusterMachine {
+        name: name.into(),
+        role: role.into(),
+        order: None,
+        approved: unreadable.is_none(),
+        hold: None,
+        unreadable: unreadable.map(String::from),
+    };
+    let good = Cluster {
+        namespace: "default".into(),
+        name: "prod-eu".into(),
+        talos_version: "v1.9.2".into(),
+        kubernetes_version: "v1.32.3".into(),
+        kube_proxy: "enabled".into(),
+        ichor_version: Some("v0.14.2".into()),
+        machines: vec![
+            machine("prod-eu-cp-1", "controlplane", None),
+            machine("prod-eu-w-1", "worker", None),
+            machine(
+                "prod-eu-w-2",
+                "",
+                Some("spec: invalid type: string \"yes\", expected a boolean"),
+            ),
+        ],
+        tracking: None,
+        active_operation: None,
+        unreadable: None,
+    };
+    let bad = Cluster {
+        namespace: "default".into(),
+        name: "staging".into(),
+        talos_version: String::new(),
+        kubernetes_version: String::new(),
+        kube_proxy: String::new(),
+        ichor_version: None,
+        machines: vec![machine("staging-cp-1", "controlplane", None)],
+        tracking: None,
+        active_operation: None,
+        unreadable: Some("spec: missing field `talosVersion`".into()),
+    };
+    let mut s = loaded_list();
+    update(&mut s, Action::Key(Key::ch('2')));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Clusters {
+            seq,
+            result: Ok(vec![good.clone(), bad]),
+        },
+    );
+    update(&mut s, Action::Key(Key::ch('j')));
+    update(&mut s, Action::Key(Key::ch('n')));
+    assert_eq!(
+        s.notice,
+        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable)),
+        "no new operation on a cluster that cannot be read"
+    );
+    snap("clusters_unreadable", &s);
+    // The readable cluster's page lists its unreadable machine.
+    update(&mut s, Action::Key(Key::ch('k')));
+    update(
+        &mut s,
+        Action::Key(Key::plain(ichor_tui::app::action::KeyCode::Enter)),
+    );
+    snap("cluster_page_unreadable_machine", &s);
 }

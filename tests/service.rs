@@ -1559,6 +1559,174 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
     );
 }
 
+// ---- objects that cannot be read ----
+
+async fn a_badly_typed_object_is_a_row_and_the_list_mends_when_it_is_fixed(path: Path) {
+    let api = world();
+    seed_op(&api, "good-1", "talos", "Completed", None).await;
+    seed_op(&api, "bad", "kubernetes", "Completed", None).await;
+    seed_op(&api, "good-2", "cni", "Completed", None).await;
+    // As `kubectl patch … --subresource=status -p '{"status":{"phase":42}}'` leaves it.
+    assert!(api.edit("talosoperations", "default", "bad", |v| {
+        v["status"] = json!({"phase": 42});
+    }));
+    let c = connect(path, &api, User::Operator).await;
+    for namespace in [Some("default"), None] {
+        let ops = c.list_operations(namespace).await.unwrap();
+        assert_eq!(ops.len(), 3, "{namespace:?}: the rest of the list is there");
+        for o in ops.iter().filter(|o| o.name != "bad") {
+            assert_eq!(
+                (o.unreadable.as_deref(), &o.phase),
+                (None, &Phase::Completed)
+            );
+        }
+        let bad = ops.iter().find(|o| o.name == "bad").unwrap();
+        let why = bad.unreadable.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with("status: invalid type: integer `42`, expected a string"),
+            "{why}"
+        );
+        assert_eq!(
+            (bad.cluster.as_str(), bad.kind, bad.namespace.as_str()),
+            ("c1", Some(OperationKind::Kubernetes), "default"),
+            "what can be read of it is there"
+        );
+        assert!(!bad.uid.is_empty());
+    }
+    // Its page says so too.
+    let got = c.get_operation("default", "bad").await.unwrap();
+    assert!(got.unreadable.is_some());
+    // Nothing is written to it: what it would change is unknown.
+    for e in [
+        c.set_operation_paused("default", "bad", true, None)
+            .await
+            .unwrap_err(),
+        c.delete_operation("default", "bad", None)
+            .await
+            .unwrap_err(),
+    ] {
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::FailedPrecondition, Some(Reason::OperationUnreadable))
+        );
+        assert_eq!(e.param("operation"), Some("bad"));
+    }
+    // A start on its cluster waits until it can be read.
+    let plan = c
+        .plan_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap();
+    let blocked = plan.blocked.expect("blocked by the unreadable operation");
+    assert_eq!(blocked.reason, Reason::OperationUnreadable);
+    let e = c
+        .create_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason, Some(Reason::OperationUnreadable));
+    // The clusters screen is unaffected.
+    assert_eq!(c.list_clusters(Some("default")).await.unwrap().len(), 1);
+    assert!(api.write_log().is_empty(), "{:?}", api.write_log());
+
+    // Fixed: the same list, every row readable, with no restart.
+    assert!(api.edit("talosoperations", "default", "bad", |v| {
+        v["status"] = json!({"phase": "Completed"});
+    }));
+    let ops = c.list_operations(Some("default")).await.unwrap();
+    assert_eq!(ops.len(), 3);
+    assert!(ops.iter().all(|o| o.unreadable.is_none()));
+    assert_eq!(
+        c.get_operation("default", "bad").await.unwrap().phase,
+        Phase::Completed
+    );
+    let plan = c
+        .plan_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap();
+    assert_eq!(plan.blocked, None);
+}
+
+async fn an_unreadable_cluster_or_machine_is_listed_as_such_and_blocks_a_start(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Operator).await;
+    let talos = || req(OperationKind::Talos, Some("v1.9.3"));
+    // A machine whose spec a person typed wrong.
+    assert!(api.edit("machines", "default", "c1-w-a", |v| {
+        v["spec"]["approved"] = json!("yes");
+    }));
+    let clusters = c.list_clusters(Some("default")).await.unwrap();
+    let m = clusters[0]
+        .machines
+        .iter()
+        .find(|m| m.name == "c1-w-a")
+        .expect("the machine is listed");
+    assert!(
+        m.unreadable
+            .as_deref()
+            .is_some_and(|w| w.starts_with("spec: "))
+    );
+    assert_eq!(clusters[0].machines.len(), 7, "every machine is there");
+    let page = c.get_cluster("default", "c1").await.unwrap();
+    assert_eq!(
+        page.machines
+            .iter()
+            .filter(|m| m.unreadable.is_some())
+            .count(),
+        1
+    );
+    let blocked = c.plan_operation(&talos()).await.unwrap().blocked.unwrap();
+    assert_eq!(blocked.reason, Reason::MachineUnreadable);
+    assert_eq!(blocked.params["machine"], "c1-w-a");
+    assert!(api.edit("machines", "default", "c1-w-a", |v| {
+        v["spec"]["approved"] = json!(true);
+    }));
+    assert_eq!(c.plan_operation(&talos()).await.unwrap().blocked, None);
+
+    // A cluster whose spec cannot be read: a row with its name, and no plan.
+    assert!(api.edit("talosclusters", "default", "c1", |v| {
+        v["spec"]["talosVersion"] = json!(42);
+    }));
+    let clusters = c.list_clusters(Some("default")).await.unwrap();
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(clusters[0].name, "c1");
+    assert!(clusters[0].unreadable.is_some());
+    assert_eq!(
+        clusters[0].machines.len(),
+        7,
+        "its machines are still shown"
+    );
+    assert!(
+        c.get_cluster("default", "c1")
+            .await
+            .unwrap()
+            .unreadable
+            .is_some()
+    );
+    for r in [
+        talos(),
+        OperationRequest {
+            cluster: None,
+            ..talos()
+        },
+    ] {
+        let e = c.plan_operation(&r).await.unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::FailedPrecondition, Some(Reason::ClusterUnreadable)),
+            "{r:?}"
+        );
+    }
+    assert!(api.write_log().is_empty());
+    assert!(api.edit("talosclusters", "default", "c1", |v| {
+        v["spec"]["talosVersion"] = json!("v1.9.2");
+    }));
+    assert!(
+        c.list_clusters(Some("default")).await.unwrap()[0]
+            .unreadable
+            .is_none()
+    );
+    assert_eq!(c.plan_operation(&talos()).await.unwrap().blocked, None);
+}
+
 macro_rules! matrix {
     ($($name:ident),* $(,)?) => {
         mod in_process {
@@ -1607,6 +1775,8 @@ matrix!(
     a_caller_who_may_edit_clusters_but_not_create_operations_changes_nothing,
     an_operator_may_not_edit_the_spec_but_may_start_what_it_names,
     kubernetes_faults_come_back_as_codes,
+    a_badly_typed_object_is_a_row_and_the_list_mends_when_it_is_fixed,
+    an_unreadable_cluster_or_machine_is_listed_as_such_and_blocks_a_start,
 );
 
 #[tokio::test(start_paused = true)]

@@ -4,7 +4,7 @@ mod common;
 
 use common::fixtures::{self, listed, now, opened};
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, Notice, Screen, State, Why, WriteAction};
+use ichor_tui::app::state::{Conn, Dialog, Notice, Screen, State, Why, WriteAction};
 use ichor_tui::app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
 use ichor_tui::model::{ApiError, Code, Phase};
 use jiff::SignedDuration;
@@ -100,7 +100,7 @@ fn a_pause_or_resume_is_followed_closely_until_the_controller_acts() {
 }
 
 #[test]
-fn permission_denied_and_not_found_are_shown_not_retried() {
+fn permission_denied_and_not_found_are_shown_not_retried_and_looked_at_again_at_10_s() {
     let mut s = fixtures::state();
     start(&mut s);
     let seq = s.seq;
@@ -111,7 +111,9 @@ fn permission_denied_and_not_found_are_shown_not_retried() {
             result: Err(ApiError::new(Code::PermissionDenied, "forbidden")),
         },
     );
-    assert_eq!(s.next_poll, None);
+    // No retry banner (the client does not retry it), but the next poll asks again.
+    assert_eq!(s.conn, Conn::Ok);
+    assert_eq!(s.next_poll, Some(now() + POLL_IDLE));
     let mut s = opened(fixtures::running_rollout());
     tick_at(&mut s, now() + POLL_ACTIVE);
     let seq = s.seq;
@@ -125,11 +127,96 @@ fn permission_denied_and_not_found_are_shown_not_retried() {
             result: Err(ApiError::new(Code::NotFound, "gone")),
         },
     );
-    assert_eq!(s.next_poll, None);
+    assert_eq!(s.next_poll, Some(now() + POLL_ACTIVE + POLL_IDLE));
     assert!(
         s.detail.as_ref().unwrap().op.data.is_some(),
         "the last data stays"
     );
+    assert!(s.stale(), "and is marked stale");
+}
+
+#[test]
+fn a_list_that_cannot_be_read_keeps_polling_marked_stale_and_mends_by_itself() {
+    let mut s = listed(fixtures::list());
+    assert!(!s.stale());
+    let first = s.last_ok;
+    // The next poll fails for a reason that is not transient (an answer that cannot be read).
+    let at = now() + POLL_ACTIVE;
+    assert!(matches!(
+        tick_at(&mut s, at).as_slice(),
+        [Effect::ListOperations { .. }]
+    ));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Err(ApiError::new(
+                Code::Internal,
+                "decoding the answer: invalid type",
+            )),
+        },
+    );
+    assert_eq!(s.conn, Conn::Ok, "not a retry: no banner");
+    assert!(s.stale(), "the rows on screen are from the last good load");
+    assert!(s.load_failed());
+    assert_eq!(s.last_ok, first, "data last arrived then, not now");
+    assert_eq!(
+        s.ops.all.data.as_ref().map(Vec::len),
+        Some(fixtures::list().len())
+    );
+    assert_eq!(s.next_poll, Some(at + POLL_IDLE), "polled again at 10 s");
+    // Nothing before then; at 10 s the list is asked for again, with no key pressed.
+    assert!(tick_at(&mut s, at + POLL_ACTIVE).is_empty());
+    let fails_again = tick_at(&mut s, at + POLL_IDLE);
+    assert!(matches!(
+        fails_again.as_slice(),
+        [Effect::ListOperations { .. }]
+    ));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Err(ApiError::new(
+                Code::Internal,
+                "decoding the answer: invalid type",
+            )),
+        },
+    );
+    assert_eq!(s.next_poll, Some(at + POLL_IDLE + POLL_IDLE));
+    // The object is fixed: the next poll answers, and everything is as before.
+    let mended = at + POLL_IDLE + POLL_IDLE;
+    assert_eq!(tick_at(&mut s, mended).len(), 1);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Operations {
+            seq,
+            result: Ok(fixtures::list()),
+        },
+    );
+    assert!(!s.stale());
+    assert_eq!(s.ops.all.error, None);
+    assert_eq!(s.last_ok, Some(mended));
+    assert_eq!(s.next_poll, Some(mended + POLL_ACTIVE));
+}
+
+#[test]
+fn an_unreadable_operation_offers_no_write_and_does_not_speed_up_polling() {
+    let mut bad = fixtures::completed();
+    bad.unreadable = Some("status: invalid type: integer `42`, expected a string".into());
+    bad.phase = Phase::Unknown;
+    let mut s = listed(vec![bad.clone()]);
+    assert_eq!(s.next_poll, Some(now() + POLL_IDLE), "nothing known to run");
+    for k in ['p', 'r', 'd'] {
+        assert!(key(&mut s, Key::ch(k)).is_empty());
+        assert_eq!(s.dialog, None, "{k}: no question");
+        assert_eq!(s.notice, Some(Notice::Unavailable(Why::Unreadable)), "{k}");
+    }
+    // Its page opens, says why, and follows it at 10 s.
+    let s = opened(bad);
+    assert_eq!(s.next_poll, Some(now() + POLL_IDLE));
 }
 
 #[test]

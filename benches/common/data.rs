@@ -72,6 +72,7 @@ pub fn operations(n: usize) -> Vec<Operation> {
                 paused_at: None,
                 current: None,
                 target: None,
+                unreadable: None,
             }
         })
         .collect()
@@ -168,9 +169,11 @@ pub fn rollout_cluster() -> ichor_tui::model::Cluster {
                 order: Some(i as i64 + 1),
                 approved: true,
                 hold: None,
+                unreadable: None,
             })
             .collect(),
         tracking: None,
         active_operation: None,
+        unreadable: None,
     }
 }

@@ -93,3 +93,7 @@ why-not-permitted = Kubernetes RBAC does not let you do this here.
 why-write-pending = A write is waiting for its answer: wait for it, or press Esc to stop waiting.
 footer-stop-waiting = Esc stop waiting
 key-replan = review again
+status-data-from = data from { $time }
+why-unreadable = This object cannot be read, so nothing can be done to it from here: fix it first (kubectl edit).
+kind-unreadable = unreadable
+state-unreadable = Unreadable

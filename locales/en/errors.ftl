@@ -12,7 +12,7 @@ error-invalid-version = “{ $value }” is not a version such as v1.9.3.
 error-invalid-kube-proxy-mode = The kube-proxy mode must be “enabled” or “replaced”, not “{ $value }”.
 error-target-not-taken = This kind of operation takes no target (got “{ $value }”).
 error-target-required = This kind of operation needs a target.
-error-invalid-max-unavailable = Max unavailable must be at least 1 (got { $value }).
+error-invalid-max-unavailable = Max unavailable must be 1 to { $max } (got { $value }).
 error-cluster-required = Namespace { $namespace } has several clusters; choose one of: { $choices }.
 error-cluster-not-found = Cluster { $cluster } was not found in namespace { $namespace }.
 error-no-clusters = There is no TalosCluster in namespace { $namespace }.
@@ -85,3 +85,16 @@ error-write-abandoned = You stopped waiting for the { $action ->
         [resume] resume
        *[delete] delete
     }: it may still have happened. This Review shows the cluster as it is now.
+error-max-unavailable-over-workers = Max unavailable { $value } is more than the { $workers } workers of cluster { $cluster }.
+error-invalid-namespace = “{ $value }” is not a namespace: 1 to 63 lowercase letters, digits and “-”, starting and ending with a letter or digit.
+error-invalid-name = “{ $value }” is not { $what ->
+        [cluster] a cluster name
+       *[operation] an operation name
+    }: 1 to 253 lowercase letters, digits, “-” and “.”, starting and ending with a letter or digit.
+error-invalid-kind = The request names no kind of operation this server knows (kind { $value }).
+error-invalid-request-id = “{ $value }” is not a request id: 1 to 64 letters, digits, “-”, “_” or “.”.
+error-invalid-fingerprint = “{ $value }” is not the fingerprint of a plan: review the operation again.
+error-invalid-confirmation = The confirmation carries an invalid { $field } (“{ $value }”): look at the operation again.
+error-operation-unreadable = Operation { $operation } cannot be read ({ $detail }): nothing was written. Fix the object (or delete it with kubectl) first.
+error-cluster-unreadable = Cluster { $cluster } cannot be read ({ $detail }): fix the TalosCluster object first.
+error-machine-unreadable = Machine { $machine } of cluster { $cluster } cannot be read ({ $detail }): fix it before starting, so the plan shows every machine.

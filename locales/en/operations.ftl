@@ -59,3 +59,5 @@ confirm-delete-body = The operation is removed. Nothing is rolled back.
 confirm-delete-running = The operation is still running: deleting it stops it after the current machine. Nothing is rolled back, and machines already done stay as they are.
 confirm-delete-prompt = y delete · N keep (default)
 resume-not-offered = Resume is not offered for { $name }: a failed machine paused it. Nothing retries and nothing is rolled back: delete it and start again.
+operation-unreadable = This object cannot be read as a TalosOperation: { $why }
+operation-unreadable-advice = Its progress is unknown and nothing can be done to it from here until it is fixed (kubectl edit), or deleted with kubectl. The rest of the list stays live, and this page follows it: it mends by itself once the object is fixed.

@@ -76,3 +76,5 @@ review-steps = In this order:
 review-steps-range = ({ $from }–{ $to } of { $n }; ↑↓ scroll)
 started = Started { $name }.
 started-spec-written = Wrote { $field }: { $from } → { $to }.
+cluster-unreadable = ⚠ This object cannot be read as a TalosCluster: { $why }. Nothing can be started on it until it is fixed (kubectl edit).
+machine-unreadable = ⚠ unreadable: { $why }

@@ -93,3 +93,7 @@ why-not-permitted = Kubernetes RBAC の権限がないため、ここでは実�
 why-write-pending = 書き込みの応答を待っています。待つか、Esc で待つのをやめてください。
 footer-stop-waiting = Esc 待つのをやめる
 key-replan = 再レビュー
+status-data-from = { $time } 時点のデータ
+why-unreadable = このオブジェクトは読み取れないため、ここからは操作できません。先に修正してください（kubectl edit）。
+kind-unreadable = 読み取り不可
+state-unreadable = 読み取り不可

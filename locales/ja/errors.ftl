@@ -18,7 +18,7 @@ error-invalid-version = 「{ $value }」は v1.9.3 のようなバージョン�
 error-invalid-kube-proxy-mode = kube-proxy のモードは「enabled」か「replaced」です（「{ $value }」は使えません）。
 error-target-not-taken = この種類のオペレーションにはターゲットを指定できません（「{ $value }」が指定されました）。
 error-target-required = この種類のオペレーションにはターゲットが必要です。
-error-invalid-max-unavailable = 同時停止数は 1 以上にしてください（{ $value } が指定されました）。
+error-invalid-max-unavailable = 同時停止数は 1 から { $max } の範囲にしてください（{ $value } が指定されました）。
 error-cluster-required = ネームスペース { $namespace } には複数のクラスターがあります。次から選んでください：{ $choices }
 error-cluster-not-found = ネームスペース { $namespace } にクラスター { $cluster } が見つかりません。
 error-no-clusters = ネームスペース { $namespace } に TalosCluster がありません。
@@ -95,3 +95,16 @@ error-write-abandoned = { $action ->
         [resume] 再開
        *[delete] 削除
     }の応答を待つのをやめました。実行されている可能性があります。このレビューは現在のクラスターの状態を表示しています。
+error-max-unavailable-over-workers = 同時停止数 { $value } はクラスター { $cluster } のワーカー数（{ $workers } 台）を超えています。
+error-invalid-namespace = 「{ $value }」はネームスペースとして使えません。英小文字・数字・「-」の 1〜63 文字で、先頭と末尾は英小文字か数字にしてください。
+error-invalid-name = 「{ $value }」は{ $what ->
+        [cluster] クラスター名
+       *[operation] オペレーション名
+    }として使えません。英小文字・数字・「-」・「.」の 1〜253 文字で、先頭と末尾は英小文字か数字にしてください。
+error-invalid-kind = このサーバーが知らない種類のオペレーションが指定されました（kind { $value }）。
+error-invalid-request-id = 「{ $value }」はリクエスト ID として使えません。英数字・「-」・「_」・「.」の 1〜64 文字にしてください。
+error-invalid-fingerprint = 「{ $value }」はプランのフィンガープリントではありません。もう一度レビューしてください。
+error-invalid-confirmation = 確認内容の { $field } が不正です（「{ $value }」）。オペレーションを見直してください。
+error-operation-unreadable = オペレーション { $operation } を読み取れません（{ $detail }）。何も書き込んでいません。先にオブジェクトを修正してください（または kubectl で削除してください）。
+error-cluster-unreadable = クラスター { $cluster } を読み取れません（{ $detail }）。先に TalosCluster オブジェクトを修正してください。
+error-machine-unreadable = クラスター { $cluster } のマシン { $machine } を読み取れません（{ $detail }）。プランにすべてのマシンが表示されるよう、開始する前に修正してください。

@@ -59,3 +59,5 @@ confirm-delete-body = オペレーションを削除します。ロールバッ�
 confirm-delete-running = このオペレーションは実行中です。削除すると処理中のマシンの完了後に停止します。ロールバックは行われず、処理済みのマシンはそのままです。
 confirm-delete-prompt = y 削除 · N 残す（既定）
 resume-not-offered = { $name } は再開できません：マシンの失敗で一時停止しています。自動で再試行もロールバックもされません。削除してやり直してください。
+operation-unreadable = このオブジェクトは TalosOperation として読み取れません：{ $why }
+operation-unreadable-advice = 進捗は不明で、修正されるまで（kubectl edit）ここからは操作できません。kubectl で削除することもできます。一覧の他の行は引き続き更新され、このページもオブジェクトが修正されれば自動で元に戻ります。

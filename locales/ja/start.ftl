@@ -73,3 +73,5 @@ review-steps = 実行順：
 review-steps-range = （{ $n } 件中 { $from }–{ $to }、↑↓ でスクロール）
 started = { $name } を開始しました。
 started-spec-written = { $field } を { $from } → { $to } に書き換えました。
+cluster-unreadable = ⚠ このオブジェクトは TalosCluster として読み取れません：{ $why }。修正されるまで（kubectl edit）オペレーションは開始できません。
+machine-unreadable = ⚠ 読み取り不可：{ $why }

@@ -9,10 +9,7 @@ use crate::service::plan::Version;
 
 /// Whether a kind takes max unavailable (the rollouts).
 pub fn takes_max_unavailable(kind: OperationKind) -> bool {
-    matches!(
-        kind,
-        OperationKind::Talos | OperationKind::Kubernetes | OperationKind::Cni
-    )
+    kind.takes_max_unavailable()
 }
 
 /// The current value of what a kind changes, shown beside the target.

@@ -244,6 +244,8 @@ pub enum Why {
     NotPermitted,
     /// Another write is waiting for its answer.
     WritePending,
+    /// The object cannot be read: what a write would change is unknown.
+    Unreadable,
 }
 
 impl Why {
@@ -259,6 +261,7 @@ impl Why {
             Why::NoCluster => "why-no-cluster",
             Why::NotPermitted => "why-not-permitted",
             Why::WritePending => "why-write-pending",
+            Why::Unreadable => "why-unreadable",
         }
     }
 }
@@ -364,8 +367,22 @@ impl State {
         }
     }
 
-    /// Whether the data on screen may be out of date (the API is not answering).
+    /// Whether the data on screen may be out of date: the API is not answering, or the visible
+    /// screen's last load failed (its data, if any, is from an earlier load).
     pub fn stale(&self) -> bool {
-        self.conn != Conn::Ok
+        self.conn != Conn::Ok || self.load_failed()
+    }
+
+    /// Whether the visible screen's last load failed.
+    pub fn load_failed(&self) -> bool {
+        match self.screen {
+            Screen::Operations => self.ops.all.error.is_some(),
+            Screen::Operation => self.detail.as_ref().is_some_and(|d| d.op.error.is_some()),
+            Screen::Clusters => self.clusters.all.error.is_some(),
+            Screen::Cluster => self
+                .cluster
+                .as_ref()
+                .is_some_and(|p| p.cluster.error.is_some()),
+        }
     }
 }

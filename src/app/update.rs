@@ -351,26 +351,32 @@ fn fetch_current(state: &mut State) -> Vec<Effect> {
     }
 }
 
-/// The poll interval of what is shown; `None`: no more polls (R still refreshes).
+/// The poll interval of what is shown; `None`: no more polls (R still refreshes). A load that
+/// failed for a reason other than a transient fault (which the client retries itself) is tried
+/// again at the idle cadence, with the error on screen, so the screen mends by itself when the
+/// cause is fixed.
 pub fn poll_interval(state: &State) -> Option<SignedDuration> {
+    let failed = |e: Option<&crate::model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
     match state.screen {
         Screen::Operations => {
             let l = &state.ops.all;
-            if l.error.as_ref().is_some_and(|e| !e.code.is_transient()) {
-                return None;
+            if failed(l.error.as_ref()) {
+                return Some(POLL_IDLE);
             }
-            let busy = l
-                .data
-                .as_ref()
-                .is_some_and(|ops| ops.iter().any(|o| !o.phase.is_finished()));
+            // An operation that cannot be read is not known to be doing anything.
+            let busy = l.data.as_ref().is_some_and(|ops| {
+                ops.iter()
+                    .any(|o| o.unreadable.is_none() && !o.phase.is_finished())
+            });
             Some(if busy { POLL_ACTIVE } else { POLL_IDLE })
         }
         Screen::Operation => {
             let d = state.detail.as_ref()?;
-            if d.op.error.as_ref().is_some_and(|e| !e.code.is_transient()) {
-                return None;
+            if failed(d.op.error.as_ref()) {
+                return Some(POLL_IDLE);
             }
             match d.op.data.as_ref() {
+                Some(o) if o.unreadable.is_some() => Some(POLL_IDLE),
                 Some(o) if o.phase.is_finished() => None,
                 // Until the controller acts on a pause or resume, follow it closely.
                 Some(o) if o.settling() => Some(POLL_ACTIVE),
@@ -378,17 +384,7 @@ pub fn poll_interval(state: &State) -> Option<SignedDuration> {
                 _ => Some(POLL_ACTIVE),
             }
         }
-        Screen::Clusters => {
-            let e = state.clusters.all.error.as_ref();
-            e.is_none_or(|e| e.code.is_transient()).then_some(POLL_IDLE)
-        }
-        Screen::Cluster => {
-            let e = state
-                .cluster
-                .as_ref()
-                .and_then(|p| p.cluster.error.as_ref());
-            e.is_none_or(|e| e.code.is_transient()).then_some(POLL_IDLE)
-        }
+        Screen::Clusters | Screen::Cluster => Some(POLL_IDLE),
     }
 }
 
@@ -425,6 +421,7 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
     if cmd == Command::New {
         return match state.target_cluster() {
             None => Avail::No(Why::NoCluster),
+            Some(c) if c.unreadable.is_some() => Avail::No(Why::Unreadable),
             Some(c) if !permitted(state, cmd, &c.namespace) => Avail::No(Why::NotPermitted),
             Some(_) => Avail::Yes,
         };
@@ -439,6 +436,9 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
             Avail::Yes
         };
     };
+    if write && op.unreadable.is_some() {
+        return Avail::No(Why::Unreadable);
+    }
     if write && !permitted(state, cmd, &op.namespace) {
         return Avail::No(Why::NotPermitted);
     }

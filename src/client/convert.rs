@@ -199,6 +199,7 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
         uid: o.uid.clone(),
         generation: o.generation,
         request_id: o.request_id.clone().unwrap_or_default(),
+        unreadable: o.unreadable.clone(),
     }
 }
 
@@ -258,6 +259,7 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
         paused_at: time_from_proto(&o.paused_at),
         current: non_empty(o.current),
         target: non_empty(o.target),
+        unreadable: o.unreadable,
     }
 }
 
@@ -336,7 +338,8 @@ pub fn permissions_from_proto(p: &proto::GetPermissionsResponse) -> Permissions 
     }
 }
 
-/// A request from the wire: an empty cluster or target is none; the kind must be known.
+/// A request from the wire: an empty cluster or target is none; the kind must be known. The
+/// rest is checked by the service, on every path alike.
 pub fn request_from_proto(
     namespace: String,
     cluster: String,
@@ -348,19 +351,11 @@ pub fn request_from_proto(
         let value = kind.to_string();
         ApiError::refused(
             Code::InvalidArgument,
-            Reason::Invalid,
-            &[("what", "kind"), ("detail", &value)],
+            Reason::InvalidKind,
+            &[("value", &value)],
             format!("the request names no operation kind this server knows (kind = {value})"),
         )
     })?;
-    if namespace.is_empty() {
-        return Err(ApiError::refused(
-            Code::InvalidArgument,
-            Reason::Invalid,
-            &[("what", "namespace"), ("detail", "empty")],
-            "the request names no namespace",
-        ));
-    }
     Ok(OperationRequest {
         namespace,
         cluster: non_empty(cluster),
@@ -520,6 +515,7 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
                 order: m.order,
                 approved: m.approved,
                 hold: m.hold.clone(),
+                unreadable: m.unreadable.clone(),
             })
             .collect(),
         tracking: c.tracking.as_ref().map(|t| proto::Tracking {
@@ -531,6 +527,7 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
             kind: o.kind.clone(),
             phase: o.phase.as_str().to_string(),
         }),
+        unreadable: c.unreadable.clone(),
     }
 }
 
@@ -552,6 +549,7 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
                 order: m.order,
                 approved: m.approved,
                 hold: m.hold,
+                unreadable: m.unreadable,
             })
             .collect(),
         tracking: c.tracking.map(|t| Tracking {
@@ -563,6 +561,7 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
             name: o.name,
             kind: o.kind,
         }),
+        unreadable: c.unreadable,
     }
 }
 
@@ -586,25 +585,28 @@ pub fn code_to_grpc(c: Code) -> tonic::Code {
         Code::Aborted => tonic::Code::Aborted,
         Code::Unavailable => tonic::Code::Unavailable,
         Code::DeadlineExceeded => tonic::Code::DeadlineExceeded,
+        Code::ResourceExhausted => tonic::Code::ResourceExhausted,
         Code::Internal => tonic::Code::Internal,
         Code::Unimplemented => tonic::Code::Unimplemented,
     }
 }
 
 /// The domain code of a gRPC code. Codes the domain lacks map to the nearest meaning: a call
-/// cancelled or a server out of resources may answer later (Unavailable, so it is retried).
+/// cancelled may answer later (Unavailable, so it is retried). A request too large for the
+/// server (OUT_OF_RANGE from tonic's message limit) is an invalid argument, and one that ran
+/// into a limit (RESOURCE_EXHAUSTED, such as a metadata size) is not retried either: the same
+/// request would meet the same limit.
 pub fn code_from_grpc(c: tonic::Code) -> Code {
     match c {
         tonic::Code::InvalidArgument | tonic::Code::OutOfRange => Code::InvalidArgument,
+        tonic::Code::ResourceExhausted => Code::ResourceExhausted,
         tonic::Code::NotFound => Code::NotFound,
         tonic::Code::AlreadyExists => Code::AlreadyExists,
         tonic::Code::PermissionDenied => Code::PermissionDenied,
         tonic::Code::Unauthenticated => Code::Unauthenticated,
         tonic::Code::FailedPrecondition => Code::FailedPrecondition,
         tonic::Code::Aborted => Code::Aborted,
-        tonic::Code::Unavailable | tonic::Code::Cancelled | tonic::Code::ResourceExhausted => {
-            Code::Unavailable
-        }
+        tonic::Code::Unavailable | tonic::Code::Cancelled => Code::Unavailable,
         tonic::Code::DeadlineExceeded => Code::DeadlineExceeded,
         tonic::Code::Unimplemented => Code::Unimplemented,
         tonic::Code::Ok | tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::DataLoss => {
@@ -688,6 +690,7 @@ mod tests {
             paused_at: ts("2026-10-26T10:05:00Z"),
             current: None,
             target: None,
+            unreadable: None,
         }
     }
 
@@ -704,7 +707,15 @@ mod tests {
         };
         let wire = operation_to_proto(&unknown);
         assert_eq!(wire.kind, proto::OperationKind::Unspecified as i32);
-        assert_eq!(operation_from_proto(wire), unknown);
+        assert_eq!(operation_from_proto(wire), unknown.clone());
+        let unreadable = Operation {
+            unreadable: Some("status: invalid type: integer `42`, expected a string".into()),
+            ..unknown
+        };
+        assert_eq!(
+            operation_from_proto(operation_to_proto(&unreadable)),
+            unreadable
+        );
     }
 
     #[test]
@@ -802,15 +813,24 @@ mod tests {
             paused: false,
         };
         assert_eq!(confirmed_from_proto(confirmed_to_proto(&c)), c);
-        let e = request_from_proto("default".into(), String::new(), 0, String::new(), None)
-            .unwrap_err();
-        assert_eq!(
-            (e.code, e.reason),
-            (Code::InvalidArgument, Some(Reason::Invalid))
-        );
-        let e =
-            request_from_proto(String::new(), String::new(), 1, String::new(), None).unwrap_err();
-        assert_eq!(e.param("what"), Some("namespace"));
+        for kind in [0, 99, -1, i32::MAX] {
+            let e = request_from_proto("default".into(), String::new(), kind, String::new(), None)
+                .unwrap_err();
+            assert_eq!(
+                (e.code, e.reason),
+                (Code::InvalidArgument, Some(Reason::InvalidKind))
+            );
+        }
+        for (code, want) in [
+            (tonic::Code::ResourceExhausted, Code::ResourceExhausted),
+            (tonic::Code::OutOfRange, Code::InvalidArgument),
+        ] {
+            assert_eq!(code_from_grpc(code), want);
+            assert!(
+                !code_from_grpc(code).is_transient(),
+                "{code:?} is not retried"
+            );
+        }
     }
 
     #[test]
@@ -828,6 +848,7 @@ mod tests {
                 order: Some(0),
                 approved: false,
                 hold: Some("why".into()),
+                unreadable: Some("spec: missing field `role`".into()),
             }],
             tracking: Some(Tracking {
                 tool: "Flux".into(),
@@ -838,6 +859,7 @@ mod tests {
                 kind: "talos".into(),
                 phase: Phase::Unknown,
             }),
+            unreadable: Some("spec: invalid type".into()),
         };
         assert_eq!(cluster_from_proto(cluster_to_proto(&c)), c);
     }
@@ -854,6 +876,7 @@ mod tests {
             Code::Aborted,
             Code::Unavailable,
             Code::DeadlineExceeded,
+            Code::ResourceExhausted,
             Code::Internal,
             Code::Unimplemented,
         ] {

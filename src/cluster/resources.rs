@@ -310,6 +310,14 @@ impl OperationKind {
         !matches!(self, OperationKind::Shutdown | OperationKind::CaRotation)
     }
 
+    /// Whether the kind takes max unavailable: the rollouts, which handle workers in groups of it.
+    pub fn takes_max_unavailable(self) -> bool {
+        matches!(
+            self,
+            OperationKind::Talos | OperationKind::Kubernetes | OperationKind::Cni
+        )
+    }
+
     /// Whether the kind walks machines at all (ichor touches none).
     pub fn touches_machines(self) -> bool {
         self != OperationKind::Ichor

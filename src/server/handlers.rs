@@ -24,8 +24,8 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
         (false, false) => Ok(Some(namespace)),
         (false, true) => Err(ApiError::refused(
             Code::InvalidArgument,
-            Reason::Invalid,
-            &[("what", "namespace"), ("detail", "empty")],
+            Reason::InvalidNamespace,
+            &[("value", "")],
             "the request names no namespace (set all_namespaces to list every namespace)",
         )),
     }

@@ -129,7 +129,28 @@ fn impersonating(base: &kube::Client, id: &Identity) -> kube::Client {
     kube::Client::new(svc, base.default_namespace().to_string())
 }
 
-/// Maps a kube error to the one error type, keeping the apiserver's words.
+/// The most characters of the API server's words (or a library's) an error keeps: they may
+/// quote the request, or the object.
+pub const MAX_DETAIL: usize = 200;
+
+/// Text from outside for an error: one line, inert, at most [`MAX_DETAIL`] characters.
+fn bounded(s: &str) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::views::text::truncate(&crate::views::text::sanitize(&one_line), MAX_DETAIL)
+}
+
+fn with_detail(code: Code, reason: Reason, what: &str, detail: &str) -> ApiError {
+    let detail = bounded(detail);
+    let mut err = ApiError::new(code, format!("{what}: {detail}"));
+    err.reason = Some(reason);
+    err.params.insert("what".into(), what.to_string());
+    err.params.insert("detail".into(), detail);
+    err
+}
+
+/// Maps a kube error to the one error type, keeping the apiserver's words (bounded). Only a
+/// request that got no answer (the connection, I/O, a timeout) is Unavailable and so retried;
+/// one that could not even be built, or whose answer could not be read, is not.
 pub fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
     match e {
         kube::Error::Api(s) => {
@@ -140,25 +161,66 @@ pub fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
                 (409, "AlreadyExists") => (Code::AlreadyExists, None),
                 (409, _) => (Code::Aborted, Some(Reason::Conflict)),
                 (400 | 415 | 422, _) => (Code::InvalidArgument, Some(Reason::Invalid)),
+                (413, _) => (Code::ResourceExhausted, Some(Reason::Invalid)),
                 (429 | 500 | 502 | 503 | 504, _) => (Code::Unavailable, Some(Reason::Unavailable)),
                 _ => (Code::Internal, Some(Reason::Internal)),
             };
-            let mut err = ApiError::new(code, format!("{what}: {}", s.message));
+            let mut err = with_detail(code, Reason::Internal, what, &s.message);
             err.reason = reason;
-            err.params.insert("what".into(), what.to_string());
-            err.params.insert("detail".into(), s.message.clone());
             err
         }
-        kube::Error::SerdeError(e) => {
-            ApiError::new(Code::Internal, format!("{what}: decoding the answer: {e}"))
+        // No answer at all: refused, reset, closed, timed out. Worth retrying.
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+            with_detail(Code::Unavailable, Reason::Unavailable, what, &e.to_string())
         }
-        other => {
-            // No answer at all: refused, reset, closed, timed out. Worth retrying.
-            let mut err = ApiError::new(Code::Unavailable, format!("{what}: {other}"));
-            err.reason = Some(Reason::Unavailable);
-            err.params.insert("what".into(), what.to_string());
-            err.params.insert("detail".into(), other.to_string());
-            err
+        // The request could not be built from what was asked: asking again changes nothing.
+        kube::Error::BuildRequest(_) | kube::Error::HttpError(_) => {
+            with_detail(Code::InvalidArgument, Reason::Invalid, what, &e.to_string())
         }
+        kube::Error::Auth(_) => with_detail(
+            Code::Unauthenticated,
+            Reason::Unauthenticated,
+            what,
+            &e.to_string(),
+        ),
+        kube::Error::SerdeError(e) => with_detail(
+            Code::Internal,
+            Reason::Internal,
+            what,
+            &format!("decoding the answer: {e}"),
+        ),
+        // The answer could not be read, or the client is set up wrong: not transient.
+        other => with_detail(Code::Internal, Reason::Internal, what, &other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unanswered_requests_are_transient() {
+        let build = kube::core::Request::new("/apis/ichor.maesh.dev/v1alpha1/talosoperations")
+            .get("", &Default::default())
+            .unwrap_err();
+        let e = map_kube_error("reading the operation", kube::Error::BuildRequest(build));
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(!e.code.is_transient());
+        let serde = serde_json::from_str::<u8>("\"x\"").unwrap_err();
+        let e = map_kube_error("listing", kube::Error::SerdeError(serde));
+        assert_eq!(e.code, Code::Internal);
+        let io = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        let e = map_kube_error("listing", kube::Error::Service(Box::new(io)));
+        assert_eq!(e.code, Code::Unavailable);
+        let e = map_kube_error("listing", kube::Error::LinesCodecMaxLineLengthExceeded);
+        assert_eq!(e.code, Code::Internal);
+        let status = kube::core::Status::failure(&"x\n".repeat(10_000), "Invalid").with_code(422);
+        let e = map_kube_error("creating", kube::Error::Api(status.boxed()));
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(
+            e.param("detail")
+                .is_some_and(|d| d.chars().count() <= MAX_DETAIL)
+        );
+        assert!(!e.message.contains('\n'));
     }
 }

@@ -8,22 +8,60 @@ use crate::model::{
     CaRotation, Cluster, ClusterMachine, Condition, MachinePhase, MachineProgress, Operation,
     OperationKind, OperationRef, Phase,
 };
+use crate::service::tolerant::Unreadable;
+use kube::api::ObjectMeta;
 
 /// Annotation recording the value before the start (set by CreateOperation).
 pub const CURRENT: &str = "ichor.maesh.dev/current";
 /// Annotation recording the target of the start (set by CreateOperation).
 pub const TARGET: &str = "ichor.maesh.dev/target";
 
+/// A non-empty annotation.
+fn annotation(meta: &ObjectMeta, key: &str) -> Option<String> {
+    meta.annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .filter(|v| !v.is_empty())
+        .cloned()
+}
+
+/// A TalosOperation that could not be read, as a row that says so: its metadata, what can be
+/// read of its spec, and why.
+pub fn unreadable_operation(u: &Unreadable) -> Operation {
+    let meta = &u.meta;
+    let ann = |k: &str| annotation(meta, k);
+    let kind_raw = u.str_at("/spec/kind").unwrap_or_default().to_string();
+    Operation {
+        namespace: u.namespace(),
+        name: u.name(),
+        uid: meta.uid.clone().unwrap_or_default(),
+        generation: meta.generation.unwrap_or(0),
+        request_id: ann(names::REQUEST_ID),
+        cluster: u.str_at("/spec/cluster").unwrap_or_default().to_string(),
+        kind: OperationKind::parse(&kind_raw),
+        kind_raw,
+        max_unavailable: 0,
+        paused: false,
+        phase: Phase::Unknown,
+        failure_reason: None,
+        machines: Vec::new(),
+        ca_rotation: None,
+        conditions: Vec::new(),
+        created_at: meta.creation_timestamp.as_ref().map(|t| t.0),
+        started_at: None,
+        finished_at: None,
+        actor: ann(names::ACTOR),
+        paused_by: None,
+        paused_at: None,
+        current: None,
+        target: None,
+        unreadable: Some(u.why.clone()),
+    }
+}
+
 /// A TalosOperation as the dashboard sees it.
 pub fn operation(op: &TalosOperation) -> Operation {
-    let ann = |k: &str| {
-        op.metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(k))
-            .filter(|v| !v.is_empty())
-            .cloned()
-    };
+    let ann = |k: &str| annotation(&op.metadata, k);
     let st = op.status.clone().unwrap_or_default();
     Operation {
         namespace: op.metadata.namespace.clone().unwrap_or_default(),
@@ -72,13 +110,69 @@ pub fn operation(op: &TalosOperation) -> Operation {
         paused_at: ann(names::PAUSED_AT).as_deref().and_then(parse_time),
         current: ann(CURRENT),
         target: ann(TARGET),
+        unreadable: None,
     }
 }
 
-/// A cluster with its machines (in executor order) and its unfinished operation.
+/// The machines of `cluster` that could not be read (or whose cluster cannot be read), after
+/// the readable ones.
+fn unreadable_machines(cluster: &str, unreadable: &[Unreadable]) -> Vec<ClusterMachine> {
+    unreadable
+        .iter()
+        .filter(|u| u.may_belong_to(cluster))
+        .map(|u| ClusterMachine {
+            name: u.name(),
+            role: u.str_at("/spec/role").unwrap_or_default().to_string(),
+            order: None,
+            approved: false,
+            hold: None,
+            unreadable: Some(u.why.clone()),
+        })
+        .collect()
+}
+
+/// A TalosCluster that could not be read: its name, the machines that name it, and why.
+pub fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadable]) -> Cluster {
+    let name = u.name();
+    let mut mine: Vec<Machine> = machines
+        .iter()
+        .filter(|m| m.spec.cluster == name)
+        .cloned()
+        .collect();
+    resources::sort_by_order(&mut mine);
+    let mut listed: Vec<ClusterMachine> = mine.iter().map(cluster_machine).collect();
+    listed.extend(unreadable_machines(&name, bad));
+    Cluster {
+        namespace: u.namespace(),
+        name,
+        talos_version: String::new(),
+        kubernetes_version: String::new(),
+        kube_proxy: String::new(),
+        ichor_version: None,
+        machines: listed,
+        tracking: None,
+        active_operation: None,
+        unreadable: Some(u.why.clone()),
+    }
+}
+
+fn cluster_machine(m: &Machine) -> ClusterMachine {
+    ClusterMachine {
+        name: m.metadata.name.clone().unwrap_or_default(),
+        role: m.spec.role.clone(),
+        order: resources::upgrade_order(m),
+        approved: m.spec.approved,
+        hold: resources::hold_reason(m).map(str::to_string),
+        unreadable: None,
+    }
+}
+
+/// A cluster with its machines (in executor order, then those that could not be read) and its
+/// unfinished operation.
 pub fn cluster(
     c: &TalosCluster,
     machines: &[Machine],
+    unreadable: &[Unreadable],
     installation: Option<&IchorInstallation>,
     operations: &[TalosOperation],
 ) -> Cluster {
@@ -108,13 +202,11 @@ pub fn cluster(
         ichor_version: installation.map(|i| i.spec.version.clone()),
         machines: mine
             .iter()
-            .map(|m| ClusterMachine {
-                name: m.metadata.name.clone().unwrap_or_default(),
-                role: m.spec.role.clone(),
-                order: resources::upgrade_order(m),
-                approved: m.spec.approved,
-                hold: resources::hold_reason(m).map(str::to_string),
-            })
+            .map(cluster_machine)
+            .chain(unreadable_machines(
+                &c.metadata.name.clone().unwrap_or_default(),
+                unreadable,
+            ))
             .collect(),
         tracking: crate::service::plan::tracking(&c.metadata),
         active_operation: unfinished.first().map(|o| OperationRef {
@@ -122,5 +214,6 @@ pub fn cluster(
             kind: o.spec.kind.clone(),
             phase: Phase::parse(o.status.as_ref().map(|s| s.phase.as_str()).unwrap_or("")),
         }),
+        unreadable: None,
     }
 }

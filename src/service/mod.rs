@@ -6,15 +6,19 @@ pub mod convert;
 pub mod permissions;
 pub mod plan;
 mod start;
+pub mod tolerant;
+pub mod validate;
 mod writes;
 
 use self::access::{Caller, KubeAccess};
+use self::tolerant::Unreadable;
+use self::validate::NameOf;
 use crate::cluster::resources::{
     IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
 };
 use crate::model::{ApiError, Cluster, Code, Operation, OperationRequest, Plan, Reason};
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 use serde_json::json;
 
 /// How often a write is tried again after a conflict, each time with a fresh read.
@@ -50,11 +54,26 @@ fn cluster_not_found(namespace: &str, name: &str, err: ApiError) -> ApiError {
     )
 }
 
+/// A cluster that exists but cannot be read: nothing can be planned or started on it.
+fn cluster_unreadable(u: &Unreadable) -> ApiError {
+    let name = u.name();
+    ApiError::refused(
+        Code::FailedPrecondition,
+        Reason::ClusterUnreadable,
+        &[("cluster", &name), ("detail", &u.why)],
+        format!(
+            "cluster {name} cannot be read ({}): fix the TalosCluster object first",
+            u.why
+        ),
+    )
+}
+
 /// The cluster a request names, from the namespace's clusters; with no name, the only one.
 fn pick_cluster(
     namespace: &str,
     name: Option<&str>,
     mut all: Vec<TalosCluster>,
+    unreadable: &[Unreadable],
 ) -> Result<TalosCluster, ApiError> {
     if let Some(name) = name {
         let found = all
@@ -62,27 +81,33 @@ fn pick_cluster(
             .position(|c| c.metadata.name.as_deref() == Some(name));
         return match found {
             Some(i) => Ok(all.swap_remove(i)),
-            None => Err(cluster_not_found(
-                namespace,
-                name,
-                ApiError::new(Code::NotFound, "not found"),
-            )),
+            None => match unreadable.iter().find(|u| u.name() == name) {
+                Some(u) => Err(cluster_unreadable(u)),
+                None => Err(cluster_not_found(
+                    namespace,
+                    name,
+                    ApiError::new(Code::NotFound, "not found"),
+                )),
+            },
         };
     }
-    match all.len() {
-        1 => Ok(all.remove(0)),
-        0 => Err(ApiError::refused(
+    match (all.len(), unreadable) {
+        (1, []) => Ok(all.remove(0)),
+        (0, [u]) => Err(cluster_unreadable(u)),
+        (0, []) => Err(ApiError::refused(
             Code::NotFound,
             Reason::NoClusters,
             &[("namespace", namespace)],
             format!("there is no TalosCluster in namespace {namespace}"),
         )),
         _ => {
-            let choices = all
+            let mut names: Vec<String> = all
                 .iter()
                 .filter_map(|c| c.metadata.name.clone())
-                .collect::<Vec<_>>()
-                .join(", ");
+                .chain(unreadable.iter().map(Unreadable::name))
+                .collect();
+            names.sort();
+            let choices = names.join(", ");
             Err(ApiError::refused(
                 Code::InvalidArgument,
                 Reason::ClusterRequired,
@@ -98,7 +123,11 @@ struct World {
     cluster: TalosCluster,
     clusters: Vec<String>,
     machines: Vec<Machine>,
+    /// Machines of the namespace that could not be read.
+    unreadable_machines: Vec<Unreadable>,
     operations: Vec<TalosOperation>,
+    /// Operations of the namespace that could not be read.
+    unreadable_operations: Vec<Unreadable>,
     installation: Option<IchorInstallation>,
     lease: Option<Lease>,
     tracking: Option<crate::model::Tracking>,
@@ -118,8 +147,10 @@ impl World {
             namespace,
             cluster: &self.cluster,
             machines: &self.machines,
+            unreadable_machines: &self.unreadable_machines,
             installation: self.installation.as_ref(),
             operations: &self.operations,
+            unreadable_operations: &self.unreadable_operations,
             tracking: self.tracking.clone(),
         }
     }
@@ -141,56 +172,80 @@ impl OperationService {
         }
     }
 
-    /// ListOperations: one namespace, or every namespace with `None`.
+    /// ListOperations: one namespace, or every namespace with `None`. An object that cannot
+    /// be read is a row that says so; the rest of the list is as the cluster holds it.
     pub async fn list_operations(
         &self,
         caller: &Caller,
         namespace: Option<&str>,
     ) -> Result<Vec<Operation>, ApiError> {
-        let api: Api<TalosOperation> = self.api(caller, namespace);
-        let list = self
-            .access
-            .call("listing operations", api.list(&ListParams::default()))
+        validate::list_scope(namespace)?;
+        let (ops, unreadable) = self
+            .list_tolerant::<TalosOperation>(caller, namespace, "listing operations")
             .await?;
-        Ok(list.items.iter().map(convert::operation).collect())
+        if !unreadable.is_empty() {
+            tracing::info!(
+                count = unreadable.len(),
+                first = %unreadable[0].name(),
+                why = %unreadable[0].why,
+                "operations that cannot be read are listed as such"
+            );
+        }
+        Ok(ops
+            .iter()
+            .map(convert::operation)
+            .chain(unreadable.iter().map(convert::unreadable_operation))
+            .collect())
     }
 
-    /// GetOperation.
+    /// GetOperation. An object that cannot be read comes back saying so.
     pub async fn get_operation(
         &self,
         caller: &Caller,
         namespace: &str,
         name: &str,
     ) -> Result<Operation, ApiError> {
-        let api: Api<TalosOperation> = self.api(caller, Some(namespace));
-        let op = self
-            .access
-            .call("reading the operation", api.get(name))
-            .await
-            .map_err(|e| op_not_found(namespace, name, e))?;
-        Ok(convert::operation(&op))
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Operation, name)?;
+        match self
+            .get_tolerant::<TalosOperation>(caller, namespace, name, "reading the operation")
+            .await?
+        {
+            Some(Ok(op)) => Ok(convert::operation(&op)),
+            Some(Err(u)) => Ok(convert::unreadable_operation(&u)),
+            None => Err(op_not_found(
+                namespace,
+                name,
+                ApiError::new(Code::NotFound, "not found"),
+            )),
+        }
     }
 
+    /// The cluster named `name`, or the only one in the namespace.
     async fn resolve_cluster(
         &self,
         caller: &Caller,
         namespace: &str,
         name: Option<&str>,
     ) -> Result<TalosCluster, ApiError> {
-        let api: Api<TalosCluster> = self.api(caller, Some(namespace));
         if let Some(name) = name {
-            return self
-                .access
-                .call("reading the cluster", api.get(name))
-                .await
-                .map_err(|e| cluster_not_found(namespace, name, e));
+            return match self
+                .get_tolerant::<TalosCluster>(caller, namespace, name, "reading the cluster")
+                .await?
+            {
+                Some(Ok(c)) => Ok(c),
+                Some(Err(u)) => Err(cluster_unreadable(&u)),
+                None => Err(cluster_not_found(
+                    namespace,
+                    name,
+                    ApiError::new(Code::NotFound, "not found"),
+                )),
+            };
         }
-        let all = self
-            .access
-            .call("listing clusters", api.list(&ListParams::default()))
-            .await?
-            .items;
-        pick_cluster(namespace, None, all)
+        let (all, unreadable) = self
+            .list_tolerant::<TalosCluster>(caller, Some(namespace), "listing clusters")
+            .await?;
+        pick_cluster(namespace, None, all, &unreadable)
     }
 
     async fn read_world(
@@ -202,39 +257,50 @@ impl OperationService {
         claim_needed: bool,
     ) -> Result<World, ApiError> {
         let (cluster, clusters) = if kind == OperationKind::Ichor || cluster.is_none() {
-            let api: Api<TalosCluster> = self.api(caller, Some(ns));
-            let all = self
-                .access
-                .call("listing clusters", api.list(&ListParams::default()))
-                .await?
-                .items;
-            let names = all.iter().filter_map(|c| c.metadata.name.clone()).collect();
-            (pick_cluster(ns, cluster, all)?, names)
+            let (all, unreadable) = self
+                .list_tolerant::<TalosCluster>(caller, Some(ns), "listing clusters")
+                .await?;
+            let names = all
+                .iter()
+                .filter_map(|c| c.metadata.name.clone())
+                .chain(unreadable.iter().map(Unreadable::name))
+                .collect();
+            (pick_cluster(ns, cluster, all, &unreadable)?, names)
         } else {
             let c = self.resolve_cluster(caller, ns, cluster).await?;
             (c, Vec::new())
         };
         let cluster_name = cluster.metadata.name.clone().unwrap_or_default();
-        let machines: Api<Machine> = self.api(caller, Some(ns));
-        let machines = self
-            .access
-            .call("listing machines", machines.list(&ListParams::default()))
-            .await?
-            .items;
-        let ops: Api<TalosOperation> = self.api(caller, Some(ns));
-        let operations = self
-            .access
-            .call("listing operations", ops.list(&ListParams::default()))
-            .await?
-            .items;
+        let (machines, unreadable_machines) = self
+            .list_tolerant::<Machine>(caller, Some(ns), "listing machines")
+            .await?;
+        let (operations, unreadable_operations) = self
+            .list_tolerant::<TalosOperation>(caller, Some(ns), "listing operations")
+            .await?;
         let installation = if kind == OperationKind::Ichor {
-            let api: Api<IchorInstallation> = self.api(caller, Some(ns));
-            self.access
-                .call(
+            match self
+                .get_tolerant::<IchorInstallation>(
+                    caller,
+                    ns,
+                    names::ICHOR_INSTALLATION_NAME,
                     "reading the ichor installation",
-                    api.get_opt(names::ICHOR_INSTALLATION_NAME),
                 )
                 .await?
+            {
+                Some(Ok(i)) => Some(i),
+                None => None,
+                Some(Err(u)) => {
+                    return Err(ApiError::refused(
+                        Code::FailedPrecondition,
+                        Reason::Internal,
+                        &[
+                            ("what", "reading the ichor installation"),
+                            ("detail", &u.why),
+                        ],
+                        format!("the ichor installation cannot be read ({})", u.why),
+                    ));
+                }
+            }
         } else {
             None
         };
@@ -258,7 +324,9 @@ impl OperationService {
             cluster,
             clusters,
             machines,
+            unreadable_machines,
             operations,
+            unreadable_operations,
             installation,
             lease,
             tracking,
@@ -342,91 +410,117 @@ impl OperationService {
             .ok_or_else(|| ApiError::new(Code::Internal, "a SelfSubjectReview without a user name"))
     }
 
-    /// ListClusters: one namespace, or every namespace with `None`.
+    /// ListClusters: one namespace, or every namespace with `None`. A cluster or machine that
+    /// cannot be read is listed as such; the rest is as the cluster holds it.
     pub async fn list_clusters(
         &self,
         caller: &Caller,
         namespace: Option<&str>,
     ) -> Result<Vec<Cluster>, ApiError> {
-        let clusters: Api<TalosCluster> = self.api(caller, namespace);
-        let clusters = self
-            .access
-            .call("listing clusters", clusters.list(&ListParams::default()))
-            .await?
-            .items;
-        let machines: Api<Machine> = self.api(caller, namespace);
-        let machines = self
-            .access
-            .call("listing machines", machines.list(&ListParams::default()))
-            .await?
-            .items;
-        let installs: Api<IchorInstallation> = self.api(caller, namespace);
-        let installs = self
-            .access
-            .call(
-                "listing ichor installations",
-                installs.list(&ListParams::default()),
-            )
-            .await?
-            .items;
-        let ops: Api<TalosOperation> = self.api(caller, namespace);
-        let ops = self
-            .access
-            .call("listing operations", ops.list(&ListParams::default()))
-            .await?
-            .items;
-        Ok(clusters
-            .iter()
-            .map(|c| {
-                let ns = c.metadata.namespace.clone();
-                let same_ns = |m: &Option<String>| *m == ns;
-                let machines: Vec<Machine> = machines
-                    .iter()
-                    .filter(|m| same_ns(&m.metadata.namespace))
-                    .cloned()
-                    .collect();
-                let ops: Vec<TalosOperation> = ops
-                    .iter()
-                    .filter(|o| same_ns(&o.metadata.namespace))
-                    .cloned()
-                    .collect();
-                let install = installs.iter().find(|i| {
-                    same_ns(&i.metadata.namespace)
-                        && i.metadata.name.as_deref() == Some(names::ICHOR_INSTALLATION_NAME)
-                });
-                convert::cluster(c, &machines, install, &ops)
-            })
-            .collect())
+        validate::list_scope(namespace)?;
+        let (clusters, bad_clusters) = self
+            .list_tolerant::<TalosCluster>(caller, namespace, "listing clusters")
+            .await?;
+        let (machines, bad_machines) = self
+            .list_tolerant::<Machine>(caller, namespace, "listing machines")
+            .await?;
+        let (installs, _) = self
+            .list_tolerant::<IchorInstallation>(caller, namespace, "listing ichor installations")
+            .await?;
+        let (ops, _) = self
+            .list_tolerant::<TalosOperation>(caller, namespace, "listing operations")
+            .await?;
+        let in_ns = |ns: &Option<String>| {
+            let ns = ns.clone();
+            move |m: &Option<String>| *m == ns
+        };
+        let readable = clusters.iter().map(|c| {
+            let same_ns = in_ns(&c.metadata.namespace);
+            let machines: Vec<Machine> = machines
+                .iter()
+                .filter(|m| same_ns(&m.metadata.namespace))
+                .cloned()
+                .collect();
+            let bad: Vec<Unreadable> = bad_machines
+                .iter()
+                .filter(|m| same_ns(&m.meta.namespace))
+                .cloned()
+                .collect();
+            let ops: Vec<TalosOperation> = ops
+                .iter()
+                .filter(|o| same_ns(&o.metadata.namespace))
+                .cloned()
+                .collect();
+            let install = installs.iter().find(|i| {
+                same_ns(&i.metadata.namespace)
+                    && i.metadata.name.as_deref() == Some(names::ICHOR_INSTALLATION_NAME)
+            });
+            convert::cluster(c, &machines, &bad, install, &ops)
+        });
+        let unreadable = bad_clusters.iter().map(|u| {
+            let same_ns = in_ns(&u.meta.namespace);
+            let machines: Vec<Machine> = machines
+                .iter()
+                .filter(|m| same_ns(&m.metadata.namespace))
+                .cloned()
+                .collect();
+            let bad: Vec<Unreadable> = bad_machines
+                .iter()
+                .filter(|m| same_ns(&m.meta.namespace))
+                .cloned()
+                .collect();
+            convert::unreadable_cluster(u, &machines, &bad)
+        });
+        Ok(readable.chain(unreadable).collect())
     }
 
-    /// GetCluster.
+    /// GetCluster. A cluster that cannot be read comes back saying so.
     pub async fn get_cluster(
         &self,
         caller: &Caller,
         namespace: &str,
         name: &str,
     ) -> Result<Cluster, ApiError> {
-        let c = self.resolve_cluster(caller, namespace, Some(name)).await?;
-        let machines: Api<Machine> = self.api(caller, Some(namespace));
-        let machines = self
-            .access
-            .call("listing machines", machines.list(&ListParams::default()))
-            .await?
-            .items;
-        let install: Api<IchorInstallation> = self.api(caller, Some(namespace));
-        let install = self
-            .access
-            .call(
-                "reading the ichor installation",
-                install.get_opt(names::ICHOR_INSTALLATION_NAME),
-            )
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Cluster, name)?;
+        let c = self
+            .get_tolerant::<TalosCluster>(caller, namespace, name, "reading the cluster")
             .await?;
-        let ops: Api<TalosOperation> = self.api(caller, Some(namespace));
-        let ops = self
-            .access
-            .call("listing operations", ops.list(&ListParams::default()))
+        let (machines, bad_machines) = self
+            .list_tolerant::<Machine>(caller, Some(namespace), "listing machines")
+            .await?;
+        let c = match c {
+            Some(Ok(c)) => c,
+            Some(Err(u)) => return Ok(convert::unreadable_cluster(&u, &machines, &bad_machines)),
+            None => {
+                return Err(cluster_not_found(
+                    namespace,
+                    name,
+                    ApiError::new(Code::NotFound, "not found"),
+                ));
+            }
+        };
+        let install = match self
+            .get_tolerant::<IchorInstallation>(
+                caller,
+                namespace,
+                names::ICHOR_INSTALLATION_NAME,
+                "reading the ichor installation",
+            )
             .await?
-            .items;
-        Ok(convert::cluster(&c, &machines, install.as_ref(), &ops))
+        {
+            Some(Ok(i)) => Some(i),
+            _ => None,
+        };
+        let (ops, _) = self
+            .list_tolerant::<TalosOperation>(caller, Some(namespace), "listing operations")
+            .await?;
+        Ok(convert::cluster(
+            &c,
+            &machines,
+            &bad_machines,
+            install.as_ref(),
+            &ops,
+        ))
     }
 }

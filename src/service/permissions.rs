@@ -74,6 +74,7 @@ impl OperationService {
         caller: &Caller,
         namespace: &str,
     ) -> Result<Permissions, ApiError> {
+        super::validate::namespace(namespace)?;
         let ask = |question| self.may(caller, namespace, question);
         let (create, claim, renew, patch, delete, clusters, installations) = futures::try_join!(
             ask(CREATE_OPERATIONS),

@@ -1,6 +1,8 @@
 //! The plan: what an operation would do, and every reason it would be refused. Pure functions
 //! over what the service read; PlanOperation and CreateOperation both call them.
 
+use super::tolerant::Unreadable;
+use super::validate::shown;
 use crate::cluster::resources::{
     CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
     plan_steps,
@@ -154,24 +156,23 @@ pub struct Checked {
     /// Normalised: versions with the leading v.
     pub target: Option<String>,
     pub max_unavailable: i32,
+    /// Max unavailable was asked for (not the default 1): it is then checked against the
+    /// cluster's workers.
+    pub max_unavailable_given: bool,
 }
 
 fn invalid(reason: Reason, params: &[(&str, &str)], message: String) -> ApiError {
     ApiError::refused(Code::InvalidArgument, reason, params, message)
 }
 
-/// Checks the arguments before anything is read: InvalidArgument for a target given where none
-/// is taken, a missing or malformed target, and maxUnavailable below 1.
+/// Checks the arguments before anything is read (see [`super::validate`]): the names, the
+/// bounds, and InvalidArgument for a target given where none is taken, a missing or malformed
+/// target. Refusals quote at most a short, inert prefix of what was given.
 pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
+    super::validate::request(req)?;
     let kind = req.kind;
     let max_unavailable = req.max_unavailable.unwrap_or(1);
-    if max_unavailable < 1 {
-        return Err(invalid(
-            Reason::InvalidMaxUnavailable,
-            &[("value", &max_unavailable.to_string())],
-            format!("max unavailable must be at least 1, not {max_unavailable}"),
-        ));
-    }
+    super::validate::max_unavailable(max_unavailable)?;
     let target = req
         .target
         .as_deref()
@@ -179,10 +180,14 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
         .filter(|t| !t.is_empty());
     let target = match (kind.takes_target(), target) {
         (false, Some(t)) => {
+            let value = shown(t);
             return Err(invalid(
                 Reason::TargetNotTaken,
-                &[("kind", kind.as_str()), ("value", t)],
-                format!("a {} operation takes no target (got {t:?})", kind.as_str()),
+                &[("kind", kind.as_str()), ("value", &value)],
+                format!(
+                    "a {} operation takes no target (got \"{value}\")",
+                    kind.as_str()
+                ),
             ));
         }
         (false, None) => None,
@@ -203,10 +208,11 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
         }
         (true, Some(t)) if kind == OperationKind::Cni => {
             if t != "enabled" && t != "replaced" {
+                let value = shown(t);
                 return Err(invalid(
                     Reason::InvalidKubeProxyMode,
-                    &[("value", t)],
-                    format!("kube-proxy mode must be enabled or replaced, not {t:?}"),
+                    &[("value", &value)],
+                    format!("kube-proxy mode must be enabled or replaced, not \"{value}\""),
                 ));
             }
             Some(t.to_string())
@@ -214,10 +220,11 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
         (true, Some(t)) => match Version::parse(t) {
             Some(v) => Some(v.to_string()),
             None => {
+                let value = shown(t);
                 return Err(invalid(
                     Reason::InvalidVersion,
-                    &[("value", t)],
-                    format!("{t:?} is not a version such as v1.9.3"),
+                    &[("value", &value)],
+                    format!("\"{value}\" is not a version such as v1.9.3"),
                 ));
             }
         },
@@ -226,6 +233,7 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
         kind,
         target,
         max_unavailable,
+        max_unavailable_given: req.max_unavailable.is_some(),
     })
 }
 
@@ -253,9 +261,13 @@ pub struct PlanInputs<'a> {
     pub namespace: &'a str,
     pub cluster: &'a TalosCluster,
     pub machines: &'a [Machine],
+    /// The machines of the namespace that could not be read.
+    pub unreadable_machines: &'a [Unreadable],
     pub installation: Option<&'a IchorInstallation>,
     /// The operations in the cluster's namespace.
     pub operations: &'a [TalosOperation],
+    /// The operations of the namespace that could not be read.
+    pub unreadable_operations: &'a [Unreadable],
     /// The tracking of the object the spec write would change (read with the service's own
     /// client).
     pub tracking: Option<Tracking>,
@@ -320,6 +332,29 @@ fn same_value(kind: OperationKind, a: &str, b: &str) -> bool {
     }
 }
 
+/// Max unavailable, when asked for a rollout, is at most the cluster's workers (or 1 when it has
+/// none): a larger group would say something the executor cannot do.
+fn check_workers(req: &Checked, cluster: &str, machines: &[Machine]) -> Result<(), ApiError> {
+    if !req.max_unavailable_given || !req.kind.takes_max_unavailable() {
+        return Ok(());
+    }
+    let workers = machines.iter().filter(|m| m.spec.role == "worker").count();
+    let limit = i32::try_from(workers.max(1)).unwrap_or(i32::MAX);
+    if req.max_unavailable <= limit {
+        return Ok(());
+    }
+    let (value, workers) = (req.max_unavailable.to_string(), workers.to_string());
+    Err(invalid(
+        Reason::MaxUnavailableOverWorkers,
+        &[
+            ("value", &value),
+            ("workers", &workers),
+            ("cluster", cluster),
+        ],
+        format!("max unavailable {value} is more than the {workers} workers of cluster {cluster}"),
+    ))
+}
+
 /// Computes the plan, with the reason a start would be refused, if any.
 pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError> {
     let kind = req.kind;
@@ -352,6 +387,7 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         .filter(|m| m.spec.cluster == cluster_name)
         .cloned()
         .collect();
+    check_workers(req, &cluster_name, &mine)?;
     let steps = plan_steps(kind, &mine, req.max_unavailable);
     let role = |n: &str| {
         mine.iter()
@@ -482,6 +518,43 @@ fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<
             ],
             format!(
                 "operation {name} on cluster {cluster} has not completed (it is {phase}): wait for it to complete, or delete it, before starting another"
+            ),
+        ));
+    }
+    // An operation or machine of this cluster that cannot be read: what it is doing, or whether
+    // it would be touched, is unknown, so nothing starts until it is fixed.
+    if let Some(u) = inputs
+        .unreadable_operations
+        .iter()
+        .find(|u| u.may_belong_to(cluster))
+    {
+        let name = u.name();
+        return Some(Refusal::new(
+            Reason::OperationUnreadable,
+            &[
+                ("operation", &name),
+                ("cluster", cluster),
+                ("detail", &u.why),
+            ],
+            format!(
+                "operation {name} on cluster {cluster} cannot be read ({}): fix or delete it before starting another",
+                u.why
+            ),
+        ));
+    }
+    if kind.touches_machines()
+        && let Some(u) = inputs
+            .unreadable_machines
+            .iter()
+            .find(|u| u.may_belong_to(cluster))
+    {
+        let name = u.name();
+        return Some(Refusal::new(
+            Reason::MachineUnreadable,
+            &[("machine", &name), ("cluster", cluster), ("detail", &u.why)],
+            format!(
+                "machine {name} of cluster {cluster} cannot be read ({}): fix it before starting, so the plan shows every machine",
+                u.why
             ),
         ));
     }

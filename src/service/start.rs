@@ -26,9 +26,6 @@ pub const CLAIM_SECONDS: i32 = 60;
 /// it took it, so that it never writes after its claim could have lapsed.
 pub const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
 
-/// The longest request id a start may carry.
-pub const MAX_REQUEST_ID: usize = 64;
-
 /// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
 pub fn claim_name(cluster: &str) -> String {
     let name = format!("{}{cluster}", names::START_CLAIM_PREFIX);
@@ -66,27 +63,6 @@ pub fn claim_of(lease: &Lease) -> plan::Claim {
         actor: ann(names::ACTOR),
         expires: renewed + jiff::SignedDuration::from_secs(i64::from(seconds)),
     }
-}
-
-/// A request id as a client sent it: short, printable, no spaces.
-fn check_request_id(id: &str) -> Result<(), ApiError> {
-    let ok = !id.is_empty()
-        && id.len() <= MAX_REQUEST_ID
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        return Ok(());
-    }
-    let shown: String = id.chars().filter(|c| !c.is_control()).take(16).collect();
-    Err(ApiError::refused(
-        Code::InvalidArgument,
-        Reason::Invalid,
-        &[("what", "request_id"), ("detail", &shown)],
-        format!(
-            "the request id must be 1 to {MAX_REQUEST_ID} letters, digits, '-', '_' or '.' (starts {shown:?})"
-        ),
-    ))
 }
 
 fn request_id_of(op: &TalosOperation) -> Option<&str> {
@@ -156,13 +132,11 @@ impl OperationService {
         req: &OperationRequest,
     ) -> Result<Created, ApiError> {
         let checked = plan::check_request(req)?;
-        let request_id = match &req.request_id {
-            Some(id) => {
-                check_request_id(id)?;
-                id.clone()
-            }
-            None => crate::model::new_request_id(),
-        };
+        // check_request has checked the request id, if one was given.
+        let request_id = req
+            .request_id
+            .clone()
+            .unwrap_or_else(crate::model::new_request_id);
         // The claim this start holds, once taken: given back if the start ends without an
         // operation, so a rerun is not kept waiting.
         let mut held = None;

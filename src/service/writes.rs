@@ -5,6 +5,8 @@
 //! re-checks.
 
 use super::access::Caller;
+use super::tolerant::Unreadable;
+use super::validate::{self, NameOf};
 use super::{OperationService, convert, op_not_found};
 use crate::cluster::controller::format_time;
 use crate::cluster::resources::{TalosOperation, names};
@@ -58,15 +60,24 @@ pub fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(), ApiE
 impl OperationService {
     async fn read_for_write(
         &self,
-        api: &Api<TalosOperation>,
+        caller: &Caller,
         namespace: &str,
         name: &str,
     ) -> Result<(TalosOperation, Operation), ApiError> {
-        let current = self
-            .access
-            .call("reading the operation", api.get(name))
-            .await
-            .map_err(|e| op_not_found(namespace, name, e))?;
+        let current = match self
+            .get_tolerant::<TalosOperation>(caller, namespace, name, "reading the operation")
+            .await?
+        {
+            Some(Ok(op)) => op,
+            Some(Err(u)) => return Err(unreadable_refusal(&u)),
+            None => {
+                return Err(op_not_found(
+                    namespace,
+                    name,
+                    ApiError::new(Code::NotFound, "not found"),
+                ));
+            }
+        };
         let op = convert::operation(&current);
         Ok((current, op))
     }
@@ -81,10 +92,13 @@ impl OperationService {
         paused: bool,
         confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Operation, name)?;
+        validate::confirmed(confirmed)?;
         let api: Api<TalosOperation> = self.api(caller, Some(namespace));
         let mut last = None;
         for _ in 0..super::CONFLICT_RETRIES {
-            let (current, op) = self.read_for_write(&api, namespace, name).await?;
+            let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
             refuse_pause(&op, paused)?;
             if op.paused == paused {
@@ -132,10 +146,13 @@ impl OperationService {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError> {
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Operation, name)?;
+        validate::confirmed(confirmed)?;
         let api: Api<TalosOperation> = self.api(caller, Some(namespace));
         let mut last = None;
         for _ in 0..super::CONFLICT_RETRIES {
-            let (current, op) = self.read_for_write(&api, namespace, name).await?;
+            let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
             let dp = DeleteParams {
                 preconditions: Some(Preconditions {
@@ -156,6 +173,20 @@ impl OperationService {
         }
         Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "conflict")))
     }
+}
+
+/// A write to an operation that cannot be read: refused, since what it would change is unknown.
+fn unreadable_refusal(u: &Unreadable) -> ApiError {
+    let name = u.name();
+    ApiError::refused(
+        Code::FailedPrecondition,
+        Reason::OperationUnreadable,
+        &[("operation", &name), ("detail", &u.why)],
+        format!(
+            "operation {name} cannot be read ({}): nothing was written; fix the object first",
+            u.why
+        ),
+    )
 }
 
 /// The refusals of a pause or resume that do not depend on the confirmation.

@@ -164,6 +164,23 @@ pub fn render_list(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let offset = (sel + 1).saturating_sub(height);
     for (i, c) in all.iter().enumerate().skip(offset).take(height) {
         let y = rows_area.y + u16::try_from(i - offset).unwrap_or(0);
+        if let Some(why) = &c.unreadable {
+            // Only the name is known: the rest of the row says so, and why.
+            let said = format!("⚠ {}: {}", t.t("state-unreadable"), sanitize(why));
+            let rest_w = w.saturating_sub(2 + name_w + 1);
+            let line = format!("{} {}", fit(&sanitize(&c.name), name_w), fit(&said, rest_w));
+            let style = super::list_row(ctx, i == sel, &line, rows_area.x, y, w, buf);
+            // The words carry the colour; the row stays readable without it.
+            let x = rows_area.x + 2 + u16::try_from(name_w + 1).unwrap_or(0);
+            buf.set_stringn(
+                x,
+                y,
+                fit(&said, rest_w),
+                rest_w,
+                style.patch(ctx.theme.fg(Color::Red)),
+            );
+            continue;
+        }
         let line = row([
             &sanitize(&c.name),
             &sanitize(&c.talos_version),
@@ -191,46 +208,66 @@ pub fn render_page(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let w = usize::from(inner.width);
     let label_w = 14;
     let field = |label: &str, value: String| format!("{}{value}", fit(label, label_w));
-    let mut lines = vec![
-        (
-            field(&t.t("field-talos"), sanitize(&c.talos_version)),
-            Style::default(),
-        ),
-        (
-            field(&t.t("field-kubernetes"), sanitize(&c.kubernetes_version)),
-            Style::default(),
-        ),
-        (
-            field(&t.t("field-kube-proxy"), sanitize(&c.kube_proxy)),
-            Style::default(),
-        ),
-        (
-            field(
-                &t.t("field-ichor"),
-                c.ichor_version
-                    .as_deref()
-                    .map(sanitize)
-                    .unwrap_or_else(|| "—".into()),
-            ),
-            Style::default(),
-        ),
-        (
+    let mut lines = Vec::new();
+    if let Some(why) = &c.unreadable {
+        let bad = ctx
+            .theme
+            .fg(Color::Red)
+            .add_modifier(ratatui::style::Modifier::BOLD);
+        let text = t.tr("cluster-unreadable", &[("why", &sanitize(why))]);
+        for l in super::wrap(&text, w.saturating_sub(2)) {
+            lines.push((l, bad));
+        }
+        lines.push((
             field(&t.t("field-machines"), machines_text(ctx, c, false)),
             Style::default(),
-        ),
-        (
-            field(&t.t("field-gitops"), tracking_text(ctx, c, false)),
-            ctx.theme.fg(if c.tracking.is_some() {
-                Color::Yellow
-            } else {
-                Color::Reset
-            }),
-        ),
-        (
-            field(&t.t("field-unfinished"), active_text(ctx, c, false)),
-            Style::default(),
-        ),
-    ];
+        ));
+    }
+    let readable = c.unreadable.is_none();
+    lines.extend(
+        [
+            (
+                field(&t.t("field-talos"), sanitize(&c.talos_version)),
+                Style::default(),
+            ),
+            (
+                field(&t.t("field-kubernetes"), sanitize(&c.kubernetes_version)),
+                Style::default(),
+            ),
+            (
+                field(&t.t("field-kube-proxy"), sanitize(&c.kube_proxy)),
+                Style::default(),
+            ),
+            (
+                field(
+                    &t.t("field-ichor"),
+                    c.ichor_version
+                        .as_deref()
+                        .map(sanitize)
+                        .unwrap_or_else(|| "—".into()),
+                ),
+                Style::default(),
+            ),
+            (
+                field(&t.t("field-machines"), machines_text(ctx, c, false)),
+                Style::default(),
+            ),
+            (
+                field(&t.t("field-gitops"), tracking_text(ctx, c, false)),
+                ctx.theme.fg(if c.tracking.is_some() {
+                    Color::Yellow
+                } else {
+                    Color::Reset
+                }),
+            ),
+            (
+                field(&t.t("field-unfinished"), active_text(ctx, c, false)),
+                Style::default(),
+            ),
+        ]
+        .into_iter()
+        .filter(|_| readable),
+    );
     if let Some(e) = &p.cluster.error {
         lines.push((error_text(t, e), ctx.theme.fg(Color::Red)));
     }
@@ -276,10 +313,16 @@ pub fn render_page(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             "worker" => t.t("role-worker"),
             other => sanitize(other),
         };
-        let approved = if m.approved {
+        let approved = if m.unreadable.is_some() {
+            "—".to_string()
+        } else if m.approved {
             t.t("approved-yes")
         } else {
             t.t("approved-no")
+        };
+        let hold = match &m.unreadable {
+            Some(why) => t.tr("machine-unreadable", &[("why", &sanitize(why))]),
+            None => m.hold.as_deref().map(sanitize).unwrap_or_default(),
         };
         let line = format!(
             " {} {} {} {} {} {}",
@@ -291,9 +334,11 @@ pub fn render_page(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
                 order_w
             ),
             fit(&approved, ok_w),
-            fit(&m.hold.as_deref().map(sanitize).unwrap_or_default(), hold_w)
+            fit(&hold, hold_w)
         );
-        let style = if m.hold.is_some() {
+        let style = if m.unreadable.is_some() {
+            ctx.theme.fg(Color::Red)
+        } else if m.hold.is_some() {
             ctx.theme.fg(Color::Yellow)
         } else if !m.approved {
             ctx.theme.dim()

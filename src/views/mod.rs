@@ -97,7 +97,10 @@ fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     if let Some(u) = &s.user {
         parts.push(t.tr("status-user", &[("user", &sanitize(u))]));
     }
+    // After a failed load the age would read as fresh ("just now"): say the clock time the
+    // data on screen arrived instead.
     parts.push(match state.last_ok {
+        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
         Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
         None => t.t("status-never-updated"),
     });
@@ -618,7 +621,7 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         // The countdown changes every second until the next attempt.
         times.push(now + jiff::SignedDuration::from_secs(1));
     }
-    if let Some(at) = state.last_ok {
+    if let Some(at) = state.last_ok.filter(|_| !state.load_failed()) {
         let d = now.duration_since(at).as_secs();
         times.push(if d < 60 {
             at + jiff::SignedDuration::from_secs(60)

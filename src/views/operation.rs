@@ -59,6 +59,9 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         return;
     };
     let title = match &d.op.data {
+        Some(op) if op.unreadable.is_some() => {
+            format!("{} · {}", t.t("kind-unreadable"), sanitize(&op.name))
+        }
         Some(op) => format!(
             "{} · {}",
             kind_text(t, op.kind, &op.kind_raw),
@@ -88,6 +91,11 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         draw_lines(&lines, inner, buf);
         return;
     };
+    if let Some(why) = &op.unreadable {
+        unreadable(ctx, op, why, w, &mut lines);
+        draw_lines(&lines, inner, buf);
+        return;
+    }
     summary(state, ctx, op, w, &mut lines);
     let used = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     draw_lines(&lines, inner, buf);
@@ -109,6 +117,45 @@ fn draw_lines(lines: &[(String, Style)], area: Rect, buf: &mut Buffer) {
             w.saturating_sub(1),
             *style,
         );
+    }
+}
+
+/// The page of an operation that cannot be read: what is known of it, why, and what to do.
+fn unreadable(
+    ctx: &Ctx<'_>,
+    op: &Operation,
+    why: &str,
+    w: usize,
+    lines: &mut Vec<(String, Style)>,
+) {
+    let t = ctx.texts;
+    let label_w = 12;
+    let field = |label: &str, value: String| format!("{}{value}", fit(label, label_w));
+    lines.push((
+        field(&t.t("field-name"), sanitize(&op.name)),
+        Style::default(),
+    ));
+    let bad = ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD);
+    lines.push((
+        field(
+            &t.t("field-state"),
+            format!("⚠ {}", t.t("state-unreadable")),
+        ),
+        bad,
+    ));
+    if let Some(actor) = &op.actor {
+        lines.push((
+            field(&t.t("field-started-by"), sanitize(actor)),
+            Style::default(),
+        ));
+    }
+    lines.push((String::new(), Style::default()));
+    let why = t.tr("operation-unreadable", &[("why", &sanitize(why))]);
+    for l in super::wrap(&why, w.saturating_sub(2)) {
+        lines.push((l, bad));
+    }
+    for l in super::wrap(&t.t("operation-unreadable-advice"), w.saturating_sub(2)) {
+        lines.push((l, Style::default()));
     }
 }
 

@@ -239,36 +239,61 @@ fn draw_row(
     buf: &mut Buffer,
 ) {
     let t = ctx.texts;
-    let (state_text, state_style) = phase_view(t, &ctx.theme, op);
-    let (done, total) = op.progress();
-    let count = if total == 0 {
-        "—".to_string()
-    } else {
-        format!("{done}/{total}")
-    };
-    let kind = if c.name > 0 {
-        kind_text(t, op.kind, &op.kind_raw)
-    } else {
-        super::widgets::kind_short(t, op.kind, &op.kind_raw)
-    };
     let age = op
         .created_at
         .map(|at| duration_text(t, state.now.duration_since(at)))
         .unwrap_or_default();
-    let line = cells(
-        c,
-        [
-            &sanitize(&op.namespace),
-            &sanitize(&op.name),
-            &kind,
-            &sanitize(&op.cluster),
-            &state_text,
-            &bar(progress_fraction(op), c.bar),
-            &count,
-            &age,
-            &sanitize(op.actor.as_deref().unwrap_or("")),
-        ],
-    );
+    // An object that cannot be read: its kind and state say so, and the last column why.
+    let (state_text, state_style, line) = if let Some(why) = &op.unreadable {
+        let state_text = format!("⚠ {}", t.t("state-unreadable"));
+        let line = cells(
+            c,
+            [
+                &sanitize(&op.namespace),
+                &sanitize(&op.name),
+                &t.t("kind-unreadable"),
+                &sanitize(&op.cluster),
+                &state_text,
+                "",
+                "",
+                &age,
+                &sanitize(why),
+            ],
+        );
+        let style = ctx
+            .theme
+            .fg(ratatui::style::Color::Red)
+            .add_modifier(ratatui::style::Modifier::BOLD);
+        (state_text, style, line)
+    } else {
+        let (state_text, state_style) = phase_view(t, &ctx.theme, op);
+        let (done, total) = op.progress();
+        let count = if total == 0 {
+            "—".to_string()
+        } else {
+            format!("{done}/{total}")
+        };
+        let kind = if c.name > 0 {
+            kind_text(t, op.kind, &op.kind_raw)
+        } else {
+            super::widgets::kind_short(t, op.kind, &op.kind_raw)
+        };
+        let line = cells(
+            c,
+            [
+                &sanitize(&op.namespace),
+                &sanitize(&op.name),
+                &kind,
+                &sanitize(&op.cluster),
+                &state_text,
+                &bar(progress_fraction(op), c.bar),
+                &count,
+                &age,
+                &sanitize(op.actor.as_deref().unwrap_or("")),
+            ],
+        );
+        (state_text, state_style, line)
+    };
     let row_style = super::list_row(ctx, selected, &line, x, y, w, buf);
     // The state cell carries its colour (and stays bold/reversed when selected).
     let state_x = 2 + [c.namespace, c.name, c.kind, c.cluster]

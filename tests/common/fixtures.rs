@@ -66,6 +66,7 @@ pub fn base(
         paused_at: None,
         current: None,
         target: None,
+        unreadable: None,
     }
 }
 

@@ -159,6 +159,7 @@ fn operation(name: &str, kind: OperationKind, phase: Phase, created: Timestamp) 
         paused_at: None,
         current: Some("v1.9.2".into()),
         target: Some("v1.9.3".into()),
+        unreadable: None,
     }
 }
 
