@@ -348,10 +348,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let (client, backend_label, namespace): (Arc<dyn OperationClient>, String, String) =
         match source {
             Source::Demo => {
-                let d = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+                let d = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
                 let access = KubeAccess::new(
                     d.api
-                        .client(crate::cluster::apiserver::auth::users::ADMIN_TOKEN),
+                        .client(ichor_demo::apiserver::auth::users::ADMIN_TOKEN),
                     "ichor-tui",
                 );
                 let service = OperationService::new(access);
@@ -366,7 +366,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
                 let ns = settings
                     .namespace
                     .clone()
-                    .unwrap_or_else(|| crate::cluster::demo::NAMESPACE.to_string());
+                    .unwrap_or_else(|| ichor_demo::demo::NAMESPACE.to_string());
                 (
                     Arc::new(Retrying::new(client, retry_tx)),
                     "demo".to_string(),

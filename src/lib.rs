@@ -3,7 +3,6 @@
 pub mod app;
 pub mod cli;
 pub mod client;
-pub mod cluster;
 pub mod config;
 pub mod errors;
 pub mod i18n;

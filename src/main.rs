@@ -39,18 +39,18 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     match &cli.command {
         Some(Command::DemoCluster(args)) => {
             let addr: SocketAddr = args.listen.parse().context("parsing --listen")?;
-            ichor_tui::cluster::apiserver::server::check_listen(&addr, args.allow_remote)?;
-            let demo = ichor_tui::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+            ichor_demo::apiserver::server::check_listen(&addr, args.allow_remote)?;
+            let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("listening on {addr}"))?;
             let local = listener.local_addr()?;
             if let Some(path) = &args.kubeconfig_out {
-                ichor_tui::cluster::apiserver::server::write_kubeconfig(path, &local)?;
+                ichor_demo::apiserver::server::write_kubeconfig(path, &local)?;
             }
             println!("demo cluster listening on http://{local}");
             tokio::select! {
-                r = ichor_tui::cluster::apiserver::server::serve(demo.api.clone(), listener) => r?,
+                r = ichor_demo::apiserver::server::serve(demo.api.clone(), listener) => r?,
                 _ = tokio::signal::ctrl_c() => {}
             }
             Ok(std::process::ExitCode::SUCCESS)

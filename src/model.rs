@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use crate::cluster::resources::OperationKind;
+pub use ichor_resources::OperationKind;
 
 /// What an operation does to each machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,9 +196,7 @@ impl Operation {
     pub fn lock_wait_message(&self) -> Option<&str> {
         self.conditions
             .iter()
-            .find(|c| {
-                c.type_ == crate::cluster::resources::names::CLUSTER_LOCK_HELD && c.status == "True"
-            })
+            .find(|c| c.type_ == ichor_resources::names::CLUSTER_LOCK_HELD && c.status == "True")
             .map(|c| c.message.as_str())
     }
 

@@ -6,9 +6,9 @@ mod common;
 
 use common::server::{Options, client, start};
 use common::small_cluster;
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_demo::apiserver::auth::users;
 use ichor_tui::client::OperationClient;
-use ichor_tui::cluster::apiserver::EmbeddedApi;
-use ichor_tui::cluster::apiserver::auth::users;
 use ichor_tui::model::{OperationKind, OperationRequest, Reason};
 
 const ROUNDS: usize = 20;

@@ -3,10 +3,10 @@
 mod common;
 
 use common::{op, small_cluster};
-use ichor_tui::cluster::apiserver::EmbeddedApi;
-use ichor_tui::cluster::apiserver::auth::users;
-use ichor_tui::cluster::controller::Controller;
-use ichor_tui::cluster::resources::*;
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_demo::apiserver::auth::users;
+use ichor_demo::controller::Controller;
+use ichor_resources::*;
 use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;

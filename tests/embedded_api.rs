@@ -3,9 +3,9 @@
 mod common;
 
 use common::{op, small_cluster};
-use ichor_tui::cluster::apiserver::auth::{Rule, Subject, users};
-use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault};
-use ichor_tui::cluster::resources::*;
+use ichor_demo::apiserver::auth::{Rule, Subject, users};
+use ichor_demo::apiserver::{EmbeddedApi, Fault};
+use ichor_resources::*;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use std::time::Duration;

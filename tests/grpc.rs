@@ -7,11 +7,11 @@ mod common;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
+use ichor_demo::apiserver::auth::users;
+use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_resources::OperationKind;
 use ichor_tui::client::OperationClient;
 use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
-use ichor_tui::cluster::apiserver::auth::users;
-use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule};
-use ichor_tui::cluster::resources::OperationKind;
 use ichor_tui::model::{Code, OperationRequest, Reason};
 use ichor_tui::server::{ServerConfig, TlsPem, check_transport, serve};
 use std::sync::Arc;

@@ -13,7 +13,7 @@
 mod common;
 
 use common::process::Process;
-use ichor_tui::cluster::apiserver::auth::users;
+use ichor_demo::apiserver::auth::users;
 use std::process::Command;
 use std::time::Duration;
 

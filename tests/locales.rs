@@ -3,9 +3,9 @@
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
+use ichor_resources::CA_STAGES;
 use ichor_tui::app::keymap;
 use ichor_tui::app::state::Screen;
-use ichor_tui::cluster::resources::CA_STAGES;
 use ichor_tui::i18n::{Lang, Texts, sources};
 use ichor_tui::model::{ApiError, Code, OperationKind, Reason};
 use std::collections::{BTreeMap, BTreeSet};

@@ -295,7 +295,7 @@ fn hostile_cluster_text_never_reaches_the_terminal() {
     // Wide enough that the list shows the NAME column too.
     let mut pty = demo(home.path())
         .size(160, 40)
-        .env(ichor_tui::cluster::demo::HOSTILE_ENV, "1")
+        .env(ichor_demo::demo::HOSTILE_ENV, "1")
         .start();
     let inert = |s: &str| s.contains("pwned");
 

@@ -6,10 +6,10 @@ mod common;
 
 use common::paths::{Path, User, actor, connect, writer};
 use common::{names, op, small_cluster};
-use ichor_tui::cluster::apiserver::auth::users;
-use ichor_tui::cluster::apiserver::{EmbeddedApi, Fault, FaultRule};
-use ichor_tui::cluster::controller::Controller;
-use ichor_tui::cluster::resources::{self, *};
+use ichor_demo::apiserver::auth::users;
+use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_demo::controller::Controller;
+use ichor_resources::*;
 use ichor_tui::model::{Code, Effect, MachinePhase, OperationRequest, Phase, Reason};
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
@@ -38,7 +38,7 @@ async fn seed_op(api: &EmbeddedApi, name: &str, kind: &str, phase: &str, failure
     o.status = Some(TalosOperationStatus {
         phase: phase.into(),
         failure_reason: failure.map(str::to_string),
-        machines: vec![resources::MachineProgress {
+        machines: vec![ichor_resources::MachineProgress {
             name: "c1-cp-a".into(),
             phase: if failure.is_some() {
                 "Failed"

@@ -6,8 +6,8 @@ mod common;
 
 use common::paths::{Path, User, connect};
 use common::small_cluster;
-use ichor_tui::cluster::apiserver::EmbeddedApi;
-use ichor_tui::cluster::resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec};
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec};
 use ichor_tui::model::{Code, OperationRequest, Reason};
 
 fn req(kind: OperationKind, target: &str) -> OperationRequest {

@@ -157,9 +157,9 @@ impl OperationClient for InProcessClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::apiserver::EmbeddedApi;
     use crate::model::Reason;
     use crate::service::access::KubeAccess;
+    use ichor_demo::apiserver::EmbeddedApi;
 
     #[tokio::test]
     async fn refused_credentials_name_the_kubeconfig_user() {

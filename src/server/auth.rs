@@ -174,8 +174,8 @@ impl Authenticator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::apiserver::auth::users;
-    use crate::cluster::apiserver::{EmbeddedApi, Fault};
+    use ichor_demo::apiserver::auth::users;
+    use ichor_demo::apiserver::{EmbeddedApi, Fault};
     use tonic::metadata::MetadataValue;
 
     fn md(auth: Option<&str>) -> MetadataMap {

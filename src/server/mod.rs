@@ -232,9 +232,9 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
     check_transport(&addr, tls.is_some(), args.insecure_listen)?;
     let demo;
     let kube = if cli.demo {
-        demo = crate::cluster::demo::DemoCluster::start(cli.demo_speed)?;
+        demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
         demo.api
-            .client(crate::cluster::apiserver::auth::users::SERVER_TOKEN)
+            .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN)
     } else {
         kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?
     };

@@ -1,14 +1,12 @@
 //! From the kube resources to the domain types, as they are.
 
-use crate::cluster::controller::parse_time;
-use crate::cluster::resources::{
-    self, IchorInstallation, Machine, TalosCluster, TalosOperation, names,
-};
 use crate::model::{
     CaRotation, Cluster, ClusterMachine, Condition, MachinePhase, MachineProgress, Operation,
     OperationKind, OperationRef, Phase,
 };
 use crate::service::tolerant::Unreadable;
+use ichor_resources::parse_time;
+use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, names};
 use kube::api::ObjectMeta;
 
 /// Annotation recording the value before the start (set by CreateOperation).
@@ -139,7 +137,7 @@ pub fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadabl
         .filter(|m| m.spec.cluster == name)
         .cloned()
         .collect();
-    resources::sort_by_order(&mut mine);
+    ichor_resources::sort_by_order(&mut mine);
     let mut listed: Vec<ClusterMachine> = mine.iter().map(cluster_machine).collect();
     listed.extend(unreadable_machines(&name, bad));
     Cluster {
@@ -160,9 +158,9 @@ fn cluster_machine(m: &Machine) -> ClusterMachine {
     ClusterMachine {
         name: m.metadata.name.clone().unwrap_or_default(),
         role: m.spec.role.clone(),
-        order: resources::upgrade_order(m),
+        order: ichor_resources::upgrade_order(m),
         approved: m.spec.approved,
-        hold: resources::hold_reason(m).map(str::to_string),
+        hold: ichor_resources::hold_reason(m).map(str::to_string),
         unreadable: None,
     }
 }
@@ -182,7 +180,7 @@ pub fn cluster(
         .filter(|m| m.spec.cluster == name)
         .cloned()
         .collect();
-    resources::sort_by_order(&mut mine);
+    ichor_resources::sort_by_order(&mut mine);
     let mut unfinished: Vec<&TalosOperation> = operations
         .iter()
         .filter(|o| o.spec.cluster == name)

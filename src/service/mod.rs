@@ -13,10 +13,10 @@ mod writes;
 use self::access::{Caller, KubeAccess};
 use self::tolerant::Unreadable;
 use self::validate::NameOf;
-use crate::cluster::resources::{
+use crate::model::{ApiError, Cluster, Code, Operation, OperationRequest, Plan, Reason};
+use ichor_resources::{
     IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
 };
-use crate::model::{ApiError, Cluster, Code, Operation, OperationRequest, Plan, Reason};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use serde_json::json;

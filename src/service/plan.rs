@@ -3,13 +3,13 @@
 
 use super::tolerant::Unreadable;
 use super::validate::shown;
-use crate::cluster::resources::{
-    CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
-    plan_steps,
-};
 use crate::model::{
     ApiError, Code, Effect, HeldMachine, OperationRequest, Plan, PlanMachine, Reason, Refusal,
     SpecChange, Tracking,
+};
+use ichor_resources::{
+    CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
+    plan_steps,
 };
 use kube::api::ObjectMeta;
 

@@ -8,10 +8,10 @@
 
 use super::access::Caller;
 use super::{OperationService, World, convert, plan};
-use crate::cluster::resources::{
+use crate::model::{ApiError, Code, Created, OperationRequest, Plan, Reason, SpecChange, Warning};
+use ichor_resources::{
     IchorInstallation, OperationKind, TalosCluster, TalosOperation, TalosOperationSpec, names,
 };
-use crate::model::{ApiError, Code, Created, OperationRequest, Plan, Reason, SpecChange, Warning};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, DeleteParams, PostParams, Preconditions};

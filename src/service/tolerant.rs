@@ -6,11 +6,11 @@
 
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
-use crate::cluster::resources::{
+use crate::model::{ApiError, Code, Reason};
+use ichor_resources::{
     IchorInstallation, IchorInstallationSpec, Machine, MachineSpec, TalosCluster, TalosClusterSpec,
     TalosClusterStatus, TalosOperation, TalosOperationSpec, TalosOperationStatus,
 };
-use crate::model::{ApiError, Code, Reason};
 use kube::api::{Api, GetParams, ListParams, ObjectMeta};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

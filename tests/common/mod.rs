@@ -9,8 +9,8 @@ pub mod process;
 pub mod server;
 pub mod snap;
 
-use ichor_tui::cluster::apiserver::{EmbeddedApi, WriteRecord};
-use ichor_tui::cluster::resources::*;
+use ichor_demo::apiserver::{EmbeddedApi, WriteRecord};
+use ichor_resources::*;
 
 /// A small cluster `c1` (2 control planes, 4 workers, one held) with the ichor installation.
 pub fn small_cluster(api: &EmbeddedApi) {

@@ -1,10 +1,10 @@
 //! The ways a test reaches OperationService. The behaviour suite runs over each of them.
 #![allow(dead_code)]
 
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_demo::apiserver::auth::users;
 use ichor_tui::client::inprocess::InProcessClient;
 use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::cluster::apiserver::EmbeddedApi;
-use ichor_tui::cluster::apiserver::auth::users;
 use ichor_tui::service::OperationService;
 use ichor_tui::service::access::{Caller, KubeAccess};
 use std::sync::Arc;

@@ -1,9 +1,9 @@
 //! `ichor-tui serve` run in-process on loopback against an embedded API, for the gRPC path.
 #![allow(dead_code)]
 
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_demo::apiserver::auth::users;
 use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
-use ichor_tui::cluster::apiserver::EmbeddedApi;
-use ichor_tui::cluster::apiserver::auth::users;
 use ichor_tui::server::{ServerConfig, TlsPem, serve};
 use std::net::SocketAddr;
 use tokio::net::TcpListener;

@@ -1,7 +1,7 @@
 //! Pieces of the embedded API that are plain data: the resource table, JSON merge patch,
 //! label selectors, query strings and Status bodies.
 
-use crate::cluster::resources::{GROUP, VERSION};
+use ichor_resources::{GROUP, VERSION};
 use serde_json::{Map, Value, json};
 
 /// One kind the embedded API serves.

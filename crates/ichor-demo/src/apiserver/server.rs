@@ -4,11 +4,11 @@
 use super::auth::users;
 use super::store::RESOURCES;
 use super::{BoxError, EmbeddedApi};
-use crate::cluster::resources::{GROUP, VERSION};
 use anyhow::Context as _;
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::path::Path;

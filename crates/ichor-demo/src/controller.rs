@@ -2,11 +2,12 @@
 //! the real controller does (cluster lock, machine order, steps, pause, failure, CA passes), so
 //! the demo and the tests have something real to follow.
 
-use crate::cluster::resources::{
+use anyhow::Context as _;
+use ichor_resources::{
     CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress,
     OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names, plan_steps,
 };
-use anyhow::Context as _;
+pub use ichor_resources::{format_time, parse_time};
 use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ListParams, PostParams};
 use std::collections::BTreeMap;
@@ -14,16 +15,6 @@ use std::time::Duration;
 
 /// How long one machine step takes at speed 1.
 pub const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
-
-/// Formats a time as the controller writes it (RFC 3339, milliseconds, UTC).
-pub fn format_time(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
-/// Parses a time the controller or the API wrote.
-pub fn parse_time(s: &str) -> Option<Timestamp> {
-    s.parse().ok()
-}
 
 /// The controller, acting through its own kube client.
 pub struct Controller {
@@ -346,7 +337,7 @@ impl Controller {
         cluster: &TalosCluster,
         op: &TalosOperation,
         machines: &[Machine],
-        plan: &crate::cluster::resources::MachineSteps,
+        plan: &ichor_resources::MachineSteps,
         st: &mut TalosOperationStatus,
         pass: i32,
         now: Timestamp,

@@ -1,15 +1,15 @@
 //! The demo cluster set: three clusters in `default` with running, paused-by-failure and
 //! finished operations, so every screen has something real to show.
 
-use crate::cluster::apiserver::EmbeddedApi;
-use crate::cluster::apiserver::auth::users;
-use crate::cluster::controller::{Controller, format_time};
-use crate::cluster::resources::{
+use crate::apiserver::EmbeddedApi;
+use crate::apiserver::auth::users;
+use crate::controller::{Controller, format_time};
+use anyhow::Context as _;
+use ichor_resources::{
     CaRotationStatus, CniSpec, IchorInstallation, IchorInstallationSpec, Machine, MachineProgress,
     TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec, TalosOperationStatus,
     machine, names,
 };
-use anyhow::Context as _;
 use jiff::{SignedDuration, Timestamp};
 use std::collections::BTreeMap;
 
@@ -272,7 +272,7 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     // History.
     let prod_names: Vec<String> = {
         let mut v = prod_machines.clone();
-        crate::cluster::resources::sort_by_order(&mut v);
+        ichor_resources::sort_by_order(&mut v);
         names_of(&v)
     };
     let history = [

@@ -1,10 +1,21 @@
 //! The ichor resources (group `ichor.maesh.dev`, version `v1alpha1`), their label and annotation
 //! names, and the one machine ordering that the plan and the controller share.
 
+use jiff::Timestamp;
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// A time as the controller and OperationService write it in statuses and annotations.
+pub fn format_time(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// Parses a time the controller or the API wrote.
+pub fn parse_time(s: &str) -> Option<Timestamp> {
+    s.parse().ok()
+}
 
 /// The API group of every ichor resource.
 pub const GROUP: &str = "ichor.maesh.dev";

@@ -9,9 +9,9 @@ pub mod table;
 
 use self::auth::{AuthConfig, Identity};
 use self::store::{LabelSelector, ResourceType, merge_patch, parse_query, resource, status_body};
-use crate::cluster::resources::names;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use ichor_resources::names;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
