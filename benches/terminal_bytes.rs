@@ -13,7 +13,6 @@ mod common;
 
 use common::data::{listed, now, operations, rollout, rollout_cluster};
 use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::runtime::{Clock, NoHost, Runtime};
 use ichor_tui::app::state::{Session, State};
 use ichor_tui::app::update::update;
 use ichor_tui::client::{Backend as ClientBackend, OperationClient};
@@ -22,6 +21,7 @@ use ichor_tui::model::{
     ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
     Permissions, Plan,
 };
+use ichor_tui::runtime::{Clock, NoHost, Runtime};
 use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
 use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};

@@ -56,7 +56,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::Serve(args)) => {
-            ichor_tui::server::run(&cli, args).await?;
+            ichor_tui::cli::run_serve(&cli, args).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         None => ichor_tui::cli::run_dashboard(cli).await,

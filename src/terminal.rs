@@ -3,7 +3,7 @@
 //! terminal restored and resumes with a full redraw.
 
 use crate::app::action::{Action, Key, KeyCode};
-use crate::app::runtime::Host;
+use crate::runtime::Host;
 use crossterm::event::{Event, EventStream, KeyEventKind, KeyModifiers};
 use crossterm::{cursor, execute, terminal};
 use futures::{Stream, StreamExt};
@@ -38,7 +38,7 @@ pub fn enter() -> io::Result<Tty> {
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
     let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    crate::app::runtime::full_redraw(&mut t)?;
+    crate::runtime::full_redraw(&mut t)?;
     Ok(t)
 }
 

@@ -524,7 +524,7 @@ fn serve_reaches_kubernetes_through_a_kubeconfig() {
 /// The generated client on one connection to `server` (which allows anonymous calls).
 async fn raw_client(
     server: &common::server::Running,
-) -> ichor_tui::client::proto::operation_service_client::OperationServiceClient<
+) -> ichor_tui::wire::proto::operation_service_client::OperationServiceClient<
     tonic::transport::Channel,
 > {
     let channel = tonic::transport::Endpoint::from_shared(server.url(false))
@@ -532,11 +532,11 @@ async fn raw_client(
         .connect()
         .await
         .unwrap();
-    ichor_tui::client::proto::operation_service_client::OperationServiceClient::new(channel)
+    ichor_tui::wire::proto::operation_service_client::OperationServiceClient::new(channel)
 }
 
-fn list_default() -> ichor_tui::client::proto::ListOperationsRequest {
-    ichor_tui::client::proto::ListOperationsRequest {
+fn list_default() -> ichor_tui::wire::proto::ListOperationsRequest {
+    ichor_tui::wire::proto::ListOperationsRequest {
         namespace: "default".into(),
         all_namespaces: false,
     }
@@ -544,8 +544,8 @@ fn list_default() -> ichor_tui::client::proto::ListOperationsRequest {
 
 #[tokio::test]
 async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
-    use ichor_tui::client::proto::GetOperationRequest;
     use ichor_tui::server::MAX_REQUEST_BYTES;
+    use ichor_tui::wire::proto::GetOperationRequest;
     let api = world();
     let server = start(
         &api,

@@ -6,12 +6,12 @@ mod common;
 use common::fixtures;
 use futures::StreamExt;
 use ichor_tui::app::action::{Action, Key};
-use ichor_tui::app::runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_tui::client::{Backend, OperationClient, RetryEvent};
 use ichor_tui::i18n::{Lang, Texts};
 use ichor_tui::model::{
     ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
+use ichor_tui::runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_tui::views::widgets::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -57,6 +57,8 @@ impl Key {
 pub enum Action {
     Key(Key),
     Resize(u16, u16),
+    /// The rows the views show changed (after a resize or a change of screen).
+    Viewport(super::state::Viewport),
     /// A timer fired (a poll or a clock whose display changes).
     Tick,
     /// The terminal came back after a suspend: everything must be redrawn.

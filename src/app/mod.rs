@@ -1,9 +1,9 @@
-//! State, Action, update, Effect, the key tables and the event loop.
+//! State, Action, update, Effect and the key tables: pure, no I/O (the event loop that runs
+//! them is `crate::runtime`).
 
 pub mod action;
 pub mod keymap;
 pub mod new_operation;
-pub mod runtime;
 pub mod state;
 pub mod update;
 

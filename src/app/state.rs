@@ -50,6 +50,45 @@ pub struct ListView {
     pub offset: usize,
 }
 
+/// How many rows the screens show, as the views lay them out: the runtime tells the app (the
+/// layout is the views' to know), and the app scrolls and pages by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Viewport {
+    /// Rows of a list (operations, clusters).
+    pub list_rows: usize,
+    /// Rows of a page's table (an operation's machines).
+    pub page_rows: usize,
+}
+
+impl Default for Viewport {
+    /// An 80×24 terminal's, until the runtime says otherwise.
+    fn default() -> Self {
+        Viewport {
+            list_rows: 18,
+            page_rows: 18,
+        }
+    }
+}
+
+/// The first machine row to show on an operation's page when the person has not scrolled:
+/// follow the machine that matters (the failed one, else the running one).
+pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
+    use crate::model::MachinePhase;
+    let focus = op
+        .machines
+        .iter()
+        .position(|m| m.phase == MachinePhase::Failed)
+        .or_else(|| {
+            op.machines
+                .iter()
+                .position(|m| m.phase == MachinePhase::Running)
+        });
+    match focus {
+        Some(f) if f >= rows.saturating_sub(1) => f.saturating_sub(rows / 3),
+        _ => 0,
+    }
+}
+
 /// The Operations screen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OperationsState {
@@ -321,6 +360,8 @@ pub struct State {
     /// Request counter: results of superseded requests are dropped.
     pub seq: u64,
     pub size: (u16, u16),
+    /// The rows the views show at this size.
+    pub viewport: Viewport,
     pub quit: bool,
 }
 
@@ -345,6 +386,7 @@ impl State {
             next_poll: None,
             seq: 0,
             size: (80, 24),
+            viewport: Viewport::default(),
             quit: false,
         }
     }

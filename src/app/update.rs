@@ -16,8 +16,6 @@ use jiff::SignedDuration;
 pub const POLL_ACTIVE: SignedDuration = SignedDuration::from_secs(3);
 /// Poll interval otherwise (idle list, paused operation).
 pub const POLL_IDLE: SignedDuration = SignedDuration::from_secs(10);
-/// Rows of a screen that are not list rows (status bar, banner, header, footer, borders).
-pub const CHROME_ROWS: u16 = 6;
 
 /// Whether a command is offered for the current target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +57,11 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Key(key) => on_key(state, key),
         Action::Resize(w, h) => {
             state.size = (w, h);
+            keep_selection_visible(state);
+            Vec::new()
+        }
+        Action::Viewport(v) => {
+            state.viewport = v;
             keep_selection_visible(state);
             Vec::new()
         }
@@ -550,7 +553,11 @@ fn quit(state: &mut State) -> Vec<Effect> {
 }
 
 fn page(state: &State) -> usize {
-    usize::from(state.size.1.saturating_sub(CHROME_ROWS).max(1))
+    match state.screen {
+        Screen::Operation => state.viewport.page_rows,
+        _ => state.viewport.list_rows,
+    }
+    .max(1)
 }
 
 fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
@@ -582,7 +589,7 @@ fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
                     let from = d.scroll.unwrap_or_else(|| {
                         d.op.data
                             .as_ref()
-                            .map_or(0, |o| crate::views::operation::follow_scroll(o, rows))
+                            .map_or(0, |o| super::state::follow_scroll(o, rows))
                     });
                     d.scroll = Some(
                         (from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize,

@@ -3,15 +3,14 @@
 //! (h2c). The channel connects lazily and reconnects by itself, so a server that is down at
 //! start, or goes away and comes back, is reached again without a restart.
 
-use super::convert::{self, error_from_status};
-use super::proto;
-use super::proto::cluster_service_client::ClusterServiceClient;
-use super::proto::operation_service_client::OperationServiceClient;
 use super::{Backend, OperationClient, read_only_refusal};
 use crate::model::{
     ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
     Reason,
 };
+use crate::wire::proto::cluster_service_client::ClusterServiceClient;
+use crate::wire::proto::operation_service_client::OperationServiceClient;
+use crate::wire::{self, error_from_status, proto};
 use anyhow::Context as _;
 use std::future::Future;
 use std::path::Path;
@@ -294,7 +293,7 @@ impl OperationClient for GrpcClient {
         Ok(resp
             .operations
             .into_iter()
-            .map(convert::operation_from_proto)
+            .map(wire::operation_from_proto)
             .collect())
     }
 
@@ -307,26 +306,26 @@ impl OperationClient for GrpcClient {
         let resp = self
             .call("reading the operation", c.get_operation(req))
             .await?;
-        convert::required_operation(resp.operation)
+        wire::required_operation(resp.operation)
     }
 
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
-        let req = self.request(convert::plan_request_to_proto(req));
+        let req = self.request(wire::plan_request_to_proto(req));
         let mut c = self.operations.clone();
         let resp = self
             .call("planning the operation", c.plan_operation(req))
             .await?;
-        convert::plan_from_proto(resp)
+        wire::plan_from_proto(resp)
     }
 
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
         self.writable("starting an operation")?;
-        let req = self.request(convert::create_request_to_proto(req));
+        let req = self.request(wire::create_request_to_proto(req));
         let mut c = self.operations.clone();
         let resp = self
             .call("starting the operation", c.create_operation(req))
             .await?;
-        convert::created_from_proto(resp)
+        wire::created_from_proto(resp)
     }
 
     async fn set_operation_paused(
@@ -346,11 +345,11 @@ impl OperationClient for GrpcClient {
             namespace: namespace.to_string(),
             name: name.to_string(),
             paused,
-            confirmed: confirmed.map(convert::confirmed_to_proto),
+            confirmed: confirmed.map(wire::confirmed_to_proto),
         });
         let mut c = self.operations.clone();
         let resp = self.call(what, c.set_operation_paused(req)).await?;
-        convert::required_operation(resp.operation)
+        wire::required_operation(resp.operation)
     }
 
     async fn delete_operation(
@@ -363,7 +362,7 @@ impl OperationClient for GrpcClient {
         let req = self.request(proto::DeleteOperationRequest {
             namespace: namespace.to_string(),
             name: name.to_string(),
-            confirmed: confirmed.map(convert::confirmed_to_proto),
+            confirmed: confirmed.map(wire::confirmed_to_proto),
         });
         let mut c = self.operations.clone();
         self.call("deleting the operation", c.delete_operation(req))
@@ -382,7 +381,7 @@ impl OperationClient for GrpcClient {
         let resp = self
             .call("asking what you may do", c.get_permissions(req))
             .await?;
-        Ok(convert::permissions_from_proto(&resp))
+        Ok(wire::permissions_from_proto(&resp))
     }
 
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
@@ -396,7 +395,7 @@ impl OperationClient for GrpcClient {
         Ok(resp
             .clusters
             .into_iter()
-            .map(convert::cluster_from_proto)
+            .map(wire::cluster_from_proto)
             .collect())
     }
 
@@ -407,7 +406,7 @@ impl OperationClient for GrpcClient {
         });
         let mut c = self.clusters.clone();
         let resp = self.call("reading the cluster", c.get_cluster(req)).await?;
-        convert::required_cluster(resp.cluster)
+        wire::required_cluster(resp.cluster)
     }
 }
 

@@ -2,10 +2,8 @@
 //! the retrying wrapper. Only this module (the service it wraps and the server that serves it)
 //! knows that tonic and kube exist.
 
-pub mod convert;
 pub mod grpc;
 pub mod inprocess;
-pub mod proto;
 pub mod retry;
 
 use crate::model::{

@@ -2,11 +2,11 @@
 //! caller, encode the answer. No behaviour of their own: every refusal is the service's.
 
 use super::auth::Authenticator;
-use crate::client::convert;
-use crate::client::proto;
 use crate::model::{ApiError, Code, Reason};
 use crate::service::OperationService;
 use crate::service::access::Caller;
+use crate::wire;
+use crate::wire::proto;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -66,7 +66,7 @@ impl Handlers {
             Ok(c) => c,
             Err(e) => {
                 tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
-                return Err(convert::status_from_error(&e));
+                return Err(wire::status_from_error(&e));
             }
         };
         let user = caller
@@ -81,7 +81,7 @@ impl Handlers {
             }
             Err(e) => {
                 tracing::info!(rpc, user, code = ?e.code, reason = ?e.reason, error = %e.message, "call refused");
-                Err(convert::status_from_error(&e))
+                Err(wire::status_from_error(&e))
             }
         }
     }
@@ -97,7 +97,7 @@ impl proto::operation_service_server::OperationService for Handlers {
             let ns = list_scope(&r.namespace, r.all_namespaces)?;
             let ops = self.service.list_operations(&caller, ns).await?;
             Ok(proto::ListOperationsResponse {
-                operations: ops.iter().map(convert::operation_to_proto).collect(),
+                operations: ops.iter().map(wire::operation_to_proto).collect(),
             })
         })
         .await
@@ -113,7 +113,7 @@ impl proto::operation_service_server::OperationService for Handlers {
                 .get_operation(&caller, &r.namespace, &r.name)
                 .await?;
             Ok(proto::GetOperationResponse {
-                operation: Some(convert::operation_to_proto(&op)),
+                operation: Some(wire::operation_to_proto(&op)),
             })
         })
         .await
@@ -124,7 +124,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::PlanOperationRequest>,
     ) -> Result<Response<proto::PlanOperationResponse>, Status> {
         self.handle("PlanOperation", request, |caller, r| async move {
-            let req = convert::request_from_proto(
+            let req = wire::request_from_proto(
                 r.namespace,
                 r.cluster,
                 r.kind,
@@ -132,7 +132,7 @@ impl proto::operation_service_server::OperationService for Handlers {
                 r.max_unavailable,
             )?;
             let plan = self.service.plan_operation(&caller, &req).await?;
-            Ok(convert::plan_to_proto(&plan))
+            Ok(wire::plan_to_proto(&plan))
         })
         .await
     }
@@ -142,15 +142,15 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::CreateOperationRequest>,
     ) -> Result<Response<proto::CreateOperationResponse>, Status> {
         self.handle("CreateOperation", request, |caller, r| async move {
-            let mut req = convert::request_from_proto(
+            let mut req = wire::request_from_proto(
                 r.namespace,
                 r.cluster,
                 r.kind,
                 r.target,
                 r.max_unavailable,
             )?;
-            req.request_id = convert::non_empty(r.request_id);
-            req.confirmed_plan = convert::non_empty(r.plan_fingerprint);
+            req.request_id = wire::non_empty(r.request_id);
+            req.confirmed_plan = wire::non_empty(r.plan_fingerprint);
             let service = self.service.clone();
             let created =
                 detached(async move { service.create_operation(&caller, &req).await }).await?;
@@ -160,7 +160,7 @@ impl proto::operation_service_server::OperationService for Handlers {
                 actor = ?created.operation.actor,
                 "operation started"
             );
-            Ok(convert::created_to_proto(&created))
+            Ok(wire::created_to_proto(&created))
         })
         .await
     }
@@ -178,13 +178,13 @@ impl proto::operation_service_server::OperationService for Handlers {
                         &r.namespace,
                         &r.name,
                         r.paused,
-                        r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                        r.confirmed.map(wire::confirmed_from_proto).as_ref(),
                     )
                     .await
             })
             .await?;
             Ok(proto::SetOperationPausedResponse {
-                operation: Some(convert::operation_to_proto(&op)),
+                operation: Some(wire::operation_to_proto(&op)),
             })
         })
         .await
@@ -202,7 +202,7 @@ impl proto::operation_service_server::OperationService for Handlers {
                         &caller,
                         &r.namespace,
                         &r.name,
-                        r.confirmed.map(convert::confirmed_from_proto).as_ref(),
+                        r.confirmed.map(wire::confirmed_from_proto).as_ref(),
                     )
                     .await
             })
@@ -218,7 +218,7 @@ impl proto::operation_service_server::OperationService for Handlers {
     ) -> Result<Response<proto::GetPermissionsResponse>, Status> {
         self.handle("GetPermissions", request, |caller, r| async move {
             let p = self.service.permissions(&caller, &r.namespace).await?;
-            Ok(convert::permissions_to_proto(&p))
+            Ok(wire::permissions_to_proto(&p))
         })
         .await
     }
@@ -234,7 +234,7 @@ impl proto::cluster_service_server::ClusterService for Handlers {
             let ns = list_scope(&r.namespace, r.all_namespaces)?;
             let clusters = self.service.list_clusters(&caller, ns).await?;
             Ok(proto::ListClustersResponse {
-                clusters: clusters.iter().map(convert::cluster_to_proto).collect(),
+                clusters: clusters.iter().map(wire::cluster_to_proto).collect(),
             })
         })
         .await
@@ -250,7 +250,7 @@ impl proto::cluster_service_server::ClusterService for Handlers {
                 .get_cluster(&caller, &r.namespace, &r.name)
                 .await?;
             Ok(proto::GetClusterResponse {
-                cluster: Some(convert::cluster_to_proto(&cluster)),
+                cluster: Some(wire::cluster_to_proto(&cluster)),
             })
         })
         .await

@@ -8,16 +8,14 @@ pub mod handlers;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
-use crate::cli::{Cli, ServeArgs};
-use crate::client::proto;
-use crate::client::proto::cluster_service_server::ClusterServiceServer;
-use crate::client::proto::operation_service_server::OperationServiceServer;
 use crate::service::OperationService;
 use crate::service::access::KubeAccess;
+use crate::wire::proto;
+use crate::wire::proto::cluster_service_server::ClusterServiceServer;
+use crate::wire::proto::operation_service_server::OperationServiceServer;
 use anyhow::Context as _;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -186,58 +184,22 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// The server's Kubernetes client from the kubeconfig (`--kubeconfig`, `--context`), or, with
-/// neither, as kube infers it (`$KUBECONFIG` or `~/.kube/config`, else the in-cluster account).
-async fn kube_client(
-    kubeconfig: Option<&PathBuf>,
-    context: Option<&str>,
-) -> anyhow::Result<kube::Client> {
-    let local = async {
-        let loaded = crate::kubeconfig::read(kubeconfig.map(PathBuf::as_path))?;
-        let context = loaded.context(context)?;
-        anyhow::Ok(loaded.client(&context).await?.0)
-    };
-    if kubeconfig.is_some() || context.is_some() {
-        return local.await;
-    }
-    // As kube's Config::infer, but through our kubeconfig reader: the local kubeconfig, else
-    // the pod's service account.
-    let local_error = match local.await {
-        Ok(client) => return Ok(client),
-        Err(e) => e,
-    };
-    let config = kube::Config::incluster().map_err(|in_cluster| {
-        anyhow::anyhow!(
-            "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
-            crate::errors::one_line(&local_error)
-        )
-    })?;
-    kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
+/// How `serve` listens.
+#[derive(Clone)]
+pub struct ListenOptions {
+    /// Port 0 picks a free port.
+    pub addr: SocketAddr,
+    pub tls: Option<TlsPem>,
+    /// Plaintext on an address other hosts can reach.
+    pub insecure_listen: bool,
+    pub allow_anonymous: bool,
 }
 
-/// `ichor-tui serve`: checks the transport, reaches Kubernetes (or starts the demo cluster),
-/// listens, prints `serving on ADDR`, and serves until SIGTERM or SIGINT.
-pub async fn run(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
-    let addr: SocketAddr = args.listen.parse().with_context(|| {
-        format!(
-            "parsing --listen {} (e.g. 127.0.0.1:50051)",
-            crate::errors::quoted(&args.listen)
-        )
-    })?;
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(TlsPem::read(cert, key)?),
-        (None, None) => None,
-        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
-    };
-    check_transport(&addr, tls.is_some(), args.insecure_listen)?;
-    let demo;
-    let kube = if cli.demo {
-        demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
-        demo.api
-            .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN)
-    } else {
-        kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?
-    };
+/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
+/// `kube` (the server's own identity) until SIGTERM or SIGINT.
+pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
+    let addr = opts.addr;
+    check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr}"))?;
@@ -252,16 +214,15 @@ pub async fn run(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
     }
     tracing::info!(
         %local,
-        tls = tls.is_some(),
-        anonymous = args.allow_anonymous,
-        demo = cli.demo,
+        tls = opts.tls.is_some(),
+        anonymous = opts.allow_anonymous,
         "serving OperationService and ClusterService"
     );
     serve(
         ServerConfig {
             kube,
-            allow_anonymous: args.allow_anonymous,
-            tls,
+            allow_anonymous: opts.allow_anonymous,
+            tls: opts.tls,
         },
         listener,
         shutdown_signal(),

@@ -18,6 +18,18 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use text::{fit, sanitize, truncate, width};
 use widgets::{Ctx, duration_text, error_text};
 
+/// Rows of a screen that are not list rows (status bar, banner, header, footer, borders).
+pub const CHROME_ROWS: u16 = 6;
+
+/// The rows the screens show in a terminal of `size`, for the app's scrolling and paging.
+pub fn viewport(size: (u16, u16)) -> crate::app::state::Viewport {
+    let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
+    crate::app::state::Viewport {
+        list_rows: rows,
+        page_rows: rows,
+    }
+}
+
 /// The smallest terminal the screens are laid out for.
 pub const MIN_SIZE: (u16, u16) = (40, 12);
 

@@ -34,24 +34,6 @@ fn elapsed(state: &State, from: Option<Timestamp>, to: Option<Timestamp>, ctx: &
     }
 }
 
-/// The first row to show when following the operation: the failed machine, else the first
-/// running one, a third of the way down.
-pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
-    let focus = op
-        .machines
-        .iter()
-        .position(|m| m.phase == MachinePhase::Failed)
-        .or_else(|| {
-            op.machines
-                .iter()
-                .position(|m| m.phase == MachinePhase::Running)
-        });
-    match focus {
-        Some(f) if f >= rows.saturating_sub(1) => f.saturating_sub(rows / 3),
-        _ => 0,
-    }
-}
-
 /// Draws the page into `area`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
@@ -312,7 +294,7 @@ fn machines(state: &State, ctx: &Ctx<'_>, op: &Operation, area: Rect, buf: &mut 
         .detail
         .as_ref()
         .and_then(|d| d.scroll)
-        .unwrap_or_else(|| follow_scroll(op, rows));
+        .unwrap_or_else(|| crate::app::state::follow_scroll(op, rows));
     let scroll = scroll.min(op.machines.len().saturating_sub(rows));
     let role_of = |name: &str| {
         state

@@ -68,7 +68,7 @@ fn columns(inner_w: usize, all_namespaces: bool) -> Columns {
 
 /// The creation times whose ages are on screen (for the clock).
 pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
-    let rows = usize::from(state.size.1.saturating_sub(crate::app::update::CHROME_ROWS));
+    let rows = usize::from(state.size.1.saturating_sub(super::CHROME_ROWS));
     let ops = state.ops.all.data.as_deref().unwrap_or_default();
     state
         .ops

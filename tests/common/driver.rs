@@ -3,10 +3,10 @@
 #![allow(dead_code)]
 
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::runtime::perform;
 use ichor_tui::app::state::State;
 use ichor_tui::app::update::{start, update};
 use ichor_tui::client::OperationClient;
+use ichor_tui::runtime::perform;
 use std::sync::Arc;
 
 pub struct Driver {

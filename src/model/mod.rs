@@ -1,6 +1,10 @@
 //! The domain types the dashboard speaks: operations, plans, clusters and one error type.
 //! No proto or kube types appear here.
 
+mod version;
+
+pub use version::{Version, check_jump};
+
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 use std::fmt;

@@ -1,11 +1,15 @@
-//! The event loop: terminal input, API results, retry reports and timers become Actions on one
+//! The event loop, which wires the pure app to the terminal, the views and the client: terminal input, API results, retry reports and timers become Actions on one
 //! channel; `update` turns them into Effects that workers run against the client; a frame is
 //! drawn only when it differs from the last one, and the loop wakes only for polls and for a
 //! clock whose display changes.
 
-use super::action::{Action, Effect};
-use super::state::{State, WriteAction};
-use super::update::{start, update};
+mod perform;
+
+pub use perform::perform;
+
+use crate::app::action::{Action, Effect};
+use crate::app::state::State;
+use crate::app::update::{start, update};
 use crate::client::{OperationClient, RetryEvent};
 use crate::i18n::Texts;
 use crate::views::{self, widgets::Ctx, widgets::Theme};
@@ -152,6 +156,11 @@ impl Runtime {
         let mut last: Option<Buffer> = None;
         let mut input_open = true;
         loop {
+            // The app pages by what the views show at this size.
+            let viewport = views::viewport(self.state.size);
+            if viewport != self.state.viewport {
+                update(&mut self.state, Action::Viewport(viewport));
+            }
             // Draw only when the frame differs from the one on screen.
             let size = terminal.size()?;
             let area = Rect::new(0, 0, size.width, size.height);
@@ -216,96 +225,6 @@ impl Runtime {
         }
         Ok(stats)
     }
-}
-
-/// Runs one effect against the client and says what came of it as an Action; `None` for the
-/// effects that are not calls (suspend, quit). The one mapping from Effect to call.
-pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
-    Some(match effect {
-        Effect::ListOperations { seq, namespace } => Action::Operations {
-            seq,
-            result: client.list_operations(namespace.as_deref()).await,
-        },
-        Effect::GetOperation {
-            seq,
-            namespace,
-            name,
-        } => {
-            let result = client.get_operation(&namespace, &name).await;
-            Action::Operation {
-                seq,
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::GetCluster { namespace, name } => {
-            let result = client.get_cluster(&namespace, &name).await;
-            Action::Cluster {
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::ListClusters { seq, namespace } => Action::Clusters {
-            seq,
-            result: client.list_clusters(namespace.as_deref()).await,
-        },
-        Effect::LoadCluster {
-            seq,
-            namespace,
-            name,
-        } => {
-            let result = client.get_cluster(&namespace, &name).await;
-            Action::ClusterPage {
-                seq,
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::Plan { seq, request } => Action::Planned {
-            seq,
-            result: client.plan_operation(&request).await,
-        },
-        Effect::Create { seq, request } => Action::Started {
-            seq,
-            result: client.create_operation(&request).await,
-        },
-        Effect::Write {
-            seq,
-            action,
-            namespace,
-            name,
-            confirmed,
-        } => {
-            let confirmed = Some(&confirmed);
-            let result = match action {
-                WriteAction::Pause | WriteAction::Resume => client
-                    .set_operation_paused(
-                        &namespace,
-                        &name,
-                        action == WriteAction::Pause,
-                        confirmed,
-                    )
-                    .await
-                    .map(drop),
-                WriteAction::Delete => client.delete_operation(&namespace, &name, confirmed).await,
-            };
-            Action::Written {
-                seq,
-                action,
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::Permissions { namespace } => {
-            let result = client.permissions(&namespace).await;
-            Action::Permissions { namespace, result }
-        }
-        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
-    })
 }
 
 /// Clears the screen and forgets the frame on it, so the next draw repaints everything.

@@ -1,0 +1,95 @@
+//! The one mapping from an Effect to a call of the client, and from its result to an Action.
+
+use crate::app::action::{Action, Effect};
+use crate::app::state::WriteAction;
+use crate::client::OperationClient;
+
+/// Runs one effect against the client and says what came of it as an Action; `None` for the
+/// effects that are not calls (suspend, quit). The one mapping from Effect to call.
+pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
+    Some(match effect {
+        Effect::ListOperations { seq, namespace } => Action::Operations {
+            seq,
+            result: client.list_operations(namespace.as_deref()).await,
+        },
+        Effect::GetOperation {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.get_operation(&namespace, &name).await;
+            Action::Operation {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::GetCluster { namespace, name } => {
+            let result = client.get_cluster(&namespace, &name).await;
+            Action::Cluster {
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::ListClusters { seq, namespace } => Action::Clusters {
+            seq,
+            result: client.list_clusters(namespace.as_deref()).await,
+        },
+        Effect::LoadCluster {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.get_cluster(&namespace, &name).await;
+            Action::ClusterPage {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::Plan { seq, request } => Action::Planned {
+            seq,
+            result: client.plan_operation(&request).await,
+        },
+        Effect::Create { seq, request } => Action::Started {
+            seq,
+            result: client.create_operation(&request).await,
+        },
+        Effect::Write {
+            seq,
+            action,
+            namespace,
+            name,
+            confirmed,
+        } => {
+            let confirmed = Some(&confirmed);
+            let result = match action {
+                WriteAction::Pause | WriteAction::Resume => client
+                    .set_operation_paused(
+                        &namespace,
+                        &name,
+                        action == WriteAction::Pause,
+                        confirmed,
+                    )
+                    .await
+                    .map(drop),
+                WriteAction::Delete => client.delete_operation(&namespace, &name, confirmed).await,
+            };
+            Action::Written {
+                seq,
+                action,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::Permissions { namespace } => {
+            let result = client.permissions(&namespace).await;
+            Action::Permissions { namespace, result }
+        }
+        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
+    })
+}

@@ -1,0 +1,26 @@
+//! Between the wire (the generated proto types) and the domain types, both ways. The server
+//! encodes with these and the clients decode with them, so a value survives the round trip
+//! unchanged: `from(to(x)) == x` for everything the proto can express. Used by the client and
+//! the server alike; neither owns it.
+
+pub mod proto;
+
+mod basics;
+mod cluster;
+mod error;
+mod operation;
+mod plan;
+mod request;
+
+pub use basics::{kind_from_proto, kind_to_proto, non_empty};
+pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
+pub use error::{code_from_grpc, code_to_grpc, error_from_status, status_from_error};
+pub use operation::{operation_from_proto, operation_to_proto, required_operation};
+pub use plan::{created_from_proto, created_to_proto, plan_from_proto, plan_to_proto};
+pub use request::{
+    confirmed_from_proto, confirmed_to_proto, create_request_to_proto, permissions_from_proto,
+    permissions_to_proto, plan_request_to_proto, request_from_proto,
+};
+
+#[cfg(test)]
+mod tests;
