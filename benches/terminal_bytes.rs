@@ -127,9 +127,12 @@ fn page(op: &Operation) -> State {
             result: Ok(op.clone()),
         },
     );
+    let seq = state.seq;
     update(
         &mut state,
         Action::Cluster {
+            seq,
+            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
             namespace: op.namespace.clone(),
             name: op.cluster.clone(),
             result: Ok(rollout_cluster()),

@@ -12,5 +12,6 @@ pub mod runtime;
 pub mod server;
 pub mod service;
 pub mod terminal;
+pub mod text;
 pub mod views;
 pub mod wire;

@@ -56,9 +56,12 @@ fn page(op: ichor_tui::model::Operation) -> State {
         active_operation: None,
         unreadable: None,
     };
+    let seq = s.seq;
     update(
         &mut s,
         Action::Cluster {
+            seq,
+            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
             namespace: op.namespace.clone(),
             name: op.cluster.clone(),
             result: Ok(cluster),

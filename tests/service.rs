@@ -10,7 +10,7 @@ use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
 use ichor_resources::*;
-use ichor_tui::model::{Code, Effect, MachinePhase, OperationRequest, Phase, Reason};
+use ichor_tui::model::{Code, MachinePhase, OperationEffect, OperationRequest, Phase, Reason};
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
@@ -197,7 +197,7 @@ async fn plan_talos_steps_held_and_versions(path: Path) {
     let mut r = req(OperationKind::Talos, Some("1.9.3"));
     r.max_unavailable = Some(2);
     let plan = c.plan_operation(&r).await.unwrap();
-    assert_eq!(plan.effect, Effect::Reboot);
+    assert_eq!(plan.effect, OperationEffect::Reboot);
     let steps: Vec<Vec<&str>> = plan
         .steps
         .iter()
@@ -241,20 +241,24 @@ async fn plan_effects_and_shapes_for_every_kind(path: Path) {
     let api = world();
     let c = connect(path, &api, User::Viewer).await;
     for (kind, target, effect) in [
-        (OperationKind::Talos, Some("v1.9.3"), Effect::Reboot),
+        (
+            OperationKind::Talos,
+            Some("v1.9.3"),
+            OperationEffect::Reboot,
+        ),
         (
             OperationKind::Kubernetes,
             Some("v1.33.0"),
-            Effect::RestartComponents,
+            OperationEffect::RestartComponents,
         ),
         (
             OperationKind::Cni,
             Some("replaced"),
-            Effect::RestartComponents,
+            OperationEffect::RestartComponents,
         ),
-        (OperationKind::Ichor, Some("0.15.0"), Effect::None),
-        (OperationKind::Shutdown, None, Effect::Stop),
-        (OperationKind::CaRotation, None, Effect::CaRotation),
+        (OperationKind::Ichor, Some("0.15.0"), OperationEffect::None),
+        (OperationKind::Shutdown, None, OperationEffect::Stop),
+        (OperationKind::CaRotation, None, OperationEffect::CaRotation),
     ] {
         let plan = c.plan_operation(&req(kind, target)).await.unwrap();
         assert_eq!(plan.effect, effect, "{kind:?}");

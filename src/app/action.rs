@@ -52,6 +52,15 @@ impl Key {
     }
 }
 
+/// What a cluster is read for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterFor {
+    /// An operation's page: its machines' roles (read once when the page opens).
+    OperationPage,
+    /// The cluster's own page (polled).
+    ClusterPage,
+}
+
 /// Everything that happens: input, results, timers.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -76,6 +85,8 @@ pub enum Action {
         result: Result<Operation, ApiError>,
     },
     Cluster {
+        seq: u64,
+        purpose: ClusterFor,
         namespace: String,
         name: String,
         result: Result<Cluster, ApiError>,
@@ -94,12 +105,6 @@ pub enum Action {
     Clusters {
         seq: u64,
         result: Result<Vec<Cluster>, ApiError>,
-    },
-    ClusterPage {
-        seq: u64,
-        namespace: String,
-        name: String,
-        result: Result<Cluster, ApiError>,
     },
     Planned {
         seq: u64,
@@ -125,7 +130,10 @@ pub enum Effect {
         namespace: String,
         name: String,
     },
+    /// GetCluster, for an operation's page or for the cluster's own page.
     GetCluster {
+        seq: u64,
+        purpose: ClusterFor,
         namespace: String,
         name: String,
     },
@@ -148,11 +156,6 @@ pub enum Effect {
     ListClusters {
         seq: u64,
         namespace: Option<String>,
-    },
-    LoadCluster {
-        seq: u64,
-        namespace: String,
-        name: String,
     },
     /// PlanOperation: writes nothing.
     Plan {

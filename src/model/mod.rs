@@ -11,9 +11,14 @@ use std::fmt;
 
 pub use ichor_resources::OperationKind;
 
+/// The condition of an operation that waits for the cluster lock another one holds.
+pub const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";
+/// How the controller's lock condition names the holder.
+const LOCK_HELD_PREFIX: &str = "cluster lock held by ";
+
 /// What an operation does to each machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Effect {
+pub enum OperationEffect {
     Reboot,
     RestartComponents,
     Stop,
@@ -21,15 +26,15 @@ pub enum Effect {
     CaRotation,
 }
 
-impl Effect {
+impl OperationEffect {
     /// The effect of a kind, as DESIGN.md fixes it.
-    pub fn of(kind: OperationKind) -> Effect {
+    pub fn of(kind: OperationKind) -> OperationEffect {
         match kind {
-            OperationKind::Talos => Effect::Reboot,
-            OperationKind::Kubernetes | OperationKind::Cni => Effect::RestartComponents,
-            OperationKind::Ichor => Effect::None,
-            OperationKind::Shutdown => Effect::Stop,
-            OperationKind::CaRotation => Effect::CaRotation,
+            OperationKind::Talos => OperationEffect::Reboot,
+            OperationKind::Kubernetes | OperationKind::Cni => OperationEffect::RestartComponents,
+            OperationKind::Ichor => OperationEffect::None,
+            OperationKind::Shutdown => OperationEffect::Stop,
+            OperationKind::CaRotation => OperationEffect::CaRotation,
         }
     }
 }
@@ -196,12 +201,19 @@ impl Operation {
         self.phase == Phase::Paused && self.failure_reason.is_some()
     }
 
-    /// The holder named by the ClusterLockHeld condition, as the controller wrote it.
-    pub fn lock_wait_message(&self) -> Option<&str> {
-        self.conditions
+    /// Who holds the cluster lock this operation waits for, when it waits: the `ClusterLockHeld`
+    /// condition, whose message names the holder ("cluster lock held by NAME", ADR 0068); a
+    /// message in another form is the holder's description as it is.
+    pub fn lock_holder(&self) -> Option<&str> {
+        let c = self
+            .conditions
             .iter()
-            .find(|c| c.type_ == ichor_resources::names::CLUSTER_LOCK_HELD && c.status == "True")
-            .map(|c| c.message.as_str())
+            .find(|c| c.type_ == LOCK_HELD_CONDITION && c.status == "True")?;
+        Some(
+            c.message
+                .strip_prefix(LOCK_HELD_PREFIX)
+                .unwrap_or(&c.message),
+        )
     }
 
     /// Machines done (Completed) and the machines in this pass that are not skipped.
@@ -295,7 +307,7 @@ pub struct Plan {
     pub namespace: String,
     pub cluster: String,
     pub kind: OperationKind,
-    pub effect: Effect,
+    pub effect: OperationEffect,
     pub max_unavailable: i32,
     /// The machines in the order they will be handled, a step at a time.
     pub steps: Vec<Vec<PlanMachine>>,

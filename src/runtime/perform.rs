@@ -25,9 +25,16 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
                 result,
             }
         }
-        Effect::GetCluster { namespace, name } => {
+        Effect::GetCluster {
+            seq,
+            purpose,
+            namespace,
+            name,
+        } => {
             let result = client.get_cluster(&namespace, &name).await;
             Action::Cluster {
+                seq,
+                purpose,
                 namespace,
                 name,
                 result,
@@ -37,19 +44,6 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             seq,
             result: client.list_clusters(namespace.as_deref()).await,
         },
-        Effect::LoadCluster {
-            seq,
-            namespace,
-            name,
-        } => {
-            let result = client.get_cluster(&namespace, &name).await;
-            Action::ClusterPage {
-                seq,
-                namespace,
-                name,
-                result,
-            }
-        }
         Effect::Plan { seq, request } => Action::Planned {
             seq,
             result: client.plan_operation(&request).await,

@@ -136,7 +136,7 @@ pub const MAX_DETAIL: usize = 200;
 /// Text from outside for an error: one line, inert, at most [`MAX_DETAIL`] characters.
 fn bounded(s: &str) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::views::text::truncate(&crate::views::text::sanitize(&one_line), MAX_DETAIL)
+    crate::text::truncate(&crate::text::sanitize(&one_line), MAX_DETAIL)
 }
 
 fn with_detail(code: Code, reason: Reason, what: &str, detail: &str) -> ApiError {

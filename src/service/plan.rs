@@ -4,8 +4,8 @@
 use super::tolerant::Unreadable;
 use super::validate::shown;
 use crate::model::{
-    ApiError, Code, Effect, HeldMachine, OperationRequest, Plan, PlanMachine, Reason, Refusal,
-    SpecChange, Tracking, Version, check_jump,
+    ApiError, Code, HeldMachine, OperationEffect, OperationRequest, Plan, PlanMachine, Reason,
+    Refusal, SpecChange, Tracking, Version, check_jump,
 };
 use ichor_resources::{
     CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
@@ -313,7 +313,7 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         namespace: inputs.namespace.to_string(),
         cluster: cluster_name.clone(),
         kind,
-        effect: Effect::of(kind),
+        effect: OperationEffect::of(kind),
         max_unavailable: req.max_unavailable,
         steps: steps
             .steps

@@ -57,7 +57,7 @@ pub fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
         Some(p) => format!("{p}: {e}"),
         None => e.to_string(),
     };
-    crate::views::text::truncate(&crate::views::text::sanitize(&text), MAX_WHY)
+    crate::text::truncate(&crate::text::sanitize(&text), MAX_WHY)
 }
 
 /// A resource read part by part: which part of an object does not decode.

@@ -4,7 +4,7 @@ use super::text::{fit, sanitize, width};
 use super::widgets::{Ctx, error_text, kind_text};
 use crate::app::new_operation::{current_value, form_problem, takes_max_unavailable};
 use crate::app::state::{FormField, NewOpStep, NewOperation};
-use crate::model::{ApiError, Effect, OperationKind, Plan};
+use crate::model::{ApiError, OperationEffect, OperationKind, Plan};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -65,12 +65,12 @@ fn draw(lines: &[(String, Style)], area: Rect, buf: &mut Buffer) -> u16 {
 }
 
 fn effect_id(kind: OperationKind) -> &'static str {
-    match Effect::of(kind) {
-        Effect::Reboot => "effect-reboot",
-        Effect::RestartComponents => "effect-restart",
-        Effect::Stop => "effect-stop",
-        Effect::None => "effect-none",
-        Effect::CaRotation => "effect-ca-rotation",
+    match OperationEffect::of(kind) {
+        OperationEffect::Reboot => "effect-reboot",
+        OperationEffect::RestartComponents => "effect-restart",
+        OperationEffect::Stop => "effect-stop",
+        OperationEffect::None => "effect-none",
+        OperationEffect::CaRotation => "effect-ca-rotation",
     }
 }
 

@@ -229,8 +229,7 @@ fn summary(
             ctx.theme.fg(Color::Cyan),
         ));
     }
-    if let Some(msg) = op.lock_wait_message() {
-        let holder = msg.strip_prefix("cluster lock held by ").unwrap_or(msg);
+    if let Some(holder) = op.lock_holder() {
         lines.push((
             t.tr("waiting-for-lock", &[("holder", &sanitize(holder))]),
             ctx.theme.fg(Color::Yellow),

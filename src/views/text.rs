@@ -1,57 +1,7 @@
 //! Text that reaches the screen: untrusted cluster text made inert, and display-width-aware
 //! truncation and padding (Japanese takes two columns a character).
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-
-/// Whether a character must not reach the terminal as it is: C0 and C1 controls, DEL, and the
-/// bidirectional overrides, embeddings, isolates and marks that can reorder what a person reads.
-fn is_dangerous(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-}
-
-/// Makes cluster text inert: line breaks and tabs become spaces, every other control or bidi
-/// character becomes U+FFFD, so no byte of it can act as an escape sequence.
-pub fn sanitize(s: &str) -> String {
-    if !s.chars().any(is_dangerous) {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| match c {
-            '\n' | '\r' | '\t' => ' ',
-            c if is_dangerous(c) => '\u{FFFD}',
-            c => c,
-        })
-        .collect()
-}
-
-/// The display width of a string.
-pub fn width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
-}
-
-/// Cuts `s` to at most `max` columns, ending in `…` when something was cut; never splits a
-/// character.
-pub fn truncate(s: &str, max: usize) -> String {
-    if width(s) <= max {
-        return s.to_string();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > max - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
+pub use crate::text::{sanitize, truncate, width};
 
 /// Truncates then pads with spaces to exactly `w` columns.
 pub fn fit(s: &str, w: usize) -> String {
@@ -75,7 +25,7 @@ mod tests {
     fn sanitize_removes_every_escape() {
         let evil = "a\u{1b}[31mred\u{1b}]0;title\u{7}\u{90}dcs\u{9c}\u{8}\r\nz\u{202E}abc\u{2066}";
         let clean = sanitize(evil);
-        assert!(!clean.chars().any(is_dangerous), "{clean:?}");
+        assert!(!clean.chars().any(crate::text::is_dangerous), "{clean:?}");
         assert!(clean.starts_with('a') && clean.contains("red") && clean.contains('z'));
         assert_eq!(sanitize("plain 日本語"), "plain 日本語");
     }

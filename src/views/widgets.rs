@@ -79,7 +79,7 @@ pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
         ("✗", "state-paused-failed", Color::Red)
     } else {
         match &op.phase {
-            Phase::Pending | Phase::Unknown if op.lock_wait_message().is_some() => {
+            Phase::Pending | Phase::Unknown if op.lock_holder().is_some() => {
                 ("…", "state-waiting-lock", Color::Yellow)
             }
             // Asked to pause; the controller has not acted on it yet.

@@ -1,7 +1,7 @@
 //! Small pieces both ways: times, parameters, kinds, effects, spec changes, refusals.
 
 use super::proto;
-use crate::model::{ApiError, Code, Effect, OperationKind, Reason, Refusal, SpecChange};
+use crate::model::{ApiError, Code, OperationEffect, OperationKind, Reason, Refusal, SpecChange};
 use jiff::Timestamp;
 use std::collections::{BTreeMap, HashMap};
 
@@ -55,24 +55,24 @@ pub fn kind_from_proto(k: i32) -> Option<OperationKind> {
     }
 }
 
-pub(super) fn effect_to_proto(e: Effect) -> proto::OperationEffect {
+pub(super) fn effect_to_proto(e: OperationEffect) -> proto::OperationEffect {
     match e {
-        Effect::Reboot => proto::OperationEffect::Reboot,
-        Effect::RestartComponents => proto::OperationEffect::RestartComponents,
-        Effect::Stop => proto::OperationEffect::Stop,
-        Effect::None => proto::OperationEffect::None,
-        Effect::CaRotation => proto::OperationEffect::CaRotation,
+        OperationEffect::Reboot => proto::OperationEffect::Reboot,
+        OperationEffect::RestartComponents => proto::OperationEffect::RestartComponents,
+        OperationEffect::Stop => proto::OperationEffect::Stop,
+        OperationEffect::None => proto::OperationEffect::None,
+        OperationEffect::CaRotation => proto::OperationEffect::CaRotation,
     }
 }
 
-pub(super) fn effect_from_proto(e: i32) -> Option<Effect> {
+pub(super) fn effect_from_proto(e: i32) -> Option<OperationEffect> {
     match proto::OperationEffect::try_from(e).ok()? {
         proto::OperationEffect::Unspecified => None,
-        proto::OperationEffect::Reboot => Some(Effect::Reboot),
-        proto::OperationEffect::RestartComponents => Some(Effect::RestartComponents),
-        proto::OperationEffect::Stop => Some(Effect::Stop),
-        proto::OperationEffect::None => Some(Effect::None),
-        proto::OperationEffect::CaRotation => Some(Effect::CaRotation),
+        proto::OperationEffect::Reboot => Some(OperationEffect::Reboot),
+        proto::OperationEffect::RestartComponents => Some(OperationEffect::RestartComponents),
+        proto::OperationEffect::Stop => Some(OperationEffect::Stop),
+        proto::OperationEffect::None => Some(OperationEffect::None),
+        proto::OperationEffect::CaRotation => Some(OperationEffect::CaRotation),
     }
 }
 

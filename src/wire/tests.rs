@@ -82,7 +82,7 @@ fn plans_and_starts_survive_the_wire() {
         namespace: "default".into(),
         cluster: "c1".into(),
         kind: OperationKind::Talos,
-        effect: Effect::Reboot,
+        effect: OperationEffect::Reboot,
         max_unavailable: 2,
         steps: vec![
             vec![PlanMachine {

@@ -1,0 +1,266 @@
+//! Keys: the dialogs' first, then the text field's, then the screen's key table. Pure.
+
+use super::nav::{
+    back_to_list, keep_selection_visible, open_cluster, open_selected, page, refilter, show,
+};
+use super::{Avail, ask_permissions, availability, fetch_current, quit};
+use crate::app::action::{Effect, Key, KeyCode};
+use crate::app::keymap::{self, Command};
+use crate::app::new_operation;
+use crate::app::state::{
+    Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
+};
+
+pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+    if key == Key::ctrl('c') {
+        return quit(state);
+    }
+    match state.dialog.clone() {
+        Some(Dialog::Confirm(c)) => return on_confirm_key(state, c, key),
+        Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
+        Some(Dialog::Help) => {
+            if matches!(
+                key.code,
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
+            ) {
+                state.dialog = None;
+            }
+            return Vec::new();
+        }
+        None => {}
+    }
+    if state.input == Input::Filter {
+        on_filter_key(state, key);
+        return Vec::new();
+    }
+    // Esc first stops waiting for a pending write: it may still happen, and the screen says so.
+    if key.code == KeyCode::Esc
+        && let Some(p) = state.pending.take()
+    {
+        state.notice = Some(Notice::Abandoned(p.action, p.name));
+        let mut effects = vec![Effect::Abandon { seq: p.seq }];
+        effects.extend(fetch_current(state));
+        return effects;
+    }
+    state.notice = None;
+    let Some(cmd) = keymap::lookup(state.screen, key) else {
+        return Vec::new();
+    };
+    run(state, cmd)
+}
+
+pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
+    match key.code {
+        KeyCode::Char('y') | KeyCode::Char('Y') if !key.ctrl => {
+            state.dialog = None;
+            state.notice = None;
+            state.seq += 1;
+            state.pending = Some(PendingWrite {
+                action: c.action,
+                namespace: c.namespace.clone(),
+                name: c.name.clone(),
+                since: state.now,
+                seq: state.seq,
+            });
+            vec![Effect::Write {
+                seq: state.seq,
+                action: c.action,
+                namespace: c.namespace,
+                name: c.name,
+                confirmed: c.confirmed,
+            }]
+        }
+        // No is the default: Enter, n, Esc and q all answer it.
+        KeyCode::Char('n')
+        | KeyCode::Char('N')
+        | KeyCode::Char('q')
+        | KeyCode::Esc
+        | KeyCode::Enter => {
+            state.dialog = None;
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub(super) fn on_filter_key(state: &mut State, key: Key) {
+    match key.code {
+        KeyCode::Enter => state.input = Input::None,
+        KeyCode::Esc => {
+            state.input = Input::None;
+            state.ops.filter.clear();
+            refilter(state);
+        }
+        KeyCode::Backspace => {
+            state.ops.filter.pop();
+            refilter(state);
+        }
+        KeyCode::Char(c) if !key.ctrl && !c.is_control() => {
+            state.ops.filter.push(c);
+            refilter(state);
+        }
+        _ => {}
+    }
+}
+
+pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
+    let step = |state: &mut State, delta: isize| {
+        match state.screen {
+            Screen::Operations => {
+                let n = state.ops.visible.len();
+                let cur = state.ops.list.selected as isize;
+                state.ops.list.selected =
+                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+            Screen::Clusters => {
+                let n = state.clusters.all.data.as_ref().map_or(0, Vec::len);
+                let cur = state.clusters.list.selected as isize;
+                state.clusters.list.selected =
+                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+            Screen::Cluster => {
+                if let Some(p) = state.cluster.as_mut() {
+                    let n = p.cluster.data.as_ref().map_or(0, |c| c.machines.len());
+                    p.scroll =
+                        (p.scroll as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+                }
+            }
+            Screen::Operation => {
+                let rows = page(state);
+                if let Some(d) = state.detail.as_mut() {
+                    let n = d.op.data.as_ref().map_or(0, |o| o.machines.len());
+                    let from = d.scroll.unwrap_or_else(|| {
+                        d.op.data
+                            .as_ref()
+                            .map_or(0, |o| crate::app::state::follow_scroll(o, rows))
+                    });
+                    d.scroll = Some(
+                        (from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize,
+                    );
+                }
+            }
+        }
+        keep_selection_visible(state);
+    };
+    let pg = page(state) as isize;
+    match cmd {
+        Command::Up => step(state, -1),
+        Command::Down => step(state, 1),
+        Command::PageUp => step(state, -pg),
+        Command::PageDown => step(state, pg),
+        Command::Top => step(state, isize::MIN / 2),
+        Command::Bottom => step(state, isize::MAX / 2),
+        Command::Open => match state.screen {
+            Screen::Operations => return open_selected(state),
+            Screen::Clusters => return open_cluster(state),
+            _ => {}
+        },
+        Command::Back => match state.screen {
+            Screen::Operation => return back_to_list(state),
+            Screen::Cluster => return show(state, Screen::Clusters),
+            Screen::Operations => {
+                if !state.ops.filter.is_empty() {
+                    state.ops.filter.clear();
+                    refilter(state);
+                }
+            }
+            Screen::Clusters => {}
+        },
+        Command::ShowOperations => return show(state, Screen::Operations),
+        Command::ShowClusters => return show(state, Screen::Clusters),
+        Command::SwitchScreen => {
+            let to = match state.screen {
+                Screen::Operations | Screen::Operation => Screen::Clusters,
+                Screen::Clusters | Screen::Cluster => Screen::Operations,
+            };
+            return show(state, to);
+        }
+        Command::New => match (
+            availability(state, Command::New, None),
+            state.target_cluster().cloned(),
+        ) {
+            (Avail::Yes, Some(c)) => return new_operation::open(state, c),
+            (Avail::No(why), _) => state.notice = Some(Notice::Unavailable(why)),
+            _ => {}
+        },
+        Command::NextField
+        | Command::PrevField
+        | Command::Submit
+        | Command::Cancel
+        | Command::BackToForm => {}
+        Command::Filter => state.input = Input::Filter,
+        Command::Pause | Command::Resume | Command::Delete => return ask(state, cmd),
+        Command::Refresh => {
+            state.conn = Conn::Ok;
+            // What the caller may do is asked again too (a role may have been granted).
+            state.permissions.clear();
+            let mut effects = fetch_current(state);
+            effects.extend(ask_permissions(state, shown_namespaces(state)));
+            return effects;
+        }
+        Command::Help => state.dialog = Some(Dialog::Help),
+        Command::Quit => return quit(state),
+        Command::Suspend => return vec![Effect::Suspend],
+    }
+    Vec::new()
+}
+
+/// The namespaces of what the lists hold.
+pub(super) fn shown_namespaces(state: &State) -> Vec<String> {
+    let ops = state
+        .ops
+        .all
+        .data
+        .iter()
+        .flatten()
+        .map(|o| o.namespace.clone());
+    let clusters = state
+        .clusters
+        .all
+        .data
+        .iter()
+        .flatten()
+        .map(|c| c.namespace.clone());
+    ops.chain(clusters).collect()
+}
+
+pub(super) fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
+    let op = state.target().cloned();
+    match availability(state, cmd, op.as_ref()) {
+        Avail::No(Why::ResumeAfterFailure) => {
+            state.notice = op.map(|o| Notice::ResumeNotOffered(o.name));
+        }
+        Avail::No(why) => state.notice = Some(Notice::Unavailable(why)),
+        Avail::Yes => {
+            if let Some(op) = op {
+                let action = match cmd {
+                    Command::Pause => WriteAction::Pause,
+                    Command::Resume => WriteAction::Resume,
+                    _ => WriteAction::Delete,
+                };
+                state.dialog = Some(Dialog::Confirm(Confirm {
+                    action,
+                    namespace: op.namespace.clone(),
+                    name: op.name.clone(),
+                    running: !op.phase.is_finished(),
+                    confirmed: op.confirmed(),
+                }));
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Whether the caller may make `cmd`'s write in `namespace`: `false` only when Kubernetes said
+/// no (unknown is allowed: the API server decides).
+pub(super) fn permitted(state: &State, cmd: Command, namespace: &str) -> bool {
+    let Some(Some(p)) = state.permissions.get(namespace) else {
+        return true;
+    };
+    match cmd {
+        Command::Pause | Command::Resume => p.pause,
+        Command::Delete => p.delete,
+        Command::New => p.start,
+        _ => true,
+    }
+}

@@ -1,0 +1,281 @@
+//! What came back from the workers: data, answers to writes, plans, retry reports. Each a small
+//! handler over State; none performs I/O.
+
+use super::nav::{back_to_list, open_operation, refilter, reselect};
+use super::{ask_permissions, fetch_current, schedule_poll};
+use crate::app::action::{ClusterFor, Effect};
+use crate::app::new_operation;
+use crate::app::state::{Conn, Dialog, Loaded, NewOpStep, Notice, State, WriteAction};
+use crate::client::RetryEvent;
+use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan};
+use jiff::SignedDuration;
+
+/// The Operations list arrived (or failed).
+pub(super) fn on_operations(
+    state: &mut State,
+    seq: u64,
+    result: Result<Vec<Operation>, ApiError>,
+) -> Vec<Effect> {
+    if seq != state.seq {
+        return Vec::new();
+    }
+    state.ops.all.loading = false;
+    match result {
+        Ok(mut ops) => {
+            let selected = state
+                .ops
+                .selected()
+                .map(|o| (o.namespace.clone(), o.name.clone()));
+            ops.sort_by(|a, b| {
+                b.created_at
+                    .cmp(&a.created_at)
+                    .then_with(|| a.name.cmp(&b.name))
+            });
+            let shown = ops.iter().map(|o| o.namespace.clone()).collect();
+            state.ops.all.data = Some(ops);
+            state.ops.all.error = None;
+            state.last_ok = Some(state.now);
+            refilter(state);
+            // New data: find the row the user had selected.
+            if let Some((ns, name)) = selected {
+                reselect(state, &ns, &name);
+            }
+            schedule_poll(state);
+            return ask_permissions(state, shown);
+        }
+        Err(e) => state.ops.all.error = Some(e),
+    }
+    schedule_poll(state);
+    Vec::new()
+}
+
+/// An operation's page data arrived.
+pub(super) fn on_operation(
+    state: &mut State,
+    seq: u64,
+    namespace: String,
+    name: String,
+    result: Result<Operation, ApiError>,
+) -> Vec<Effect> {
+    if seq != state.seq {
+        return Vec::new();
+    }
+    let Some(d) = state
+        .detail
+        .as_mut()
+        .filter(|d| d.namespace == namespace && d.name == name)
+    else {
+        return Vec::new();
+    };
+    d.op.loading = false;
+    match result {
+        Ok(op) => {
+            d.op.data = Some(op);
+            d.op.error = None;
+            state.last_ok = Some(state.now);
+        }
+        Err(e) => d.op.error = Some(e),
+    }
+    schedule_poll(state);
+    Vec::new()
+}
+
+/// A write was answered.
+pub(super) fn on_written(
+    state: &mut State,
+    seq: u64,
+    action: WriteAction,
+    namespace: String,
+    name: String,
+    result: Result<(), ApiError>,
+) -> Vec<Effect> {
+    // The answer of a write the person stopped waiting for is not theirs any more.
+    if state.pending.as_ref().is_none_or(|p| p.seq != seq) {
+        return Vec::new();
+    }
+    state.pending = None;
+    match result {
+        Ok(()) => {
+            state.notice = Some(Notice::Done(action, name.clone()));
+            let on_its_page = state
+                .detail
+                .as_ref()
+                .is_some_and(|d| d.namespace == namespace && d.name == name);
+            if action == WriteAction::Delete && on_its_page {
+                return back_to_list(state);
+            }
+        }
+        Err(e) => state.notice = Some(Notice::Failed(e)),
+    }
+    fetch_current(state)
+}
+
+/// What the caller may do in a namespace.
+pub(super) fn on_permissions(
+    state: &mut State,
+    namespace: String,
+    result: Result<Permissions, ApiError>,
+) -> Vec<Effect> {
+    match result {
+        Ok(p) => {
+            state.permissions.insert(namespace, Some(p));
+        }
+        Err(e) => {
+            tracing::info!(namespace, error = %e.message, "what the caller may do is not known");
+        }
+    }
+    Vec::new()
+}
+
+/// The Clusters list arrived.
+pub(super) fn on_clusters(
+    state: &mut State,
+    seq: u64,
+    result: Result<Vec<Cluster>, ApiError>,
+) -> Vec<Effect> {
+    if seq != state.seq {
+        return Vec::new();
+    }
+    state.clusters.all.loading = false;
+    match result {
+        Ok(mut clusters) => {
+            let selected = state
+                .clusters
+                .selected()
+                .map(|c| (c.namespace.clone(), c.name.clone()));
+            clusters.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+            let n = clusters.len();
+            if let Some(pos) = selected.and_then(|(ns, name)| {
+                clusters
+                    .iter()
+                    .position(|c| c.namespace == ns && c.name == name)
+            }) {
+                state.clusters.list.selected = pos;
+            }
+            state.clusters.list.selected = state.clusters.list.selected.min(n.saturating_sub(1));
+            let shown = clusters.iter().map(|c| c.namespace.clone()).collect();
+            state.clusters.all.data = Some(clusters);
+            state.clusters.all.error = None;
+            state.last_ok = Some(state.now);
+            schedule_poll(state);
+            return ask_permissions(state, shown);
+        }
+        Err(e) => state.clusters.all.error = Some(e),
+    }
+    schedule_poll(state);
+    Vec::new()
+}
+
+/// The plan for the Review arrived.
+pub(super) fn on_planned(
+    state: &mut State,
+    seq: u64,
+    result: Result<Plan, ApiError>,
+) -> Vec<Effect> {
+    if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut()
+        && d.seq == seq
+        && d.step == NewOpStep::Review
+    {
+        d.plan = Loaded {
+            loading: false,
+            error: result.as_ref().err().cloned(),
+            data: result.ok(),
+        };
+    }
+    Vec::new()
+}
+
+/// A start was answered.
+pub(super) fn on_started(
+    state: &mut State,
+    seq: u64,
+    result: Result<Created, ApiError>,
+) -> Vec<Effect> {
+    let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() else {
+        return Vec::new();
+    };
+    if d.seq != seq || !matches!(d.step, NewOpStep::Starting { .. }) {
+        return Vec::new();
+    }
+    match result {
+        Ok(created) => {
+            state.dialog = None;
+            let op = created.operation.clone();
+            state.notice = Some(Notice::Started(Box::new(created)));
+            open_operation(state, op)
+        }
+        Err(e) => {
+            // Back on the Review with what happened; the plan is asked for again, so a
+            // half-success shows that a second Start writes no spec, and a changed plan
+            // is reviewed anew.
+            d.start_error = Some(e);
+            new_operation::replan(state)
+        }
+    }
+}
+
+/// The retrying client reports on its waits.
+pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
+    state.conn = match ev {
+        RetryEvent::Retrying {
+            delay,
+            since,
+            attempt,
+            ..
+        } => Conn::Retrying {
+            next_at: state.now + SignedDuration::try_from(delay).unwrap_or(SignedDuration::ZERO),
+            since,
+            attempt,
+        },
+        RetryEvent::Recovered { .. } => Conn::Ok,
+        RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
+    };
+    Vec::new()
+}
+
+/// A cluster arrived: for an operation's page (its machines' roles) or for the cluster's page.
+pub(super) fn on_cluster(
+    state: &mut State,
+    seq: u64,
+    purpose: ClusterFor,
+    namespace: String,
+    name: String,
+    result: Result<Cluster, ApiError>,
+) -> Vec<Effect> {
+    match purpose {
+        ClusterFor::OperationPage => {
+            if let Some(d) = state.detail.as_mut() {
+                let same =
+                    d.op.data
+                        .as_ref()
+                        .is_some_and(|o| o.namespace == namespace && o.cluster == name);
+                if same {
+                    d.cluster = result.ok();
+                }
+            }
+            Vec::new()
+        }
+        ClusterFor::ClusterPage => {
+            if seq != state.seq {
+                return Vec::new();
+            }
+            if let Some(p) = state
+                .cluster
+                .as_mut()
+                .filter(|p| p.namespace == namespace && p.name == name)
+            {
+                p.cluster.loading = false;
+                match result {
+                    Ok(c) => {
+                        p.cluster.data = Some(c);
+                        p.cluster.error = None;
+                        state.last_ok = Some(state.now);
+                    }
+                    Err(e) => p.cluster.error = Some(e),
+                }
+            }
+            schedule_poll(state);
+            Vec::new()
+        }
+    }
+}

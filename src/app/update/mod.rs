@@ -1,0 +1,247 @@
+//! `update(&mut State, Action) -> Vec<Effect>`: the only place State changes. No I/O, no clock
+//! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
+
+mod keys;
+mod loaded;
+mod nav;
+
+use keys::permitted;
+
+use super::action::{Action, ClusterFor, Effect};
+use super::keymap::Command;
+use super::state::{Screen, State, Why};
+use crate::model::{Operation, Phase};
+use jiff::SignedDuration;
+
+/// Poll interval while something shown is unfinished (running).
+pub const POLL_ACTIVE: SignedDuration = SignedDuration::from_secs(3);
+/// Poll interval otherwise (idle list, paused operation).
+pub const POLL_IDLE: SignedDuration = SignedDuration::from_secs(10);
+
+/// Whether a command is offered for the current target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Avail {
+    Yes,
+    /// Not offered, and why.
+    No(Why),
+}
+
+/// The first effects: load the Operations list and ask what the caller may do.
+pub fn start(state: &mut State) -> Vec<Effect> {
+    let mut effects = fetch_current(state);
+    effects.extend(ask_permissions(state, Vec::new()));
+    effects
+}
+
+/// Applies one action: a dispatcher over small handlers.
+pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) => keys::on_key(state, key),
+        Action::Resize(w, h) => {
+            state.size = (w, h);
+            nav::keep_selection_visible(state);
+            Vec::new()
+        }
+        Action::Viewport(v) => {
+            state.viewport = v;
+            nav::keep_selection_visible(state);
+            Vec::new()
+        }
+        Action::Redraw => Vec::new(),
+        Action::Terminate => quit(state),
+        Action::Tick => match state.next_poll {
+            Some(at) if at <= state.now => fetch_current(state),
+            _ => Vec::new(),
+        },
+        Action::Operations { seq, result } => loaded::on_operations(state, seq, result),
+        Action::Operation {
+            seq,
+            namespace,
+            name,
+            result,
+        } => loaded::on_operation(state, seq, namespace, name, result),
+        Action::Cluster {
+            seq,
+            purpose,
+            namespace,
+            name,
+            result,
+        } => loaded::on_cluster(state, seq, purpose, namespace, name, result),
+        Action::Written {
+            seq,
+            action,
+            namespace,
+            name,
+            result,
+        } => loaded::on_written(state, seq, action, namespace, name, result),
+        Action::Permissions { namespace, result } => {
+            loaded::on_permissions(state, namespace, result)
+        }
+        Action::Clusters { seq, result } => loaded::on_clusters(state, seq, result),
+        Action::Planned { seq, result } => loaded::on_planned(state, seq, result),
+        Action::Started { seq, result } => loaded::on_started(state, seq, result),
+        Action::Retry(ev) => loaded::on_retry(state, ev),
+    }
+}
+
+/// Asks what the caller may do in each namespace shown (and the session's) not asked yet.
+pub(super) fn ask_permissions(state: &mut State, shown: Vec<String>) -> Vec<Effect> {
+    let mut namespaces = shown;
+    if !state.session.all_namespaces {
+        namespaces.push(state.session.namespace.clone());
+    }
+    namespaces.sort();
+    namespaces.dedup();
+    let mut effects = Vec::new();
+    for namespace in namespaces {
+        if state.session.read_only || state.permissions.contains_key(&namespace) {
+            continue;
+        }
+        state.permissions.insert(namespace.clone(), None);
+        effects.push(Effect::Permissions { namespace });
+    }
+    effects
+}
+
+/// The namespace the lists show; `None`: every namespace (`-A`).
+pub(super) fn listed_namespace(state: &State) -> Option<String> {
+    (!state.session.all_namespaces).then(|| state.session.namespace.clone())
+}
+
+/// Requests the data of the visible screen now.
+pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
+    state.seq += 1;
+    state.next_poll = None;
+    let seq = state.seq;
+    match state.screen {
+        Screen::Operations => {
+            state.ops.all.loading = true;
+            vec![Effect::ListOperations {
+                seq,
+                namespace: listed_namespace(state),
+            }]
+        }
+        Screen::Operation => match state.detail.as_mut() {
+            Some(d) => {
+                d.op.loading = true;
+                vec![Effect::GetOperation {
+                    seq,
+                    namespace: d.namespace.clone(),
+                    name: d.name.clone(),
+                }]
+            }
+            None => Vec::new(),
+        },
+        Screen::Clusters => {
+            state.clusters.all.loading = true;
+            vec![Effect::ListClusters {
+                seq,
+                namespace: listed_namespace(state),
+            }]
+        }
+        Screen::Cluster => match state.cluster.as_mut() {
+            Some(p) => {
+                p.cluster.loading = true;
+                vec![Effect::GetCluster {
+                    seq,
+                    purpose: ClusterFor::ClusterPage,
+                    namespace: p.namespace.clone(),
+                    name: p.name.clone(),
+                }]
+            }
+            None => Vec::new(),
+        },
+    }
+}
+
+/// The poll interval of what is shown; `None`: no more polls (R still refreshes). A load that
+/// failed for a reason other than a transient fault (which the client retries itself) is tried
+/// again at the idle cadence, with the error on screen, so the screen mends by itself when the
+/// cause is fixed.
+pub fn poll_interval(state: &State) -> Option<SignedDuration> {
+    let failed = |e: Option<&crate::model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
+    match state.screen {
+        Screen::Operations => {
+            let l = &state.ops.all;
+            if failed(l.error.as_ref()) {
+                return Some(POLL_IDLE);
+            }
+            // An operation that cannot be read is not known to be doing anything.
+            let busy = l.data.as_ref().is_some_and(|ops| {
+                ops.iter()
+                    .any(|o| o.unreadable.is_none() && !o.phase.is_finished())
+            });
+            Some(if busy { POLL_ACTIVE } else { POLL_IDLE })
+        }
+        Screen::Operation => {
+            let d = state.detail.as_ref()?;
+            if failed(d.op.error.as_ref()) {
+                return Some(POLL_IDLE);
+            }
+            match d.op.data.as_ref() {
+                Some(o) if o.unreadable.is_some() => Some(POLL_IDLE),
+                Some(o) if o.phase.is_finished() => None,
+                // Until the controller acts on a pause or resume, follow it closely.
+                Some(o) if o.settling() => Some(POLL_ACTIVE),
+                Some(o) if o.phase == Phase::Paused => Some(POLL_IDLE),
+                _ => Some(POLL_ACTIVE),
+            }
+        }
+        Screen::Clusters | Screen::Cluster => Some(POLL_IDLE),
+    }
+}
+
+pub(super) fn schedule_poll(state: &mut State) {
+    state.next_poll = poll_interval(state).map(|i| state.now + i);
+}
+
+/// Whether `cmd` is offered for `op`.
+pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avail {
+    let write = matches!(
+        cmd,
+        Command::Pause | Command::Resume | Command::Delete | Command::New
+    );
+    if write && state.session.read_only {
+        return Avail::No(Why::ReadOnly);
+    }
+    if write && state.pending.is_some() {
+        return Avail::No(Why::WritePending);
+    }
+    if cmd == Command::New {
+        return match state.target_cluster() {
+            None => Avail::No(Why::NoCluster),
+            Some(c) if c.unreadable.is_some() => Avail::No(Why::Unreadable),
+            Some(c) if !permitted(state, cmd, &c.namespace) => Avail::No(Why::NotPermitted),
+            Some(_) => Avail::Yes,
+        };
+    }
+    if matches!(state.screen, Screen::Clusters | Screen::Cluster) {
+        return Avail::Yes;
+    }
+    let Some(op) = op else {
+        return if write || cmd == Command::Open {
+            Avail::No(Why::NothingSelected)
+        } else {
+            Avail::Yes
+        };
+    };
+    if write && op.unreadable.is_some() {
+        return Avail::No(Why::Unreadable);
+    }
+    if write && !permitted(state, cmd, &op.namespace) {
+        return Avail::No(Why::NotPermitted);
+    }
+    match cmd {
+        Command::Pause if op.phase.is_finished() => Avail::No(Why::Finished),
+        Command::Pause if op.paused || op.phase == Phase::Paused => Avail::No(Why::AlreadyPaused),
+        Command::Resume if op.paused_by_failure() => Avail::No(Why::ResumeAfterFailure),
+        Command::Resume if op.phase.is_finished() => Avail::No(Why::Finished),
+        Command::Resume if !op.paused && op.phase != Phase::Paused => Avail::No(Why::NotPaused),
+        _ => Avail::Yes,
+    }
+}
+
+pub(super) fn quit(state: &mut State) -> Vec<Effect> {
+    state.quit = true;
+    vec![Effect::Quit]
+}

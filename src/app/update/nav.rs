@@ -1,0 +1,138 @@
+//! Where the person is: screens, pages, selections, scrolling. Pure.
+
+use super::fetch_current;
+use crate::app::action::{ClusterFor, Effect};
+use crate::app::state::{ClusterPage, DetailState, Loaded, Screen, State};
+
+pub(super) fn page(state: &State) -> usize {
+    match state.screen {
+        Screen::Operation => state.viewport.page_rows,
+        _ => state.viewport.list_rows,
+    }
+    .max(1)
+}
+
+pub(super) fn open_selected(state: &mut State) -> Vec<Effect> {
+    match state.ops.selected().cloned() {
+        Some(op) => open_operation(state, op),
+        None => Vec::new(),
+    }
+}
+
+pub(super) fn back_to_list(state: &mut State) -> Vec<Effect> {
+    show(state, Screen::Operations)
+}
+
+/// Switches to a list screen and loads it.
+pub(super) fn show(state: &mut State, screen: Screen) -> Vec<Effect> {
+    if state.screen == screen && matches!(screen, Screen::Operations | Screen::Clusters) {
+        return Vec::new();
+    }
+    state.screen = screen;
+    state.detail = None;
+    state.cluster = None;
+    fetch_current(state)
+}
+
+pub(super) fn open_cluster(state: &mut State) -> Vec<Effect> {
+    let Some(c) = state.clusters.selected().cloned() else {
+        return Vec::new();
+    };
+    state.screen = Screen::Cluster;
+    state.cluster = Some(ClusterPage {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        cluster: Loaded {
+            data: Some(c),
+            error: None,
+            loading: false,
+        },
+        scroll: 0,
+    });
+    fetch_current(state)
+}
+
+/// Opens an operation's page (after a start: the new operation, followed live).
+pub(super) fn open_operation(state: &mut State, op: crate::model::Operation) -> Vec<Effect> {
+    state.screen = Screen::Operation;
+    state.cluster = None;
+    let (namespace, cluster) = (op.namespace.clone(), op.cluster.clone());
+    state.detail = Some(DetailState {
+        namespace: op.namespace.clone(),
+        name: op.name.clone(),
+        op: Loaded {
+            data: Some(op),
+            error: None,
+            loading: false,
+        },
+        cluster: None,
+        scroll: None,
+    });
+    let mut effects = fetch_current(state);
+    let seq = state.seq;
+    effects.push(Effect::GetCluster {
+        seq,
+        purpose: ClusterFor::OperationPage,
+        namespace,
+        name: cluster,
+    });
+    effects
+}
+
+/// Recomputes the filtered rows (on data or filter change, never per frame).
+pub(super) fn refilter(state: &mut State) {
+    // The selection follows its operation, not its row number.
+    let selected = state
+        .ops
+        .selected()
+        .map(|o| (o.namespace.clone(), o.name.clone()));
+    let needle = state.ops.filter.to_lowercase();
+    let ops = state.ops.all.data.as_deref().unwrap_or_default();
+    state.ops.visible = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| {
+            needle.is_empty()
+                || [
+                    o.name.as_str(),
+                    o.cluster.as_str(),
+                    o.kind_raw.as_str(),
+                    o.phase.as_str(),
+                    o.namespace.as_str(),
+                    o.actor.as_deref().unwrap_or(""),
+                ]
+                .iter()
+                .any(|f| f.to_lowercase().contains(&needle))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let n = state.ops.visible.len();
+    state.ops.list.selected = state.ops.list.selected.min(n.saturating_sub(1));
+    keep_selection_visible(state);
+    if let Some((ns, name)) = selected {
+        reselect(state, &ns, &name);
+    }
+}
+
+pub(super) fn reselect(state: &mut State, namespace: &str, name: &str) {
+    let ops = state.ops.all.data.as_deref().unwrap_or_default();
+    if let Some(pos) = state.ops.visible.iter().position(|&i| {
+        ops.get(i)
+            .is_some_and(|o| o.namespace == namespace && o.name == name)
+    }) {
+        state.ops.list.selected = pos;
+        keep_selection_visible(state);
+    }
+}
+
+pub(super) fn keep_selection_visible(state: &mut State) {
+    let rows = page(state);
+    let l = &mut state.ops.list;
+    if l.selected < l.offset {
+        l.offset = l.selected;
+    } else if l.selected >= l.offset + rows {
+        l.offset = l.selected + 1 - rows;
+    }
+    let n = state.ops.visible.len();
+    l.offset = l.offset.min(n.saturating_sub(rows));
+}
