@@ -8,7 +8,7 @@ pub mod store;
 pub mod table;
 
 use self::auth::{AuthConfig, Identity};
-use self::store::{LabelSelector, ResourceType, merge_patch, parse_query, resource, status_body};
+use self::store::{LabelSelector, ResourceType, parse_query, resource, status_body};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use ichor_resources::names;
@@ -526,7 +526,7 @@ impl EmbeddedApi {
                 {
                     return Err(conflict(&target));
                 }
-                merge_patch(&mut obj, &patch);
+                json_patch::merge(&mut obj, &patch);
                 st.update(&target, obj, &who, dry_run, "patch")
                     .map(|o| (200, o))
             }

@@ -1,8 +1,8 @@
-//! Pieces of the embedded API that are plain data: the resource table, JSON merge patch,
-//! label selectors, query strings and Status bodies.
+//! Pieces of the embedded API that are plain data: the resource table, label selectors, query
+//! strings and Status bodies.
 
 use ichor_resources::{GROUP, VERSION};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// One kind the embedded API serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,61 +84,10 @@ impl ResourceType {
     }
 }
 
-/// Applies a JSON merge patch (RFC 7386) to `target`.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = Value::Object(Map::new());
-            }
-            if let Value::Object(t) = target {
-                for (k, v) in p {
-                    if v.is_null() {
-                        t.remove(k);
-                    } else {
-                        merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-                    }
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
-}
-
-/// Decodes `%XX` and `+` in a query component.
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Parses a query string into (key, value) pairs.
+/// Parses a query string into (key, value) pairs, `+` and `%XX` decoded.
 pub fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
-    q.unwrap_or("")
-        .split('&')
-        .filter(|s| !s.is_empty())
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => (percent_decode(k), percent_decode(v)),
-            None => (percent_decode(kv), String::new()),
-        })
+    form_urlencoded::parse(q.unwrap_or("").as_bytes())
+        .into_owned()
         .collect()
 }
 
@@ -244,13 +193,6 @@ pub fn status_body(code: u16, reason: &str, message: &str, details: Option<Value
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc7386() {
-        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}});
-        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}}));
-        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}}));
-    }
 
     #[test]
     fn selectors() {
