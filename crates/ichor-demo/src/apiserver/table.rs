@@ -1,7 +1,7 @@
 //! Server-side printing: kubectl asks for a `meta.k8s.io/v1` Table (`Accept: …;as=Table`) and
 //! prints its columns, as it does for CRDs with additionalPrinterColumns.
 
-use super::store::ResourceType;
+use super::kinds::ResourceType;
 use serde_json::{Value, json};
 
 fn text(v: &Value, pointer: &str) -> String {
