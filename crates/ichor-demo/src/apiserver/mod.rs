@@ -24,7 +24,9 @@ mod table;
 mod validation;
 mod write_log;
 
+#[cfg(feature = "faults")]
 pub use faults::{Fault, FaultRule};
+#[cfg(feature = "faults")]
 pub use write_log::WriteRecord;
 
 use self::auth::AuthConfig;
@@ -96,16 +98,6 @@ impl EmbeddedApi {
         )
     }
 
-    /// Adds a bearer token (tests of authentication).
-    pub fn add_token(&self, token: &str, user: &str, groups: &[&str]) {
-        self.lock().auth.add_token(token, user, groups);
-    }
-
-    /// Adds an RBAC rule.
-    pub fn add_rule(&self, rule: auth::Rule) {
-        self.lock().auth.add_rule(rule);
-    }
-
     /// Serves one request with its body read; a reset fault is an I/O error.
     pub async fn serve(
         &self,
@@ -156,5 +148,20 @@ impl tower::Service<http::Request<kube::client::Body>> for BearerService {
             let bytes = body.collect().await?.to_bytes();
             api.serve(http::Request::from_parts(parts, bytes)).await
         })
+    }
+}
+
+/// Users and rules added at run time, for tests of authentication. With the `faults` feature
+/// only.
+#[cfg(feature = "faults")]
+impl EmbeddedApi {
+    /// Adds a bearer token.
+    pub fn add_token(&self, token: &str, user: &str, groups: &[&str]) {
+        self.lock().auth.add_token(token, user, groups);
+    }
+
+    /// Adds an RBAC rule.
+    pub fn add_rule(&self, rule: auth::Rule) {
+        self.lock().auth.add_rule(rule);
     }
 }

@@ -1,7 +1,8 @@
 //! The object store: get and list, and create, update, merge patch and delete with an
 //! apiserver's rules (preconditions, resourceVersion, generation, server-owned metadata, the
 //! status subresource); every write is validated and admitted first, and logged. Also the ways
-//! around the API: the demo data's `seed`, and the tests' `edit`, `remove` and `object`.
+//! around the API: the demo data's `seed`, and (with the `faults` feature) the tests' `edit`,
+//! `remove` and `object`.
 
 use super::admission::admit;
 use super::auth::Identity;
@@ -405,7 +406,11 @@ impl EmbeddedApi {
         st.objects.insert((plural, ns, name), v);
         Ok(())
     }
+}
 
+/// Test helpers: the world changing behind a service's back. With the `faults` feature only.
+#[cfg(feature = "faults")]
+impl EmbeddedApi {
     /// Changes a stored object as another writer would (resourceVersion bumped; generation
     /// bumped when the spec changed). Not logged. Returns whether the object exists.
     pub fn edit(
