@@ -7,14 +7,14 @@ use ichor_resources::{
     CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress, MachineSteps,
     OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names, plan_steps,
 };
-pub use ichor_resources::{format_time, parse_time};
+use ichor_resources::{format_time, parse_time};
 use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ListParams, PostParams};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long one machine step takes at speed 1.
-pub const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
+const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
 
 /// The controller, acting through its own kube client.
 pub struct Controller {
@@ -43,7 +43,8 @@ fn ns_of<K: kube::Resource>(k: &K) -> String {
 }
 
 impl Controller {
-    /// A controller whose machine steps take `STEP_AT_SPEED_1 / speed`.
+    /// A controller acting through `client` whose machine steps take 4 s / `speed` (a speed
+    /// that is not a positive number counts as 1).
     pub fn new(client: kube::Client, speed: f64) -> Controller {
         let speed = if speed.is_finite() && speed > 0.0 {
             speed
@@ -58,12 +59,12 @@ impl Controller {
     }
 
     /// The duration of one machine step.
-    pub fn step(&self) -> Duration {
+    fn step(&self) -> Duration {
         Duration::try_from(self.step).unwrap_or(STEP_AT_SPEED_1)
     }
 
     /// Runs until the task is dropped, reconciling a few times per step.
-    pub async fn run(self) {
+    pub(crate) async fn run(self) {
         let tick = (self.step() / 4).max(Duration::from_millis(10));
         loop {
             if let Err(e) = self.reconcile(Timestamp::now()).await {

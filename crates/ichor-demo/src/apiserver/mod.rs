@@ -69,11 +69,11 @@ impl Default for EmbeddedApi {
 }
 
 /// The error type of the embedded API's tower Service.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 impl EmbeddedApi {
     /// An empty API with the given users and rules.
-    pub fn new(auth: AuthConfig) -> EmbeddedApi {
+    fn new(auth: AuthConfig) -> EmbeddedApi {
         EmbeddedApi {
             state: Arc::new(Mutex::new(ApiState {
                 auth,
@@ -99,7 +99,7 @@ impl EmbeddedApi {
     }
 
     /// Serves one request with its body read; a reset fault is an I/O error.
-    pub async fn serve(
+    pub(crate) async fn serve(
         &self,
         req: http::Request<Bytes>,
     ) -> Result<http::Response<Full<Bytes>>, BoxError> {
@@ -120,7 +120,7 @@ impl EmbeddedApi {
 
 /// The embedded API as a tower Service with a fixed bearer token, for `kube::Client::new`.
 #[derive(Clone)]
-pub struct BearerService {
+struct BearerService {
     api: EmbeddedApi,
     header: String,
 }

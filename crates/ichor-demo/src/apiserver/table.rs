@@ -56,7 +56,7 @@ fn columns(rt: &ResourceType) -> &'static [(&'static str, &'static str)] {
 }
 
 /// The Table for `items`.
-pub fn table(
+pub(crate) fn table(
     rt: &ResourceType,
     items: &[&Value],
     resource_version: &str,
@@ -96,7 +96,7 @@ pub fn table(
 }
 
 /// Whether the request asks for a Table.
-pub fn wants_table(accept: Option<&str>) -> bool {
+pub(crate) fn wants_table(accept: Option<&str>) -> bool {
     accept.is_some_and(|a| {
         a.split(',')
             .next()

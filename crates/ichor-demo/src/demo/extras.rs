@@ -8,10 +8,11 @@ use ichor_resources::{TalosOperation, TalosOperationStatus, machine, names};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 
-/// The environment variable that seeds hostile cluster text (test-only, see [`DemoExtras`]).
+/// The environment variable that seeds a hostile cluster, whose text tries to reach the
+/// terminal (tests only): any value but empty or `0`.
 pub const HOSTILE_ENV: &str = "ICHOR_DEMO_HOSTILE";
-/// The environment variable that adds history operations (test and benchmark only, see
-/// [`DemoExtras`]).
+/// The environment variable that adds N Completed operations to the history of `staging`
+/// (tests and benchmarks only).
 pub const OPERATIONS_ENV: &str = "ICHOR_DEMO_OPERATIONS";
 
 /// Every kind of terminal control a hostile cluster might put in its text: a CSI that clears

@@ -8,11 +8,11 @@ pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV};
 use self::extras::{DemoExtras, seed_extras};
 use crate::apiserver::EmbeddedApi;
 use crate::apiserver::auth::users;
-use crate::controller::{Controller, format_time};
+use crate::controller::Controller;
 use ichor_resources::{
     CaRotationStatus, CniSpec, IchorInstallation, IchorInstallationSpec, Machine, MachineProgress,
     TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec, TalosOperationStatus,
-    machine, names,
+    format_time, machine, names,
 };
 use jiff::{SignedDuration, Timestamp};
 use std::collections::BTreeMap;
@@ -383,8 +383,8 @@ pub struct DemoCluster {
 }
 
 impl DemoCluster {
-    /// Seeds the data (with the [`DemoExtras`] the environment asks for) and starts the
-    /// controller at `speed` (1: a machine step takes 4 s).
+    /// Seeds the data (with the extras that [`HOSTILE_ENV`] and [`OPERATIONS_ENV`] ask for)
+    /// and starts the controller at `speed` (1: a machine step takes 4 s).
     pub fn start(speed: f64) -> anyhow::Result<DemoCluster> {
         let extras = DemoExtras::from_env(|k| std::env::var(k).ok())?;
         let api = EmbeddedApi::default();
