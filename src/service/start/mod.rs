@@ -185,19 +185,10 @@ impl OperationService {
             Err(e) => return conflict_or(e),
         };
         let since = Instant::now();
-        let spec_written = match &plan.spec_change {
-            // A conflict: the claim stays ours (it names this request id); the next pass renews it.
-            Some(change) => match self.too_slow(since) {
-                Err(e) => return Err(e),
-                Ok(()) => match self
-                    .write_spec(caller, ns, plan.kind, change, world, false)
-                    .await
-                {
-                    Ok(()) => Some(change.clone()),
-                    Err(e) => return conflict_or(e),
-                },
-            },
-            None => None,
+        // A conflict: the claim stays ours (it names this request id); the next pass renews it.
+        let spec_written = match self.spec_step(caller, ns, &plan, world, since).await {
+            Ok(written) => written,
+            Err(e) => return conflict_or(e),
         };
         let confirmation_present = plan.kind == OperationKind::Cni
             && (spec_written.is_some() || has_confirmation(&world.cluster));
@@ -232,6 +223,24 @@ impl OperationService {
             spec_written,
             warnings,
         })))
+    }
+
+    /// The spec write of a start, if it makes one, on the object as the refusals read it.
+    async fn spec_step(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        plan: &Plan,
+        world: &World,
+        since: Instant,
+    ) -> Result<Option<crate::model::SpecChange>, ApiError> {
+        let Some(change) = &plan.spec_change else {
+            return Ok(None);
+        };
+        self.too_slow(since)?;
+        self.write_spec(caller, ns, plan.kind, change, world, false)
+            .await?;
+        Ok(Some(change.clone()))
     }
 
     /// The dry runs as the caller: the create, and the spec write. RBAC and admission refuse
