@@ -93,7 +93,7 @@ async fn connect(
         }
         Source::Remote(opts) => {
             let label = sanitize_url(&opts.url);
-            let client = crate::client::grpc::GrpcClient::new(opts)?;
+            let client = crate::client::remote::RemoteClient::new(opts)?;
             let namespace = settings
                 .namespace
                 .clone()

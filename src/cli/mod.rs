@@ -40,10 +40,14 @@ pub struct Cli {
     #[arg(short = 'A', long, global = true)]
     pub all_namespaces: bool,
 
-    /// Reach OperationService over gRPC at this URL (https:// with TLS, http:// as h2c)
+    /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`; https:// with TLS)
     /// instead of running it in-process.
     #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
     pub server: Option<String>,
+    /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
+    /// proxies; the default) or gRPC (HTTP/2).
+    #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
+    pub protocol: Option<crate::client::remote::Protocol>,
 
     /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
     #[arg(long, global = true, value_name = "FILE")]

@@ -14,6 +14,7 @@ pub struct Settings {
     pub context: Option<String>,
     pub kubeconfig: Option<PathBuf>,
     pub server: Option<String>,
+    pub protocol: crate::client::remote::Protocol,
     pub token_file: Option<PathBuf>,
     pub ca_file: Option<PathBuf>,
 }
@@ -47,6 +48,7 @@ impl Settings {
             context: cli.context.clone().or_else(|| file.context.clone()),
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
             server: cli.server.clone().or_else(|| file.server.clone()),
+            protocol: cli.protocol.or(file.protocol).unwrap_or_default(),
             token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
             ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
         })
@@ -57,7 +59,7 @@ impl Settings {
 /// is checked, so a bad flag or file is said first, and before anything is contacted.
 pub(super) enum Source {
     Demo,
-    Remote(crate::client::grpc::GrpcOptions),
+    Remote(crate::client::remote::RemoteOptions),
     Kubeconfig {
         loaded: crate::kubeconfig::Loaded,
         context: String,
@@ -66,12 +68,12 @@ pub(super) enum Source {
 
 impl Source {
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
-        use crate::client::grpc::{GrpcOptions, TOKEN_ENV, load_token};
+        use crate::client::remote::{RemoteOptions, TOKEN_ENV, load_token};
         if cli.demo {
             return Ok(Source::Demo);
         }
         if let Some(url) = &settings.server {
-            let mut opts = GrpcOptions::new(url.clone());
+            let mut opts = RemoteOptions::new(url.clone()).with_protocol(settings.protocol);
             opts.token = load_token(
                 settings.token_file.as_deref(),
                 std::env::var(TOKEN_ENV).ok(),

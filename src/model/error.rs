@@ -96,6 +96,7 @@ reasons! {
     WriteOutcomeUnknown => "WRITE_OUTCOME_UNKNOWN",
     OperationReplaced => "OPERATION_REPLACED",
     WriteAbandoned => "WRITE_ABANDONED",
+    VersionSkew => "VERSION_SKEW",
     Invalid => "INVALID",
     Internal => "INTERNAL",
 }

@@ -4,6 +4,7 @@
 //! same service the in-process dashboard runs.
 
 pub mod auth;
+pub mod connect;
 pub mod handlers;
 
 use self::auth::Authenticator;
@@ -111,14 +112,21 @@ pub async fn serve(
         .build_v1alpha()
         .context("building the reflection service")?;
 
-    let mut builder =
-        tonic::transport::Server::builder().http2_max_header_list_size(MAX_HEADER_LIST_BYTES);
+    let connect = connect::ConnectLayer::new(handlers.clone(), MAX_REQUEST_BYTES)?;
+    // HTTP/1.1 too (Connect and gRPC-Web travel over it), beside HTTP/2.
+    let mut builder = tonic::transport::Server::builder()
+        .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
+        .accept_http1(true);
     if let Some(tls) = &config.tls {
         builder = builder
             .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(&tls.cert, &tls.key)))
             .context("setting up TLS (is the key the certificate's, both PEM?)")?;
     }
+    // Connect first (it answers what is neither gRPC nor gRPC-Web), then gRPC-Web translated
+    // to gRPC, then tonic's routes.
     let router = builder
+        .layer(connect)
+        .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
