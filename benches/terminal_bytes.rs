@@ -280,6 +280,7 @@ fn idle(minutes: u64) -> Idle {
             all_namespaces: false,
             user: None,
             read_only: false,
+            server_version: Default::default(),
         };
         let runtime = Runtime {
             state: State::new(session, clock.now(), jiff::tz::TimeZone::UTC),

@@ -330,6 +330,8 @@ pub struct Session {
     pub all_namespaces: bool,
     pub user: Option<String>,
     pub read_only: bool,
+    /// What a remote server said of its version (the status bar shows it beside the backend).
+    pub server_version: crate::client::ServerVersion,
 }
 
 /// Everything the dashboard shows.

@@ -160,6 +160,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         all_namespaces: settings.all_namespaces,
         user: connected.user.or_else(|| connected.client.user()),
         read_only: settings.read_only,
+        server_version: Default::default(),
     };
     let clock = Clock::new(jiff::Timestamp::now());
     let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());

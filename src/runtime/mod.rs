@@ -189,6 +189,11 @@ impl Runtime {
                     last = None;
                 }
             }
+            // What the server said of its version, as its last answer said it.
+            let version = self.client.server_version();
+            if version != self.state.session.server_version {
+                update(&mut self.state, Action::ServerVersion(version));
+            }
         }
         Ok(stats)
     }

@@ -330,6 +330,7 @@ pub fn session() -> Session {
         all_namespaces: false,
         user: None,
         read_only: false,
+        server_version: Default::default(),
     }
 }
 
