@@ -275,7 +275,8 @@ fn idle(minutes: u64) -> Idle {
         });
         let clock = Clock::new(now());
         let session = Session {
-            backend: "demo".into(),
+            route: Default::default(),
+            demo: true,
             namespace: "default".into(),
             all_namespaces: false,
             user: None,

@@ -81,7 +81,8 @@ pub fn operations(n: usize) -> Vec<Operation> {
 /// The Operations screen at `w`×`h` with `ops` loaded through `update`, as the app loads them.
 pub fn listed(ops: Vec<Operation>, w: u16, h: u16) -> State {
     let session = Session {
-        backend: "demo".into(),
+        route: Default::default(),
+        demo: true,
         namespace: "default".into(),
         all_namespaces: false,
         user: None,

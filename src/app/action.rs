@@ -116,7 +116,7 @@ pub enum Action {
     },
     Retry(RetryEvent),
     /// The server named its version (or answered without one).
-    ServerVersion(crate::client::ServerVersion),
+    ServerVersion(crate::model::ServerVersion),
 }
 
 /// Work for the workers. `update` returns these; it never performs I/O itself.

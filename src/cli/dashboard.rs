@@ -35,7 +35,7 @@ async fn who_am_i(service: &crate::service::OperationService) -> Option<String> 
 /// The client the dashboard reaches its service with, and how the status bar names it.
 struct Connected {
     client: std::sync::Arc<dyn crate::client::OperationClient>,
-    label: String,
+    route: crate::app::state::Route,
     namespace: String,
     user: Option<String>,
     /// The embedded cluster, kept running while the dashboard runs.
@@ -61,6 +61,49 @@ async fn in_process(
     (client, user)
 }
 
+/// ichor-ui through a tunnel, or the service in-process, over `kube` (the kubeconfig's
+/// credentials, whose token is forwarded to ichor-ui).
+async fn reach(
+    settings: &Settings,
+    kube: kube::Client,
+    token: Result<String, crate::client::tunnel::Fallback>,
+    context: &str,
+    namespace: &str,
+    kubeconfig_user: Option<String>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+) -> anyhow::Result<Connected> {
+    use crate::client::Backend;
+    use crate::client::retry::Retrying;
+    use std::sync::Arc;
+    let reached = super::reach::choose(&kube, token, settings, namespace, context).await?;
+    Ok(match reached {
+        super::reach::Reached::Tunnel(client, route) => Connected {
+            client: Arc::new(Retrying::new(*client, retry_tx)),
+            route,
+            namespace: namespace.to_string(),
+            user: None,
+            demo: None,
+        },
+        super::reach::Reached::InProcess(route) => {
+            let backend = Backend::InProcess {
+                context: context.to_string(),
+            };
+            let (mut client, user) = in_process(kube, backend, settings.read_only).await;
+            if let Some(u) = kubeconfig_user {
+                // Whose credentials a refusal concerns.
+                client = client.kubeconfig_user(u);
+            }
+            Connected {
+                client: Arc::new(Retrying::new(client, retry_tx)),
+                route,
+                namespace: namespace.to_string(),
+                user,
+                demo: None,
+            }
+        }
+    })
+}
+
 /// Reaches the service the settings chose. Every backend retries transient faults of reads and
 /// reports each wait on `retry_tx`.
 async fn connect(
@@ -69,30 +112,32 @@ async fn connect(
     source: Source,
     retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::client::Backend;
+    use crate::app::state::Route;
     use crate::client::retry::Retrying;
     use std::sync::Arc;
     match source {
         Source::Demo => {
-            let d = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
-            let kube = d
-                .api
-                .client(ichor_demo::apiserver::auth::users::ADMIN_TOKEN);
-            let (client, user) = in_process(kube, Backend::Demo, settings.read_only).await;
+            let d = super::demo::start(cli)?;
             let namespace = settings
                 .namespace
                 .clone()
                 .unwrap_or_else(|| ichor_demo::demo::NAMESPACE.to_string());
-            Ok(Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
-                label: "demo".to_string(),
-                namespace,
-                user,
-                demo: Some(d),
-            })
+            let token = Ok(d.token().to_string());
+            let mut connected = reach(
+                settings,
+                d.kube(),
+                token,
+                "demo",
+                &namespace,
+                None,
+                retry_tx,
+            )
+            .await?;
+            connected.demo = Some(d.into_cluster());
+            Ok(connected)
         }
         Source::Remote(opts) => {
-            let label = sanitize_url(&opts.url);
+            let url = sanitize_url(&opts.url);
             let client = crate::client::remote::RemoteClient::new(opts)?;
             let namespace = settings
                 .namespace
@@ -100,27 +145,28 @@ async fn connect(
                 .unwrap_or_else(|| "default".to_string());
             Ok(Connected {
                 client: Arc::new(Retrying::new(client, retry_tx)),
-                label,
+                route: Route::Server { url },
                 namespace,
                 user: None,
                 demo: None,
             })
         }
         Source::Kubeconfig { loaded, context } => {
+            let config = loaded.client_config(&context).await?;
+            let token = crate::client::tunnel::bearer_token(&config);
             let (kube, ns) = loaded.client(&context).await?;
-            let backend = Backend::InProcess {
-                context: context.clone(),
-            };
-            let (client, user) = in_process(kube, backend, settings.read_only).await;
-            let client =
-                client.kubeconfig_user(loaded.user_of(&context).unwrap_or_else(|| context.clone()));
-            Ok(Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
-                label: format!("in-process ({context})"),
-                namespace: settings.namespace.clone().unwrap_or(ns),
-                user,
-                demo: None,
-            })
+            let namespace = settings.namespace.clone().unwrap_or(ns);
+            let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());
+            reach(
+                settings,
+                kube,
+                token,
+                &context,
+                &namespace,
+                Some(user),
+                retry_tx,
+            )
+            .await
         }
     }
 }
@@ -155,7 +201,8 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     let connected = connect(&cli, &settings, source, retry_tx).await?;
     let session = Session {
-        backend: connected.label,
+        route: connected.route,
+        demo: cli.demo,
         namespace: connected.namespace,
         all_namespaces: settings.all_namespaces,
         user: connected.user.or_else(|| connected.client.user()),

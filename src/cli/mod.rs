@@ -1,6 +1,8 @@
 //! Command-line arguments and logging set-up.
 
 mod dashboard;
+mod demo;
+mod reach;
 mod serve;
 mod settings;
 
@@ -48,6 +50,20 @@ pub struct Cli {
     /// proxies; the default) or gRPC (HTTP/2).
     #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
     pub protocol: Option<crate::client::remote::Protocol>,
+    /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
+    /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
+    /// or nothing) or in-process.
+    #[arg(long, global = true, value_enum, value_name = "BACKEND")]
+    pub backend: Option<BackendChoice>,
+    /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
+    #[arg(long, global = true, value_name = "NAMESPACE/SERVICE")]
+    pub ichor_ui: Option<String>,
+    /// The name of ichor-ui's Service port (default api).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub ichor_ui_port: Option<String>,
+    /// With --demo: no ichor-ui in the demo cluster, to see the in-process fallback.
+    #[arg(long, global = true)]
+    pub demo_without_ichor_ui: bool,
 
     /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
     #[arg(long, global = true, value_name = "FILE")]
@@ -128,6 +144,19 @@ pub enum Command {
     /// Serve OperationService and ClusterService over gRPC (with health and reflection), acting
     /// as each caller whose bearer token Kubernetes accepts (TokenReview, then impersonation).
     Serve(ServeArgs),
+}
+
+/// How the dashboard reaches OperationService when no server URL is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    /// ichor-ui through a tunnel when it answers, else in-process.
+    #[default]
+    Auto,
+    /// ichor-ui (through a tunnel), or an error saying why not.
+    Remote,
+    /// The service in this process, with the kubeconfig's credentials.
+    InProcess,
 }
 
 /// `ichor-tui serve`.

@@ -15,6 +15,9 @@ pub struct Settings {
     pub kubeconfig: Option<PathBuf>,
     pub server: Option<String>,
     pub protocol: crate::client::remote::Protocol,
+    pub backend: super::BackendChoice,
+    /// Where ichor-ui runs.
+    pub ichor_ui: crate::client::tunnel::IchorUi,
     pub token_file: Option<PathBuf>,
     pub ca_file: Option<PathBuf>,
 }
@@ -49,10 +52,39 @@ impl Settings {
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
             server: cli.server.clone().or_else(|| file.server.clone()),
             protocol: cli.protocol.or(file.protocol).unwrap_or_default(),
+            backend: cli.backend.or(file.backend).unwrap_or_default(),
+            ichor_ui: ichor_ui(
+                cli.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),
+                cli.ichor_ui_port
+                    .as_deref()
+                    .or(file.ichor_ui_port.as_deref()),
+            )?,
             token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
             ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
         })
     }
+}
+
+/// Where ichor-ui runs: `NAMESPACE/SERVICE` and a port name, each defaulted.
+fn ichor_ui(
+    at: Option<&str>,
+    port: Option<&str>,
+) -> anyhow::Result<crate::client::tunnel::IchorUi> {
+    let mut ui = crate::client::tunnel::IchorUi::default();
+    if let Some(at) = at {
+        let (ns, svc) = at.split_once('/').ok_or_else(|| {
+            anyhow::anyhow!(
+                "--ichor-ui must be NAMESPACE/SERVICE, not {}",
+                crate::errors::quoted(at)
+            )
+        })?;
+        ui.namespace = ns.to_string();
+        ui.service = svc.to_string();
+    }
+    if let Some(p) = port {
+        ui.port = p.to_string();
+    }
+    Ok(ui)
 }
 
 /// Where the dashboard's service is, with what local files said: decided before the terminal

@@ -5,6 +5,7 @@
 pub mod inprocess;
 pub mod remote;
 pub mod retry;
+pub mod tunnel;
 
 use crate::model::{
     ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
@@ -21,17 +22,7 @@ pub enum Backend {
     Remote { url: String },
 }
 
-/// What a remote server said of its version.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum ServerVersion {
-    /// No answer yet (or not a remote backend).
-    #[default]
-    NotYet,
-    /// It answered without naming its version.
-    Unknown,
-    /// It named this version.
-    Known(String),
-}
+pub use crate::model::ServerVersion;
 
 /// OperationService and ClusterService as the dashboard calls them.
 #[async_trait::async_trait]

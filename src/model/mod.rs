@@ -2,9 +2,11 @@
 //! No proto or kube types appear here.
 
 mod error;
+mod reach;
 mod version;
 
 pub use error::{ApiError, Code, Reason, Refusal};
+pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
 

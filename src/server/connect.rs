@@ -162,12 +162,9 @@ fn refused(code: Code, what: &str, message: String) -> ApiError {
     )
 }
 
-/// Answers one Connect request (never fails: an error is a Connect error response).
-async fn answer(
-    layer: &ConnectLayer,
-    req: http::Request<Body>,
-) -> Result<http::Response<Body>, Infallible> {
-    let (parts, body) = req.into_parts();
+/// The request's codec, or the error response that refuses its method, content type or
+/// encoding.
+fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Body>>> {
     if parts.method != http::Method::POST {
         let mut resp = error_response(&refused(
             Code::Unimplemented,
@@ -175,7 +172,7 @@ async fn answer(
             "the Connect protocol's unary calls are POSTs".into(),
         ));
         *resp.status_mut() = http::StatusCode::METHOD_NOT_ALLOWED;
-        return Ok(resp);
+        return Err(Box::new(resp));
     }
     let content_type = parts
         .headers
@@ -196,17 +193,30 @@ async fn answer(
             "accept-post",
             http::HeaderValue::from_static("application/proto, application/json"),
         );
-        return Ok(resp);
+        return Err(Box::new(resp));
     };
     if let Some(enc) = parts.headers.get(http::header::CONTENT_ENCODING)
         && enc.as_bytes() != b"identity"
     {
-        return Ok(error_response(&refused(
+        return Err(Box::new(error_response(&refused(
             Code::Unimplemented,
             "content-encoding",
             "compressed requests are not accepted: send them uncompressed (identity)".into(),
-        )));
+        ))));
     }
+    Ok(codec)
+}
+
+/// Answers one Connect request (never fails: an error is a Connect error response).
+async fn answer(
+    layer: &ConnectLayer,
+    req: http::Request<Body>,
+) -> Result<http::Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let codec = match accepted(&parts) {
+        Ok(codec) => codec,
+        Err(resp) => return Ok(*resp),
+    };
     let body = match Limited::new(body, layer.max_request).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {

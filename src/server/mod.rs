@@ -83,6 +83,29 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
     Ok(())
 }
 
+/// Server reflection, in both the versions grpcurl and grpcio's tools ask for.
+fn reflection() -> anyhow::Result<(
+    tonic_reflection::server::v1::ServerReflectionServer<
+        impl tonic_reflection::server::v1::ServerReflection,
+    >,
+    tonic_reflection::server::v1alpha::ServerReflectionServer<
+        impl tonic_reflection::server::v1alpha::ServerReflection,
+    >,
+)> {
+    let builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let v1 = builder()
+        .build_v1()
+        .context("building the reflection service")?;
+    let v1alpha = builder()
+        .build_v1alpha()
+        .context("building the reflection service")?;
+    Ok((v1, v1alpha))
+}
+
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
@@ -100,17 +123,7 @@ pub async fn serve(
         .set_serving::<OperationServiceServer<Handlers>>()
         .await;
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
-    let reflection = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-    };
-    let reflection_v1 = reflection()
-        .build_v1()
-        .context("building the reflection service")?;
-    let reflection_v1alpha = reflection()
-        .build_v1alpha()
-        .context("building the reflection service")?;
+    let (reflection_v1, reflection_v1alpha) = reflection()?;
 
     let connect = connect::ConnectLayer::new(handlers.clone(), MAX_REQUEST_BYTES)?;
     // HTTP/1.1 too (Connect and gRPC-Web travel over it), beside HTTP/2.

@@ -325,7 +325,8 @@ pub fn list() -> Vec<Operation> {
 
 pub fn session() -> Session {
     Session {
-        backend: "demo".into(),
+        route: Default::default(),
+        demo: true,
         namespace: "default".into(),
         all_namespaces: false,
         user: None,

@@ -23,9 +23,28 @@ use std::time::Duration;
 
 type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 
+/// The HTTP client: straight to the server, or through a tunnel.
+#[derive(Clone)]
+enum Http {
+    Direct(Client<Connector, Full<Bytes>>),
+    Tunnel(Client<crate::client::tunnel::TunnelConnector, Full<Bytes>>),
+}
+
+impl Http {
+    async fn request(
+        &self,
+        req: http::Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, hyper_util::client::legacy::Error> {
+        match self {
+            Http::Direct(c) => c.request(req).await,
+            Http::Tunnel(c) => c.request(req).await,
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct ConnectTransport {
-    client: Client<Connector, Full<Bytes>>,
+    client: Http,
     /// `scheme://authority`, where the calls' paths are appended.
     base: String,
     token: Option<HeaderValue>,
@@ -56,6 +75,17 @@ fn tls_config(ca_pem: Option<&[u8]>) -> anyhow::Result<rustls::ClientConfig> {
         .with_no_client_auth())
 }
 
+/// `scheme://authority`.
+fn base_of(target: &Target) -> String {
+    let scheme = if target.https { "https" } else { "http" };
+    let authority = target
+        .uri
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .unwrap_or_default();
+    format!("{scheme}://{authority}")
+}
+
 impl ConnectTransport {
     pub(super) fn new(target: &Target) -> anyhow::Result<ConnectTransport> {
         let mut http = HttpConnector::new();
@@ -76,17 +106,26 @@ impl ConnectTransport {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
             .build(connector);
-        let scheme = if target.https { "https" } else { "http" };
-        let authority = target
-            .uri
-            .authority()
-            .map(|a| a.as_str().to_string())
-            .unwrap_or_default();
         Ok(ConnectTransport {
-            client,
-            base: format!("{scheme}://{authority}"),
+            client: Http::Direct(client),
+            base: base_of(target),
             token: target.token.clone(),
         })
+    }
+
+    /// Plain HTTP/1.1 through a tunnel (a port-forward to the server's pod).
+    pub(super) fn through(
+        target: &Target,
+        tunnel: crate::client::tunnel::TunnelConnector,
+    ) -> ConnectTransport {
+        let client = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(60))
+            .build(tunnel);
+        ConnectTransport {
+            client: Http::Tunnel(client),
+            base: base_of(target),
+            token: target.token.clone(),
+        }
     }
 
     pub(super) async fn unary<Req, Resp>(

@@ -28,6 +28,20 @@ impl tonic::service::Interceptor for BearerToken {
 
 type Inner = InterceptedService<Channel, BearerToken>;
 
+/// The target's token as gRPC metadata, marked sensitive.
+fn metadata_token(target: &Target) -> anyhow::Result<Option<AsciiMetadataValue>> {
+    match &target.token {
+        Some(v) => {
+            let mut m = AsciiMetadataValue::try_from(v.as_bytes()).map_err(|_| {
+                anyhow::anyhow!("the bearer token contains characters a header cannot carry")
+            })?;
+            m.set_sensitive(true);
+            Ok(Some(m))
+        }
+        None => Ok(None),
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct GrpcTransport {
     grpc: tonic::client::Grpc<Inner>,
@@ -49,20 +63,28 @@ impl GrpcTransport {
                 .tls_config(tls)
                 .context("setting up TLS for the server connection")?;
         }
-        let token = match &target.token {
-            Some(v) => {
-                let mut m = AsciiMetadataValue::try_from(v.as_bytes()).map_err(|_| {
-                    anyhow::anyhow!("the bearer token contains characters a header cannot carry")
-                })?;
-                m.set_sensitive(true);
-                Some(m)
-            }
-            None => None,
-        };
-        let channel = endpoint.connect_lazy();
+        let token = metadata_token(target)?;
+        Ok(GrpcTransport::over(endpoint.connect_lazy(), token))
+    }
+
+    fn over(channel: Channel, token: Option<AsciiMetadataValue>) -> GrpcTransport {
         let grpc = tonic::client::Grpc::new(InterceptedService::new(channel, BearerToken(token)))
             .max_decoding_message_size(MAX_RESPONSE_BYTES);
-        Ok(GrpcTransport { grpc })
+        GrpcTransport { grpc }
+    }
+
+    /// h2c through a tunnel (a port-forward to the server's pod).
+    pub(super) fn through(
+        target: &Target,
+        tunnel: crate::client::tunnel::TunnelConnector,
+    ) -> anyhow::Result<GrpcTransport> {
+        let endpoint = Endpoint::from(target.uri.clone())
+            .http2_keep_alive_interval(Duration::from_secs(20))
+            .keep_alive_timeout(Duration::from_secs(10));
+        Ok(GrpcTransport::over(
+            endpoint.connect_with_connector_lazy(tunnel),
+            metadata_token(target)?,
+        ))
     }
 
     pub(super) async fn unary<Req, Resp>(

@@ -44,7 +44,7 @@ mod paths {
 /// How a unary call travels.
 #[derive(Clone)]
 enum Transport {
-    Connect(connect::ConnectTransport),
+    Connect(Box<connect::ConnectTransport>),
     Grpc(grpc::GrpcTransport),
 }
 
@@ -99,8 +99,34 @@ impl RemoteClient {
     pub fn new(opts: RemoteOptions) -> anyhow::Result<RemoteClient> {
         let target = opts.target()?;
         let transport = match opts.protocol {
-            Protocol::Connect => Transport::Connect(connect::ConnectTransport::new(&target)?),
+            Protocol::Connect => {
+                Transport::Connect(Box::new(connect::ConnectTransport::new(&target)?))
+            }
             Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::new(&target, opts.deadline)?),
+        };
+        Ok(RemoteClient {
+            transport,
+            url: opts.url,
+            protocol: opts.protocol,
+            deadline: opts.deadline,
+            read_only: opts.read_only,
+            has_token: target.token.is_some(),
+            server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
+        })
+    }
+
+    /// A client that reaches the server through `tunnel` (plain HTTP over a port-forward;
+    /// `opts.url` names the server for the Host header, e.g. `http://ichor-ui.ichor-system`).
+    pub fn through(
+        opts: RemoteOptions,
+        tunnel: crate::client::tunnel::TunnelConnector,
+    ) -> anyhow::Result<RemoteClient> {
+        let target = opts.target()?;
+        let transport = match opts.protocol {
+            Protocol::Connect => Transport::Connect(Box::new(connect::ConnectTransport::through(
+                &target, tunnel,
+            ))),
+            Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::through(&target, tunnel)?),
         };
         Ok(RemoteClient {
             transport,
