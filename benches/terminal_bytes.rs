@@ -200,9 +200,12 @@ impl OperationClient for Still {
     fn backend(&self) -> ClientBackend {
         ClientBackend::Demo
     }
-    async fn list_operations(&self, _: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+    async fn list_page(
+        &self,
+        q: &ichor_tui::model::ListQuery,
+    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
         self.read();
-        Ok(self.ops.clone())
+        ichor_tui::service::list::page(self.ops.clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.read();

@@ -545,7 +545,7 @@ async fn raw_client(
 fn list_default() -> ichor_tui::wire::proto::ListOperationsRequest {
     ichor_tui::wire::proto::ListOperationsRequest {
         namespace: "default".into(),
-        all_namespaces: false,
+        ..Default::default()
     }
 }
 

@@ -30,9 +30,12 @@ impl OperationClient for Scripted {
     fn backend(&self) -> Backend {
         Backend::Demo
     }
-    async fn list_operations(&self, _: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+    async fn list_page(
+        &self,
+        q: &ichor_tui::model::ListQuery,
+    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
         self.lists.fetch_add(1, Ordering::SeqCst);
-        Ok(self.ops.lock().unwrap().clone())
+        ichor_tui::service::list::page(self.ops.lock().unwrap().clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.ops

@@ -73,6 +73,8 @@ pub fn operations(n: usize) -> Vec<Operation> {
                 current: None,
                 target: None,
                 unreadable: None,
+                resource_version: String::new(),
+                summary: None,
             }
         })
         .collect()

@@ -74,9 +74,16 @@ pub enum Action {
     Redraw,
     /// SIGTERM, SIGHUP or SIGINT: leave now, restoring the terminal.
     Terminate,
+    /// The whole Operations list, on one page.
     Operations {
         seq: u64,
         result: Result<Vec<Operation>, ApiError>,
+    },
+    /// A page of the Operations list (`more`: the next page, to append).
+    OperationsPage {
+        seq: u64,
+        more: bool,
+        result: Result<crate::model::OperationPage, ApiError>,
     },
     Operation {
         seq: u64,
@@ -122,10 +129,12 @@ pub enum Action {
 /// Work for the workers. `update` returns these; it never performs I/O itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
+    /// A page of the Operations list: the first pages again (a poll), or the next one
+    /// (`more`, as the person scrolls towards the end of what is held).
     ListOperations {
         seq: u64,
-        /// `None`: every namespace.
-        namespace: Option<String>,
+        query: crate::model::ListQuery,
+        more: bool,
     },
     GetOperation {
         seq: u64,

@@ -92,12 +92,39 @@ pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
 /// The Operations screen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OperationsState {
-    /// Sorted newest first.
+    /// Sorted newest first: the pages held (summaries: no machine lists).
     pub all: Loaded<Vec<Operation>>,
     /// Indices into `all` that pass the filter (computed in `update`, not per frame).
     pub visible: Vec<usize>,
     pub list: ListView,
     pub filter: String,
+    /// Where the rows held stand against the server's list.
+    pub paging: Paging,
+}
+
+/// A first page as the server named it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeldPage {
+    pub page_size: u32,
+    pub text: String,
+    pub version: String,
+}
+
+/// The Operations list as the server pages it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Paging {
+    /// What the last poll asked for: its page size and filter.
+    pub asked: (u32, String),
+    /// The rows held are the first page of this size and filter, and the server named them
+    /// with this version: a poll that finds them unchanged gets back nothing else. `None`
+    /// once further pages were appended.
+    pub held: Option<HeldPage>,
+    /// Where the next page starts; `None` when every row is held.
+    pub next_page_token: Option<String>,
+    /// How many operations match on the server, over every page.
+    pub total: usize,
+    /// The next page was asked for and has not come.
+    pub loading_more: bool,
 }
 
 impl OperationsState {

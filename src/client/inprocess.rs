@@ -2,7 +2,8 @@
 
 use super::{Backend, OperationClient, read_only_refusal};
 use crate::model::{
-    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+    ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
+    OperationRequest, Permissions, Plan,
 };
 use crate::service::OperationService;
 use crate::service::access::Caller;
@@ -69,9 +70,9 @@ impl OperationClient for InProcessClient {
         self.caller.identity.as_ref().map(|i| i.user.clone())
     }
 
-    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
         self.service
-            .list_operations(&self.caller, namespace)
+            .list_page(&self.caller, query)
             .await
             .map_err(|e| self.explain(e))
     }

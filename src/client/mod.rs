@@ -8,7 +8,8 @@ pub mod retry;
 pub mod tunnel;
 
 use crate::model::{
-    ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
+    ApiError, Cluster, Confirmed, Created, ListQuery, Operation, OperationPage, OperationRequest,
+    Permissions, Plan,
 };
 
 /// Which way the dashboard reaches OperationService, for the status bar.
@@ -37,7 +38,15 @@ pub trait OperationClient: Send + Sync {
     fn server_version(&self) -> ServerVersion {
         ServerVersion::NotYet
     }
-    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError>;
+    /// One page of the operations list.
+    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError>;
+    /// Every operation in `namespace` (`None`: every namespace), whole, in one answer.
+    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+        Ok(self
+            .list_page(&ListQuery::everything(namespace))
+            .await?
+            .operations)
+    }
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError>;
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError>;
@@ -108,8 +117,8 @@ impl OperationClient for std::sync::Arc<dyn OperationClient> {
     fn server_version(&self) -> ServerVersion {
         (**self).server_version()
     }
-    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        (**self).list_operations(namespace).await
+    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
+        (**self).list_page(query).await
     }
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         (**self).get_operation(namespace, name).await

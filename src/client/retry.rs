@@ -10,8 +10,8 @@
 
 use super::{Backend, OperationClient, RetryEvent};
 use crate::model::{
-    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
-    Reason,
+    ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
+    OperationRequest, Permissions, Plan, Reason,
 };
 use jiff::Timestamp;
 use std::future::Future;
@@ -258,11 +258,9 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.inner.server_version()
     }
 
-    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        self.plain("listing operations", || {
-            self.inner.list_operations(namespace)
-        })
-        .await
+    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
+        self.plain("listing operations", || self.inner.list_page(query))
+            .await
     }
 
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {

@@ -2,10 +2,14 @@
 //! No proto or kube types appear here.
 
 mod error;
+mod list;
 mod reach;
 mod version;
 
 pub use error::{ApiError, Code, Reason, Refusal};
+pub use list::{
+    ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
+};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
@@ -44,9 +48,10 @@ impl OperationEffect {
 }
 
 /// An operation's phase as the controller reports it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// No status yet (the controller has not seen the operation).
+    #[default]
     Unknown,
     Pending,
     Running,
@@ -151,7 +156,7 @@ pub struct Condition {
 }
 
 /// A TalosOperation with its status as the controller reports it (nothing derived).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Operation {
     pub namespace: String,
     pub name: String,
@@ -187,6 +192,10 @@ pub struct Operation {
     /// The object could not be read as a TalosOperation: why (short, inert). Only the metadata
     /// and what could be read of the spec are filled in; nothing can be written to it from here.
     pub unreadable: Option<String>,
+    /// `metadata.resourceVersion`: changes with every change, status included.
+    pub resource_version: String,
+    /// In a summary (a list row), the machines counted; `machines` is then empty.
+    pub summary: Option<Progress>,
 }
 
 impl Operation {
@@ -222,16 +231,13 @@ impl Operation {
 
     /// Machines done (Completed) and the machines in this pass that are not skipped.
     pub fn progress(&self) -> (usize, usize) {
-        let counted: Vec<_> = self
-            .machines
-            .iter()
-            .filter(|m| m.phase != MachinePhase::Skipped)
-            .collect();
-        let done = counted
-            .iter()
-            .filter(|m| m.phase == MachinePhase::Completed)
-            .count();
-        (done, counted.len())
+        match &self.summary {
+            Some(p) => (p.done, p.total),
+            None => {
+                let p = Progress::of(&self.machines);
+                (p.done, p.total)
+            }
+        }
     }
 
     /// A pause or resume was asked for and the controller has not acted on it yet.

@@ -8,9 +8,10 @@ use crate::client::OperationClient;
 /// effects that are not calls (suspend, quit). The one mapping from Effect to call.
 pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
     Some(match effect {
-        Effect::ListOperations { seq, namespace } => Action::Operations {
+        Effect::ListOperations { seq, query, more } => Action::OperationsPage {
             seq,
-            result: client.list_operations(namespace.as_deref()).await,
+            more,
+            result: client.list_page(&query).await,
         },
         Effect::GetOperation {
             seq,

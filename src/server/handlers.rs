@@ -94,11 +94,9 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::ListOperationsRequest>,
     ) -> Result<Response<proto::ListOperationsResponse>, Status> {
         self.handle("ListOperations", request, |caller, r| async move {
-            let ns = list_scope(&r.namespace, r.all_namespaces)?;
-            let ops = self.service.list_operations(&caller, ns).await?;
-            Ok(proto::ListOperationsResponse {
-                operations: ops.iter().map(wire::operation_to_proto).collect(),
-            })
+            let query = wire::list_query_from_proto(r)?;
+            let page = self.service.list_page(&caller, &query).await?;
+            Ok(wire::page_to_proto(&page))
         })
         .await
     }

@@ -54,6 +54,8 @@ pub fn unreadable_operation(u: &Unreadable) -> Operation {
         current: None,
         target: None,
         unreadable: Some(u.why.clone()),
+        resource_version: meta.resource_version.clone().unwrap_or_default(),
+        summary: None,
     }
 }
 
@@ -109,6 +111,8 @@ pub fn operation(op: &TalosOperation) -> Operation {
         current: ann(CURRENT),
         target: ann(TARGET),
         unreadable: None,
+        resource_version: op.metadata.resource_version.clone().unwrap_or_default(),
+        summary: None,
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod convert;
+pub mod list;
 pub mod permissions;
 pub mod plan;
 mod start;
@@ -13,7 +14,9 @@ mod writes;
 use self::access::{Caller, KubeAccess};
 use self::tolerant::Unreadable;
 use self::validate::NameOf;
-use crate::model::{ApiError, Cluster, Code, Operation, OperationRequest, Plan, Reason};
+use crate::model::{
+    ApiError, Cluster, Code, ListQuery, Operation, OperationPage, OperationRequest, Plan, Reason,
+};
 use ichor_resources::{
     IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
 };
@@ -172,14 +175,38 @@ impl OperationService {
         }
     }
 
-    /// ListOperations: one namespace, or every namespace with `None`. An object that cannot
-    /// be read is a row that says so; the rest of the list is as the cluster holds it.
+    /// ListOperations: one page of the operations the query names (an object that cannot be
+    /// read is listed as such, never dropped).
+    pub async fn list_page(
+        &self,
+        caller: &Caller,
+        query: &ListQuery,
+    ) -> Result<OperationPage, ApiError> {
+        list::check(query)?;
+        let ops = self
+            .read_operations(caller, query.namespace.as_deref())
+            .await?;
+        list::page(ops, query)
+    }
+
+    /// Every operation in `namespace` (`None`: every namespace), whole.
     pub async fn list_operations(
         &self,
         caller: &Caller,
         namespace: Option<&str>,
     ) -> Result<Vec<Operation>, ApiError> {
-        validate::list_scope(namespace)?;
+        let page = self
+            .list_page(caller, &ListQuery::everything(namespace))
+            .await?;
+        Ok(page.operations)
+    }
+
+    /// The operations in scope, as the caller may read them.
+    async fn read_operations(
+        &self,
+        caller: &Caller,
+        namespace: Option<&str>,
+    ) -> Result<Vec<Operation>, ApiError> {
         let (ops, unreadable) = self
             .list_tolerant::<TalosOperation>(caller, namespace, "listing operations")
             .await?;

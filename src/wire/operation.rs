@@ -60,6 +60,8 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
         generation: o.generation,
         request_id: o.request_id.clone().unwrap_or_default(),
         unreadable: o.unreadable.clone(),
+        resource_version: o.resource_version.clone(),
+        summary: o.summary.as_ref().map(super::list::progress_to_proto),
     }
 }
 
@@ -120,6 +122,8 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
         current: non_empty(o.current),
         target: non_empty(o.target),
         unreadable: o.unreadable,
+        resource_version: o.resource_version,
+        summary: o.summary.map(super::list::progress_from_proto),
     }
 }
 

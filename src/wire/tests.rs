@@ -49,6 +49,8 @@ fn sample_operation() -> Operation {
         current: None,
         target: None,
         unreadable: None,
+        resource_version: String::new(),
+        summary: None,
     }
 }
 

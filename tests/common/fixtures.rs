@@ -67,6 +67,8 @@ pub fn base(
         current: None,
         target: None,
         unreadable: None,
+        resource_version: String::new(),
+        summary: None,
     }
 }
 
@@ -348,7 +350,13 @@ pub fn listed(ops: Vec<Operation>) -> State {
         vec![
             Effect::ListOperations {
                 seq: 1,
-                namespace: Some("default".into())
+                query: ichor_tui::model::ListQuery {
+                    namespace: Some("default".into()),
+                    view: ichor_tui::model::View::Summary,
+                    page_size: 100,
+                    ..Default::default()
+                },
+                more: false,
             },
             Effect::Permissions {
                 namespace: "default".into()

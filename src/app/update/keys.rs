@@ -1,6 +1,7 @@
 //! Keys: the dialogs' first, then the text field's, then the screen's key table. Pure.
 
-use super::nav::{back_to_list, open_cluster, open_selected, page, refilter, show, step_by};
+use super::list::{filter_changed, more_if_near_the_end};
+use super::nav::{back_to_list, open_cluster, open_selected, page, show, step_by};
 use super::{Avail, ask_permissions, availability, fetch_current, quit};
 use crate::app::action::{Effect, Key, KeyCode};
 use crate::app::keymap::{self, Command};
@@ -87,15 +88,15 @@ pub(super) fn on_filter_key(state: &mut State, key: Key) {
         KeyCode::Esc => {
             state.input = Input::None;
             state.ops.filter.clear();
-            refilter(state);
+            filter_changed(state);
         }
         KeyCode::Backspace => {
             state.ops.filter.pop();
-            refilter(state);
+            filter_changed(state);
         }
         KeyCode::Char(c) if !key.ctrl && !c.is_control() => {
             state.ops.filter.push(c);
-            refilter(state);
+            filter_changed(state);
         }
         _ => {}
     }
@@ -103,13 +104,29 @@ pub(super) fn on_filter_key(state: &mut State, key: Key) {
 
 pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
     let pg = page(state) as isize;
+    let step = match cmd {
+        Command::Up => Some(-1),
+        Command::Down => Some(1),
+        Command::PageUp => Some(-pg),
+        Command::PageDown => Some(pg),
+        Command::Top => Some(isize::MIN / 2),
+        Command::Bottom => Some(isize::MAX / 2),
+        _ => None,
+    };
+    if let Some(delta) = step {
+        step_by(state, delta);
+        return match state.screen {
+            Screen::Operations => more_if_near_the_end(state),
+            _ => Vec::new(),
+        };
+    }
     match cmd {
-        Command::Up => step_by(state, -1),
-        Command::Down => step_by(state, 1),
-        Command::PageUp => step_by(state, -pg),
-        Command::PageDown => step_by(state, pg),
-        Command::Top => step_by(state, isize::MIN / 2),
-        Command::Bottom => step_by(state, isize::MAX / 2),
+        Command::Up
+        | Command::Down
+        | Command::PageUp
+        | Command::PageDown
+        | Command::Top
+        | Command::Bottom => {}
         Command::Open => match state.screen {
             Screen::Operations => return open_selected(state),
             Screen::Clusters => return open_cluster(state),
@@ -121,7 +138,7 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
             Screen::Operations => {
                 if !state.ops.filter.is_empty() {
                     state.ops.filter.clear();
-                    refilter(state);
+                    filter_changed(state);
                 }
             }
             Screen::Clusters => {}

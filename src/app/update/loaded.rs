@@ -1,7 +1,7 @@
 //! What came back from the workers: data, answers to writes, plans, retry reports. Each a small
 //! handler over State; none performs I/O.
 
-use super::nav::{back_to_list, open_operation, refilter, reselect};
+use super::nav::{back_to_list, open_operation};
 use super::{ask_permissions, fetch_current, schedule_poll};
 use crate::app::action::{ClusterFor, Effect};
 use crate::app::new_operation;
@@ -9,45 +9,6 @@ use crate::app::state::{Conn, Dialog, Loaded, NewOpStep, Notice, State, WriteAct
 use crate::client::RetryEvent;
 use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan};
 use jiff::SignedDuration;
-
-/// The Operations list arrived (or failed).
-pub(super) fn on_operations(
-    state: &mut State,
-    seq: u64,
-    result: Result<Vec<Operation>, ApiError>,
-) -> Vec<Effect> {
-    if seq != state.seq {
-        return Vec::new();
-    }
-    state.ops.all.loading = false;
-    match result {
-        Ok(mut ops) => {
-            let selected = state
-                .ops
-                .selected()
-                .map(|o| (o.namespace.clone(), o.name.clone()));
-            ops.sort_by(|a, b| {
-                b.created_at
-                    .cmp(&a.created_at)
-                    .then_with(|| a.name.cmp(&b.name))
-            });
-            let shown = ops.iter().map(|o| o.namespace.clone()).collect();
-            state.ops.all.data = Some(ops);
-            state.ops.all.error = None;
-            state.last_ok = Some(state.now);
-            refilter(state);
-            // New data: find the row the user had selected.
-            if let Some((ns, name)) = selected {
-                reselect(state, &ns, &name);
-            }
-            schedule_poll(state);
-            return ask_permissions(state, shown);
-        }
-        Err(e) => state.ops.all.error = Some(e),
-    }
-    schedule_poll(state);
-    Vec::new()
-}
 
 /// An operation's page data arrived.
 pub(super) fn on_operation(

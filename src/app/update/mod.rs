@@ -2,6 +2,7 @@
 //! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
 
 mod keys;
+mod list;
 mod loaded;
 mod nav;
 
@@ -53,7 +54,10 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
             Some(at) if at <= state.now => fetch_current(state),
             _ => Vec::new(),
         },
-        Action::Operations { seq, result } => loaded::on_operations(state, seq, result),
+        Action::Operations { seq, result } => {
+            list::on_page(state, seq, false, result.map(list::whole))
+        }
+        Action::OperationsPage { seq, more, result } => list::on_page(state, seq, more, result),
         Action::Operation {
             seq,
             namespace,
@@ -118,13 +122,7 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
     state.next_poll = None;
     let seq = state.seq;
     match state.screen {
-        Screen::Operations => {
-            state.ops.all.loading = true;
-            vec![Effect::ListOperations {
-                seq,
-                namespace: listed_namespace(state),
-            }]
-        }
+        Screen::Operations => vec![list::poll(state, seq)],
         Screen::Operation => match state.detail.as_mut() {
             Some(d) => {
                 d.op.loading = true;

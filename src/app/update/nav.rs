@@ -91,19 +91,7 @@ pub(super) fn refilter(state: &mut State) {
     state.ops.visible = ops
         .iter()
         .enumerate()
-        .filter(|(_, o)| {
-            needle.is_empty()
-                || [
-                    o.name.as_str(),
-                    o.cluster.as_str(),
-                    o.kind_raw.as_str(),
-                    o.phase.as_str(),
-                    o.namespace.as_str(),
-                    o.actor.as_deref().unwrap_or(""),
-                ]
-                .iter()
-                .any(|f| f.to_lowercase().contains(&needle))
-        })
+        .filter(|(_, o)| o.matches(&needle))
         .map(|(i, _)| i)
         .collect();
     let n = state.ops.visible.len();

@@ -21,8 +21,8 @@ pub use options::{
 
 use super::{Backend, OperationClient, ServerVersion, read_only_refusal};
 use crate::model::{
-    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
-    Reason,
+    ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
+    OperationRequest, Permissions, Plan, Reason,
 };
 use crate::wire::{self, proto, version};
 use std::sync::{Arc, Mutex};
@@ -255,20 +255,12 @@ impl OperationClient for RemoteClient {
             .unwrap_or(ServerVersion::NotYet)
     }
 
-    async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        let (namespace, all_namespaces) = list_scope(namespace);
-        let req = proto::ListOperationsRequest {
-            namespace,
-            all_namespaces,
-        };
+    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
+        let req = wire::list_query_to_proto(query);
         let resp: proto::ListOperationsResponse = self
             .call("listing operations", paths::LIST_OPERATIONS, req)
             .await?;
-        Ok(resp
-            .operations
-            .into_iter()
-            .map(wire::operation_from_proto)
-            .collect())
+        Ok(wire::page_from_proto(resp))
     }
 
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {

@@ -49,9 +49,16 @@ impl OperationClient for Arc<Fake> {
     fn user(&self) -> Option<String> {
         self.user.clone()
     }
-    async fn list_operations(&self, _ns: Option<&str>) -> Result<Vec<Operation>, ApiError> {
+    async fn list_page(
+        &self,
+        _q: &crate::model::ListQuery,
+    ) -> Result<crate::model::OperationPage, ApiError> {
         self.record("list");
-        pop(&self.lists, "list")
+        pop(&self.lists, "list").map(|ops| crate::model::OperationPage {
+            total: ops.len(),
+            operations: ops,
+            ..Default::default()
+        })
     }
     async fn get_operation(&self, _ns: &str, _name: &str) -> Result<Operation, ApiError> {
         self.record("get");
@@ -160,6 +167,8 @@ fn operation(name: &str, kind: OperationKind, phase: Phase, created: Timestamp) 
         current: Some("v1.9.2".into()),
         target: Some("v1.9.3".into()),
         unreadable: None,
+        resource_version: String::new(),
+        summary: None,
     }
 }
 

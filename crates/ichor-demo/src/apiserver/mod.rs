@@ -53,6 +53,8 @@ struct ApiState {
     auth: AuthConfig,
     faults: Faults,
     write_log: WriteLog,
+    /// Requests served (every verb, refused ones included).
+    requests: u64,
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -87,6 +89,11 @@ impl EmbeddedApi {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many requests it has served (for measures of what a client costs the API server).
+    pub fn request_count(&self) -> u64 {
+        self.lock().requests
+    }
+
     /// A kube client that authenticates with `token` (see [`auth::users`]).
     pub fn client(&self, token: &str) -> kube::Client {
         kube::Client::new(
@@ -103,6 +110,7 @@ impl EmbeddedApi {
         &self,
         req: http::Request<Bytes>,
     ) -> Result<http::Response<Full<Bytes>>, BoxError> {
+        self.lock().requests += 1;
         if let Some(faulted) = self.inject_fault(&req).await {
             return faulted;
         }

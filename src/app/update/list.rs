@@ -1,0 +1,196 @@
+//! The Operations list against the server: each poll asks for summaries, as many as the rows
+//! held (at least a page), with the filter and the version held, so an unchanged list comes
+//! back empty; the next page is asked for as the person scrolls towards the end of what is held.
+
+use super::nav::{refilter, reselect};
+use super::{ask_permissions, listed_namespace, schedule_poll};
+use crate::app::action::Effect;
+use crate::app::state::{HeldPage, Paging, State};
+use crate::model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, View};
+use jiff::SignedDuration;
+
+/// The rows a page holds.
+pub const PAGE: u32 = 100;
+/// How long the filter waits for the next key before the server is asked.
+pub const FILTER_SETTLE: SignedDuration = SignedDuration::from_millis(250);
+
+/// The filter as the server takes it: at most [`MAX_FILTER_CHARS`] characters.
+fn filter_text(state: &State) -> String {
+    state.ops.filter.chars().take(MAX_FILTER_CHARS).collect()
+}
+
+fn rounded_to_pages(rows: usize) -> u32 {
+    let rows = u32::try_from(rows).unwrap_or(u32::MAX);
+    rows.div_ceil(PAGE)
+        .max(1)
+        .saturating_mul(PAGE)
+        .min(MAX_PAGE_SIZE)
+}
+
+/// What a poll asks for: the first pages again, as many rows as are held, with the version
+/// held when it is for the same page size and filter.
+pub(super) fn poll(state: &mut State, seq: u64) -> Effect {
+    state.ops.all.loading = true;
+    let rows = state.ops.all.data.as_ref().map_or(0, Vec::len);
+    let text = filter_text(state);
+    let held = state.ops.paging.held.as_ref();
+    let page_size = match held {
+        Some(h) if h.text == text && (rows as u64) <= u64::from(h.page_size) => h.page_size,
+        _ => rounded_to_pages(rows),
+    };
+    let known_version = held
+        .filter(|h| h.page_size == page_size && h.text == text)
+        .map(|h| h.version.clone());
+    state.ops.paging.asked = (page_size, text.clone());
+    Effect::ListOperations {
+        seq,
+        query: ListQuery {
+            namespace: listed_namespace(state),
+            view: View::Summary,
+            page_size,
+            text,
+            known_version,
+            ..ListQuery::default()
+        },
+        more: false,
+    }
+}
+
+/// Asks for the next page when the selection is within a screen of the last row held.
+pub(super) fn more_if_near_the_end(state: &mut State) -> Vec<Effect> {
+    let rows = state.viewport.list_rows.max(1);
+    let near = state.ops.list.selected + 2 * rows >= state.ops.visible.len();
+    let p = &state.ops.paging;
+    let Some(token) = p.next_page_token.clone() else {
+        return Vec::new();
+    };
+    if !near || p.loading_more || state.ops.all.loading {
+        return Vec::new();
+    }
+    state.ops.paging.loading_more = true;
+    vec![Effect::ListOperations {
+        seq: state.seq,
+        query: ListQuery {
+            namespace: listed_namespace(state),
+            view: View::Summary,
+            page_size: PAGE,
+            page_token: Some(token),
+            text: state.ops.paging.asked.1.clone(),
+            ..ListQuery::default()
+        },
+        more: true,
+    }]
+}
+
+/// The filter changed: the rows held are filtered at once, and the server is asked once the
+/// typing settles.
+pub(super) fn filter_changed(state: &mut State) {
+    refilter(state);
+    state.next_poll = Some(state.now + FILTER_SETTLE);
+}
+
+/// A page arrived: the first pages (a poll) replace the rows held, unless unchanged; the next
+/// page is appended.
+pub(super) fn on_page(
+    state: &mut State,
+    seq: u64,
+    more: bool,
+    result: Result<OperationPage, ApiError>,
+) -> Vec<Effect> {
+    if seq != state.seq {
+        return Vec::new();
+    }
+    if more {
+        state.ops.paging.loading_more = false;
+    } else {
+        state.ops.all.loading = false;
+    }
+    let page = match result {
+        Ok(p) => p,
+        Err(e) => {
+            state.ops.all.error = Some(e);
+            if !more {
+                schedule_poll(state);
+            }
+            return Vec::new();
+        }
+    };
+    let was_ok = state.ops.all.error.is_none();
+    state.ops.all.error = None;
+    state.last_ok = Some(state.now);
+    if more {
+        return append(state, page);
+    }
+    if page.unchanged && was_ok {
+        schedule_poll(state);
+        return Vec::new();
+    }
+    if !page.unchanged {
+        replace(state, page);
+    }
+    refilter(state);
+    schedule_poll(state);
+    ask_permissions(state, shown_namespaces(state))
+}
+
+/// The namespaces of the rows held.
+fn shown_namespaces(state: &State) -> Vec<String> {
+    let ops = state.ops.all.data.as_deref().unwrap_or_default();
+    let mut ns: Vec<String> = ops.iter().map(|o| o.namespace.clone()).collect();
+    ns.sort();
+    ns.dedup();
+    ns
+}
+
+fn replace(state: &mut State, page: OperationPage) {
+    let selected = state
+        .ops
+        .selected()
+        .map(|o| (o.namespace.clone(), o.name.clone()));
+    let (page_size, text) = state.ops.paging.asked.clone();
+    state.ops.paging = Paging {
+        held: (!page.version.is_empty()).then(|| HeldPage {
+            page_size,
+            text: text.clone(),
+            version: page.version,
+        }),
+        asked: (page_size, text),
+        next_page_token: page.next_page_token,
+        total: page.total,
+        loading_more: false,
+    };
+    state.ops.all.data = Some(page.operations);
+    refilter(state);
+    if let Some((ns, name)) = selected {
+        reselect(state, &ns, &name);
+    }
+}
+
+fn append(state: &mut State, page: OperationPage) -> Vec<Effect> {
+    let rows = state.ops.all.data.get_or_insert_with(Vec::new);
+    for op in page.operations {
+        if !rows
+            .iter()
+            .any(|o| o.namespace == op.namespace && o.name == op.name)
+        {
+            rows.push(op);
+        }
+    }
+    let p = &mut state.ops.paging;
+    p.next_page_token = page.next_page_token;
+    p.total = page.total;
+    // The rows held are no longer one page of the size the version was for.
+    p.held = None;
+    refilter(state);
+    ask_permissions(state, shown_namespaces(state))
+}
+
+/// A whole list as one page (a list read all at once).
+pub(super) fn whole(mut ops: Vec<crate::model::Operation>) -> OperationPage {
+    ops.sort_by(crate::model::list_order);
+    OperationPage {
+        total: ops.len(),
+        operations: ops,
+        ..OperationPage::default()
+    }
+}

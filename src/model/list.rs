@@ -1,0 +1,138 @@
+//! The operations list as the screens ask for it: a query (scope, filters, a page) and a page
+//! of answers, each operation whole or as a summary.
+
+use super::{MachinePhase, MachineProgress, Operation, Phase};
+use std::cmp::Ordering;
+
+/// The most operations one page holds; a larger page size is served as this.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+/// The longest text filter accepted.
+pub const MAX_FILTER_CHARS: usize = 100;
+
+/// How much of each operation a list answer carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// Everything, machines included (what clients before summaries asked for).
+    #[default]
+    Full,
+    /// What a list row shows: no machine list, the machines counted instead.
+    Summary,
+}
+
+/// What the list shows of an operation's machines, without the machines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Machines Completed.
+    pub done: usize,
+    /// Machines in this pass that are not skipped.
+    pub total: usize,
+    /// The first machine Running, if any.
+    pub current: Option<String>,
+    /// The first machine Failed, if any.
+    pub failed: Option<String>,
+}
+
+impl Progress {
+    pub fn of(machines: &[MachineProgress]) -> Progress {
+        let first = |p: MachinePhase| {
+            machines
+                .iter()
+                .find(|m| m.phase == p)
+                .map(|m| m.name.clone())
+        };
+        Progress {
+            done: machines
+                .iter()
+                .filter(|m| m.phase == MachinePhase::Completed)
+                .count(),
+            total: machines
+                .iter()
+                .filter(|m| m.phase != MachinePhase::Skipped)
+                .count(),
+            current: first(MachinePhase::Running),
+            failed: first(MachinePhase::Failed),
+        }
+    }
+}
+
+/// One ListOperations call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListQuery {
+    /// `None`: every namespace.
+    pub namespace: Option<String>,
+    pub view: View,
+    /// At most this many operations; 0 is every one (clients before paging).
+    pub page_size: u32,
+    /// Where the previous page ended, as its answer said; `None` is the first page.
+    pub page_token: Option<String>,
+    /// Only this cluster's operations.
+    pub cluster: Option<String>,
+    /// Only operations in one of these phases; empty is every phase.
+    pub phases: Vec<Phase>,
+    /// Case-insensitive text each shown operation contains (see [`Operation::matches`]).
+    pub text: String,
+    /// The version of this page the caller holds: an answer that would be the same comes
+    /// back as unchanged, without its operations.
+    pub known_version: Option<String>,
+}
+
+impl ListQuery {
+    /// Every operation in `namespace`, whole, in one answer.
+    pub fn everything(namespace: Option<&str>) -> ListQuery {
+        ListQuery {
+            namespace: namespace.map(str::to_string),
+            ..ListQuery::default()
+        }
+    }
+}
+
+/// One page of the list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperationPage {
+    /// Newest first ([`list_order`]); empty when `unchanged`.
+    pub operations: Vec<Operation>,
+    /// Where the next page starts; `None` on the last page.
+    pub next_page_token: Option<String>,
+    /// How many operations match the query, over every page.
+    pub total: usize,
+    /// Names this answer: the same query over the same operations has the same version.
+    pub version: String,
+    /// The page is the one the caller holds (`known_version`): no operations are sent.
+    pub unchanged: bool,
+}
+
+/// The list's order: newest first, then by name and namespace (stable across calls, so a page
+/// token can name where a page ended).
+pub fn list_order(a: &Operation, b: &Operation) -> Ordering {
+    b.created_at
+        .cmp(&a.created_at)
+        .then_with(|| a.name.cmp(&b.name))
+        .then_with(|| a.namespace.cmp(&b.namespace))
+}
+
+impl Operation {
+    /// Whether the operation contains `needle_lower` (already lower case) in its name,
+    /// cluster, kind, phase, namespace or actor.
+    pub fn matches(&self, needle_lower: &str) -> bool {
+        needle_lower.is_empty()
+            || [
+                self.name.as_str(),
+                self.cluster.as_str(),
+                self.kind_raw.as_str(),
+                self.phase.as_str(),
+                self.namespace.as_str(),
+                self.actor.as_deref().unwrap_or(""),
+            ]
+            .iter()
+            .any(|f| f.to_lowercase().contains(needle_lower))
+    }
+
+    /// The operation as a list row carries it: its machines counted, not listed.
+    pub fn summarized(mut self) -> Operation {
+        if self.summary.is_none() {
+            self.summary = Some(Progress::of(&self.machines));
+        }
+        self.machines = Vec::new();
+        self
+    }
+}

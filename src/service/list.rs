@@ -1,0 +1,204 @@
+//! ListOperations: the operations a query names, filtered, in the list's order, one page at a
+//! time (AIP-158), whole or summarised; an answer the caller already holds comes back empty.
+//!
+//! A page token names the last operation of its page (its creation time, name and namespace)
+//! and the query it belongs to, so the next page starts after that operation even when newer
+//! ones arrived in between, and a token cannot be used with another query.
+
+use crate::model::{
+    ApiError, Code, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation, OperationPage, Phase,
+    Reason, View, list_order,
+};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+use std::cmp::Ordering;
+
+/// The longest page token taken (ours are well under 200 bytes).
+pub const MAX_PAGE_TOKEN: usize = 1024;
+
+fn invalid(what: &str, message: String) -> ApiError {
+    ApiError::refused(
+        Code::InvalidArgument,
+        Reason::Invalid,
+        &[("what", what)],
+        message,
+    )
+}
+
+/// The query's arguments, checked before anything is read.
+pub fn check(q: &ListQuery) -> Result<(), ApiError> {
+    super::validate::list_scope(q.namespace.as_deref())?;
+    if let Some(c) = &q.cluster {
+        super::validate::name(super::validate::NameOf::Cluster, c)?;
+    }
+    if let Some(p) = q
+        .phases
+        .iter()
+        .find(|p| matches!(p, Phase::Unknown | Phase::Other(_)))
+    {
+        return Err(invalid(
+            "phases",
+            format!(
+                "phase \"{}\" is not one of Pending, Running, Paused, Completed, Failed",
+                super::validate::shown(p.as_str())
+            ),
+        ));
+    }
+    if q.text.chars().count() > MAX_FILTER_CHARS {
+        return Err(invalid(
+            "filter",
+            format!("the filter is longer than {MAX_FILTER_CHARS} characters"),
+        ));
+    }
+    if q.text.chars().any(char::is_control) {
+        return Err(invalid(
+            "filter",
+            "the filter holds control characters".into(),
+        ));
+    }
+    match &q.page_token {
+        Some(t) if t.len() > MAX_PAGE_TOKEN => Err(bad_token()),
+        Some(t) => decode_token(q, t).map(drop),
+        None => Ok(()),
+    }
+}
+
+fn bad_token() -> ApiError {
+    invalid(
+        "page_token",
+        "the page token is not one this server gave for this query (ask for the first page again)"
+            .into(),
+    )
+}
+
+/// What a token carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Token {
+    /// The query's digest.
+    q: String,
+    /// The last operation of the page: creation time (RFC 3339, empty when none), name,
+    /// namespace.
+    c: String,
+    n: String,
+    s: String,
+}
+
+/// A digest of what selects and orders the operations (not the page size or the view, which
+/// may change from page to page).
+fn query_digest(q: &ListQuery) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        q.namespace.as_deref().unwrap_or("\u{0}all"),
+        q.cluster.as_deref().unwrap_or(""),
+        &q.text.to_lowercase(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for p in &q.phases {
+        h.update(p.as_str().as_bytes());
+        h.update([1]);
+    }
+    hex(&h.finalize()[..12])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn encode_token(q: &ListQuery, last: &Operation) -> String {
+    let t = Token {
+        q: query_digest(q),
+        c: last.created_at.map(|t| t.to_string()).unwrap_or_default(),
+        n: last.name.clone(),
+        s: last.namespace.clone(),
+    };
+    // A struct of strings always serialises.
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&t).unwrap_or_default())
+}
+
+/// The operation a token says its page ended with (only the fields the order reads).
+fn decode_token(q: &ListQuery, token: &str) -> Result<Operation, ApiError> {
+    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad_token())?;
+    let t: Token = serde_json::from_slice(&bytes).map_err(|_| bad_token())?;
+    if t.q != query_digest(q) {
+        return Err(bad_token());
+    }
+    let created_at = match t.c.as_str() {
+        "" => None,
+        c => Some(c.parse().map_err(|_| bad_token())?),
+    };
+    Ok(Operation {
+        name: t.n,
+        namespace: t.s,
+        created_at,
+        ..Operation::default()
+    })
+}
+
+/// Names a page: the view, the count, where the next page starts and each operation's identity
+/// and resourceVersion (which changes with any change to it, its status included).
+fn version(view: View, total: usize, next: Option<&str>, ops: &[Operation]) -> String {
+    let mut h = Sha256::new();
+    h.update(format!(
+        "{view:?}\u{0}{total}\u{0}{}\u{0}",
+        next.unwrap_or("")
+    ));
+    for o in ops {
+        for part in [&o.namespace, &o.name, &o.uid, &o.resource_version] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        // An unreadable object reads the same until its resourceVersion changes.
+    }
+    hex(&h.finalize()[..16])
+}
+
+/// The page a query names, from every operation in its scope.
+pub fn page(mut ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, ApiError> {
+    let after = q
+        .page_token
+        .as_deref()
+        .map(|t| decode_token(q, t))
+        .transpose()?;
+    let needle = q.text.to_lowercase();
+    ops.retain(|o| {
+        q.cluster.as_ref().is_none_or(|c| &o.cluster == c)
+            && (q.phases.is_empty() || q.phases.contains(&o.phase))
+            && o.matches(&needle)
+    });
+    ops.sort_by(list_order);
+    let total = ops.len();
+    let start = match &after {
+        Some(a) => ops.partition_point(|o| list_order(o, a) != Ordering::Greater),
+        None => 0,
+    };
+    let size = match q.page_size {
+        0 => usize::MAX,
+        n => n.min(MAX_PAGE_SIZE) as usize,
+    };
+    let end = start.saturating_add(size).min(total);
+    let mut ops: Vec<Operation> = ops.drain(start.min(end)..end).collect();
+    let next_page_token = match end < total {
+        true => ops.last().map(|last| encode_token(q, last)),
+        false => None,
+    };
+    let version = version(q.view, total, next_page_token.as_deref(), &ops);
+    let unchanged = q.known_version.as_deref() == Some(version.as_str());
+    if unchanged {
+        ops.clear();
+    } else if q.view == View::Summary {
+        ops = ops.into_iter().map(Operation::summarized).collect();
+    }
+    Ok(OperationPage {
+        operations: ops,
+        next_page_token,
+        total,
+        version,
+        unchanged,
+    })
+}
+
+#[cfg(test)]
+mod tests;
