@@ -25,7 +25,7 @@ use ichor_resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec, ma
 use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_tui::client::{OperationClient, ServerVersion};
 use ichor_tui::model::{
-    Code, Confirmed, MachinePhase, OperationEffect, OperationRequest, Phase, Reason,
+    Code, Confirmed, MachinePhase, Operation, OperationEffect, OperationRequest, Phase, Reason,
 };
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -236,6 +236,14 @@ fn request(cluster: &str, kind: OperationKind, target: Option<&str>) -> Operatio
 
 /// Every answer and refusal of the canned server, decoded into the domain types.
 async fn reads_every_answer(c: &RemoteClient, what: &str) {
+    let op = reads_operations(c, what).await;
+    reads_plans(c, what).await;
+    writes(c, &op, what).await;
+    reads_clusters(c, what).await;
+}
+
+/// The operation list and one operation, every field decoded; the server's version noted.
+async fn reads_operations(c: &RemoteClient, what: &str) -> Operation {
     assert_eq!(c.server_version(), ServerVersion::NotYet, "{what}");
     let ops = c.list_operations(Some("default")).await.unwrap();
     assert_eq!(
@@ -262,6 +270,17 @@ async fn reads_every_answer(c: &RemoteClient, what: &str) {
         (Some("v1.9.2"), Some("v1.9.3")),
         "{what}"
     );
+    machines_and_conditions(op, what);
+    let got = c
+        .get_operation("default", "prod-eu-talos-7xk2p")
+        .await
+        .unwrap();
+    assert_eq!(&got, op, "{what}");
+    got
+}
+
+/// The canned operation's machines and conditions, as decoded.
+fn machines_and_conditions(op: &Operation, what: &str) {
     let phases: Vec<_> = op.machines.iter().map(|m| m.phase.clone()).collect();
     assert_eq!(
         phases,
@@ -275,13 +294,10 @@ async fn reads_every_answer(c: &RemoteClient, what: &str) {
     );
     assert_eq!(op.machines[1].finished_at, None, "{what}");
     assert_eq!(op.conditions[0].type_, "ClusterLockHeld", "{what}");
+}
 
-    let got = c
-        .get_operation("default", "prod-eu-talos-7xk2p")
-        .await
-        .unwrap();
-    assert_eq!(&got, op, "{what}");
-
+/// A plan, and a plan blocked by a structured refusal.
+async fn reads_plans(c: &RemoteClient, what: &str) {
     let plan = c
         .plan_operation(&request("staging", OperationKind::Talos, Some("v1.9.3")))
         .await
@@ -317,7 +333,10 @@ async fn reads_every_answer(c: &RemoteClient, what: &str) {
         Some("prod-eu-talos-7xk2p"),
         "{what}"
     );
+}
 
+/// A start, a pause and a delete, bound to what was confirmed.
+async fn writes(c: &RemoteClient, op: &Operation, what: &str) {
     let created = c
         .create_operation(&request("staging", OperationKind::Talos, Some("v1.9.3")))
         .await
@@ -352,7 +371,10 @@ async fn reads_every_answer(c: &RemoteClient, what: &str) {
     c.delete_operation("default", &op.name, Some(&confirmed))
         .await
         .unwrap();
+}
 
+/// What the caller may do, and the clusters.
+async fn reads_clusters(c: &RemoteClient, what: &str) {
     let may = c.permissions("default").await.unwrap();
     assert_eq!(
         (may.start, may.pause, may.delete),
