@@ -12,7 +12,7 @@ use crate::wire::proto::cluster_service_server::ClusterService;
 use crate::wire::proto::operation_service_server::OperationService;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use prost_reflect::{DescriptorPool, DynamicMessage};
+use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage};
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -281,8 +281,11 @@ fn decode<M: prost::Message + Default>(
                 .get_message_by_name(name)
                 .ok_or_else(|| bad("no such message".into()))?;
             let mut de = serde_json::Deserializer::from_slice(&body);
-            let dynamic =
-                DynamicMessage::deserialize(desc, &mut de).map_err(|e| bad(e.to_string()))?;
+            // Unknown fields (and enum names) are skipped, as in the binary encoding and as
+            // connect-go's JSON codec does: a client built from a newer schema still works.
+            let options = DeserializeOptions::new().deny_unknown_fields(false);
+            let dynamic = DynamicMessage::deserialize_with_options(desc, &mut de, &options)
+                .map_err(|e| bad(e.to_string()))?;
             de.end().map_err(|e| bad(e.to_string()))?;
             dynamic.transcode_to::<M>().map_err(|e| bad(e.to_string()))
         }

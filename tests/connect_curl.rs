@@ -1,0 +1,176 @@
+//! curl speaking the Connect protocol in JSON to the built binary's `serve --demo`: the README's
+//! examples, run as the README gives them (only the port differs), answer a 200 with the
+//! operations in JSON, and a refusal's JSON error body carries the google.rpc.ErrorInfo. Also
+//! what a JSON client relies on beyond the README: the server names its version, and a field
+//! this build does not know is skipped (as connect-go's JSON codec does), not refused.
+//!
+//! Needs curl (`.ci/run` installs it); without it the test is skipped with a notice, unless
+//! `$CI` is set, when it fails.
+
+mod common;
+
+use base64::Engine as _;
+use common::process::Process;
+use prost::Message as _;
+use std::process::Command;
+use std::time::Duration;
+
+const README: &str = include_str!("../README.md");
+
+/// Where the README's examples send their calls; the test's server listens elsewhere.
+const README_ADDR: &str = "127.0.0.1:50051";
+
+/// The README's curl examples: each indented line that starts with `curl `, with the lines its
+/// trailing backslashes continue it onto, as written.
+fn readme_examples() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = README.lines();
+    while let Some(line) = lines.next() {
+        if !line.trim_start().starts_with("curl ") || !line.starts_with("    ") {
+            continue;
+        }
+        let mut cmd = line.trim().to_string();
+        while cmd.ends_with('\\') {
+            let Some(next) = lines.next() else { break };
+            cmd.push('\n');
+            cmd.push_str(next);
+        }
+        out.push(cmd);
+    }
+    out
+}
+
+fn curl_present() -> bool {
+    let found = Command::new("curl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        if std::env::var_os("CI").is_some() {
+            panic!("curl is missing but CI is set: .ci/run installs it");
+        }
+        eprintln!("skipping the curl test: curl is not installed");
+    }
+    found
+}
+
+/// Runs `cmd` with the server's address, printing the HTTP status after the body; returns the
+/// status and the body as JSON.
+fn run(cmd: &str, addr: &str) -> (u16, serde_json::Value) {
+    let cmd = format!("{} -w '\\n%{{http_code}}'", cmd.replace(README_ADDR, addr));
+    let out = Command::new("sh").args(["-c", &cmd]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{cmd}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (body, status) = stdout.rsplit_once('\n').unwrap();
+    let json = serde_json::from_str(body).unwrap_or_else(|e| panic!("{cmd}: {e}: {body}"));
+    (status.trim().parse().unwrap(), json)
+}
+
+/// The ErrorInfo in a Connect error body's details.
+fn error_info(body: &serde_json::Value) -> tonic_types::pb::ErrorInfo {
+    let details = body["details"].as_array().expect("details");
+    assert_eq!(details.len(), 1, "{body}");
+    assert_eq!(details[0]["type"], "google.rpc.ErrorInfo", "{body}");
+    let value = details[0]["value"].as_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(value.trim_end_matches('='))
+        .unwrap();
+    tonic_types::pb::ErrorInfo::decode(bytes.as_slice()).unwrap()
+}
+
+#[test]
+fn the_readmes_curl_examples_speak_the_connect_protocol_in_json() {
+    let examples = readme_examples();
+    let list = examples
+        .iter()
+        .find(|c| c.contains("OperationService/ListOperations"))
+        .expect("the README shows ListOperations with curl");
+    let refused = examples
+        .iter()
+        .find(|c| c.contains("OperationService/PlanOperation"))
+        .expect("the README shows a refused PlanOperation with curl");
+    for c in [list, refused] {
+        assert!(c.contains(README_ADDR), "{c}");
+        assert!(c.contains("Content-Type: application/json"), "{c}");
+    }
+    if !curl_present() {
+        return;
+    }
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) =
+        Process::start(&["serve", "--demo", "--listen", "127.0.0.1:0"], log.path());
+    let addr = first
+        .strip_prefix("serving on ")
+        .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+        .to_string();
+
+    let (status, body) = run(list, &addr);
+    assert_eq!(status, 200, "{body}");
+    let ops = body["operations"].as_array().expect("operations");
+    assert_eq!(ops.len(), 7, "the demo's operations: {body}");
+    for op in ops {
+        assert!(op["name"].is_string(), "{op}");
+        // The canonical proto3 JSON mapping: enum names, 64-bit integers as strings.
+        assert!(
+            op["kind"].as_str().unwrap().starts_with("OPERATION_KIND_"),
+            "{op}"
+        );
+        assert!(op["generation"].is_string(), "{op}");
+    }
+
+    let (status, body) = run(refused, &addr);
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["code"], "invalid_argument", "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("takes no target"),
+        "{body}"
+    );
+    let info = error_info(&body);
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("TARGET_NOT_TAKEN", "ichor.maesh.dev")
+    );
+    assert_eq!(
+        info.metadata.get("kind").map(String::as_str),
+        Some("shutdown")
+    );
+
+    version_and_unknown_fields(&addr);
+
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+/// Beyond the README: the server names its version, and a field this build does not know is
+/// skipped, not refused.
+fn version_and_unknown_fields(addr: &str) {
+    let out = Command::new("curl")
+        .args(["-sS", "-D", "-", "-H", "Content-Type: application/json"])
+        .args(["-H", "Authorization: Bearer demo-viewer-token"])
+        .args([
+            "-d",
+            r#"{"namespace": "default", "fieldFromANewerSchema": {"x": [1]}}"#,
+        ])
+        .arg(format!(
+            "http://{addr}/ichor.v1alpha1.ClusterService/ListClusters"
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{text}");
+    let version = format!("ichor-version: {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        head.lines().any(|l| l.eq_ignore_ascii_case(&version)),
+        "{head}"
+    );
+    let body: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["clusters"].as_array().map(Vec::len), Some(3), "{body}");
+}
