@@ -382,3 +382,43 @@ async fn a_restart_ends_open_forwards_and_the_new_pod_forwards() {
     round_trip(&pods, &back, b"back again").await;
     echo.all_closed().await;
 }
+
+/// The target closes first (it says goodbye and hangs up): the client reads to the end and the
+/// forward finishes cleanly.
+#[tokio::test]
+async fn the_target_closing_ends_the_forward() {
+    let api = EmbeddedApi::default();
+    demo::seed(&api, jiff::Timestamp::now()).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let target = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        for _ in 0..2 {
+            let (mut s, _) = listener.accept().await.unwrap();
+            s.write_all(b"bye").await.unwrap();
+        }
+    });
+    let pod = ichor_ui::forward_to(&api, target).unwrap();
+    let pods = pods(api.client(users::VIEWER_TOKEN));
+    for _ in 0..2 {
+        let mut pf = pods.portforward(&pod, &[8080]).await.unwrap();
+        let mut stream = pf.take_stream(8080).unwrap();
+        let mut got = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut got))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, b"bye");
+        drop(stream);
+        // kube-rs answers the server's Close, then tries to send its own once the stream is
+        // dropped: `join` then reports SendAfterClosing, as it would against kube-apiserver.
+        // What matters here is that the forward ends.
+        let joined = tokio::time::timeout(Duration::from_secs(10), pf.join())
+            .await
+            .expect("the forward ends");
+        assert!(
+            joined.is_ok() || format!("{joined:?}").contains("SendAfterClosing"),
+            "{joined:?}"
+        );
+    }
+    server.await.unwrap();
+}

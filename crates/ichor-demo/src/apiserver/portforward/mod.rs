@@ -212,10 +212,10 @@ async fn pump<M: Send>(
         loop {
             let n = rd.read(&mut buf).await?;
             if n == 0 {
-                if let Some(m) = eof {
-                    if out.send(m).await.is_ok() {
-                        eof_sent.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
+                if let Some(m) = eof
+                    && out.send(m).await.is_ok()
+                {
+                    eof_sent.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
                 return Ok(());
             }
@@ -262,7 +262,7 @@ const CHANNEL_PROTOCOLS: [(&str, bool); 4] = [
     ("base64.channel.k8s.io", true),
 ];
 
-fn header_tokens<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Vec<&'a str> {
+fn header_tokens(headers: &HeaderMap, name: header::HeaderName) -> Vec<&str> {
     headers
         .get_all(name)
         .iter()
@@ -529,6 +529,90 @@ fn running_pod_uid(st: &ApiState, namespace: &str, pod: &str) -> Result<String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apiserver::auth::users;
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    /// A WebSocket port-forward to a pod forwarding to an echo server, with `subprotocol`.
+    async fn connect(subprotocol: Option<&str>) -> WebSocketStream<tokio::io::DuplexStream> {
+        let api = EmbeddedApi::default();
+        crate::demo::seed(&api, jiff::Timestamp::now()).expect("seeds");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let target = listener.local_addr().expect("an address");
+        tokio::spawn(async move {
+            let Ok((mut s, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = [0u8; 1024];
+            while let Ok(n @ 1..) = s.read(&mut buf).await {
+                let _ = s.write_all(&buf[..n]).await;
+            }
+        });
+        let pod = crate::demo::ichor_ui::forward_to(&api, target).expect("a pod");
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(super::super::server::serve_connection(
+            api,
+            TokioIo::new(server),
+            false,
+        ));
+        let url =
+            format!("ws://demo/api/v1/namespaces/ichor-system/pods/{pod}/portforward?ports=8080");
+        let mut req = url.into_client_request().expect("a request");
+        let bearer = format!("Bearer {}", users::VIEWER_TOKEN);
+        req.headers_mut().insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_str(&bearer).expect("a header"),
+        );
+        if let Some(p) = subprotocol {
+            req.headers_mut().insert(
+                header::SEC_WEBSOCKET_PROTOCOL,
+                HeaderValue::from_str(p).expect("a header"),
+            );
+        }
+        let (ws, resp) = tokio_tungstenite::client_async(req, client)
+            .await
+            .expect("upgrades");
+        assert_eq!(
+            resp.headers()
+                .get(header::SEC_WEBSOCKET_PROTOCOL)
+                .and_then(|v| v.to_str().ok()),
+            subprotocol
+        );
+        ws
+    }
+
+    #[tokio::test]
+    async fn base64_channels() {
+        let mut ws = connect(Some("v4.base64.channel.k8s.io")).await;
+        // Each channel first says the port: 8080 little-endian, base64.
+        for ch in ["0", "1"] {
+            let msg = ws.next().await.and_then(|m| m.ok());
+            assert_eq!(msg, Some(Message::Text(format!("{ch}kB8=").into())));
+        }
+        ws.send(Message::Text("0aGVsbG8=".into()))
+            .await
+            .expect("sends");
+        let msg = ws.next().await.and_then(|m| m.ok());
+        assert_eq!(msg, Some(Message::Text("0aGVsbG8=".into())), "hello echoed");
+    }
+
+    #[tokio::test]
+    async fn binary_channels_without_a_subprotocol() {
+        let mut ws = connect(None).await;
+        for ch in [0u8, 1] {
+            let msg = ws.next().await.and_then(|m| m.ok());
+            assert_eq!(msg, Some(Message::Binary(vec![ch, 0x90, 0x1f].into())));
+        }
+        ws.send(Message::Binary(b"\0hi".to_vec().into()))
+            .await
+            .expect("sends");
+        let msg = ws.next().await.and_then(|m| m.ok());
+        assert_eq!(msg, Some(Message::Binary(b"\0hi".to_vec().into())));
+        ws.close(None).await.expect("closes");
+    }
 
     #[test]
     fn paths() {

@@ -174,7 +174,7 @@ impl Session {
 
     /// A new stream: checked, accepted, and paired with its sibling.
     async fn on_new_stream(&mut self, id: u32, headers: &Headers) {
-        if self.gone_away || id <= self.last_stream || id % 2 == 0 {
+        if self.gone_away || id <= self.last_stream || id.is_multiple_of(2) {
             self.send(Frame::RstStream {
                 stream_id: id,
                 status: PROTOCOL_ERROR,
