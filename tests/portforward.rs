@@ -116,6 +116,12 @@ async fn bytes_round_trip_in_process_for_every_demo_user() {
     let (api, echo, pod) = demo_with_echo().await;
     // A payload larger than one message, twice per user.
     let payload: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let tasks = || {
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks()
+    };
+    let before = tasks();
     for token in [
         users::ADMIN_TOKEN,
         users::OPERATOR_TOKEN,
@@ -127,6 +133,15 @@ async fn bytes_round_trip_in_process_for_every_demo_user() {
         round_trip(&pods, &pod, b"second connection").await;
     }
     echo.all_closed().await;
+    // No task outlives its forward: not the upgrade's, not the in-memory connection's, not
+    // the target connections'.
+    for _ in 0..100 {
+        if tasks() <= before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(tasks() <= before, "{} tasks, {before} before", tasks());
 }
 
 #[tokio::test]
