@@ -42,7 +42,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             ichor_demo::apiserver::server::check_listen(&addr, args.allow_remote)?;
             let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
             if let Some(target) = args.ichor_ui_forward {
-                ichor_demo::demo::ichor_ui::start(&demo.api, Some(target))?;
+                demo.forward_ichor_ui(target)?;
             }
             let listener = tokio::net::TcpListener::bind(addr)
                 .await

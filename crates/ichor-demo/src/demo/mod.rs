@@ -400,6 +400,15 @@ impl DemoCluster {
     }
 }
 
+impl DemoCluster {
+    /// Port-forwards to ichor-ui's pod (`ichor-system`, port `api`, 8080) reach `target`, e.g.
+    /// the product's own OperationService on loopback; kept across [`ichor_ui::restart`].
+    /// Returns the pod's name (a new pod if it had been removed).
+    pub fn forward_ichor_ui(&self, target: std::net::SocketAddr) -> anyhow::Result<String> {
+        ichor_ui::start(&self.api, Some(target))
+    }
+}
+
 impl Drop for DemoCluster {
     fn drop(&mut self) {
         self.controller.abort();
