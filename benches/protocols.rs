@@ -76,7 +76,7 @@ impl Wire {
     fn body(self) -> Bytes {
         let msg = proto::ListOperationsRequest {
             namespace: "default".into(),
-            all_namespaces: false,
+            ..Default::default()
         };
         match self {
             Wire::ConnectProto => Bytes::from(msg.encode_to_vec()),

@@ -41,6 +41,9 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             let addr: SocketAddr = args.listen.parse().context("parsing --listen")?;
             ichor_demo::apiserver::server::check_listen(&addr, args.allow_remote)?;
             let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
+            if let Some(target) = args.ichor_ui_forward {
+                demo.forward_ichor_ui(target)?;
+            }
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("listening on {addr}"))?;

@@ -12,6 +12,7 @@ pub use settings::Settings;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// A terminal dashboard for TalosOperations: rolling Talos, Kubernetes and ichor upgrades,
@@ -192,6 +193,11 @@ pub struct DemoClusterArgs {
     /// Allow a non-loopback listen address (the demo tokens are public).
     #[arg(long)]
     pub allow_remote: bool,
+    /// Port-forwards to ichor-ui's pod (Service ichor-ui in ichor-system, port api) reach
+    /// this TCP address, e.g. an `ichor-tui serve` (without it they are refused, as by a pod
+    /// whose port nothing listens on).
+    #[arg(long, value_name = "ADDR")]
+    pub ichor_ui_forward: Option<SocketAddr>,
 }
 
 /// Sends tracing to a file (never the terminal). Returns the guard that flushes it.

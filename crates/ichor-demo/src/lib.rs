@@ -12,6 +12,13 @@
 //!   [`apiserver::auth::users`].
 //! - [`apiserver::server`]: `check_listen`, `write_kubeconfig` and `serve` put the API on a
 //!   TCP listener for kubectl.
+//! - [`demo::ichor_ui`]: ichor-ui's Service, pod and Endpoints in `ichor-system`, which a
+//!   client finds and port-forwards to as in a real cluster (`pods/portforward` over
+//!   WebSocket, as kube-rs and kubectl speak it, and over SPDY/3.1). `forward_to` or
+//!   `start(api, Some(addr))` say where the pod's `api` port (8080) leads; `restart`,
+//!   `set_ready` and `remove` change the pod as a rollout, a failing probe or a deletion would.
+//!   The same for any pod: [`apiserver::EmbeddedApi`]'s `set_forward`, `clear_forward`,
+//!   `restart_pod`, `set_pod_ready` and `remove_pod`.
 //!
 //! For tests, besides those:
 //! - [`apiserver::EmbeddedApi`]: `default()` (the demo users, no objects) and `seed` (store an

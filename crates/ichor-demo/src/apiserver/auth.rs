@@ -93,6 +93,12 @@ const ALL_ICHOR: &[&str] = &[
 ];
 const READ: &[&str] = &["get", "list", "watch"];
 
+/// What finds and reaches ichor-ui: its Service, Endpoints (and slices) and pods.
+const ICHOR_UI_READ: &[&str] = &["services", "endpoints", "endpointslices", "pods"];
+
+/// The namespace ichor-ui runs in (the dashboard reaches it through a port-forward).
+pub(crate) const ICHOR_SYSTEM: &str = "ichor-system";
+
 impl AuthConfig {
     /// The demo cluster's users and rules.
     pub(crate) fn demo() -> AuthConfig {
@@ -128,7 +134,30 @@ impl AuthConfig {
         a.add_rule(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
         a.add_rule(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
         a.add_rule(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
+        a.add_ichor_ui_rules();
         a
+    }
+
+    /// Every human demo user may find ichor-ui and port-forward to its pod in ichor-system: the
+    /// dashboard reaches it that way whoever runs it.
+    fn add_ichor_ui_rules(&mut self) {
+        for group in ["ichor:viewers", "ichor:operators", "ichor:cluster-editors"] {
+            let subject = Subject::Group(group.to_string());
+            let in_ichor_system = |mut r: Rule| {
+                r.namespaces = Some(vec![ICHOR_SYSTEM.to_string()]);
+                r
+            };
+            self.add_rule(in_ichor_system(Rule::new(
+                subject.clone(),
+                READ,
+                ICHOR_UI_READ,
+            )));
+            self.add_rule(in_ichor_system(Rule::new(
+                subject,
+                &["create"],
+                &["pods/portforward"],
+            )));
+        }
     }
 
     /// Adds a bearer token for a user.

@@ -10,10 +10,9 @@ use serde_json::{Value, json};
 /// Authenticates the bearer token, then applies impersonation headers if the user may.
 pub(crate) fn authenticate(
     auth: &AuthConfig,
-    req: &http::Request<Bytes>,
+    headers: &http::HeaderMap,
 ) -> Result<Identity, Failure> {
-    let token = req
-        .headers()
+    let token = headers
         .get(http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
@@ -22,7 +21,7 @@ pub(crate) fn authenticate(
         .and_then(|t| auth.authenticate(t))
         .cloned()
         .ok_or_else(|| fail(401, "Unauthorized", "Unauthorized"))?;
-    impersonate(auth, who, req.headers())
+    impersonate(auth, who, headers)
 }
 
 /// The identity the `Impersonate-User` and `Impersonate-Group` headers ask for, if `who` may

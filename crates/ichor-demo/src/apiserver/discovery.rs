@@ -1,17 +1,21 @@
 //! The discovery documents kubectl reads before anything else: the version, the API groups,
 //! each group's resources, and the OpenAPI v3 document of the ichor group.
 
-use super::kinds::{RESOURCES, ResourceType};
+use super::kinds::{CORE, ENDPOINT_SLICES, RESOURCES, ResourceType};
 use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 
 /// The API groups served besides the core group: (group, version).
-const GROUPS: [(&str, &str); 4] = [
+const GROUPS: [(&str, &str); 5] = [
     (GROUP, VERSION),
     ("authentication.k8s.io", "v1"),
     ("authorization.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
+    ("discovery.k8s.io", "v1"),
 ];
+
+/// The verbs of the read-only kinds.
+const READ_VERBS: [&str; 2] = ["get", "list"];
 
 /// The verbs of every ichor kind and of Leases.
 const OBJECT_VERBS: [&str; 6] = ["create", "delete", "get", "list", "patch", "update"];
@@ -24,7 +28,11 @@ pub(crate) fn document(path: &str) -> Option<Value> {
             "kind": "APIVersions", "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]
         }),
-        "/api/v1" => json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []}),
+        "/api/v1" => core_resource_list(),
+        "/apis/discovery.k8s.io/v1" => resource_list(
+            "discovery.k8s.io/v1",
+            vec![read_only_resource(&ENDPOINT_SLICES, &[])],
+        ),
         "/apis" => group_list(),
         "/apis/authentication.k8s.io/v1" => resource_list(
             "authentication.k8s.io/v1",
@@ -90,6 +98,42 @@ fn resource_list(group_version: &str, resources: Vec<Value>) -> Value {
 fn review_resource(plural: &str, kind: &str) -> Value {
     json!({"name": plural, "singularName": kind.to_lowercase(), "namespaced": false,
            "kind": kind, "verbs": ["create"]})
+}
+
+/// A read-only kind: get and list.
+fn read_only_resource(r: &ResourceType, categories: &[&str]) -> Value {
+    let mut v = json!({"name": r.plural, "singularName": r.singular, "namespaced": true,
+                       "kind": r.kind, "verbs": READ_VERBS});
+    if let Value::Object(m) = &mut v {
+        if !r.short_names.is_empty() {
+            m.insert("shortNames".into(), json!(r.short_names));
+        }
+        if !categories.is_empty() {
+            m.insert("categories".into(), json!(categories));
+        }
+    }
+    v
+}
+
+/// The core group: Services, Endpoints and Pods (read only) and the Pods' `portforward`
+/// subresource, which is only ever created (a connection upgrade).
+fn core_resource_list() -> Value {
+    let mut resources = Vec::new();
+    for r in CORE {
+        let categories: &[&str] = if r.plural == "endpoints" {
+            &[]
+        } else {
+            &["all"]
+        };
+        resources.push(read_only_resource(&r, categories));
+        if r.plural == "pods" {
+            resources.push(json!({
+                "name": "pods/portforward", "singularName": "", "namespaced": true,
+                "kind": "PodPortForwardOptions", "verbs": ["create", "get"]
+            }));
+        }
+    }
+    json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": resources})
 }
 
 fn ichor_resource_list() -> Value {
@@ -166,7 +210,9 @@ mod tests {
                 {"name": "authorization.k8s.io", "versions": [gv("authorization.k8s.io")],
                  "preferredVersion": gv("authorization.k8s.io")},
                 {"name": "coordination.k8s.io", "versions": [gv("coordination.k8s.io")],
-                 "preferredVersion": gv("coordination.k8s.io")}
+                 "preferredVersion": gv("coordination.k8s.io")},
+                {"name": "discovery.k8s.io", "versions": [gv("discovery.k8s.io")],
+                 "preferredVersion": gv("discovery.k8s.io")}
             ]
         });
         assert_eq!(document("/apis"), Some(want_groups));
@@ -191,5 +237,22 @@ mod tests {
         });
         assert_eq!(document("/apis/coordination.k8s.io/v1"), Some(want_leases));
         assert_eq!(document("/apis/nothing"), None);
+    }
+
+    /// The core group lists Services, Endpoints, Pods and the port-forward subresource.
+    #[test]
+    fn core_group_lists_what_reaches_ichor_ui() {
+        let Some(doc) = document("/api/v1") else {
+            panic!("no /api/v1 document");
+        };
+        let names: Vec<&str> = doc["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        assert_eq!(names, ["services", "endpoints", "pods", "pods/portforward"]);
+        assert_eq!(doc["resources"][0]["shortNames"], json!(["svc"]));
+        assert_eq!(doc["resources"][3]["verbs"], json!(["create", "get"]));
     }
 }

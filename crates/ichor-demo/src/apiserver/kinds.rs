@@ -1,4 +1,6 @@
-//! The kinds the embedded API serves: the four ichor kinds and the Leases of the start claim.
+//! The kinds the embedded API serves: the four ichor kinds and the Leases of the start claim,
+//! and, read only, the core kinds that reach ichor-ui (Services, Endpoints, Pods) with the
+//! EndpointSlices of `discovery.k8s.io`.
 
 use ichor_resources::{GROUP, VERSION};
 
@@ -13,6 +15,8 @@ pub(crate) struct ResourceType {
     pub(crate) kind: &'static str,
     pub(crate) has_status: bool,
     pub(crate) short_names: &'static [&'static str],
+    /// Served for get and list only: the demo's own data, written around the API.
+    pub(crate) read_only: bool,
 }
 
 /// The four ichor kinds.
@@ -25,6 +29,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         kind: "TalosCluster",
         has_status: true,
         short_names: &["tc"],
+        read_only: false,
     },
     ResourceType {
         group: GROUP,
@@ -34,6 +39,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         kind: "Machine",
         has_status: false,
         short_names: &[],
+        read_only: false,
     },
     ResourceType {
         group: GROUP,
@@ -43,6 +49,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         kind: "IchorInstallation",
         has_status: false,
         short_names: &[],
+        read_only: false,
     },
     ResourceType {
         group: GROUP,
@@ -52,6 +59,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         kind: "TalosOperation",
         has_status: true,
         short_names: &["top"],
+        read_only: false,
     },
 ];
 
@@ -64,20 +72,69 @@ pub(crate) const LEASES: ResourceType = ResourceType {
     kind: "Lease",
     has_status: false,
     short_names: &[],
+    read_only: false,
 };
+
+/// A read-only core (`v1`) or `discovery.k8s.io/v1` kind.
+const fn read_only(
+    group: &'static str,
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    short_names: &'static [&'static str],
+) -> ResourceType {
+    ResourceType {
+        group,
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        has_status: false,
+        short_names,
+        read_only: true,
+    }
+}
+
+/// The core kinds served, read only: what a client needs to find ichor-ui and its pod.
+pub(crate) const CORE: [ResourceType; 3] = [
+    read_only("", "services", "service", "Service", &["svc"]),
+    read_only("", "endpoints", "endpoints", "Endpoints", &["ep"]),
+    read_only("", "pods", "pod", "Pod", &["po"]),
+];
+
+/// `discovery.k8s.io/v1` EndpointSlices, read only.
+pub(crate) const ENDPOINT_SLICES: ResourceType = read_only(
+    "discovery.k8s.io",
+    "endpointslices",
+    "endpointslice",
+    "EndpointSlice",
+    &[],
+);
 
 /// The resource type of a plural name in a group and version.
 pub(crate) fn resource(group: &str, version: &str, plural: &str) -> Option<ResourceType> {
     RESOURCES
         .iter()
         .copied()
-        .chain([LEASES])
+        .chain([LEASES, ENDPOINT_SLICES])
+        .chain(CORE)
         .find(|r| r.group == group && r.version == version && r.plural == plural)
 }
 
 impl ResourceType {
-    /// `group/version`, as `apiVersion` names it.
+    /// `group/version`, as `apiVersion` names it (`v1` alone for the core group).
     pub(crate) fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            return self.version.to_string();
+        }
         format!("{}/{}", self.group, self.version)
+    }
+
+    /// `plural.group`, as messages name the kind (`plural` alone for the core group).
+    pub(crate) fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            return self.plural.to_string();
+        }
+        format!("{}.{}", self.plural, self.group)
     }
 }

@@ -15,6 +15,8 @@ mod authn;
 mod discovery;
 mod faults;
 mod kinds;
+mod pods;
+mod portforward;
 mod responses;
 mod routing;
 mod selector;
@@ -55,6 +57,7 @@ struct ApiState {
     write_log: WriteLog,
     /// Requests served (every verb, refused ones included).
     requests: u64,
+    forwards: portforward::Forwards,
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -133,8 +136,12 @@ struct BearerService {
     header: String,
 }
 
+/// A response body of the in-process client: a whole answer, or a stream from the in-memory
+/// connection that carries an upgrade.
+type ClientBody = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
+
 impl tower::Service<http::Request<kube::client::Body>> for BearerService {
-    type Response = http::Response<Full<Bytes>>;
+    type Response = http::Response<ClientBody>;
     type Error = BoxError;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
 
@@ -154,9 +161,48 @@ impl tower::Service<http::Request<kube::client::Body>> for BearerService {
                 );
             }
             let bytes = body.collect().await?.to_bytes();
-            api.serve(http::Request::from_parts(parts, bytes)).await
+            let req = http::Request::from_parts(parts, bytes);
+            if req.headers().contains_key(http::header::UPGRADE) {
+                return upgrade_in_memory(api, req).await;
+            }
+            let resp = api.serve(req).await?;
+            Ok(resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()))
         })
     }
+}
+
+/// An upgrade request (a port-forward) from the in-process client: sent over an in-memory
+/// HTTP/1.1 connection to the server's own connection handler, so that the response carries
+/// a real upgrade (`hyper::upgrade::on`) as from a socket. The connection lives as long as
+/// the upgraded stream.
+async fn upgrade_in_memory(
+    api: EmbeddedApi,
+    req: http::Request<Bytes>,
+) -> Result<http::Response<ClientBody>, BoxError> {
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server::serve_connection(
+        api,
+        hyper_util::rt::TokioIo::new(server_io),
+        false,
+    ));
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(client_io)).await?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.with_upgrades().await {
+            tracing::debug!(error = %e, "in-memory upgrade connection ended");
+        }
+    });
+    let (mut parts, body) = req.into_parts();
+    if !parts.headers.contains_key(http::header::HOST) {
+        parts.headers.insert(
+            http::header::HOST,
+            http::HeaderValue::from_static("ichor-demo"),
+        );
+    }
+    let resp = sender
+        .send_request(http::Request::from_parts(parts, Full::new(body)))
+        .await?;
+    Ok(resp.map(|b| b.map_err(|e| -> BoxError { Box::new(e) }).boxed_unsync()))
 }
 
 /// Users and rules added at run time, for tests of authentication. With the `faults` feature

@@ -6,7 +6,7 @@ use super::authn::{self, Review};
 use super::kinds::{ResourceType, resource};
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
-use super::{ApiState, EmbeddedApi, discovery, table};
+use super::{ApiState, EmbeddedApi, discovery, portforward, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -38,16 +38,23 @@ impl Target {
 
     /// `plural.group`, as messages name the kind.
     pub(crate) fn qualified(&self) -> String {
-        format!("{}.{}", self.rt.plural, self.rt.group)
+        self.rt.qualified()
     }
 }
 
-/// The target of a resource path: `/apis/{group}/{version}[/namespaces/{ns}]/{plural}` with an
-/// optional `/{name}` and `/{name}/status` (names only within a namespace).
+/// The target of a resource path: `/apis/{group}/{version}[/namespaces/{ns}]/{plural}` (or
+/// `/api/v1/…` for the core group) with an optional `/{name}` and `/{name}/status` (names only
+/// within a namespace).
 pub(crate) fn parse_path(path: &str) -> Result<Target, Failure> {
-    let rest = path.strip_prefix("/apis/").ok_or_else(not_found)?;
+    let (group, rest) = match path.strip_prefix("/api/") {
+        Some(rest) => ("", rest),
+        None => {
+            let rest = path.strip_prefix("/apis/").ok_or_else(not_found)?;
+            rest.split_once('/').ok_or_else(not_found)?
+        }
+    };
     let parts: Vec<&str> = rest.split('/').collect();
-    let [group, version, parts @ ..] = parts.as_slice() else {
+    let [version, parts @ ..] = parts.as_slice() else {
         return Err(not_found());
     };
     let (namespace, rest) = match parts {
@@ -98,6 +105,15 @@ impl Query {
     }
 }
 
+/// 405: a method the resource does not serve.
+fn method_not_allowed() -> Failure {
+    fail(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+    )
+}
+
 /// What a request does to its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Verb {
@@ -121,13 +137,7 @@ impl Verb {
             (&Method::PUT, true) => Verb::Update,
             (&Method::PATCH, true) => Verb::Patch,
             (&Method::DELETE, true) => Verb::Delete,
-            _ => {
-                return Err(fail(
-                    405,
-                    "MethodNotAllowed",
-                    "the server does not allow this method on the requested resource",
-                ));
-            }
+            _ => return Err(method_not_allowed()),
         })
     }
 
@@ -177,7 +187,11 @@ impl EmbeddedApi {
             return Ok((200, Reply::Json(doc)));
         }
         let mut st = self.lock();
-        let who = authn::authenticate(&st.auth, req)?;
+        let who = authn::authenticate(&st.auth, req.headers())?;
+        if portforward::parse_path(path).is_some() {
+            // A port-forward is an upgrade: the server takes those before they get here.
+            return Err(portforward::upgrade_required());
+        }
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
@@ -188,6 +202,9 @@ impl EmbeddedApi {
         let query = Query::parse(req.uri().query());
         let target = parse_path(path)?;
         let verb = Verb::of(req.method(), target.name.is_some(), &query)?;
+        if target.rt.read_only && !matches!(verb, Verb::Get | Verb::List | Verb::Watch) {
+            return Err(method_not_allowed());
+        }
         authorize(&st.auth, &who, verb, &target)?;
         let call = Call {
             target,

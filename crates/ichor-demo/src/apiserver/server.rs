@@ -39,38 +39,50 @@ current-context: ichor-demo\nusers:\n- name: admin\n  user:\n    token: {}\n",
 pub async fn serve(api: EmbeddedApi, listener: TcpListener) -> anyhow::Result<()> {
     loop {
         let (stream, _) = listener.accept().await.context("accepting a connection")?;
+        // As Go's net package does: small frames of a port-forward go out at once, not after
+        // a delayed ACK (about 40 ms for each new forwarded connection otherwise).
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(serve_connection(api.clone(), TokioIo::new(stream), true));
+    }
+}
+
+/// Serves one connection, upgrades (port-forwards) included. `default_admin`: a request
+/// without credentials acts as the demo admin (plain HTTP for kubectl, see [`serve`]).
+pub(crate) async fn serve_connection<I>(api: EmbeddedApi, io: I, default_admin: bool)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let api = api.clone();
-        tokio::spawn(async move {
-            let svc =
-                hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let api = api.clone();
-                    async move {
-                        let (mut parts, body) = req.into_parts();
-                        // kubectl (client-go) sends no bearer token over plain HTTP, so, like
-                        // kube-apiserver's old localhost-only insecure port, a request without
-                        // credentials acts as the demo admin; a token that is sent still decides,
-                        // and `kubectl --as viewer` tries other users through impersonation.
-                        if !parts.headers.contains_key(hyper::header::AUTHORIZATION) {
-                            parts.headers.insert(
-                                hyper::header::AUTHORIZATION,
-                                hyper::header::HeaderValue::from_static(ADMIN_BEARER),
-                            );
-                        }
-                        let bytes: Bytes = body
-                            .collect()
-                            .await
-                            .map_err(std::io::Error::other)?
-                            .to_bytes();
-                        // A concrete error type: hyper's bounds do not infer a boxed one here.
-                        api.serve(hyper::Request::from_parts(parts, bytes))
-                            .await
-                            .map_err(|e: BoxError| std::io::Error::other(e.to_string()))
-                    }
-                });
-            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            if let Err(e) = builder.serve_connection(TokioIo::new(stream), svc).await {
-                tracing::debug!(error = %e, "demo cluster connection ended");
+        async move {
+            let (mut parts, body) = req.into_parts();
+            // kubectl (client-go) sends no bearer token over plain HTTP, so, like
+            // kube-apiserver's old localhost-only insecure port, a request without
+            // credentials acts as the demo admin; a token that is sent still decides,
+            // and `kubectl --as viewer` tries other users through impersonation.
+            if default_admin && !parts.headers.contains_key(hyper::header::AUTHORIZATION) {
+                parts.headers.insert(
+                    hyper::header::AUTHORIZATION,
+                    hyper::header::HeaderValue::from_static(ADMIN_BEARER),
+                );
             }
-        });
+            if super::portforward::parse_path(parts.uri.path().trim_end_matches('/')).is_some() {
+                // An upgrade: the body stays unread, the connection is handed over.
+                return Ok(api.port_forward(hyper::Request::from_parts(parts, body)));
+            }
+            let bytes: Bytes = body
+                .collect()
+                .await
+                .map_err(std::io::Error::other)?
+                .to_bytes();
+            // A concrete error type: hyper's bounds do not infer a boxed one here.
+            api.serve(hyper::Request::from_parts(parts, bytes))
+                .await
+                .map_err(|e: BoxError| std::io::Error::other(e.to_string()))
+        }
+    });
+    let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    if let Err(e) = builder.serve_connection_with_upgrades(io, svc).await {
+        tracing::debug!(error = %e, "demo cluster connection ended");
     }
 }

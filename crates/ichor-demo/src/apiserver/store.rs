@@ -26,9 +26,9 @@ const SERVER_OWNED: [&str; 5] = [
 ];
 
 /// The characters of a `generateName` suffix, as kube-apiserver picks them.
-const NAME_SUFFIX_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+pub(crate) const NAME_SUFFIX_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
-fn now_rfc3339() -> String {
+pub(super) fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
@@ -63,12 +63,12 @@ impl ApiState {
         )
     }
 
-    fn next_resource_version(&mut self) -> u64 {
+    pub(super) fn next_resource_version(&mut self) -> u64 {
         self.resource_version += 1;
         self.resource_version
     }
 
-    fn next_uid(&mut self) -> String {
+    pub(super) fn next_uid(&mut self) -> String {
         self.uid += 1;
         uid_text(self.uid)
     }

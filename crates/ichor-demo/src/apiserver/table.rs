@@ -31,28 +31,119 @@ fn age(v: &Value, now: jiff::Timestamp) -> String {
     }
 }
 
-/// The columns of a kind: (header, JSON pointer); Name first and Age last are added.
-fn columns(rt: &ResourceType) -> &'static [(&'static str, &'static str)] {
+/// How a column's cell is read from an object.
+#[derive(Clone, Copy)]
+enum Cell {
+    /// The value at a JSON pointer, as text.
+    At(&'static str),
+    /// Computed, as kubectl's own printers do for the core kinds.
+    Computed(fn(&Value) -> String),
+}
+
+/// The columns of a kind: (header, cell); Name first and Age last are added.
+fn columns(rt: &ResourceType) -> &'static [(&'static str, Cell)] {
+    use Cell::{At, Computed};
     match rt.kind {
         "TalosOperation" => &[
-            ("Cluster", "/spec/cluster"),
-            ("Kind", "/spec/kind"),
-            ("Phase", "/status/phase"),
-            ("Paused", "/spec/paused"),
+            ("Cluster", At("/spec/cluster")),
+            ("Kind", At("/spec/kind")),
+            ("Phase", At("/status/phase")),
+            ("Paused", At("/spec/paused")),
         ],
         "TalosCluster" => &[
-            ("Talos", "/spec/talosVersion"),
-            ("Kubernetes", "/spec/kubernetesVersion"),
-            ("Kube-Proxy", "/spec/cni/kubeProxy"),
+            ("Talos", At("/spec/talosVersion")),
+            ("Kubernetes", At("/spec/kubernetesVersion")),
+            ("Kube-Proxy", At("/spec/cni/kubeProxy")),
         ],
         "Machine" => &[
-            ("Cluster", "/spec/cluster"),
-            ("Role", "/spec/role"),
-            ("Approved", "/spec/approved"),
+            ("Cluster", At("/spec/cluster")),
+            ("Role", At("/spec/role")),
+            ("Approved", At("/spec/approved")),
         ],
-        "IchorInstallation" => &[("Version", "/spec/version")],
+        "IchorInstallation" => &[("Version", At("/spec/version"))],
+        "Service" => &[
+            ("Type", At("/spec/type")),
+            ("Cluster-IP", At("/spec/clusterIP")),
+            ("External-IP", Computed(|_| "<none>".into())),
+            ("Port(s)", Computed(service_ports)),
+        ],
+        "Endpoints" => &[("Endpoints", Computed(endpoints_addresses))],
+        "EndpointSlice" => &[
+            ("AddressType", At("/addressType")),
+            ("Ports", Computed(slice_ports)),
+            ("Endpoints", Computed(slice_addresses)),
+        ],
+        "Pod" => &[
+            ("Ready", Computed(pod_ready)),
+            ("Status", At("/status/phase")),
+            ("Restarts", Computed(pod_restarts)),
+        ],
         _ => &[],
     }
+}
+
+fn items<'a>(v: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> {
+    v.pointer(pointer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// `8080/TCP,9090/TCP`.
+fn service_ports(v: &Value) -> String {
+    let ports: Vec<String> = items(v, "/spec/ports")
+        .map(|p| {
+            let proto = p.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
+            format!("{}/{proto}", text(p, "/port"))
+        })
+        .collect();
+    or_none(ports.join(","))
+}
+
+/// `10.244.0.5:8080`: the ready addresses with each port.
+fn endpoints_addresses(v: &Value) -> String {
+    let mut out = Vec::new();
+    for subset in items(v, "/subsets") {
+        for addr in items(subset, "/addresses") {
+            for port in items(subset, "/ports") {
+                out.push(format!("{}:{}", text(addr, "/ip"), text(port, "/port")));
+            }
+        }
+    }
+    or_none(out.join(","))
+}
+
+fn slice_ports(v: &Value) -> String {
+    let ports: Vec<String> = items(v, "/ports").map(|p| text(p, "/port")).collect();
+    or_none(ports.join(","))
+}
+
+fn slice_addresses(v: &Value) -> String {
+    let addrs: Vec<String> = items(v, "/endpoints")
+        .flat_map(|e| items(e, "/addresses").filter_map(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    or_none(addrs.join(","))
+}
+
+/// `1/1`: ready containers of all containers.
+fn pod_ready(v: &Value) -> String {
+    let total = items(v, "/spec/containers").count();
+    let ready = items(v, "/status/containerStatuses")
+        .filter(|c| c.get("ready").and_then(Value::as_bool) == Some(true))
+        .count();
+    format!("{ready}/{total}")
+}
+
+fn pod_restarts(v: &Value) -> String {
+    let n: i64 = items(v, "/status/containerStatuses")
+        .filter_map(|c| c.get("restartCount").and_then(Value::as_i64))
+        .sum();
+    n.to_string()
+}
+
+fn or_none(s: String) -> String {
+    if s.is_empty() { "<none>".into() } else { s }
 }
 
 /// The Table for `items`.
@@ -74,7 +165,10 @@ pub(crate) fn table(
         .iter()
         .map(|item| {
             let mut cells = vec![json!(text(item, "/metadata/name"))];
-            cells.extend(cols.iter().map(|(_, p)| json!(text(item, p))));
+            cells.extend(cols.iter().map(|(_, cell)| match cell {
+                Cell::At(p) => json!(text(item, p)),
+                Cell::Computed(f) => json!(f(item)),
+            }));
             cells.push(json!(age(item, now)));
             json!({
                 "cells": cells,

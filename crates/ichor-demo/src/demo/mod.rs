@@ -2,6 +2,7 @@
 //! finished operations, so every screen has something real to show.
 
 mod extras;
+pub mod ichor_ui;
 
 pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV};
 
@@ -148,13 +149,15 @@ fn names_of(ms: &[Machine]) -> Vec<String> {
     ms.iter().filter_map(|m| m.metadata.name.clone()).collect()
 }
 
-/// Stores the demo data in `api`, with times relative to `now`.
+/// Stores the demo data in `api`, with times relative to `now`: the clusters and operations in
+/// [`NAMESPACE`], and ichor-ui in [`ichor_ui::NAMESPACE`] (no forward target).
 pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     seed_installation(api)?;
     let prod_machines = seed_prod_eu(api)?;
     let staging_machines = seed_staging(api, now)?;
     seed_edge_tokyo(api, now)?;
-    seed_history(api, now, &prod_machines, &staging_machines)
+    seed_history(api, now, &prod_machines, &staging_machines)?;
+    ichor_ui::seed(api)
 }
 
 fn seed_installation(api: &EmbeddedApi) -> anyhow::Result<()> {
@@ -394,6 +397,15 @@ impl DemoCluster {
         let controller = Controller::new(api.client(users::CONTROLLER_TOKEN), speed);
         let controller = tokio::spawn(controller.run());
         Ok(DemoCluster { api, controller })
+    }
+}
+
+impl DemoCluster {
+    /// Port-forwards to ichor-ui's pod (`ichor-system`, port `api`, 8080) reach `target`, e.g.
+    /// the product's own OperationService on loopback; kept across [`ichor_ui::restart`].
+    /// Returns the pod's name (a new pod if it had been removed).
+    pub fn forward_ichor_ui(&self, target: std::net::SocketAddr) -> anyhow::Result<String> {
+        ichor_ui::start(&self.api, Some(target))
     }
 }
 
