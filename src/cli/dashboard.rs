@@ -38,8 +38,8 @@ struct Connected {
     route: crate::app::state::Route,
     namespace: String,
     user: Option<String>,
-    /// The embedded cluster, kept running while the dashboard runs.
-    demo: Option<ichor_demo::demo::DemoCluster>,
+    /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
+    demo: Option<(ichor_demo::demo::DemoCluster, Option<super::demo::UiServer>)>,
 }
 
 /// The service in this process over `kube`, for the dashboard.
@@ -75,7 +75,8 @@ async fn reach(
     use crate::client::Backend;
     use crate::client::retry::Retrying;
     use std::sync::Arc;
-    let reached = super::reach::choose(&kube, token, settings, namespace, context).await?;
+    let options = super::reach::ReachOptions::of(settings);
+    let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
     Ok(match reached {
         super::reach::Reached::Tunnel(client, route) => Connected {
             client: Arc::new(Retrying::new(*client, retry_tx)),
@@ -117,7 +118,7 @@ async fn connect(
     use std::sync::Arc;
     match source {
         Source::Demo => {
-            let d = super::demo::start(cli)?;
+            let d = super::demo::start(cli).await?;
             let namespace = settings
                 .namespace
                 .clone()
@@ -133,7 +134,7 @@ async fn connect(
                 retry_tx,
             )
             .await?;
-            connected.demo = Some(d.into_cluster());
+            connected.demo = Some(d.into_parts());
             Ok(connected)
         }
         Source::Remote(opts) => {
