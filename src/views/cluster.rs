@@ -7,7 +7,7 @@ use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
-use super::words::{error_text, role_word};
+use super::words::{error_text, role_word, widest_role};
 use crate::app::state::State;
 use crate::model::{Cluster, ClusterMachine};
 use ratatui::buffer::Buffer;
@@ -111,7 +111,10 @@ fn machines(
     let columns = vec![
         Column::new("#").min(3).right().shrink(5).hide(4),
         Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
-        Column::new(t.t("col-role")).shrink(3).hide(3),
+        Column::new(t.t("col-role"))
+            .min(widest_role(t))
+            .shrink(3)
+            .hide(3),
         Column::new(t.t("col-order"))
             .right()
             .whole()

@@ -8,6 +8,7 @@ use super::widgets::progress::{bar, fraction};
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
+    widest_machine_phase, widest_role,
 };
 use crate::app::state::{DetailState, State, follow_scroll};
 use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
@@ -241,8 +242,15 @@ fn machines(
     let columns = vec![
         Column::new("#").min(3).right().shrink(5).hide(3),
         Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
-        Column::new(t.t("col-role")).shrink(2).hide(0),
-        Column::new(t.t("col-phase")).whole().shrink(3).hide(4),
+        Column::new(t.t("col-role"))
+            .min(widest_role(t))
+            .shrink(2)
+            .hide(0),
+        Column::new(t.t("col-phase"))
+            .min(widest_machine_phase(t))
+            .whole()
+            .shrink(3)
+            .hide(4),
         Column::new(t.t("col-elapsed"))
             .min(6)
             .right()

@@ -2,7 +2,7 @@
 //! roles, durations and clock times, and what a failed call says.
 
 use super::style::Theme;
-use super::text::sanitize;
+use super::text::{sanitize, width};
 use crate::app::state::{State, WriteAction};
 use crate::i18n::Texts;
 use crate::model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
@@ -78,6 +78,32 @@ pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (St
         style = style.add_modifier(Modifier::BOLD);
     }
     (format!("{glyph} {word}"), style)
+}
+
+/// The widest a machine's phase is said (its glyph and word): a column of phases that keeps this
+/// width stays put as phases change, so a change redraws one cell, not the table.
+pub fn widest_machine_phase(t: &Texts) -> usize {
+    [
+        MachinePhase::Pending,
+        MachinePhase::Running,
+        MachinePhase::Completed,
+        MachinePhase::Failed,
+        MachinePhase::Skipped,
+    ]
+    .iter()
+    .map(|p| width(&machine_phase_view(t, &Theme::default(), p).0))
+    .max()
+    .unwrap_or(0)
+}
+
+/// The widest word for a known role (a column of roles keeps it, whether or not the roles are
+/// known yet).
+pub fn widest_role(t: &Texts) -> usize {
+    ["controlplane", "worker"]
+        .iter()
+        .map(|r| width(&role_word(t, r)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The word for a machine's role; a role nobody knows is cluster text, made inert.
