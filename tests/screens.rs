@@ -161,6 +161,17 @@ fn a_list_that_does_not_fit_says_how_many_more() {
         bottom.contains("↑ 8 above · +37 more"),
         "rows 9–26 of 63 shown: {bottom:?}"
     );
+    // The keys of `?` on a terminal too short for them, even in two columns, are counted too.
+    update(&mut s, Action::Key(Key::ch('?')));
+    let term = draw(&s, Lang::En, 80, 12, Theme::default());
+    let rows: Vec<String> = (0..12)
+        .map(|y| row_text(term.backend().buffer(), y))
+        .collect();
+    assert!(
+        rows.iter().any(|r| r.contains("+4 more")),
+        "{}",
+        term.backend()
+    );
 }
 
 #[test]

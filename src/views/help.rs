@@ -30,10 +30,11 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let h = (u16::try_from(per_column).unwrap_or(20) + 2).min(area.height.saturating_sub(2));
     let rect = centered(area, w, h);
     clear(rect, buf);
+    // Keys that do not fit even in two columns: each column is filled to the height, and the
+    // keys left over are counted, not dropped in silence.
+    let per_column = per_column.min(usize::from(h.saturating_sub(2)));
+    let shown = Window::new(rows.len(), 0, per_column * usize::from(columns));
     let mut block = titled_block(t.t("help-title"));
-    // Keys that do not fit even in two columns are counted, not dropped in silence.
-    let shown_rows = usize::from(h.saturating_sub(2));
-    let shown = Window::new(rows.len(), 0, shown_rows * usize::from(columns));
     if let Some(more) = shown.marker(t) {
         block = block.title_bottom(more);
     }
