@@ -275,11 +275,13 @@ fn idle(minutes: u64) -> Idle {
         });
         let clock = Clock::new(now());
         let session = Session {
-            backend: "demo".into(),
+            route: Default::default(),
+            demo: true,
             namespace: "default".into(),
             all_namespaces: false,
             user: None,
             read_only: false,
+            server_version: Default::default(),
         };
         let runtime = Runtime {
             state: State::new(session, clock.now(), jiff::tz::TimeZone::UTC),

@@ -12,6 +12,10 @@ pub struct FileConfig {
     pub namespace: Option<String>,
     pub all_namespaces: Option<bool>,
     pub server: Option<String>,
+    pub protocol: Option<crate::client::remote::Protocol>,
+    pub backend: Option<crate::cli::BackendChoice>,
+    pub ichor_ui: Option<String>,
+    pub ichor_ui_port: Option<String>,
     pub token_file: Option<PathBuf>,
     pub ca_file: Option<PathBuf>,
     #[serde(default, deserialize_with = "lang")]
@@ -157,7 +161,7 @@ mod tests {
     fn config_errors_are_one_line_with_the_line_and_column() {
         assert_eq!(
             load_err(b"namespace = \"prod\"\nnmespace = \"x\"\n", false),
-            "config file FILE:2:1: unknown field `nmespace`, expected one of `kubeconfig`, `context`, `namespace`, `all-namespaces`, `server`, `token-file`, `ca-file`, `lang`, `color`, `ascii`, `read-only`"
+            "config file FILE:2:1: unknown field `nmespace`, expected one of `kubeconfig`, `context`, `namespace`, `all-namespaces`, `server`, `protocol`, `backend`, `ichor-ui`, `ichor-ui-port`, `token-file`, `ca-file`, `lang`, `color…"
         );
         assert_eq!(
             load_err(b"color = \"blue\"\n", false),

@@ -11,7 +11,7 @@ use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_resources::OperationKind;
 use ichor_tui::client::OperationClient;
-use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
+use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_tui::model::{Code, OperationRequest, Reason};
 use ichor_tui::server::{ServerConfig, TlsPem, check_transport, serve};
 use std::sync::Arc;
@@ -167,10 +167,10 @@ async fn a_server_that_is_down_at_start_is_reached_once_it_listens() {
 async fn a_call_that_outlasts_its_deadline_is_deadline_exceeded() {
     let api = world();
     let server = start(&api, Options::default()).await;
-    let mut o = GrpcOptions::new(server.url(false));
+    let mut o = RemoteOptions::new(server.url(false)).with_protocol(Protocol::Grpc);
     o.token = Some(users::ADMIN_TOKEN.into());
     o.deadline = Duration::from_millis(300);
-    let c = GrpcClient::new(o).unwrap();
+    let c = RemoteClient::new(o).unwrap();
     api.fail_when(
         FaultRule::on("list", "talosoperations"),
         Fault::Delay(Duration::from_secs(30)),
@@ -374,22 +374,29 @@ async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
     let url = server.url(true);
     assert!(url.starts_with("https://localhost:"));
 
-    let mut o = GrpcOptions::new(&url);
-    o.token = Some(users::VIEWER_TOKEN.into());
-    o.ca_pem = Some(pem.into_bytes());
-    let trusted = GrpcClient::new(o).unwrap();
-    assert_eq!(
-        trusted.list_clusters(Some("default")).await.unwrap().len(),
-        1
-    );
+    for protocol in [Protocol::Grpc, Protocol::Connect] {
+        let mut o = RemoteOptions::new(&url).with_protocol(protocol);
+        o.token = Some(users::VIEWER_TOKEN.into());
+        o.ca_pem = Some(pem.clone().into_bytes());
+        let trusted = RemoteClient::new(o).unwrap();
+        assert_eq!(
+            trusted.list_clusters(Some("default")).await.unwrap().len(),
+            1,
+            "{protocol:?}"
+        );
 
-    // Without the CA file the certificate is not trusted: no call gets through.
-    let untrusted = client(&url, Some(users::VIEWER_TOKEN));
-    let e = untrusted.list_clusters(Some("default")).await.unwrap_err();
-    assert_eq!(e.code, Code::Unavailable, "{e:?}");
-    // Plain HTTP/2 to a TLS port is no answer either.
-    let plain = client(&server.url(false), Some(users::VIEWER_TOKEN));
-    assert!(plain.list_clusters(Some("default")).await.is_err());
+        // Without the CA file the certificate is not trusted: no call gets through.
+        let untrusted = common::server::client_over(&url, Some(users::VIEWER_TOKEN), protocol);
+        let e = untrusted.list_clusters(Some("default")).await.unwrap_err();
+        assert_eq!(e.code, Code::Unavailable, "{protocol:?}: {e:?}");
+        // Plain HTTP to a TLS port is no answer either.
+        let plain =
+            common::server::client_over(&server.url(false), Some(users::VIEWER_TOKEN), protocol);
+        assert!(
+            plain.list_clusters(Some("default")).await.is_err(),
+            "{protocol:?}"
+        );
+    }
 }
 
 #[tokio::test]

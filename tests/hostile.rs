@@ -371,6 +371,9 @@ macro_rules! matrix {
         mod grpc {
             $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
         }
+        mod connect {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
+        }
     };
 }
 

@@ -93,6 +93,9 @@ macro_rules! paths {
         mod grpc {
             $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
         }
+        mod connect {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
+        }
     };
 }
 

@@ -68,7 +68,7 @@ fn applied(fault: Fault) -> bool {
 /// write through to its end when the caller's deadline passes (in-process the request dies with
 /// the deadline). The screen then says it may still arrive, and it does, once.
 fn late(path: Path, fault: Fault) -> bool {
-    path == Path::Grpc && fault == Fault::Timeout
+    matches!(path, Path::Grpc | Path::Connect) && fault == Fault::Timeout
 }
 
 /// What changes between the question and the answer.
@@ -438,6 +438,9 @@ macro_rules! on_every_path {
         }
         mod grpc {
             $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(super::Path::Grpc).await } )*
+        }
+        mod connect {
+            $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(super::Path::Connect).await } )*
         }
     };
 }

@@ -81,11 +81,13 @@ pub fn operations(n: usize) -> Vec<Operation> {
 /// The Operations screen at `w`×`h` with `ops` loaded through `update`, as the app loads them.
 pub fn listed(ops: Vec<Operation>, w: u16, h: u16) -> State {
     let session = Session {
-        backend: "demo".into(),
+        route: Default::default(),
+        demo: true,
         namespace: "default".into(),
         all_namespaces: false,
         user: None,
         read_only: false,
+        server_version: Default::default(),
     };
     let mut state = State::new(session, now(), jiff::tz::TimeZone::UTC);
     state.size = (w, h);

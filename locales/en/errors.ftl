@@ -79,6 +79,10 @@ error-write-outcome-unknown = { $action ->
        *[delete] The delete of { $operation }
     } got no answer, and the cluster could not be read to find out whether it happened ({ $detail }). Nothing was retried: check the operations list when the API answers.
 error-operation-replaced = { $operation } is no longer the operation you confirmed: it is gone, and the name now belongs to another operation ({ $phase }), which was not touched.
+error-version-skew = This ichor-tui is { $client } and the server is { $server }: more than one minor version apart, so writes are refused (reads work). Upgrade the { $upgrade ->
+        [client] dashboard (ichor-tui)
+       *[server] server
+    }.
 error-write-abandoned = You stopped waiting for the { $action ->
         [start] start
         [pause] pause

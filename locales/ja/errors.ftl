@@ -89,6 +89,10 @@ error-write-outcome-unknown = { $action ->
        *[delete] { $operation } の削除
     }は応答がなく、実行されたかどうかを確認するためにクラスターを読むこともできませんでした（{ $detail }）。再試行はしていません。API が応答するようになったら一覧で確認してください。
 error-operation-replaced = { $operation } は確認したオペレーションではなくなりました。確認したものは存在せず、同じ名前の別のオペレーション（{ $phase }）があります。そちらには何もしていません。
+error-version-skew = この ichor-tui は { $client }、サーバーは { $server } で、マイナーバージョンが 2 つ以上離れているため書き込みはできません（読み取りはできます）。{ $upgrade ->
+        [client] ダッシュボード（ichor-tui）
+       *[server] サーバー
+    }をアップグレードしてください。
 error-write-abandoned = { $action ->
         [start] 開始
         [pause] 一時停止

@@ -115,6 +115,8 @@ pub enum Action {
         result: Result<Created, ApiError>,
     },
     Retry(RetryEvent),
+    /// The server named its version (or answered without one).
+    ServerVersion(crate::model::ServerVersion),
 }
 
 /// Work for the workers. `update` returns these; it never performs I/O itself.

@@ -167,91 +167,11 @@ fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec
     if let KeyCode::Char(c) = key.code
         && !key.ctrl
     {
-        match d.field {
-            FormField::Target if d.kind == OperationKind::Cni => {
-                if c == ' ' {
-                    d.target = if d.target == "replaced" {
-                        "enabled".into()
-                    } else {
-                        "replaced".into()
-                    };
-                }
-            }
-            FormField::Target => {
-                if d.target.chars().count() < 64 {
-                    d.target.push(c);
-                }
-            }
-            FormField::MaxUnavailable => {
-                if c.is_ascii_digit() && d.max_unavailable.len() < 4 {
-                    d.max_unavailable.push(c);
-                }
-            }
-            FormField::Kind => {
-                let i = OperationKind::ALL
-                    .iter()
-                    .position(|k| *k == d.kind)
-                    .unwrap_or(0);
-                let n = OperationKind::ALL.len();
-                let next = match c {
-                    'j' => Some((i + 1) % n),
-                    'k' => Some((i + n - 1) % n),
-                    _ => None,
-                };
-                if let Some(next) = next {
-                    set_kind(d, OperationKind::ALL[next]);
-                }
-            }
-        }
+        type_in_form(d, c);
         return true;
     }
-    if key.code == KeyCode::Backspace {
-        match d.field {
-            FormField::Target if d.kind != OperationKind::Cni => {
-                d.target.pop();
-            }
-            FormField::MaxUnavailable => {
-                d.max_unavailable.pop();
-            }
-            _ => {}
-        }
+    if edit_form(d, key.code) {
         return true;
-    }
-    if matches!(key.code, KeyCode::Left | KeyCode::Right)
-        && d.field == FormField::Target
-        && d.kind == OperationKind::Cni
-    {
-        d.target = if d.target == "replaced" {
-            "enabled".into()
-        } else {
-            "replaced".into()
-        };
-        return true;
-    }
-    match (d.field, key.code) {
-        (FormField::Kind, KeyCode::Up | KeyCode::Down) => {
-            let i = OperationKind::ALL
-                .iter()
-                .position(|k| *k == d.kind)
-                .unwrap_or(0);
-            let n = OperationKind::ALL.len();
-            let next = if key.code == KeyCode::Down {
-                (i + 1) % n
-            } else {
-                (i + n - 1) % n
-            };
-            set_kind(d, OperationKind::ALL[next]);
-            return true;
-        }
-        (_, KeyCode::Down) => {
-            move_field(d, 1);
-            return true;
-        }
-        (_, KeyCode::Up) => {
-            move_field(d, -1);
-            return true;
-        }
-        _ => {}
     }
     match keymap::lookup_in(keymap::FORM, key) {
         Some(Command::Cancel) => false,
@@ -273,6 +193,72 @@ fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec
         }
         _ => true,
     }
+}
+
+/// The other kube-proxy mode.
+fn toggle_mode(d: &mut NewOperation) {
+    d.target = if d.target == "replaced" {
+        "enabled".into()
+    } else {
+        "replaced".into()
+    };
+}
+
+/// The kind `delta` steps from the chosen one, round the list.
+fn step_kind(d: &mut NewOperation, delta: isize) {
+    let all = OperationKind::ALL;
+    let i = all.iter().position(|k| *k == d.kind).unwrap_or(0) as isize;
+    let next = (i + delta).rem_euclid(all.len() as isize) as usize;
+    set_kind(d, all[next]);
+}
+
+/// A printable key in the focused field: text for the version, digits for max unavailable,
+/// Space toggles the kube-proxy mode, j/k choose the kind.
+fn type_in_form(d: &mut NewOperation, c: char) {
+    match d.field {
+        FormField::Target if d.kind == OperationKind::Cni => {
+            if c == ' ' {
+                toggle_mode(d);
+            }
+        }
+        FormField::Target => {
+            if d.target.chars().count() < 64 {
+                d.target.push(c);
+            }
+        }
+        FormField::MaxUnavailable => {
+            if c.is_ascii_digit() && d.max_unavailable.len() < 4 {
+                d.max_unavailable.push(c);
+            }
+        }
+        FormField::Kind => match c {
+            'j' => step_kind(d, 1),
+            'k' => step_kind(d, -1),
+            _ => {}
+        },
+    }
+}
+
+/// Backspace, ←/→ on the kube-proxy mode, ↑/↓ on the kind or between fields. Returns whether
+/// the key was one of these.
+fn edit_form(d: &mut NewOperation, code: KeyCode) -> bool {
+    let cni_mode = d.field == FormField::Target && d.kind == OperationKind::Cni;
+    match (d.field, code) {
+        (FormField::Target, KeyCode::Backspace) if !cni_mode => {
+            d.target.pop();
+        }
+        (FormField::MaxUnavailable, KeyCode::Backspace) => {
+            d.max_unavailable.pop();
+        }
+        (_, KeyCode::Backspace) => {}
+        (_, KeyCode::Left | KeyCode::Right) if cni_mode => toggle_mode(d),
+        (FormField::Kind, KeyCode::Down) => step_kind(d, 1),
+        (FormField::Kind, KeyCode::Up) => step_kind(d, -1),
+        (_, KeyCode::Down) => move_field(d, 1),
+        (_, KeyCode::Up) => move_field(d, -1),
+        _ => return false,
+    }
+    true
 }
 
 fn set_kind(d: &mut NewOperation, kind: OperationKind) {

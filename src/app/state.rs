@@ -320,16 +320,44 @@ pub enum Conn {
     },
 }
 
+/// How the dashboard reaches OperationService, and why: the status bar says it in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `--server` (or `ICHOR_SERVER`): the URL, without credentials.
+    Server { url: String },
+    /// Through a port-forward to ichor-ui in the cluster (`namespace/service`).
+    Tunnel { service: String },
+    /// The service in this process, with the kubeconfig context (`demo` for the demo), and why
+    /// not ichor-ui (`None`: chosen, or never looked for).
+    InProcess {
+        context: String,
+        why: Option<crate::model::Fallback>,
+    },
+}
+
+impl Default for Route {
+    fn default() -> Self {
+        Route::InProcess {
+            context: String::new(),
+            why: None,
+        }
+    }
+}
+
 /// How the status bar names the backend.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Session {
-    /// `demo`, `in-process (context)`, or the server URL.
-    pub backend: String,
+    /// How OperationService is reached.
+    pub route: Route,
+    /// The demo cluster runs in this process.
+    pub demo: bool,
     /// The namespace listed; ignored when `all_namespaces`.
     pub namespace: String,
     pub all_namespaces: bool,
     pub user: Option<String>,
     pub read_only: bool,
+    /// What a remote server said of its version (the status bar shows it beside the backend).
+    pub server_version: crate::model::ServerVersion,
 }
 
 /// Everything the dashboard shows.

@@ -2,9 +2,10 @@
 //! the retrying wrapper. Only this module (the service it wraps and the server that serves it)
 //! knows that tonic and kube exist.
 
-pub mod grpc;
 pub mod inprocess;
+pub mod remote;
 pub mod retry;
+pub mod tunnel;
 
 use crate::model::{
     ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
@@ -21,6 +22,8 @@ pub enum Backend {
     Remote { url: String },
 }
 
+pub use crate::model::ServerVersion;
+
 /// OperationService and ClusterService as the dashboard calls them.
 #[async_trait::async_trait]
 pub trait OperationClient: Send + Sync {
@@ -29,6 +32,10 @@ pub trait OperationClient: Send + Sync {
     /// The user the calls act as, when known.
     fn user(&self) -> Option<String> {
         None
+    }
+    /// The server's version, as its last answer said (remote backends).
+    fn server_version(&self) -> ServerVersion {
+        ServerVersion::NotYet
     }
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError>;
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
@@ -97,6 +104,9 @@ impl OperationClient for std::sync::Arc<dyn OperationClient> {
     }
     fn user(&self) -> Option<String> {
         (**self).user()
+    }
+    fn server_version(&self) -> ServerVersion {
+        (**self).server_version()
     }
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
         (**self).list_operations(namespace).await

@@ -254,6 +254,10 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.inner.user()
     }
 
+    fn server_version(&self) -> super::ServerVersion {
+        self.inner.server_version()
+    }
+
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
         self.plain("listing operations", || {
             self.inner.list_operations(namespace)

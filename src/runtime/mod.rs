@@ -156,27 +156,8 @@ impl Runtime {
         let mut last: Option<Buffer> = None;
         let mut input_open = true;
         loop {
-            // The app pages by what the views show at this size.
-            let viewport = views::viewport(self.state.size);
-            if viewport != self.state.viewport {
-                update(&mut self.state, Action::Viewport(viewport));
-            }
-            // Draw only when the frame differs from the one on screen.
-            let size = terminal.size()?;
-            let area = Rect::new(0, 0, size.width, size.height);
-            let frame = self.frame(area);
-            if last.as_ref() != Some(&frame) {
-                // The frame is already rendered: hand it over instead of rendering it again
-                // (unless the terminal changed size in between).
-                terminal.draw(|f| {
-                    if f.area() == frame.area {
-                        f.buffer_mut().clone_from(&frame);
-                    } else {
-                        views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
-                    }
-                })?;
+            if self.draw_if_changed(terminal, &mut last)? {
                 stats.draws += 1;
-                last = Some(frame);
             }
             if self.state.quit || !input_open {
                 break;
@@ -204,26 +185,86 @@ impl Runtime {
                 actions.push(a);
             }
             for a in actions {
-                if a == Action::Redraw {
-                    full_redraw(terminal)?;
+                if self.apply(a, terminal, host, &tx, &mut writes)? {
                     last = None;
                 }
-                self.state.now = self.clock.now();
-                let effects = update(&mut self.state, a);
-                for e in self.run_effects(effects, &tx, &mut writes) {
-                    match e {
-                        Effect::Suspend => {
-                            host.suspend()?;
-                            full_redraw(terminal)?;
-                            last = None;
-                        }
-                        Effect::Quit => self.state.quit = true,
-                        _ => {}
-                    }
-                }
+            }
+            // What the server said of its version, as its last answer said it.
+            let version = self.client.server_version();
+            if version != self.state.session.server_version {
+                update(&mut self.state, Action::ServerVersion(version));
             }
         }
         Ok(stats)
+    }
+
+    /// Draws the frame if it differs from the one on screen; says whether it drew. The app
+    /// learns first how many rows the views show at this size (it pages by them).
+    fn draw_if_changed<B>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        last: &mut Option<Buffer>,
+    ) -> anyhow::Result<bool>
+    where
+        B: Backend,
+        B::Error: Send + Sync + 'static,
+    {
+        let viewport = views::viewport(self.state.size);
+        if viewport != self.state.viewport {
+            update(&mut self.state, Action::Viewport(viewport));
+        }
+        let size = terminal.size()?;
+        let area = Rect::new(0, 0, size.width, size.height);
+        let frame = self.frame(area);
+        if last.as_ref() == Some(&frame) {
+            return Ok(false);
+        }
+        // The frame is already rendered: hand it over instead of rendering it again (unless
+        // the terminal changed size in between).
+        terminal.draw(|f| {
+            if f.area() == frame.area {
+                f.buffer_mut().clone_from(&frame);
+            } else {
+                views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
+            }
+        })?;
+        *last = Some(frame);
+        Ok(true)
+    }
+
+    /// Applies one action and starts its effects; says whether the screen must be repainted
+    /// whole (after a redraw request or a suspend).
+    fn apply<B>(
+        &mut self,
+        a: Action,
+        terminal: &mut Terminal<B>,
+        host: &mut dyn Host,
+        tx: &mpsc::UnboundedSender<Action>,
+        writes: &mut Vec<(u64, tokio::task::AbortHandle)>,
+    ) -> anyhow::Result<bool>
+    where
+        B: Backend,
+        B::Error: Send + Sync + 'static,
+    {
+        let mut repaint = false;
+        if a == Action::Redraw {
+            full_redraw(terminal)?;
+            repaint = true;
+        }
+        self.state.now = self.clock.now();
+        let effects = update(&mut self.state, a);
+        for e in self.run_effects(effects, tx, writes) {
+            match e {
+                Effect::Suspend => {
+                    host.suspend()?;
+                    full_redraw(terminal)?;
+                    repaint = true;
+                }
+                Effect::Quit => self.state.quit = true,
+                _ => {}
+            }
+        }
+        Ok(repaint)
     }
 }
 

@@ -59,19 +59,7 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             name,
             confirmed,
         } => {
-            let confirmed = Some(&confirmed);
-            let result = match action {
-                WriteAction::Pause | WriteAction::Resume => client
-                    .set_operation_paused(
-                        &namespace,
-                        &name,
-                        action == WriteAction::Pause,
-                        confirmed,
-                    )
-                    .await
-                    .map(drop),
-                WriteAction::Delete => client.delete_operation(&namespace, &name, confirmed).await,
-            };
+            let result = write(client, action, &namespace, &name, &confirmed).await;
             Action::Written {
                 seq,
                 action,
@@ -86,4 +74,22 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
         }
         Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
     })
+}
+
+/// A pause, resume or delete, bound to what the person confirmed.
+async fn write(
+    client: &dyn OperationClient,
+    action: WriteAction,
+    namespace: &str,
+    name: &str,
+    confirmed: &crate::model::Confirmed,
+) -> Result<(), crate::model::ApiError> {
+    let confirmed = Some(confirmed);
+    match action {
+        WriteAction::Pause | WriteAction::Resume => client
+            .set_operation_paused(namespace, name, action == WriteAction::Pause, confirmed)
+            .await
+            .map(drop),
+        WriteAction::Delete => client.delete_operation(namespace, name, confirmed).await,
+    }
 }

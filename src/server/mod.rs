@@ -4,6 +4,7 @@
 //! same service the in-process dashboard runs.
 
 pub mod auth;
+pub mod connect;
 pub mod handlers;
 
 use self::auth::Authenticator;
@@ -82,6 +83,29 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
     Ok(())
 }
 
+/// Server reflection, in both the versions grpcurl and grpcio's tools ask for.
+fn reflection() -> anyhow::Result<(
+    tonic_reflection::server::v1::ServerReflectionServer<
+        impl tonic_reflection::server::v1::ServerReflection,
+    >,
+    tonic_reflection::server::v1alpha::ServerReflectionServer<
+        impl tonic_reflection::server::v1alpha::ServerReflection,
+    >,
+)> {
+    let builder = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let v1 = builder()
+        .build_v1()
+        .context("building the reflection service")?;
+    let v1alpha = builder()
+        .build_v1alpha()
+        .context("building the reflection service")?;
+    Ok((v1, v1alpha))
+}
+
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
@@ -99,26 +123,23 @@ pub async fn serve(
         .set_serving::<OperationServiceServer<Handlers>>()
         .await;
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
-    let reflection = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-    };
-    let reflection_v1 = reflection()
-        .build_v1()
-        .context("building the reflection service")?;
-    let reflection_v1alpha = reflection()
-        .build_v1alpha()
-        .context("building the reflection service")?;
+    let (reflection_v1, reflection_v1alpha) = reflection()?;
 
-    let mut builder =
-        tonic::transport::Server::builder().http2_max_header_list_size(MAX_HEADER_LIST_BYTES);
+    let connect = connect::ConnectLayer::new(handlers.clone(), MAX_REQUEST_BYTES)?;
+    // HTTP/1.1 too (Connect and gRPC-Web travel over it), beside HTTP/2.
+    let mut builder = tonic::transport::Server::builder()
+        .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
+        .accept_http1(true);
     if let Some(tls) = &config.tls {
         builder = builder
             .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(&tls.cert, &tls.key)))
             .context("setting up TLS (is the key the certificate's, both PEM?)")?;
     }
+    // Connect first (it answers what is neither gRPC nor gRPC-Web), then gRPC-Web translated
+    // to gRPC, then tonic's routes.
     let router = builder
+        .layer(connect)
+        .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

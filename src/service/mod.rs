@@ -278,47 +278,13 @@ impl OperationService {
             .list_tolerant::<TalosOperation>(caller, Some(ns), "listing operations")
             .await?;
         let installation = if kind == OperationKind::Ichor {
-            match self
-                .get_tolerant::<IchorInstallation>(
-                    caller,
-                    ns,
-                    names::ICHOR_INSTALLATION_NAME,
-                    "reading the ichor installation",
-                )
-                .await?
-            {
-                Some(Ok(i)) => Some(i),
-                None => None,
-                Some(Err(u)) => {
-                    return Err(ApiError::refused(
-                        Code::FailedPrecondition,
-                        Reason::Internal,
-                        &[
-                            ("what", "reading the ichor installation"),
-                            ("detail", &u.why),
-                        ],
-                        format!("the ichor installation cannot be read ({})", u.why),
-                    ));
-                }
-            }
+            self.read_installation(caller, ns).await?
         } else {
             None
         };
-        let leases: Api<Lease> = self.api(caller, Some(ns));
-        let lease = match self
-            .access
-            .call(
-                "reading the cluster's start claim",
-                leases.get_opt(&start::claim_name(&cluster_name)),
-            )
-            .await
-        {
-            Ok(l) => l,
-            // A Review for someone who may not read the claim still shows the plan; a start
-            // needs it (and would be refused taking it anyway).
-            Err(e) if !claim_needed && e.code == Code::PermissionDenied => None,
-            Err(e) => return Err(e),
-        };
+        let lease = self
+            .read_claim(caller, ns, &cluster_name, claim_needed)
+            .await?;
         let tracking = self.tracking_check(ns, &cluster, kind).await?;
         Ok(World {
             cluster,
@@ -331,6 +297,52 @@ impl OperationService {
             lease,
             tracking,
         })
+    }
+
+    /// The namespace's ichor installation, if there is one; one that cannot be read is refused.
+    async fn read_installation(
+        &self,
+        caller: &Caller,
+        ns: &str,
+    ) -> Result<Option<IchorInstallation>, ApiError> {
+        let what = "reading the ichor installation";
+        match self
+            .get_tolerant::<IchorInstallation>(caller, ns, names::ICHOR_INSTALLATION_NAME, what)
+            .await?
+        {
+            Some(Ok(i)) => Ok(Some(i)),
+            None => Ok(None),
+            Some(Err(u)) => Err(ApiError::refused(
+                Code::FailedPrecondition,
+                Reason::Internal,
+                &[("what", what), ("detail", &u.why)],
+                format!("the ichor installation cannot be read ({})", u.why),
+            )),
+        }
+    }
+
+    /// The cluster's start claim. A Review for someone who may not read it still shows the
+    /// plan; a start needs it (and would be refused taking it anyway).
+    async fn read_claim(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        cluster: &str,
+        needed: bool,
+    ) -> Result<Option<Lease>, ApiError> {
+        let leases: Api<Lease> = self.api(caller, Some(ns));
+        match self
+            .access
+            .call(
+                "reading the cluster's start claim",
+                leases.get_opt(&start::claim_name(cluster)),
+            )
+            .await
+        {
+            Ok(l) => Ok(l),
+            Err(e) if !needed && e.code == Code::PermissionDenied => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// PlanOperation: what a start would do, whether it would be refused, and whether the

@@ -27,7 +27,7 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     } else {
         t.tr("status-namespace", &[("ns", &sanitize(&s.namespace))])
     };
-    let mut parts = vec![format!(" ichor-tui · {}", sanitize(&s.backend)), ns];
+    let mut parts = vec![format!(" ichor-tui · {}", route_text(s, t)), ns];
     if let Some(u) = &s.user {
         parts.push(t.tr("status-user", &[("user", &sanitize(u))]));
     }
@@ -67,6 +67,56 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     ])
     .style(bar)
     .render(area, buf);
+}
+
+/// The fallback's words.
+fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String {
+    use crate::model::Fallback;
+    match why {
+        Fallback::Chosen => t.t("fallback-chosen"),
+        Fallback::NotFound => t.t("fallback-not-found"),
+        Fallback::NotReady => t.t("fallback-not-ready"),
+        Fallback::NoPort => t.t("fallback-no-port"),
+        Fallback::NoToken { how } => t.tr("fallback-no-token", &[("how", how)]),
+        Fallback::Forbidden { .. } => t.t("fallback-forbidden"),
+        Fallback::NotAnswering { .. } => t.t("fallback-not-answering"),
+    }
+}
+
+/// How OperationService is reached, in words: the demo, the route, why not ichor-ui, and the
+/// server's version where one answers.
+fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String {
+    use crate::app::state::Route;
+    use crate::model::ServerVersion;
+    let route = match &s.route {
+        Route::Server { url } => sanitize(url),
+        Route::Tunnel { .. } => t.t("route-tunnel"),
+        Route::InProcess { why: None, .. } if s.demo => String::new(),
+        Route::InProcess { context, why } => {
+            let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
+            match why {
+                Some(w) => format!("{base}: {}", fallback_text(w, t)),
+                None => base,
+            }
+        }
+    };
+    let mut text = match (s.demo, route.is_empty()) {
+        (true, true) => t.t("route-demo"),
+        (true, false) => format!("{} · {route}", t.t("route-demo")),
+        (false, _) => route,
+    };
+    match &s.server_version {
+        ServerVersion::NotYet => {}
+        ServerVersion::Unknown => {
+            text.push_str(" · ");
+            text.push_str(&t.t("server-version-unknown"));
+        }
+        ServerVersion::Known(v) => {
+            text.push_str(" · ");
+            text.push_str(&t.tr("server-version", &[("version", &sanitize(v))]));
+        }
+    }
+    text
 }
 
 /// "just now" for the first minute (no per-second repaint for it), then minutes and up.

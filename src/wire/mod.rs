@@ -4,6 +4,7 @@
 //! the server alike; neither owns it.
 
 pub mod proto;
+pub mod version;
 
 mod basics;
 mod cluster;
@@ -14,7 +15,10 @@ mod request;
 
 pub use basics::{kind_from_proto, kind_to_proto, non_empty};
 pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
-pub use error::{code_from_grpc, code_to_grpc, error_from_status, status_from_error};
+pub use error::{
+    ERROR_DOMAIN, code_from_grpc, code_to_connect, code_to_grpc, connect_error_body,
+    connect_http_status, error_from_connect, error_from_status, error_info, status_from_error,
+};
 pub use operation::{operation_from_proto, operation_to_proto, required_operation};
 pub use plan::{created_from_proto, created_to_proto, plan_from_proto, plan_to_proto};
 pub use request::{

@@ -325,11 +325,13 @@ pub fn list() -> Vec<Operation> {
 
 pub fn session() -> Session {
     Session {
-        backend: "demo".into(),
+        route: Default::default(),
+        demo: true,
         namespace: "default".into(),
         all_namespaces: false,
         user: None,
         read_only: false,
+        server_version: Default::default(),
     }
 }
 

@@ -17,8 +17,10 @@ pub enum Path {
     /// The service acting as the caller through impersonation, as `serve` does.
     Impersonated,
     /// `ichor-tui serve` on loopback (the server's identity, TokenReview, impersonation) and
-    /// the gRPC client with the user's bearer token.
+    /// the remote client speaking gRPC with the user's bearer token.
     Grpc,
+    /// The same server, and the remote client speaking the Connect protocol.
+    Connect,
 }
 
 /// A demo user.
@@ -68,7 +70,7 @@ pub fn writer(_path: Path, user: User) -> &'static str {
 pub fn actor(path: Path, user: User) -> &'static str {
     match path {
         Path::InProcess => "ichor-tui",
-        Path::Impersonated | Path::Grpc => user.name(),
+        Path::Impersonated | Path::Grpc | Path::Connect => user.name(),
     }
 }
 
@@ -110,15 +112,21 @@ async fn connect_with_deadline(
             api.client(users::SERVER_TOKEN),
             Caller::user(user.name(), user.groups()),
         ),
-        Path::Grpc => {
+        Path::Grpc | Path::Connect => {
             // The server task lives until the test's runtime ends.
             let running = super::server::start(api, Default::default()).await;
-            let mut o = ichor_tui::client::grpc::GrpcOptions::new(running.url(false));
+            let protocol = if path == Path::Grpc {
+                ichor_tui::client::remote::Protocol::Grpc
+            } else {
+                ichor_tui::client::remote::Protocol::Connect
+            };
+            let mut o = ichor_tui::client::remote::RemoteOptions::new(running.url(false))
+                .with_protocol(protocol);
             o.token = Some(user.token().to_string());
             if let Some(d) = deadline {
                 o.deadline = d;
             }
-            let client = ichor_tui::client::grpc::GrpcClient::new(o).unwrap();
+            let client = ichor_tui::client::remote::RemoteClient::new(o).unwrap();
             std::mem::forget(running);
             return Arc::new(client);
         }

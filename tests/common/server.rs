@@ -3,7 +3,7 @@
 
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::grpc::{GrpcClient, GrpcOptions};
+use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_tui::server::{ServerConfig, TlsPem, serve};
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
@@ -95,8 +95,13 @@ pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
 }
 
 /// A client of `url` sending `token`.
-pub fn client(url: &str, token: Option<&str>) -> GrpcClient {
-    let mut o = GrpcOptions::new(url);
+pub fn client(url: &str, token: Option<&str>) -> RemoteClient {
+    client_over(url, token, Protocol::Grpc)
+}
+
+/// A client of `url` sending `token`, speaking `protocol`.
+pub fn client_over(url: &str, token: Option<&str>, protocol: Protocol) -> RemoteClient {
+    let mut o = RemoteOptions::new(url).with_protocol(protocol);
     o.token = token.map(str::to_string);
-    GrpcClient::new(o).unwrap()
+    RemoteClient::new(o).unwrap()
 }

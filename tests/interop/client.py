@@ -6,7 +6,9 @@ files with grpcio-tools, talking to `ichor-tui serve --demo`.
 
 Lists the clusters, plans a shutdown of one without an unfinished operation, checks the plan,
 starts it, and follows its progress until it completes. Also checks that a refusal carries the
-structured reason (ichor.v1alpha1.ErrorDetail in grpc-status-details-bin), and sends a table of
+structured reason: grpc_status.rpc_status.from_call reads the google.rpc.Status in
+grpc-status-details-bin, whose google.rpc.ErrorInfo has the reason (domain ichor.maesh.dev) and
+its parameters as metadata. It also sends a table of
 hostile requests (oversized, empty, traversal and escape-laden fields, unknown enum values,
 negative and huge numbers): each must be refused INVALID_ARGUMENT with its reason and a short
 grpc-message (OUT_OF_RANGE for the one over the server's 1 MiB message limit, which tonic
@@ -21,11 +23,26 @@ import tempfile
 import time
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from grpc_tools import protoc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "proto"))
 PROTOS = ["ichor/v1alpha1/operation.proto", "ichor/v1alpha1/cluster.proto"]
+
+
+def error_info(e):
+    """The google.rpc.ErrorInfo of a refusal, read as any gRPC client reads rich errors."""
+    status = rpc_status.from_call(e)
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
 
 
 def generate(out):
@@ -162,8 +179,8 @@ def hostile(op_pb, cl_pb, ops, clusters, md, ns, cluster):
             if any(ch < 0x20 for ch in message):
                 fail(f"{what}: control characters in the grpc-message: {message!r}")
             if reason is not None:
-                details = dict(e.trailing_metadata() or ()).get("grpc-status-details-bin")
-                got = op_pb.ErrorDetail.FromString(details).reason if details else None
+                info = error_info(e)
+                got = info.reason if info else None
                 if got != reason:
                     fail(f"{what}: reason {got!r} (want {reason})")
         # The server still answers, on the same channel.
@@ -218,13 +235,12 @@ def main():
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.INVALID_ARGUMENT:
                 fail(f"refusal code {e.code()} (want INVALID_ARGUMENT): {e.details()}")
-            details = dict(e.trailing_metadata() or ()).get("grpc-status-details-bin")
-            if details is None:
-                fail("the refusal carries no grpc-status-details-bin")
-            detail = operation_pb2.ErrorDetail.FromString(details)
-            if detail.reason != "TARGET_NOT_TAKEN":
-                fail(f"refusal reason {detail.reason!r} (want TARGET_NOT_TAKEN)")
-            print(f"refused as expected: {detail.reason} {dict(detail.params)}")
+            info = error_info(e)
+            if info is None:
+                fail("the refusal carries no google.rpc.ErrorInfo that rpc_status.from_call reads")
+            if info.reason != "TARGET_NOT_TAKEN" or info.domain != "ichor.maesh.dev":
+                fail(f"refusal reason {info.reason!r} in {info.domain!r} (want TARGET_NOT_TAKEN in ichor.maesh.dev)")
+            print(f"refused as expected: {info.reason} {dict(info.metadata)}")
 
         req = dict(namespace=target.namespace, cluster=target.name,
                    kind=operation_pb2.OPERATION_KIND_SHUTDOWN)

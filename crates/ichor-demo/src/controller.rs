@@ -4,17 +4,17 @@
 
 use anyhow::Context as _;
 use ichor_resources::{
-    CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress,
+    CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress, MachineSteps,
     OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names, plan_steps,
 };
-pub use ichor_resources::{format_time, parse_time};
+use ichor_resources::{format_time, parse_time};
 use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ListParams, PostParams};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long one machine step takes at speed 1.
-pub const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
+const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
 
 /// The controller, acting through its own kube client.
 pub struct Controller {
@@ -43,7 +43,8 @@ fn ns_of<K: kube::Resource>(k: &K) -> String {
 }
 
 impl Controller {
-    /// A controller whose machine steps take `STEP_AT_SPEED_1 / speed`.
+    /// A controller acting through `client` whose machine steps take 4 s / `speed` (a speed
+    /// that is not a positive number counts as 1).
     pub fn new(client: kube::Client, speed: f64) -> Controller {
         let speed = if speed.is_finite() && speed > 0.0 {
             speed
@@ -58,12 +59,12 @@ impl Controller {
     }
 
     /// The duration of one machine step.
-    pub fn step(&self) -> Duration {
+    fn step(&self) -> Duration {
         Duration::try_from(self.step).unwrap_or(STEP_AT_SPEED_1)
     }
 
     /// Runs until the task is dropped, reconciling a few times per step.
-    pub async fn run(self) {
+    pub(crate) async fn run(self) {
         let tick = (self.step() / 4).max(Duration::from_millis(10));
         loop {
             if let Err(e) = self.reconcile(Timestamp::now()).await {
@@ -283,38 +284,22 @@ impl Controller {
         st.conditions
             .retain(|c| c.type_ != names::CLUSTER_LOCK_HELD);
         let plan = plan_steps(kind, machines, op.spec.max_unavailable);
-        let pass = st.ca_rotation.as_ref().map_or(0, |c| c.pass);
+        let paused = op.spec.paused;
         match st.phase.as_str() {
-            "" | "Pending" if st.started_at.is_none() => {
-                st.machines = plan
-                    .order()
-                    .map(|n| MachineProgress {
-                        name: n.to_string(),
-                        phase: "Pending".into(),
-                        ..Default::default()
-                    })
-                    .chain(plan.held.iter().map(|(n, reason)| MachineProgress {
-                        name: n.clone(),
-                        phase: "Skipped".into(),
-                        message: format!("held: {reason}"),
-                        ..Default::default()
-                    }))
-                    .collect();
-                st.phase = if op.spec.paused { "Paused" } else { "Running" }.into();
-                st.started_at = Some(format_time(now));
-                if kind == OperationKind::CaRotation {
-                    st.ca_rotation = Some(CaRotationStatus {
-                        stage: CA_PASS_STAGES[0].0.into(),
-                        pass: 1,
-                        passes: CA_PASSES,
-                    });
-                }
+            "" | "Pending" if st.started_at.is_none() => start(st, kind, &plan, paused, now),
+            "" | "Pending" => st.phase = if paused { "Paused" } else { "Running" }.into(),
+            "Paused" if st.failure_reason.is_none() && !paused => st.phase = "Running".into(),
+            "Running" => {
+                let progress = Progress {
+                    kind,
+                    target: Self::target_text(kind, cluster),
+                    pass: st.ca_rotation.as_ref().map_or(0, |c| c.pass),
+                    machines,
+                    now,
+                    step: self.step,
+                };
+                progress.advance_running(paused, &plan, st);
             }
-            "" | "Pending" => st.phase = if op.spec.paused { "Paused" } else { "Running" }.into(),
-            "Paused" if st.failure_reason.is_none() && !op.spec.paused => {
-                st.phase = "Running".into()
-            }
-            "Running" => self.advance_running(kind, cluster, op, machines, &plan, st, pass, now)?,
             _ => {}
         }
         let finished = next.status.as_ref().is_some_and(|s| s.phase == "Completed");
@@ -329,114 +314,179 @@ impl Controller {
         }
         Ok(())
     }
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn advance_running(
-        &self,
-        kind: OperationKind,
-        cluster: &TalosCluster,
-        op: &TalosOperation,
-        machines: &[Machine],
-        plan: &ichor_resources::MachineSteps,
-        st: &mut TalosOperationStatus,
-        pass: i32,
-        now: Timestamp,
-    ) -> anyhow::Result<()> {
-        let target = Self::target_text(kind, cluster);
-        let elapsed = |since: &Option<String>| {
-            since
-                .as_deref()
-                .and_then(parse_time)
-                .map(|t| now.duration_since(t))
-                .unwrap_or(SignedDuration::ZERO)
-        };
-        // A step under way: finish the machines whose time has come.
+/// An operation's first status: every machine of the plan Pending in its order, the held
+/// ones Skipped; Running (or Paused); the first CA pass of a CA rotation.
+fn start(
+    st: &mut TalosOperationStatus,
+    kind: OperationKind,
+    plan: &MachineSteps,
+    paused: bool,
+    now: Timestamp,
+) {
+    st.machines = plan
+        .order()
+        .map(|n| MachineProgress {
+            name: n.to_string(),
+            phase: "Pending".into(),
+            ..Default::default()
+        })
+        .chain(plan.held.iter().map(|(n, reason)| MachineProgress {
+            name: n.clone(),
+            phase: "Skipped".into(),
+            message: format!("held: {reason}"),
+            ..Default::default()
+        }))
+        .collect();
+    st.phase = if paused { "Paused" } else { "Running" }.into();
+    st.started_at = Some(format_time(now));
+    if kind == OperationKind::CaRotation {
+        st.ca_rotation = Some(CaRotationStatus {
+            stage: CA_PASS_STAGES[0].0.into(),
+            pass: 1,
+            passes: CA_PASSES,
+        });
+    }
+}
+
+/// What moving a running operation along needs to know.
+struct Progress<'a> {
+    kind: OperationKind,
+    /// The version or mode the operation goes to (see [`Controller::target_text`]).
+    target: String,
+    /// The CA rotation's pass (0 for other kinds).
+    pass: i32,
+    /// The cluster's machines.
+    machines: &'a [Machine],
+    now: Timestamp,
+    /// How long one machine step takes.
+    step: SignedDuration,
+}
+
+impl Progress<'_> {
+    /// One move of a Running operation: finish the step under way, or pause, or start the next
+    /// step, or (every machine of the pass done) start the next CA pass, or complete.
+    fn advance_running(&self, paused: bool, plan: &MachineSteps, st: &mut TalosOperationStatus) {
         if st.machines.iter().any(|m| m.phase == "Running") {
-            for m in st.machines.iter_mut().filter(|m| m.phase == "Running") {
-                if elapsed(&m.started_at) < self.step {
-                    continue;
-                }
-                m.finished_at = Some(format_time(now));
-                let fails = machines.iter().any(|x| {
-                    name_of(x) == m.name
-                        && x.metadata
-                            .annotations
-                            .as_ref()
-                            .and_then(|a| a.get(names::DEMO_FAIL))
-                            .is_some_and(|k| k == kind.as_str())
-                });
-                if fails {
-                    m.phase = "Failed".into();
-                    m.message = "installer exited with code 1: image verification failed".into();
-                    st.failure_reason = Some(format!("machine {} failed: {}", m.name, m.message));
-                    st.phase = "Paused".into();
-                } else {
-                    m.phase = "Completed".into();
-                    m.message = Self::done_message(kind, &target, pass);
-                }
-            }
-            return Ok(());
+            self.finish_due_machines(st);
+            return;
         }
-        if op.spec.paused {
+        if paused {
             st.phase = "Paused".into();
-            return Ok(());
+            return;
         }
+        if self.start_next_step(plan, st) {
+            return;
+        }
+        // Every machine of this pass is done.
+        if self.kind == OperationKind::Ichor && self.elapsed(st.started_at.as_deref()) < self.step {
+            return;
+        }
+        if self.next_ca_pass(st) {
+            return;
+        }
+        st.phase = "Completed".into();
+        st.finished_at = Some(format_time(self.now));
+    }
+
+    /// The time since `since` (zero when unknown).
+    fn elapsed(&self, since: Option<&str>) -> SignedDuration {
+        since
+            .and_then(parse_time)
+            .map(|t| self.now.duration_since(t))
+            .unwrap_or(SignedDuration::ZERO)
+    }
+
+    /// Whether the demo data marks the machine `name` to fail this kind of operation.
+    fn fails(&self, name: &str) -> bool {
+        self.machines.iter().any(|x| {
+            name_of(x) == name
+                && x.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(names::DEMO_FAIL))
+                    .is_some_and(|k| k == self.kind.as_str())
+        })
+    }
+
+    /// The step under way: its machines whose time has come are done, or failed (which pauses
+    /// the operation with the failure).
+    fn finish_due_machines(&self, st: &mut TalosOperationStatus) {
+        for m in st.machines.iter_mut().filter(|m| m.phase == "Running") {
+            if self.elapsed(m.started_at.as_deref()) < self.step {
+                continue;
+            }
+            m.finished_at = Some(format_time(self.now));
+            if self.fails(&m.name) {
+                m.phase = "Failed".into();
+                m.message = "installer exited with code 1: image verification failed".into();
+                st.failure_reason = Some(format!("machine {} failed: {}", m.name, m.message));
+                st.phase = "Paused".into();
+            } else {
+                m.phase = "Completed".into();
+                m.message = Controller::done_message(self.kind, &self.target, self.pass);
+            }
+        }
+    }
+
+    /// Starts the first step of the plan that still has Pending machines; false when none has.
+    fn start_next_step(&self, plan: &MachineSteps, st: &mut TalosOperationStatus) -> bool {
         let pending = |name: &str| {
             st.machines
                 .iter()
                 .any(|m| m.name == name && m.phase == "Pending")
         };
-        let next_step = plan
+        let Some(step) = plan
             .steps
             .iter()
             .map(|s| s.iter().filter(|n| pending(n)).cloned().collect::<Vec<_>>())
-            .find(|s| !s.is_empty());
-        if let Some(step) = next_step {
-            for m in st.machines.iter_mut().filter(|m| step.contains(&m.name)) {
-                m.phase = "Running".into();
-                m.started_at = Some(format_time(now));
-                m.finished_at = None;
-                m.message = Self::running_message(kind, &target, pass);
-            }
-            return Ok(());
+            .find(|s| !s.is_empty())
+        else {
+            return false;
+        };
+        for m in st.machines.iter_mut().filter(|m| step.contains(&m.name)) {
+            m.phase = "Running".into();
+            m.started_at = Some(format_time(self.now));
+            m.finished_at = None;
+            m.message = Controller::running_message(self.kind, &self.target, self.pass);
         }
-        // Every machine of this pass is done.
-        if kind == OperationKind::Ichor && elapsed(&st.started_at) < self.step {
-            return Ok(());
+        true
+    }
+
+    /// A CA rotation whose pass is done moves on: after pass 3 it first awaits the new
+    /// credentials for a step, then every machine is Pending again for the next pass. False
+    /// when there is no pass left (or no CA rotation).
+    fn next_ca_pass(&self, st: &mut TalosOperationStatus) -> bool {
+        let Some(ca) = st.ca_rotation.as_mut().filter(|ca| ca.pass < CA_PASSES) else {
+            return false;
+        };
+        let last_finish = st
+            .machines
+            .iter()
+            .filter_map(|m| m.finished_at.as_deref().and_then(parse_time))
+            .max()
+            .unwrap_or(self.now);
+        // Between the issuing and the dropping passes the controller hands the new
+        // credentials over and waits briefly for them to be picked up.
+        if ca.pass == 3 && ca.stage != "AwaitingCredentials" {
+            ca.stage = "AwaitingCredentials".into();
+            return true;
         }
-        if let Some(ca) = st.ca_rotation.as_mut()
-            && ca.pass < CA_PASSES
-        {
-            let last_finish = st
-                .machines
-                .iter()
-                .filter_map(|m| m.finished_at.as_deref().and_then(parse_time))
-                .max()
-                .unwrap_or(now);
-            // Between the issuing and the dropping passes the controller hands the new
-            // credentials over and waits briefly for them to be picked up.
-            if ca.pass == 3 && ca.stage != "AwaitingCredentials" {
-                ca.stage = "AwaitingCredentials".into();
-                return Ok(());
-            }
-            if ca.stage == "AwaitingCredentials" && now.duration_since(last_finish) < self.step {
-                return Ok(());
-            }
-            ca.pass += 1;
-            let idx = usize::try_from(ca.pass - 1)
-                .unwrap_or(0)
-                .min(CA_PASS_STAGES.len() - 1);
-            ca.stage = CA_PASS_STAGES[idx].0.into();
-            for m in st.machines.iter_mut() {
-                m.phase = "Pending".into();
-                m.started_at = None;
-                m.finished_at = None;
-                m.message = String::new();
-            }
-            return Ok(());
+        if ca.stage == "AwaitingCredentials" && self.now.duration_since(last_finish) < self.step {
+            return true;
         }
-        st.phase = "Completed".into();
-        st.finished_at = Some(format_time(now));
-        Ok(())
+        ca.pass += 1;
+        let idx = usize::try_from(ca.pass - 1)
+            .unwrap_or(0)
+            .min(CA_PASS_STAGES.len() - 1);
+        ca.stage = CA_PASS_STAGES[idx].0.into();
+        for m in st.machines.iter_mut() {
+            m.phase = "Pending".into();
+            m.started_at = None;
+            m.finished_at = None;
+            m.message = String::new();
+        }
+        true
     }
 }

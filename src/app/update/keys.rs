@@ -1,8 +1,6 @@
 //! Keys: the dialogs' first, then the text field's, then the screen's key table. Pure.
 
-use super::nav::{
-    back_to_list, keep_selection_visible, open_cluster, open_selected, page, refilter, show,
-};
+use super::nav::{back_to_list, open_cluster, open_selected, page, refilter, show, step_by};
 use super::{Avail, ask_permissions, availability, fetch_current, quit};
 use crate::app::action::{Effect, Key, KeyCode};
 use crate::app::keymap::{self, Command};
@@ -104,52 +102,14 @@ pub(super) fn on_filter_key(state: &mut State, key: Key) {
 }
 
 pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
-    let step = |state: &mut State, delta: isize| {
-        match state.screen {
-            Screen::Operations => {
-                let n = state.ops.visible.len();
-                let cur = state.ops.list.selected as isize;
-                state.ops.list.selected =
-                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
-            }
-            Screen::Clusters => {
-                let n = state.clusters.all.data.as_ref().map_or(0, Vec::len);
-                let cur = state.clusters.list.selected as isize;
-                state.clusters.list.selected =
-                    (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
-            }
-            Screen::Cluster => {
-                if let Some(p) = state.cluster.as_mut() {
-                    let n = p.cluster.data.as_ref().map_or(0, |c| c.machines.len());
-                    p.scroll =
-                        (p.scroll as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
-                }
-            }
-            Screen::Operation => {
-                let rows = page(state);
-                if let Some(d) = state.detail.as_mut() {
-                    let n = d.op.data.as_ref().map_or(0, |o| o.machines.len());
-                    let from = d.scroll.unwrap_or_else(|| {
-                        d.op.data
-                            .as_ref()
-                            .map_or(0, |o| crate::app::state::follow_scroll(o, rows))
-                    });
-                    d.scroll = Some(
-                        (from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize,
-                    );
-                }
-            }
-        }
-        keep_selection_visible(state);
-    };
     let pg = page(state) as isize;
     match cmd {
-        Command::Up => step(state, -1),
-        Command::Down => step(state, 1),
-        Command::PageUp => step(state, -pg),
-        Command::PageDown => step(state, pg),
-        Command::Top => step(state, isize::MIN / 2),
-        Command::Bottom => step(state, isize::MAX / 2),
+        Command::Up => step_by(state, -1),
+        Command::Down => step_by(state, 1),
+        Command::PageUp => step_by(state, -pg),
+        Command::PageDown => step_by(state, pg),
+        Command::Top => step_by(state, isize::MIN / 2),
+        Command::Bottom => step_by(state, isize::MAX / 2),
         Command::Open => match state.screen {
             Screen::Operations => return open_selected(state),
             Screen::Clusters => return open_cluster(state),

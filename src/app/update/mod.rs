@@ -81,6 +81,10 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Planned { seq, result } => loaded::on_planned(state, seq, result),
         Action::Started { seq, result } => loaded::on_started(state, seq, result),
         Action::Retry(ev) => loaded::on_retry(state, ev),
+        Action::ServerVersion(v) => {
+            state.session.server_version = v;
+            Vec::new()
+        }
     }
 }
 

@@ -136,3 +136,41 @@ pub(super) fn keep_selection_visible(state: &mut State) {
     let n = state.ops.visible.len();
     l.offset = l.offset.min(n.saturating_sub(rows));
 }
+
+/// Moves the selection (lists) or the scroll (pages) by `delta` rows, within bounds.
+pub(super) fn step_by(state: &mut State, delta: isize) {
+    match state.screen {
+        Screen::Operations => {
+            let n = state.ops.visible.len();
+            let cur = state.ops.list.selected as isize;
+            state.ops.list.selected = (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+        }
+        Screen::Clusters => {
+            let n = state.clusters.all.data.as_ref().map_or(0, Vec::len);
+            let cur = state.clusters.list.selected as isize;
+            state.clusters.list.selected =
+                (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+        }
+        Screen::Cluster => {
+            if let Some(p) = state.cluster.as_mut() {
+                let n = p.cluster.data.as_ref().map_or(0, |c| c.machines.len());
+                p.scroll =
+                    (p.scroll as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+        }
+        Screen::Operation => {
+            let rows = page(state);
+            if let Some(d) = state.detail.as_mut() {
+                let n = d.op.data.as_ref().map_or(0, |o| o.machines.len());
+                let from = d.scroll.unwrap_or_else(|| {
+                    d.op.data
+                        .as_ref()
+                        .map_or(0, |o| crate::app::state::follow_scroll(o, rows))
+                });
+                d.scroll =
+                    Some((from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize);
+            }
+        }
+    }
+    keep_selection_visible(state);
+}

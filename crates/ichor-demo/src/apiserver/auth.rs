@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 /// Who a request acts as.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Identity {
-    pub user: String,
-    pub groups: Vec<String>,
+pub(crate) struct Identity {
+    pub(crate) user: String,
+    pub(crate) groups: Vec<String>,
 }
 
 /// Who an RBAC rule is bound to.
@@ -54,7 +54,7 @@ impl Rule {
 
 /// Tokens and RBAC rules.
 #[derive(Clone, Debug, Default)]
-pub struct AuthConfig {
+pub(crate) struct AuthConfig {
     tokens: BTreeMap<String, Identity>,
     rules: Vec<Rule>,
 }
@@ -95,7 +95,7 @@ const READ: &[&str] = &["get", "list", "watch"];
 
 impl AuthConfig {
     /// The demo cluster's users and rules.
-    pub fn demo() -> AuthConfig {
+    pub(crate) fn demo() -> AuthConfig {
         use users::*;
         let mut a = AuthConfig::default();
         let g = |s: &str| Subject::Group(s.to_string());
@@ -110,33 +110,29 @@ impl AuthConfig {
         );
         a.add_token(CONTROLLER_TOKEN, CONTROLLER, &["system:serviceaccounts"]);
         a.add_token(SERVER_TOKEN, SERVER, &["system:serviceaccounts"]);
-        a.rules.push(Rule::new(g("system:masters"), &["*"], &["*"]));
-        a.rules.push(Rule::new(g("ichor:viewers"), READ, ALL_ICHOR));
-        a.rules
-            .push(Rule::new(g("ichor:operators"), READ, ALL_ICHOR));
-        a.rules.push(Rule::new(
+        a.add_rule(Rule::new(g("system:masters"), &["*"], &["*"]));
+        a.add_rule(Rule::new(g("ichor:viewers"), READ, ALL_ICHOR));
+        a.add_rule(Rule::new(g("ichor:operators"), READ, ALL_ICHOR));
+        a.add_rule(Rule::new(
             g("ichor:operators"),
             &["create", "update", "patch", "delete"],
             &["talosoperations", "leases"],
         ));
-        a.rules
-            .push(Rule::new(g("ichor:cluster-editors"), READ, ALL_ICHOR));
-        a.rules.push(Rule::new(
+        a.add_rule(Rule::new(g("ichor:cluster-editors"), READ, ALL_ICHOR));
+        a.add_rule(Rule::new(
             g("ichor:cluster-editors"),
             &["update", "patch"],
             &["talosclusters", "ichorinstallations"],
         ));
-        a.rules.push(Rule::new(u(CONTROLLER), &["*"], ALL_ICHOR));
-        a.rules.push(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
-        a.rules
-            .push(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
-        a.rules
-            .push(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
+        a.add_rule(Rule::new(u(CONTROLLER), &["*"], ALL_ICHOR));
+        a.add_rule(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
+        a.add_rule(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
+        a.add_rule(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
         a
     }
 
     /// Adds a bearer token for a user.
-    pub fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
+    pub(crate) fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
         let mut groups: Vec<String> = groups.iter().map(|s| s.to_string()).collect();
         groups.push("system:authenticated".to_string());
         self.tokens.insert(
@@ -149,17 +145,17 @@ impl AuthConfig {
     }
 
     /// Adds an RBAC rule.
-    pub fn add_rule(&mut self, rule: Rule) {
+    pub(crate) fn add_rule(&mut self, rule: Rule) {
         self.rules.push(rule);
     }
 
     /// The identity a token authenticates, if any.
-    pub fn authenticate(&self, token: &str) -> Option<&Identity> {
+    pub(crate) fn authenticate(&self, token: &str) -> Option<&Identity> {
         self.tokens.get(token)
     }
 
     /// Whether `who` may `verb` the `resource` in `namespace` (`None`: cluster scope).
-    pub fn allowed(
+    pub(crate) fn allowed(
         &self,
         who: &Identity,
         verb: &str,

@@ -1,287 +1,458 @@
-//! Pieces of the embedded API that are plain data: the resource table, JSON merge patch,
-//! label selectors, query strings and Status bodies.
+//! The object store: get and list, and create, update, merge patch and delete with an
+//! apiserver's rules (preconditions, resourceVersion, generation, server-owned metadata, the
+//! status subresource); every write is validated and admitted first, and logged. Also the ways
+//! around the API: the demo data's `seed`, and (with the `faults` feature) the tests' `edit`,
+//! `remove` and `object`.
 
-use ichor_resources::{GROUP, VERSION};
+use super::admission::admit;
+use super::auth::Identity;
+use super::responses::{Failure, conflict, fail, object_not_found, precondition_failed};
+use super::routing::Target;
+use super::selector::LabelSelector;
+use super::validation::{validate, validate_name};
+use super::{ApiState, EmbeddedApi};
 use serde_json::{Map, Value, json};
 
-/// One kind the embedded API serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResourceType {
-    /// The API group and version it is served under.
-    pub group: &'static str,
-    pub version: &'static str,
-    pub plural: &'static str,
-    pub singular: &'static str,
-    pub kind: &'static str,
-    pub has_status: bool,
-    pub short_names: &'static [&'static str],
-}
+/// A stored object's key: (plural, namespace, name).
+pub(crate) type Key = (String, String, String);
 
-/// The four ichor kinds.
-pub const RESOURCES: [ResourceType; 4] = [
-    ResourceType {
-        group: GROUP,
-        version: VERSION,
-        plural: "talosclusters",
-        singular: "taloscluster",
-        kind: "TalosCluster",
-        has_status: true,
-        short_names: &["tc"],
-    },
-    ResourceType {
-        group: GROUP,
-        version: VERSION,
-        plural: "machines",
-        singular: "machine",
-        kind: "Machine",
-        has_status: false,
-        short_names: &[],
-    },
-    ResourceType {
-        group: GROUP,
-        version: VERSION,
-        plural: "ichorinstallations",
-        singular: "ichorinstallation",
-        kind: "IchorInstallation",
-        has_status: false,
-        short_names: &[],
-    },
-    ResourceType {
-        group: GROUP,
-        version: VERSION,
-        plural: "talosoperations",
-        singular: "talosoperation",
-        kind: "TalosOperation",
-        has_status: true,
-        short_names: &["top"],
-    },
+/// The metadata a write never changes: the server set it at creation.
+const SERVER_OWNED: [&str; 5] = [
+    "uid",
+    "creationTimestamp",
+    "namespace",
+    "name",
+    "generation",
 ];
 
-/// `coordination.k8s.io/v1` Leases: the start claim of OperationService (one per cluster).
-pub const LEASES: ResourceType = ResourceType {
-    group: "coordination.k8s.io",
-    version: "v1",
-    plural: "leases",
-    singular: "lease",
-    kind: "Lease",
-    has_status: false,
-    short_names: &[],
-};
+/// The characters of a `generateName` suffix, as kube-apiserver picks them.
+const NAME_SUFFIX_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
-/// The resource type of a plural name in a group and version.
-pub fn resource(group: &str, version: &str, plural: &str) -> Option<ResourceType> {
-    RESOURCES
-        .iter()
-        .copied()
-        .chain([LEASES])
-        .find(|r| r.group == group && r.version == version && r.plural == plural)
+fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
-impl ResourceType {
-    /// `group/version`, as `apiVersion` names it.
-    pub fn api_version(&self) -> String {
-        format!("{}/{}", self.group, self.version)
+fn uid_text(n: u64) -> String {
+    format!("00000000-0000-0000-0000-{n:012}")
+}
+
+fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+fn meta_mut(obj: &mut Value) -> Option<&mut Map<String, Value>> {
+    obj.get_mut("metadata").and_then(Value::as_object_mut)
+}
+
+/// Sets `key` to `value`, or removes it when `value` is `None`.
+fn set_or_remove(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    match value {
+        Some(v) => map.insert(key.into(), v),
+        None => map.remove(key),
+    };
+}
+
+impl ApiState {
+    fn key(t: &Target, name: &str) -> Key {
+        (
+            t.rt.plural.to_string(),
+            t.namespace.clone().unwrap_or_default(),
+            name.to_string(),
+        )
     }
-}
 
-/// Applies a JSON merge patch (RFC 7386) to `target`.
-pub fn merge_patch(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = Value::Object(Map::new());
-            }
-            if let Value::Object(t) = target {
-                for (k, v) in p {
-                    if v.is_null() {
-                        t.remove(k);
-                    } else {
-                        merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-                    }
+    fn next_resource_version(&mut self) -> u64 {
+        self.resource_version += 1;
+        self.resource_version
+    }
+
+    fn next_uid(&mut self) -> String {
+        self.uid += 1;
+        uid_text(self.uid)
+    }
+
+    /// The named object of `t`.
+    pub(crate) fn get(&self, t: &Target) -> Result<Value, Failure> {
+        self.objects
+            .get(&Self::key(t, &t.name()))
+            .cloned()
+            .ok_or_else(|| object_not_found(t))
+    }
+
+    /// The objects a list answers, borrowed from the store.
+    pub(crate) fn list_items(&self, t: &Target, selector: &LabelSelector) -> Vec<&Value> {
+        self.objects
+            .iter()
+            .filter(|((p, ns, _), _)| {
+                p == t.rt.plural && t.namespace.as_ref().is_none_or(|n| n == ns)
+            })
+            .map(|(_, v)| v)
+            .filter(|v| selector.matches(v))
+            .collect()
+    }
+
+    /// 409 if a test forced this write to conflict.
+    fn take_forced_conflict(&mut self, t: &Target, dry_run: bool) -> Result<(), Failure> {
+        if self.faults.take_conflict(dry_run) {
+            return Err(conflict(t));
+        }
+        Ok(())
+    }
+
+    /// Stores a checked object under a new resourceVersion and logs the write.
+    fn commit(
+        &mut self,
+        verb: &str,
+        t: &Target,
+        name: &str,
+        mut obj: Value,
+        who: &Identity,
+    ) -> Value {
+        let rv = self.next_resource_version();
+        if let Some(meta) = meta_mut(&mut obj) {
+            meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        }
+        self.objects.insert(Self::key(t, name), obj.clone());
+        self.write_log.record(verb, t, name, who);
+        obj
+    }
+
+    pub(crate) fn create(
+        &mut self,
+        t: &Target,
+        mut obj: Value,
+        who: &Identity,
+        dry_run: bool,
+    ) -> Result<Value, Failure> {
+        let ns = t
+            .namespace
+            .clone()
+            .ok_or_else(|| fail(405, "MethodNotAllowed", "create needs a namespace"))?;
+        let name = new_object_name(t, &ns, &obj)?;
+        if self.objects.contains_key(&Self::key(t, &name)) {
+            return Err(fail(
+                409,
+                "AlreadyExists",
+                format!("{} {name:?} already exists", t.qualified()),
+            ));
+        }
+        self.take_forced_conflict(t, dry_run)?;
+        stamp_new(t, &mut obj, &name, &ns);
+        validate(t, &name, &obj)?;
+        if dry_run {
+            return Ok(obj);
+        }
+        let uid = self.next_uid();
+        if let Some(meta) = meta_mut(&mut obj) {
+            meta.insert("uid".into(), json!(uid));
+        }
+        Ok(self.commit("create", t, &name, obj, who))
+    }
+
+    /// A replace (`verb` "update") or a patched object (`verb` "patch").
+    pub(crate) fn update(
+        &mut self,
+        t: &Target,
+        mut obj: Value,
+        who: &Identity,
+        dry_run: bool,
+        verb: &str,
+    ) -> Result<Value, Failure> {
+        let name = t.name();
+        let old = self.get(t)?;
+        check_update_preconditions(t, &name, &old, &obj)?;
+        self.take_forced_conflict(t, dry_run)?;
+        keep_other_part(t, &old, &mut obj);
+        keep_server_metadata(&old, &mut obj);
+        validate(t, &name, &obj)?;
+        admit(t, &name, &old, &obj)?;
+        bump_generation_on_spec_change(&old, &mut obj);
+        if dry_run {
+            return Ok(obj);
+        }
+        Ok(self.commit(verb, t, &name, obj, who))
+    }
+
+    /// A JSON merge patch (RFC 7386); a resourceVersion in the patch is a precondition.
+    pub(crate) fn merge_patch(
+        &mut self,
+        t: &Target,
+        patch: &Value,
+        who: &Identity,
+        dry_run: bool,
+    ) -> Result<Value, Failure> {
+        let mut obj = self.get(t)?;
+        if let Some(rv) = str_at(patch, "/metadata/resourceVersion")
+            && str_at(&obj, "/metadata/resourceVersion") != Some(rv)
+        {
+            return Err(conflict(t));
+        }
+        json_patch::merge(&mut obj, patch);
+        self.update(t, obj, who, dry_run, "patch")
+    }
+
+    /// A delete; `preconditions` may name the uid and resourceVersion the object must have.
+    pub(crate) fn delete(
+        &mut self,
+        t: &Target,
+        who: &Identity,
+        dry_run: bool,
+        preconditions: &Value,
+    ) -> Result<Value, Failure> {
+        let name = t.name();
+        let obj = self.get(t)?;
+        for (field, key) in [("UID", "uid"), ("ResourceVersion", "resourceVersion")] {
+            if let Some(want) = preconditions.get(key).and_then(Value::as_str) {
+                let have = obj
+                    .get("metadata")
+                    .and_then(|m| m.get(key))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if want != have {
+                    return Err(precondition_failed(field, want, have));
                 }
             }
         }
-        other => *target = other.clone(),
+        if !dry_run {
+            self.objects.remove(&Self::key(t, &name));
+            self.resource_version += 1;
+            self.write_log.record("delete", t, &name, who);
+        }
+        Ok(obj)
     }
 }
 
-/// Decodes `%XX` and `+` in a query component.
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
+/// The name of an object to create: `metadata.name`, or `metadata.generateName` with a random
+/// suffix. The metadata must be there, and its namespace, if any, the request's.
+fn new_object_name(t: &Target, ns: &str, obj: &Value) -> Result<String, Failure> {
+    let meta = obj
+        .get("metadata")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            fail(
+                422,
+                "Invalid",
+                format!("{} is invalid: metadata: Required value", t.rt.kind),
+            )
+        })?;
+    if let Some(obj_ns) = meta.get("namespace").and_then(Value::as_str)
+        && obj_ns != ns
+    {
+        return Err(fail(
+            400,
+            "BadRequest",
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    let name = match (
+        meta.get("name").and_then(Value::as_str),
+        meta.get("generateName").and_then(Value::as_str),
+    ) {
+        (Some(n), _) if !n.is_empty() => n.to_string(),
+        (_, Some(g)) if !g.is_empty() => {
+            let suffix: String = (0..5)
+                .map(|_| NAME_SUFFIX_CHARS[fastrand::usize(..NAME_SUFFIX_CHARS.len())] as char)
+                .collect();
+            format!("{g}{suffix}")
+        }
+        _ => {
+            return Err(fail(
+                422,
+                "Invalid",
+                format!(
+                    "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                    t.rt.kind
+                ),
+            ));
+        }
+    };
+    validate_name(t, &name)?;
+    Ok(name)
+}
+
+/// The server's part of a new object: its name, namespace, creation time and first
+/// generation; no resourceVersion yet, and no status (that is the subresource's).
+fn stamp_new(t: &Target, obj: &mut Value, name: &str, ns: &str) {
+    if let Some(meta) = meta_mut(obj) {
+        meta.insert("name".into(), json!(name));
+        meta.insert("namespace".into(), json!(ns));
+        meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
+        meta.insert("generation".into(), json!(1));
+        meta.remove("resourceVersion");
+    }
+    if t.rt.has_status
+        && let Value::Object(o) = obj
+    {
+        o.remove("status");
+    }
+}
+
+/// An update names the stored object: its name, its current resourceVersion, and its uid if
+/// the body has one (not another object of the same name).
+fn check_update_preconditions(
+    t: &Target,
+    name: &str,
+    old: &Value,
+    obj: &Value,
+) -> Result<(), Failure> {
+    if str_at(obj, "/metadata/name").is_some_and(|n| n != name) {
+        return Err(fail(
+            400,
+            "BadRequest",
+            "the name of the object does not match the name on the URL",
+        ));
+    }
+    match str_at(obj, "/metadata/resourceVersion") {
+        None | Some("") => {
+            return Err(fail(
+                422,
+                "Invalid",
+                format!(
+                    "{} {name:?} is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+                    t.rt.kind
+                ),
+            ));
+        }
+        Some(rv) if Some(rv) != str_at(old, "/metadata/resourceVersion") => {
+            return Err(conflict(t));
+        }
+        Some(_) => {}
+    }
+    let old_uid = str_at(old, "/metadata/uid").unwrap_or("");
+    if let Some(uid) = str_at(obj, "/metadata/uid")
+        && !uid.is_empty()
+        && uid != old_uid
+    {
+        return Err(precondition_failed("UID", uid, old_uid));
+    }
+    Ok(())
+}
+
+/// The status subresource and the main resource each keep the other's part.
+fn keep_other_part(t: &Target, old: &Value, obj: &mut Value) {
+    if !t.rt.has_status {
+        return;
+    }
+    let status = if t.status {
+        let status = obj.get("status").cloned();
+        *obj = old.clone();
+        status
+    } else {
+        old.get("status").cloned()
+    };
+    if let Value::Object(o) = obj {
+        set_or_remove(o, "status", status);
+    }
+}
+
+/// Server-owned metadata stays as it was.
+fn keep_server_metadata(old: &Value, obj: &mut Value) {
+    if let (Some(meta), Some(old_meta)) = (
+        meta_mut(obj),
+        old.get("metadata").and_then(Value::as_object),
+    ) {
+        for k in SERVER_OWNED {
+            set_or_remove(meta, k, old_meta.get(k).cloned());
+        }
+    }
+}
+
+/// A spec change is a new generation.
+fn bump_generation_on_spec_change(old: &Value, obj: &mut Value) {
+    if old.get("spec") == obj.get("spec") {
+        return;
+    }
+    let generation = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    if let Some(meta) = meta_mut(obj) {
+        meta.insert("generation".into(), json!(generation + 1));
+    }
+}
+
+impl EmbeddedApi {
+    /// Stores an object as it is, status included, bypassing the API (demo data and fixtures).
+    /// Not logged. `obj` must serialise with apiVersion, kind and metadata.name/namespace.
+    pub fn seed<K: serde::Serialize + kube::Resource<DynamicType = ()>>(
+        &self,
+        obj: &K,
+    ) -> anyhow::Result<()> {
+        let mut v = serde_json::to_value(obj)?;
+        let plural = K::plural(&()).to_string();
+        let ns = obj
+            .meta()
+            .namespace
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        let name = obj
+            .meta()
+            .name
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("seeded object without a name"))?;
+        let mut st = self.lock();
+        let rv = st.next_resource_version();
+        let uid = st.next_uid();
+        let meta =
+            meta_mut(&mut v).ok_or_else(|| anyhow::anyhow!("seeded object without metadata"))?;
+        meta.insert("namespace".into(), json!(ns));
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        meta.insert("uid".into(), json!(uid));
+        meta.entry("creationTimestamp")
+            .or_insert_with(|| json!(now_rfc3339()));
+        meta.entry("generation").or_insert(json!(1));
+        st.objects.insert((plural, ns, name), v);
+        Ok(())
+    }
+}
+
+/// Test helpers: the world changing behind a service's back. With the `faults` feature only.
+#[cfg(feature = "faults")]
+impl EmbeddedApi {
+    /// Changes a stored object as another writer would (resourceVersion bumped; generation
+    /// bumped when the spec changed). Not logged. Returns whether the object exists.
+    pub fn edit(
+        &self,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+        f: impl FnOnce(&mut Value),
+    ) -> bool {
+        let mut st = self.lock();
+        let rv = st.next_resource_version();
+        let key = (plural.to_string(), namespace.to_string(), name.to_string());
+        let Some(obj) = st.objects.get_mut(&key) else {
+            return false;
+        };
+        let spec = obj.get("spec").cloned();
+        f(obj);
+        let bump = obj.get("spec") != spec.as_ref();
+        if let Some(meta) = meta_mut(obj) {
+            meta.insert("resourceVersion".into(), json!(rv.to_string()));
+            if bump {
+                let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(1);
+                meta.insert("generation".into(), json!(g + 1));
             }
-            b => out.push(b),
         }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Parses a query string into (key, value) pairs.
-pub fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
-    q.unwrap_or("")
-        .split('&')
-        .filter(|s| !s.is_empty())
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => (percent_decode(k), percent_decode(v)),
-            None => (percent_decode(kv), String::new()),
-        })
-        .collect()
-}
-
-/// One requirement of a label selector.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Requirement {
-    Equals(String, String),
-    NotEquals(String, String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Exists(String),
-    NotExists(String),
-}
-
-/// A parsed label selector (`a=b,c!=d,e,!f,g in (x,y),h notin (z)`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LabelSelector(Vec<Requirement>);
-
-impl LabelSelector {
-    /// Parses a selector; `Err` carries the reason.
-    pub fn parse(s: &str) -> Result<LabelSelector, String> {
-        let mut parts = Vec::new();
-        let mut depth = 0;
-        let mut cur = String::new();
-        for c in s.chars() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    parts.push(std::mem::take(&mut cur));
-                    continue;
-                }
-                _ => {}
-            }
-            cur.push(c);
-        }
-        parts.push(cur);
-        let mut reqs = Vec::new();
-        for p in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
-            let set = |rest: &str| -> Result<Vec<String>, String> {
-                let rest = rest.trim();
-                let inner = rest
-                    .strip_prefix('(')
-                    .and_then(|r| r.strip_suffix(')'))
-                    .ok_or_else(|| format!("unable to parse requirement: {p:?}"))?;
-                Ok(inner.split(',').map(|v| v.trim().to_string()).collect())
-            };
-            let req = if let Some((k, v)) = p.split_once("!=") {
-                Requirement::NotEquals(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once("==").or_else(|| p.split_once('=')) {
-                Requirement::Equals(k.trim().into(), v.trim().into())
-            } else if let Some((k, rest)) = p.split_once(" notin ") {
-                Requirement::NotIn(k.trim().into(), set(rest)?)
-            } else if let Some((k, rest)) = p.split_once(" in ") {
-                Requirement::In(k.trim().into(), set(rest)?)
-            } else if let Some(k) = p.strip_prefix('!') {
-                Requirement::NotExists(k.trim().into())
-            } else if p
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
-            {
-                Requirement::Exists(p.into())
-            } else {
-                return Err(format!("unable to parse requirement: {p:?}"));
-            };
-            reqs.push(req);
-        }
-        Ok(LabelSelector(reqs))
+        true
     }
 
-    /// Whether an object's labels satisfy every requirement.
-    pub fn matches(&self, obj: &Value) -> bool {
-        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
-        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
-        self.0.iter().all(|r| match r {
-            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
-            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
-            Requirement::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
-            Requirement::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
-            Requirement::Exists(k) => get(k).is_some(),
-            Requirement::NotExists(k) => get(k).is_none(),
-        })
-    }
-}
-
-/// A Kubernetes `Status` failure body.
-pub fn status_body(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
-    let mut v = json!({
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": reason,
-        "code": code,
-    });
-    if let (Some(d), Value::Object(m)) = (details, &mut v) {
-        m.insert("details".into(), d);
-    }
-    v
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_patch_follows_rfc7386() {
-        let mut t = json!({"a": "b", "c": {"d": "e", "f": "g"}});
-        merge_patch(&mut t, &json!({"a": "z", "c": {"f": null}}));
-        assert_eq!(t, json!({"a": "z", "c": {"d": "e"}}));
+    /// Removes a stored object as another writer would. Not logged.
+    pub fn remove(&self, plural: &str, namespace: &str, name: &str) -> bool {
+        let mut st = self.lock();
+        st.resource_version += 1;
+        st.objects
+            .remove(&(plural.to_string(), namespace.to_string(), name.to_string()))
+            .is_some()
     }
 
-    #[test]
-    fn selectors() {
-        let o = json!({"metadata": {"labels": {"app": "x", "tier": "db"}}});
-        for (sel, want) in [
-            ("app=x", true),
-            ("app==x,tier=db", true),
-            ("app!=x", false),
-            ("tier in (db, web)", true),
-            ("tier notin (db)", false),
-            ("app", true),
-            ("!app", false),
-            ("missing", false),
-        ] {
-            assert_eq!(
-                LabelSelector::parse(sel).unwrap().matches(&o),
-                want,
-                "{sel}"
-            );
-        }
-        assert!(LabelSelector::parse("a in b").is_err());
-    }
-
-    #[test]
-    fn query_decoding() {
-        assert_eq!(
-            parse_query(Some("labelSelector=a%3Db%2Cc&dryRun=All")),
-            vec![
-                ("labelSelector".into(), "a=b,c".into()),
-                ("dryRun".into(), "All".into())
-            ]
-        );
+    /// A stored object as JSON (tests).
+    pub fn object(&self, plural: &str, namespace: &str, name: &str) -> Option<Value> {
+        self.lock()
+            .objects
+            .get(&(plural.to_string(), namespace.to_string(), name.to_string()))
+            .cloned()
     }
 }

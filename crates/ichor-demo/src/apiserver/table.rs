@@ -1,7 +1,7 @@
 //! Server-side printing: kubectl asks for a `meta.k8s.io/v1` Table (`Accept: …;as=Table`) and
 //! prints its columns, as it does for CRDs with additionalPrinterColumns.
 
-use super::store::ResourceType;
+use super::kinds::ResourceType;
 use serde_json::{Value, json};
 
 fn text(v: &Value, pointer: &str) -> String {
@@ -56,7 +56,7 @@ fn columns(rt: &ResourceType) -> &'static [(&'static str, &'static str)] {
 }
 
 /// The Table for `items`.
-pub fn table(
+pub(crate) fn table(
     rt: &ResourceType,
     items: &[&Value],
     resource_version: &str,
@@ -96,7 +96,7 @@ pub fn table(
 }
 
 /// Whether the request asks for a Table.
-pub fn wants_table(accept: Option<&str>) -> bool {
+pub(crate) fn wants_table(accept: Option<&str>) -> bool {
     accept.is_some_and(|a| {
         a.split(',')
             .next()

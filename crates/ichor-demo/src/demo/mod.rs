@@ -1,14 +1,18 @@
 //! The demo cluster set: three clusters in `default` with running, paused-by-failure and
 //! finished operations, so every screen has something real to show.
 
+mod extras;
+
+pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV};
+
+use self::extras::{DemoExtras, seed_extras};
 use crate::apiserver::EmbeddedApi;
 use crate::apiserver::auth::users;
-use crate::controller::{Controller, format_time};
-use anyhow::Context as _;
+use crate::controller::Controller;
 use ichor_resources::{
     CaRotationStatus, CniSpec, IchorInstallation, IchorInstallationSpec, Machine, MachineProgress,
     TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec, TalosOperationStatus,
-    machine, names,
+    format_time, machine, names,
 };
 use jiff::{SignedDuration, Timestamp};
 use std::collections::BTreeMap;
@@ -146,6 +150,14 @@ fn names_of(ms: &[Machine]) -> Vec<String> {
 
 /// Stores the demo data in `api`, with times relative to `now`.
 pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
+    seed_installation(api)?;
+    let prod_machines = seed_prod_eu(api)?;
+    let staging_machines = seed_staging(api, now)?;
+    seed_edge_tokyo(api, now)?;
+    seed_history(api, now, &prod_machines, &staging_machines)
+}
+
+fn seed_installation(api: &EmbeddedApi) -> anyhow::Result<()> {
     let mut install = IchorInstallation::new(
         names::ICHOR_INSTALLATION_NAME,
         IchorInstallationSpec {
@@ -153,9 +165,21 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         },
     );
     install.metadata.namespace = Some(NAMESPACE.into());
-    api.seed(&install)?;
+    api.seed(&install)
+}
 
-    // prod-eu: tracked by Argo CD, one worker held.
+/// `name`'s annotations become just `key: value` (when the machine is there).
+fn annotate(machines: &mut [Machine], name: &str, key: &str, value: &str) {
+    if let Some(m) = machines
+        .iter_mut()
+        .find(|m| m.metadata.name.as_deref() == Some(name))
+    {
+        m.metadata.annotations = Some(BTreeMap::from([(key.to_string(), value.to_string())]));
+    }
+}
+
+/// prod-eu: tracked by Argo CD, one worker held. Returns its machines.
+fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
     let mut prod = cluster("prod-eu", "v1.9.2", "v1.32.3", "enabled");
     prod.metadata.annotations = Some(BTreeMap::from([(
         names::ARGOCD_TRACKING_ID.to_string(),
@@ -163,20 +187,21 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     )]));
     api.seed(&prod)?;
     let mut prod_machines = machines("prod-eu", 3, 12);
-    if let Some(w7) = prod_machines
-        .iter_mut()
-        .find(|m| m.metadata.name.as_deref() == Some("prod-eu-w07"))
-    {
-        w7.metadata.annotations = Some(BTreeMap::from([(
-            names::UPGRADE_HOLD.to_string(),
-            "RAID controller replacement scheduled (INC-4821)".to_string(),
-        )]));
-    }
+    annotate(
+        &mut prod_machines,
+        "prod-eu-w07",
+        names::UPGRADE_HOLD,
+        "RAID controller replacement scheduled (INC-4821)",
+    );
     for m in &prod_machines {
         api.seed(m)?;
     }
+    Ok(prod_machines)
+}
 
-    // staging: a Talos upgrade under way (the spec already names the target).
+/// staging: a Talos upgrade under way (the spec already names the target). Returns its
+/// machines.
+fn seed_staging(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<Vec<Machine>> {
     let staging = cluster("staging", "v1.9.3", "v1.32.3", "enabled");
     api.seed(&staging)?;
     let staging_machines = machines("staging", 1, 3);
@@ -214,20 +239,20 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         ..Default::default()
     });
     api.seed(&running)?;
+    Ok(staging_machines)
+}
 
-    // edge-tokyo: a Talos upgrade paused by a failed worker.
+/// edge-tokyo: a Talos upgrade paused by a failed worker.
+fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     let tokyo = cluster("edge-tokyo", "v1.9.3", "v1.32.2", "replaced");
     api.seed(&tokyo)?;
     let mut tokyo_machines = machines("edge-tokyo", 3, 5);
-    if let Some(w3) = tokyo_machines
-        .iter_mut()
-        .find(|m| m.metadata.name.as_deref() == Some("edge-tokyo-w03"))
-    {
-        w3.metadata.annotations = Some(BTreeMap::from([(
-            names::DEMO_FAIL.to_string(),
-            "talos".to_string(),
-        )]));
-    }
+    annotate(
+        &mut tokyo_machines,
+        "edge-tokyo-w03",
+        names::DEMO_FAIL,
+        "talos",
+    );
     for m in &tokyo_machines {
         api.seed(m)?;
     }
@@ -238,8 +263,22 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         "kenji@example.com",
         &at(now, 42),
     );
+    failed.status = Some(TalosOperationStatus {
+        phase: "Paused".into(),
+        failure_reason: Some(
+            "machine edge-tokyo-w03 failed: installer exited with code 1: image verification failed".into(),
+        ),
+        machines: failed_upgrade_progress(&names_of(&tokyo_machines), now),
+        started_at: Some(at(now, 40)),
+        ..Default::default()
+    });
+    api.seed(&failed)
+}
+
+/// The edge-tokyo upgrade's machines: five done, the sixth failed, the rest Pending.
+fn failed_upgrade_progress(machine_names: &[String], now: Timestamp) -> Vec<MachineProgress> {
     let mut ms = Vec::new();
-    for (i, n) in names_of(&tokyo_machines).iter().enumerate() {
+    for (i, n) in machine_names.iter().enumerate() {
         let i = i as i64;
         let (phase, msg, s, f) = match i {
             0..=4 => (
@@ -258,23 +297,22 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         };
         ms.push(progress(n, phase, msg, s, f));
     }
-    failed.status = Some(TalosOperationStatus {
-        phase: "Paused".into(),
-        failure_reason: Some(
-            "machine edge-tokyo-w03 failed: installer exited with code 1: image verification failed".into(),
-        ),
-        machines: ms,
-        started_at: Some(at(now, 40)),
-        ..Default::default()
-    });
-    api.seed(&failed)?;
+    ms
+}
 
-    // History.
+/// The finished operations of the three clusters.
+fn seed_history(
+    api: &EmbeddedApi,
+    now: Timestamp,
+    prod_machines: &[Machine],
+    staging_machines: &[Machine],
+) -> anyhow::Result<()> {
     let prod_names: Vec<String> = {
-        let mut v = prod_machines.clone();
+        let mut v = prod_machines.to_vec();
         ichor_resources::sort_by_order(&mut v);
         names_of(&v)
     };
+    let staging_names = names_of(staging_machines);
     let history = [
         completed(
             now,
@@ -303,7 +341,7 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         completed(
             now,
             ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
-            &names_of(&staging_machines),
+            &staging_names,
             5,
             "kube-proxy enabled",
         ),
@@ -315,7 +353,7 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
                 "shutdown",
                 "bob@example.com",
             ],
-            &names_of(&staging_machines),
+            &staging_names,
             20,
             "stopped",
         ),
@@ -338,174 +376,6 @@ pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The environment variable that seeds hostile cluster text (test-only, see [`DemoExtras`]).
-pub const HOSTILE_ENV: &str = "ICHOR_DEMO_HOSTILE";
-/// The environment variable that adds history operations (test and benchmark only, see
-/// [`DemoExtras`]).
-pub const OPERATIONS_ENV: &str = "ICHOR_DEMO_OPERATIONS";
-
-/// Every kind of terminal control a hostile cluster might put in its text: a CSI that clears
-/// the screen, an OSC that sets the window title, an OSC 52 that writes the clipboard, a DCS,
-/// BEL, backspace, carriage return, line feed and the bidi overrides U+202E and U+2066.
-pub const HOSTILE_TEXT: &str = "\u{1b}[2J\u{1b}]0;pwned\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}P+q544e\u{1b}\\\u{7}\u{8}\r\n\u{202E}\u{2066}";
-
-/// Extra demo data for the end-to-end tests and the benchmarks, read from the environment by
-/// [`DemoCluster::start`]. Not a user feature: undocumented in `--help` on purpose.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DemoExtras {
-    /// `ICHOR_DEMO_HOSTILE=1` (test-only): a cluster `hostile` whose machines, operations,
-    /// failure reason, messages, actor, hold reason and tracking carry [`HOSTILE_TEXT`], seeded
-    /// past the API's validation so even object names carry it.
-    pub hostile: bool,
-    /// `ICHOR_DEMO_OPERATIONS=N` (tests and benchmarks only): N more Completed operations in
-    /// the history of `staging`.
-    pub history: usize,
-}
-
-impl DemoExtras {
-    /// Reads the knobs from `env` (a variable's value, if set).
-    pub fn from_env(env: impl Fn(&str) -> Option<String>) -> anyhow::Result<DemoExtras> {
-        let hostile = env(HOSTILE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-        let history = match env(OPERATIONS_ENV).filter(|v| !v.is_empty()) {
-            Some(v) => v.trim().parse().map_err(|e| {
-                anyhow::anyhow!("{OPERATIONS_ENV} must be a number of operations, not {v:?}: {e}")
-            })?,
-            None => 0,
-        };
-        Ok(DemoExtras { hostile, history })
-    }
-}
-
-/// Stores the extra data `extras` asks for in `api` (after [`seed`]).
-pub fn seed_extras(api: &EmbeddedApi, now: Timestamp, extras: DemoExtras) -> anyhow::Result<()> {
-    if extras.hostile {
-        seed_hostile(api, now)?;
-    }
-    if extras.history > 0 {
-        let staging: Vec<String> = ["staging-cp1", "staging-w01", "staging-w02", "staging-w03"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        for i in 0..extras.history {
-            let name = format!("staging-talos-h{i:06}");
-            let days = 40 + i64::try_from(i).unwrap_or(i64::MAX / 4096) % 3650;
-            let op = completed(
-                now,
-                [&name, "staging", "talos", "history-bot"],
-                &staging,
-                days,
-                "running Talos v1.9.3",
-            );
-            api.seed(&op)
-                .with_context(|| format!("seeding history operation {name}"))?;
-        }
-    }
-    Ok(())
-}
-
-/// A cluster `hostile` whose every piece of text tries to reach the terminal.
-fn seed_hostile(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
-    let evil = HOSTILE_TEXT;
-    let mut c = cluster("hostile", "v1.9.3", "v1.32.3", "enabled");
-    c.metadata.annotations = Some(BTreeMap::from([(
-        names::ARGOCD_TRACKING_ID.to_string(),
-        format!("app{evil}x"),
-    )]));
-    api.seed(&c).context("seeding the hostile cluster")?;
-    let mut ms = machines("hostile", 1, 2);
-    ms.push(machine(
-        "hostile",
-        &format!("hostile-w{evil}9"),
-        "worker",
-        Some(30),
-        true,
-        Some(&format!("hold{evil}reason")),
-    ));
-    if let Some(m) = ms.first_mut() {
-        m.metadata.annotations = Some(BTreeMap::from([(
-            names::UPGRADE_HOLD.to_string(),
-            format!("held{evil}here"),
-        )]));
-    }
-    for m in &mut ms {
-        m.metadata.namespace = Some(NAMESPACE.into());
-        api.seed(m).context("seeding a hostile machine")?;
-    }
-    // Paused by a failed machine: the failure banner and every machine row carry the text.
-    let mut paused = operation(
-        "hostile-talos-e5c1x",
-        "hostile",
-        "talos",
-        &format!("mallory{evil}@example.com"),
-        &at(now, 1),
-    );
-    paused.status = Some(TalosOperationStatus {
-        phase: "Paused".into(),
-        failure_reason: Some(format!("machine hostile-w01 failed: {evil} end")),
-        machines: vec![
-            progress(
-                &format!("hostile{evil}cp1"),
-                "Completed",
-                &format!("done{evil}ok"),
-                Some(at(now, 1)),
-                Some(at(now, 1)),
-            ),
-            progress(
-                "hostile-w01",
-                "Failed",
-                &format!("installer said {evil} and exited"),
-                Some(at(now, 1)),
-                Some(at(now, 1)),
-            ),
-            progress(
-                &format!("hostile-w{evil}9"),
-                &format!("Weird{evil}"),
-                &format!("pending{evil}"),
-                None,
-                None,
-            ),
-        ],
-        started_at: Some(at(now, 1)),
-        ..Default::default()
-    });
-    api.seed(&paused)
-        .context("seeding the hostile paused operation")?;
-    // The cluster's oldest unfinished operation, in a phase nobody knows: the Clusters list
-    // shows its phase.
-    let mut odd = operation(
-        "hostile-ichor-q0q0q",
-        "hostile",
-        "ichor",
-        "mallory@example.com",
-        &at(now, 600),
-    );
-    odd.status = Some(TalosOperationStatus {
-        // Short, so the bidi characters fit in the column and are not cut off.
-        phase: "\u{202E}Odd\u{2066}\u{1b}]0;pwned\u{7}".into(),
-        started_at: Some(at(now, 600)),
-        ..Default::default()
-    });
-    api.seed(&odd)
-        .context("seeding the hostile odd-phase operation")?;
-    // Finished, with the text in its name, cluster and kind: only listed.
-    let mut named = operation(
-        &format!("x{evil}y"),
-        &format!("c{evil}d"),
-        &format!("k{evil}l"),
-        &format!("m{evil}n"),
-        &at(now, 2),
-    );
-    named.status = Some(TalosOperationStatus {
-        phase: "Completed".into(),
-        started_at: Some(at(now, 2)),
-        finished_at: Some(at(now, 2)),
-        ..Default::default()
-    });
-    api.seed(&named)
-        .context("seeding the hostile-named operation")?;
-    Ok(())
-}
-
 /// A demo cluster: the API seeded with the demo data and the simulated controller running.
 pub struct DemoCluster {
     pub api: EmbeddedApi,
@@ -513,8 +383,8 @@ pub struct DemoCluster {
 }
 
 impl DemoCluster {
-    /// Seeds the data (with the [`DemoExtras`] the environment asks for) and starts the
-    /// controller at `speed` (1: a machine step takes 4 s).
+    /// Seeds the data (with the extras that [`HOSTILE_ENV`] and [`OPERATIONS_ENV`] ask for)
+    /// and starts the controller at `speed` (1: a machine step takes 4 s).
     pub fn start(speed: f64) -> anyhow::Result<DemoCluster> {
         let extras = DemoExtras::from_env(|k| std::env::var(k).ok())?;
         let api = EmbeddedApi::default();

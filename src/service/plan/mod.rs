@@ -1,11 +1,13 @@
 //! The plan: what an operation would do, and every reason it would be refused. Pure functions
 //! over what the service read; PlanOperation and CreateOperation both call them.
 
+mod refusals;
+
 use super::tolerant::Unreadable;
 use super::validate::shown;
 use crate::model::{
     ApiError, Code, HeldMachine, OperationEffect, OperationRequest, Plan, PlanMachine, Reason,
-    Refusal, SpecChange, Tracking, Version, check_jump,
+    SpecChange, Tracking, Version,
 };
 use ichor_resources::{
     CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
@@ -273,28 +275,7 @@ fn check_workers(req: &Checked, cluster: &str, machines: &[Machine]) -> Result<(
 pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError> {
     let kind = req.kind;
     let cluster_name = inputs.cluster.metadata.name.clone().unwrap_or_default();
-    let field = spec_field(kind, inputs)?;
-    let (current, target) = match (&field, &req.target) {
-        (Some((_, _, _, cur)), Some(t)) => {
-            let cur_display = if kind == OperationKind::Cni {
-                cur.clone()
-            } else {
-                Version::parse(cur).map_or_else(|| cur.clone(), |v| v.to_string())
-            };
-            (cur_display, t.clone())
-        }
-        _ => (String::new(), String::new()),
-    };
-    let spec_change = match &field {
-        Some((rk, rn, f, cur)) if !same_value(kind, cur, &target) => Some(SpecChange {
-            resource_kind: rk.clone(),
-            resource_name: rn.clone(),
-            field: f.to_string(),
-            from: current.clone(),
-            to: target.clone(),
-        }),
-        _ => None,
-    };
+    let (current, target, spec_change) = values(req, inputs)?;
     let mine: Vec<Machine> = inputs
         .machines
         .iter()
@@ -302,39 +283,15 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         .cloned()
         .collect();
     check_workers(req, &cluster_name, &mine)?;
-    let steps = plan_steps(kind, &mine, req.max_unavailable);
-    let role = |n: &str| {
-        mine.iter()
-            .find(|m| m.metadata.name.as_deref() == Some(n))
-            .map(|m| m.spec.role.clone())
-            .unwrap_or_default()
-    };
+    let (steps, held) = steps_and_held(kind, &mine, req.max_unavailable);
     let mut plan = Plan {
         namespace: inputs.namespace.to_string(),
         cluster: cluster_name.clone(),
         kind,
         effect: OperationEffect::of(kind),
         max_unavailable: req.max_unavailable,
-        steps: steps
-            .steps
-            .iter()
-            .map(|s| {
-                s.iter()
-                    .map(|n| PlanMachine {
-                        name: n.clone(),
-                        role: role(n),
-                    })
-                    .collect()
-            })
-            .collect(),
-        held: steps
-            .held
-            .iter()
-            .map(|(n, r)| HeldMachine {
-                name: n.clone(),
-                reason: r.clone(),
-            })
-            .collect(),
+        steps,
+        held,
         current,
         target,
         spec_change,
@@ -358,9 +315,77 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
             .collect();
         plan.shared_with.sort();
     }
-    plan.blocked = blocked(kind, inputs, &plan);
+    plan.blocked = refusals::blocked(kind, inputs, &plan);
     plan.fingerprint = fingerprint(&plan);
     Ok(plan)
+}
+
+/// The current value and the target as the Review shows them (versions with the leading v), and
+/// the spec write a start makes (none when the spec already names the target).
+fn values(
+    req: &Checked,
+    inputs: &PlanInputs<'_>,
+) -> Result<(String, String, Option<SpecChange>), ApiError> {
+    let kind = req.kind;
+    let field = spec_field(kind, inputs)?;
+    let (current, target) = match (&field, &req.target) {
+        (Some((_, _, _, cur)), Some(t)) => {
+            let cur_display = if kind == OperationKind::Cni {
+                cur.clone()
+            } else {
+                Version::parse(cur).map_or_else(|| cur.clone(), |v| v.to_string())
+            };
+            (cur_display, t.clone())
+        }
+        _ => (String::new(), String::new()),
+    };
+    let spec_change = match &field {
+        Some((rk, rn, f, cur)) if !same_value(kind, cur, &target) => Some(SpecChange {
+            resource_kind: rk.clone(),
+            resource_name: rn.clone(),
+            field: f.to_string(),
+            from: current.clone(),
+            to: target.clone(),
+        }),
+        _ => None,
+    };
+    Ok((current, target, spec_change))
+}
+
+/// The machines in the executor's order, a step at a time, with their roles; and the held ones.
+fn steps_and_held(
+    kind: OperationKind,
+    mine: &[Machine],
+    max_unavailable: i32,
+) -> (Vec<Vec<PlanMachine>>, Vec<HeldMachine>) {
+    let steps = plan_steps(kind, mine, max_unavailable);
+    let role = |n: &str| {
+        mine.iter()
+            .find(|m| m.metadata.name.as_deref() == Some(n))
+            .map(|m| m.spec.role.clone())
+            .unwrap_or_default()
+    };
+    let planned = steps
+        .steps
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|n| PlanMachine {
+                    name: n.clone(),
+                    role: role(n),
+                })
+                .collect()
+        })
+        .collect();
+    let held = steps
+        .held
+        .iter()
+        .map(|(n, r)| HeldMachine {
+            name: n.clone(),
+            reason: r.clone(),
+        })
+        .collect();
+    (planned, held)
 }
 
 /// What a person reviews, as one value: everything the Review shows of the plan. Two plans
@@ -384,186 +409,6 @@ pub fn fingerprint(plan: &Plan) -> String {
     });
     let digest = sha2::Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
-/// The operations not Completed on `cluster`, by name.
-fn unfinished_on<'a>(inputs: &'a PlanInputs<'_>, cluster: &str) -> Vec<&'a TalosOperation> {
-    let mut unfinished: Vec<&TalosOperation> = inputs
-        .operations
-        .iter()
-        .filter(|o| o.spec.cluster == cluster)
-        .filter(|o| o.status.as_ref().is_none_or(|s| s.phase != "Completed"))
-        .collect();
-    unfinished.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    unfinished
-}
-
-/// An operation's phase for a refusal: Pending before the controller saw it.
-fn phase_of(op: &TalosOperation) -> String {
-    match op.status.as_ref().map(|s| s.phase.as_str()) {
-        None | Some("") => "Pending".to_string(),
-        Some(p) => p.to_string(),
-    }
-}
-
-/// A standing start claim by another start whose operation does not exist yet.
-fn claimed_by_another<'a>(inputs: &'a PlanInputs<'_>) -> Option<&'a Claim> {
-    let claim = inputs.claim.as_ref()?;
-    let exists = inputs
-        .operations
-        .iter()
-        .any(|o| o.metadata.name.as_deref() == Some(claim.operation.as_str()));
-    let mine = inputs.request_id == Some(claim.holder.as_str());
-    (!mine && !exists && claim.expires > inputs.now && !claim.holder.is_empty()).then_some(claim)
-}
-
-fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
-    let cluster = plan.cluster.as_str();
-    if let Some(op) = unfinished_on(inputs, cluster).first() {
-        let name = op.metadata.name.clone().unwrap_or_default();
-        let phase = phase_of(op);
-        return Some(Refusal::new(
-            Reason::UnfinishedOperation,
-            &[
-                ("operation", &name),
-                ("cluster", cluster),
-                ("phase", &phase),
-                ("kind", &op.spec.kind),
-            ],
-            format!(
-                "operation {name} on cluster {cluster} has not completed (it is {phase}): wait for it to complete, or delete it, before starting another"
-            ),
-        ));
-    }
-    // An operation or machine of this cluster that cannot be read: what it is doing, or whether
-    // it would be touched, is unknown, so nothing starts until it is fixed.
-    if let Some(u) = inputs
-        .unreadable_operations
-        .iter()
-        .find(|u| u.may_belong_to(cluster))
-    {
-        let name = u.name();
-        return Some(Refusal::new(
-            Reason::OperationUnreadable,
-            &[
-                ("operation", &name),
-                ("cluster", cluster),
-                ("detail", &u.why),
-            ],
-            format!(
-                "operation {name} on cluster {cluster} cannot be read ({}): fix or delete it before starting another",
-                u.why
-            ),
-        ));
-    }
-    if kind.touches_machines()
-        && let Some(u) = inputs
-            .unreadable_machines
-            .iter()
-            .find(|u| u.may_belong_to(cluster))
-    {
-        let name = u.name();
-        return Some(Refusal::new(
-            Reason::MachineUnreadable,
-            &[("machine", &name), ("cluster", cluster), ("detail", &u.why)],
-            format!(
-                "machine {name} of cluster {cluster} cannot be read ({}): fix it before starting, so the plan shows every machine",
-                u.why
-            ),
-        ));
-    }
-    if let Some(claim) = claimed_by_another(inputs) {
-        return Some(Refusal::new(
-            Reason::StartInProgress,
-            &[
-                ("operation", &claim.operation),
-                ("cluster", cluster),
-                ("actor", &claim.actor),
-            ],
-            format!(
-                "another start on cluster {cluster} is under way (by {}): it is creating operation {}",
-                claim.actor, claim.operation
-            ),
-        ));
-    }
-    // The installation serves every cluster of the namespace: upgrading it under a rollout of
-    // another cluster would change the controller that runs that rollout.
-    for other in &plan.shared_with {
-        if let Some(op) = unfinished_on(inputs, other).first() {
-            let name = op.metadata.name.clone().unwrap_or_default();
-            let phase = phase_of(op);
-            return Some(Refusal::new(
-                Reason::InstallationBusy,
-                &[
-                    ("operation", &name),
-                    ("cluster", other),
-                    ("phase", &phase),
-                    ("kind", &op.spec.kind),
-                ],
-                format!(
-                    "the ichor installation also serves cluster {other}, where operation {name} has not completed (it is {phase}): an ichor upgrade waits until no cluster it serves has an unfinished operation"
-                ),
-            ));
-        }
-    }
-    if kind != OperationKind::Cni
-        && let (Some(cur), Some(tgt)) =
-            (Version::parse(&plan.current), Version::parse(&plan.target))
-        && tgt < cur
-    {
-        return Some(Refusal::new(
-            Reason::Downgrade,
-            &[
-                ("kind", kind.as_str()),
-                ("current", &plan.current),
-                ("target", &plan.target),
-            ],
-            format!(
-                "{} is older than the current {}: a {} downgrade is refused",
-                plan.target,
-                plan.current,
-                kind.as_str()
-            ),
-        ));
-    }
-    if let (Some(cur), Some(tgt)) = (Version::parse(&plan.current), Version::parse(&plan.target))
-        && let Some(refusal) = check_jump(kind, &cur, &tgt)
-    {
-        return Some(refusal);
-    }
-    if let (Some(change), Some(t)) = (&plan.spec_change, &inputs.tracking) {
-        return Some(Refusal::new(
-            Reason::TrackedByGitops,
-            &[
-                ("tool", &t.tool),
-                ("object", &t.object),
-                ("resource_kind", &change.resource_kind),
-                ("resource_name", &change.resource_name),
-                ("field", &change.field),
-                ("current", &change.from),
-                ("target", &change.to),
-            ],
-            format!(
-                "{} {} is tracked by {} ({}): merge the change {}: {} → {} in the repository, then start the operation with the version the spec then names",
-                change.resource_kind,
-                change.resource_name,
-                t.tool,
-                t.object,
-                change.field,
-                change.from,
-                change.to
-            ),
-        ));
-    }
-    if kind.touches_machines() && plan.steps.is_empty() {
-        let held = plan.held.len().to_string();
-        return Some(Refusal::new(
-            Reason::NoMachines,
-            &[("cluster", cluster), ("held", &held)],
-            format!("no approved machine of cluster {cluster} would be touched ({held} held)"),
-        ));
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,0 +1,180 @@
+//! Who a request is: its bearer token, then its impersonation headers if that user may
+//! impersonate. And the reviews that answer who someone is and what they may do: TokenReview,
+//! SelfSubjectReview and SelfSubjectAccessReview.
+
+use super::auth::{AuthConfig, Identity};
+use super::responses::{Failure, fail, parse_body};
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+/// Authenticates the bearer token, then applies impersonation headers if the user may.
+pub(crate) fn authenticate(
+    auth: &AuthConfig,
+    req: &http::Request<Bytes>,
+) -> Result<Identity, Failure> {
+    let token = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let who = token
+        .and_then(|t| auth.authenticate(t))
+        .cloned()
+        .ok_or_else(|| fail(401, "Unauthorized", "Unauthorized"))?;
+    impersonate(auth, who, req.headers())
+}
+
+/// The identity the `Impersonate-User` and `Impersonate-Group` headers ask for, if `who` may
+/// impersonate them; `who` itself without the headers.
+fn impersonate(
+    auth: &AuthConfig,
+    who: Identity,
+    headers: &http::HeaderMap,
+) -> Result<Identity, Failure> {
+    let imp_user = headers
+        .get("impersonate-user")
+        .and_then(|v| v.to_str().ok());
+    let imp_groups: Vec<String> = headers
+        .get_all("impersonate-group")
+        .iter()
+        .filter_map(|v| v.to_str().ok().map(str::to_string))
+        .collect();
+    let Some(user) = imp_user else {
+        if !imp_groups.is_empty() {
+            return Err(fail(
+                500,
+                "InternalError",
+                "requested impersonation of groups without a user",
+            ));
+        }
+        return Ok(who);
+    };
+    let denied = |kind: &str, name: &str| {
+        fail(
+            403,
+            "Forbidden",
+            format!(
+                "{kind} {name:?} is forbidden: User {:?} cannot impersonate resource {kind:?} in API group \"\" at the cluster scope",
+                who.user
+            ),
+        )
+    };
+    if !auth.allowed(&who, "impersonate", "users", None) {
+        return Err(denied("users", user));
+    }
+    for g in &imp_groups {
+        if !auth.allowed(&who, "impersonate", "groups", None) {
+            return Err(denied("groups", g));
+        }
+    }
+    let mut groups = imp_groups;
+    groups.push("system:authenticated".to_string());
+    Ok(Identity {
+        user: user.to_string(),
+        groups,
+    })
+}
+
+/// The review endpoints (each answers a POST).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Review {
+    /// Whether a token is valid, and whose: for a server that authenticates its own callers.
+    Token,
+    /// Who am I.
+    SelfSubject,
+    /// May I do this.
+    SelfSubjectAccess,
+}
+
+impl Review {
+    /// The review served at `path`, if any.
+    pub(crate) fn at(path: &str) -> Option<Review> {
+        match path {
+            "/apis/authentication.k8s.io/v1/tokenreviews" => Some(Review::Token),
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews" => Some(Review::SelfSubject),
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" => {
+                Some(Review::SelfSubjectAccess)
+            }
+            _ => None,
+        }
+    }
+
+    /// The answer to `who` posting `body`: 201 with the review and its status.
+    pub(crate) fn answer(
+        self,
+        auth: &AuthConfig,
+        who: &Identity,
+        body: &Bytes,
+    ) -> Result<(u16, Value), Failure> {
+        match self {
+            Review::Token => token_review(auth, who, body),
+            Review::SelfSubject => Ok((201, self_subject_review(who))),
+            Review::SelfSubjectAccess => access_review(auth, who, body),
+        }
+    }
+}
+
+fn token_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16, Value), Failure> {
+    if !auth.allowed(who, "create", "tokenreviews", None) {
+        return Err(fail(
+            403,
+            "Forbidden",
+            format!(
+                "tokenreviews.authentication.k8s.io is forbidden: User {:?} cannot create resource \"tokenreviews\" in API group \"authentication.k8s.io\" at the cluster scope",
+                who.user
+            ),
+        ));
+    }
+    let mut review = parse_body(body)?;
+    let token = review
+        .pointer("/spec/token")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let status = match auth.authenticate(token) {
+        Some(id) => {
+            json!({"authenticated": true, "user": {"username": id.user, "groups": id.groups}})
+        }
+        None => json!({"authenticated": false, "error": "invalid bearer token"}),
+    };
+    if let Value::Object(m) = &mut review {
+        m.insert("status".into(), status);
+    }
+    Ok((201, review))
+}
+
+/// Who am I: any authenticated user may ask, as in Kubernetes 1.28+.
+fn self_subject_review(who: &Identity) -> Value {
+    json!({
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "SelfSubjectReview",
+        "metadata": {"creationTimestamp": null},
+        "status": {"userInfo": {"username": who.user, "groups": who.groups}},
+    })
+}
+
+/// May the requester do this? Answered from the RBAC rules.
+fn access_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16, Value), Failure> {
+    let mut review = parse_body(body)?;
+    let attr = review
+        .pointer("/spec/resourceAttributes")
+        .cloned()
+        .ok_or_else(|| {
+            fail(
+                422,
+                "Invalid",
+                "SelfSubjectAccessReview is invalid: spec.resourceAttributes: Required value",
+            )
+        })?;
+    let field = |k: &str| attr.get(k).and_then(Value::as_str).unwrap_or("");
+    let resource = match field("subresource") {
+        "" => field("resource").to_string(),
+        sub => format!("{}/{sub}", field("resource")),
+    };
+    let namespace = Some(field("namespace")).filter(|n| !n.is_empty());
+    let allowed = auth.allowed(who, field("verb"), &resource, namespace);
+    if let Value::Object(m) = &mut review {
+        m.insert("status".into(), json!({"allowed": allowed}));
+    }
+    Ok((201, review))
+}

@@ -1,0 +1,195 @@
+//! The discovery documents kubectl reads before anything else: the version, the API groups,
+//! each group's resources, and the OpenAPI v3 document of the ichor group.
+
+use super::kinds::{RESOURCES, ResourceType};
+use ichor_resources::{GROUP, VERSION};
+use serde_json::{Value, json};
+
+/// The API groups served besides the core group: (group, version).
+const GROUPS: [(&str, &str); 4] = [
+    (GROUP, VERSION),
+    ("authentication.k8s.io", "v1"),
+    ("authorization.k8s.io", "v1"),
+    ("coordination.k8s.io", "v1"),
+];
+
+/// The verbs of every ichor kind and of Leases.
+const OBJECT_VERBS: [&str; 6] = ["create", "delete", "get", "list", "patch", "update"];
+
+/// The discovery document for `path`, if it is one.
+pub(crate) fn document(path: &str) -> Option<Value> {
+    let doc = match path {
+        "/version" => version(),
+        "/api" => json!({
+            "kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]
+        }),
+        "/api/v1" => json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": []}),
+        "/apis" => group_list(),
+        "/apis/authentication.k8s.io/v1" => resource_list(
+            "authentication.k8s.io/v1",
+            vec![
+                review_resource("tokenreviews", "TokenReview"),
+                review_resource("selfsubjectreviews", "SelfSubjectReview"),
+            ],
+        ),
+        "/apis/authorization.k8s.io/v1" => resource_list(
+            "authorization.k8s.io/v1",
+            vec![review_resource(
+                "selfsubjectaccessreviews",
+                "SelfSubjectAccessReview",
+            )],
+        ),
+        "/apis/coordination.k8s.io/v1" => resource_list(
+            "coordination.k8s.io/v1",
+            vec![
+                json!({"name": "leases", "singularName": "lease", "namespaced": true,
+                        "kind": "Lease", "verbs": OBJECT_VERBS}),
+            ],
+        ),
+        "/openapi/v3" => json!({
+            "paths": {
+                format!("apis/{GROUP}/{VERSION}"): {"serverRelativeURL": format!("/openapi/v3/apis/{GROUP}/{VERSION}")}
+            }
+        }),
+        p if p == format!("/apis/{GROUP}/{VERSION}") => ichor_resource_list(),
+        p if p == format!("/openapi/v3/apis/{GROUP}/{VERSION}") => openapi_v3(),
+        _ => return None,
+    };
+    Some(doc)
+}
+
+fn version() -> Value {
+    json!({
+        "major": "1", "minor": "33", "gitVersion": "v1.33.0-ichor-demo",
+        "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+        "buildDate": "2026-11-01T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
+        "platform": "linux/amd64"
+    })
+}
+
+fn group_list() -> Value {
+    let groups: Vec<Value> = GROUPS
+        .iter()
+        .map(|(name, version)| {
+            let gv = json!({"groupVersion": format!("{name}/{version}"), "version": version});
+            json!({"name": name, "versions": [gv], "preferredVersion": gv})
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+fn resource_list(group_version: &str, resources: Vec<Value>) -> Value {
+    json!({
+        "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version,
+        "resources": resources
+    })
+}
+
+/// A review: cluster-scoped, create only.
+fn review_resource(plural: &str, kind: &str) -> Value {
+    json!({"name": plural, "singularName": kind.to_lowercase(), "namespaced": false,
+           "kind": kind, "verbs": ["create"]})
+}
+
+fn ichor_resource_list() -> Value {
+    let mut resources = Vec::new();
+    for r in RESOURCES {
+        resources.push(json!({
+            "name": r.plural, "singularName": r.singular, "namespaced": true, "kind": r.kind,
+            "verbs": OBJECT_VERBS, "shortNames": r.short_names, "categories": ["ichor"]
+        }));
+        if r.has_status {
+            resources.push(json!({
+                "name": format!("{}/status", r.plural), "singularName": "", "namespaced": true,
+                "kind": r.kind, "verbs": ["get", "patch", "update"]
+            }));
+        }
+    }
+    resource_list(&format!("{GROUP}/{VERSION}"), resources)
+}
+
+/// The group's OpenAPI v3 document, as much of it as kubectl reads: each kind's operations
+/// with their group-version-kind and the `fieldValidation` parameter, which tells kubectl that
+/// the server validates fields itself.
+fn openapi_v3() -> Value {
+    let mut paths = serde_json::Map::new();
+    for r in RESOURCES {
+        let op = |action: &str| openapi_operation(&r, action);
+        paths.insert(
+            format!("/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}/{{name}}", r.plural),
+            json!({"get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete")}),
+        );
+        paths.insert(
+            format!(
+                "/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}",
+                r.plural
+            ),
+            json!({"get": op("list"), "post": op("post")}),
+        );
+    }
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "ichor demo cluster", "version": VERSION},
+        "paths": paths,
+        "components": {"schemas": {}}
+    })
+}
+
+fn openapi_operation(r: &ResourceType, action: &str) -> Value {
+    let gvk = json!({"group": GROUP, "version": VERSION, "kind": r.kind});
+    let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}});
+    json!({
+        "operationId": format!("{action}{}", r.kind),
+        "x-kubernetes-action": action,
+        "x-kubernetes-group-version-kind": gvk,
+        "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation")],
+        "responses": {"200": {"description": "OK"}}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The group list and the review and Lease resource lists, in full.
+    #[test]
+    fn generated_documents_match_the_written_ones() {
+        let gv = |g: &str| json!({"groupVersion": format!("{g}/v1"), "version": "v1"});
+        let ichor_gv = json!({"groupVersion": format!("{GROUP}/{VERSION}"), "version": VERSION});
+        let want_groups = json!({
+            "kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [
+                {"name": GROUP, "versions": [ichor_gv], "preferredVersion": ichor_gv},
+                {"name": "authentication.k8s.io", "versions": [gv("authentication.k8s.io")],
+                 "preferredVersion": gv("authentication.k8s.io")},
+                {"name": "authorization.k8s.io", "versions": [gv("authorization.k8s.io")],
+                 "preferredVersion": gv("authorization.k8s.io")},
+                {"name": "coordination.k8s.io", "versions": [gv("coordination.k8s.io")],
+                 "preferredVersion": gv("coordination.k8s.io")}
+            ]
+        });
+        assert_eq!(document("/apis"), Some(want_groups));
+        let want_authn = json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authentication.k8s.io/v1",
+            "resources": [{"name": "tokenreviews", "singularName": "tokenreview", "namespaced": false,
+                           "kind": "TokenReview", "verbs": ["create"]},
+                           {"name": "selfsubjectreviews", "singularName": "selfsubjectreview", "namespaced": false,
+                           "kind": "SelfSubjectReview", "verbs": ["create"]}]
+        });
+        assert_eq!(document("/apis/authentication.k8s.io/v1"), Some(want_authn));
+        let want_authz = json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authorization.k8s.io/v1",
+            "resources": [{"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
+                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}]
+        });
+        assert_eq!(document("/apis/authorization.k8s.io/v1"), Some(want_authz));
+        let want_leases = json!({
+            "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "coordination.k8s.io/v1",
+            "resources": [{"name": "leases", "singularName": "lease", "namespaced": true, "kind": "Lease",
+                           "verbs": ["create", "delete", "get", "list", "patch", "update"]}]
+        });
+        assert_eq!(document("/apis/coordination.k8s.io/v1"), Some(want_leases));
+        assert_eq!(document("/apis/nothing"), None);
+    }
+}

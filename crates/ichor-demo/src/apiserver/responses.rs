@@ -1,0 +1,115 @@
+//! What the API answers: Kubernetes `Status` failure bodies, the common failures, and JSON
+//! responses.
+
+use super::routing::Target;
+use bytes::Bytes;
+use http_body_util::Full;
+use serde_json::{Value, json};
+
+/// A refused request: the HTTP status and its `Status` body.
+pub(crate) type Failure = (u16, Value);
+
+/// A response body: a JSON value, or JSON already encoded.
+pub(crate) enum Reply {
+    Json(Value),
+    Raw(Vec<u8>),
+}
+
+/// A list response that borrows its items from the store.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListOut<'a> {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) metadata: Value,
+    pub(crate) items: Vec<&'a Value>,
+}
+
+/// A Kubernetes `Status` failure body.
+pub(crate) fn status_body(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut v = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let (Some(d), Value::Object(m)) = (details, &mut v) {
+        m.insert("details".into(), d);
+    }
+    v
+}
+
+/// A failure with a `Status` body.
+pub(crate) fn fail(code: u16, reason: &str, message: impl Into<String>) -> Failure {
+    (code, status_body(code, reason, &message.into(), None))
+}
+
+/// A path that names nothing the API serves.
+pub(crate) fn not_found() -> Failure {
+    fail(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
+}
+
+/// A named object that is not stored.
+pub(crate) fn object_not_found(t: &Target) -> Failure {
+    let name = t.name();
+    let details = json!({"name": name, "group": t.rt.group, "kind": t.rt.plural});
+    let message = format!("{} {name:?} not found", t.qualified());
+    (404, status_body(404, "NotFound", &message, Some(details)))
+}
+
+/// A write against a resourceVersion that is no longer the stored one.
+pub(crate) fn conflict(t: &Target) -> Failure {
+    fail(
+        409,
+        "Conflict",
+        format!(
+            "Operation cannot be fulfilled on {} {:?}: the object has been modified; please apply your changes to the latest version and try again",
+            t.qualified(),
+            t.name()
+        ),
+    )
+}
+
+/// A uid or resourceVersion precondition that the stored object does not meet.
+pub(crate) fn precondition_failed(field: &str, want: &str, have: &str) -> Failure {
+    fail(
+        409,
+        "Conflict",
+        format!(
+            "Precondition failed: {field} in precondition: {want}, {field} in object meta: {have}"
+        ),
+    )
+}
+
+/// A request body as JSON.
+pub(crate) fn parse_body(body: &Bytes) -> Result<Value, Failure> {
+    serde_json::from_slice(body).map_err(|e| {
+        fail(
+            400,
+            "BadRequest",
+            format!("the body of the request could not be decoded: {e}"),
+        )
+    })
+}
+
+pub(crate) fn json_response(code: u16, body: &Value) -> http::Response<Full<Bytes>> {
+    raw_response(code, serde_json::to_vec(body).unwrap_or_default())
+}
+
+pub(crate) fn raw_response(code: u16, bytes: Vec<u8>) -> http::Response<Full<Bytes>> {
+    let mut resp = http::Response::new(Full::new(Bytes::from(bytes)));
+    *resp.status_mut() =
+        http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    resp
+}

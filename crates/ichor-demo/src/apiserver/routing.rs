@@ -1,0 +1,323 @@
+//! From a request to an answer: the path names a target, the method and the query a verb; the
+//! requester is authenticated, the verb authorised by RBAC, then carried out on the store.
+
+use super::auth::{AuthConfig, Identity};
+use super::authn::{self, Review};
+use super::kinds::{ResourceType, resource};
+use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
+use super::selector::LabelSelector;
+use super::{ApiState, EmbeddedApi, discovery, table};
+use bytes::Bytes;
+use http::{Method, Request};
+use serde_json::{Value, json};
+
+/// What a request names, once its path is understood.
+pub(crate) struct Target {
+    pub(crate) rt: ResourceType,
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: Option<String>,
+    /// The status subresource.
+    pub(crate) status: bool,
+}
+
+impl Target {
+    /// The object's name (empty for a collection).
+    pub(crate) fn name(&self) -> String {
+        self.name.clone().unwrap_or_default()
+    }
+
+    /// The resource as RBAC, fault rules and the write log name it: `plural`, or
+    /// `plural/status` for the subresource.
+    pub(crate) fn resource(&self) -> String {
+        if self.status {
+            format!("{}/status", self.rt.plural)
+        } else {
+            self.rt.plural.to_string()
+        }
+    }
+
+    /// `plural.group`, as messages name the kind.
+    pub(crate) fn qualified(&self) -> String {
+        format!("{}.{}", self.rt.plural, self.rt.group)
+    }
+}
+
+/// The target of a resource path: `/apis/{group}/{version}[/namespaces/{ns}]/{plural}` with an
+/// optional `/{name}` and `/{name}/status` (names only within a namespace).
+pub(crate) fn parse_path(path: &str) -> Result<Target, Failure> {
+    let rest = path.strip_prefix("/apis/").ok_or_else(not_found)?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    let [group, version, parts @ ..] = parts.as_slice() else {
+        return Err(not_found());
+    };
+    let (namespace, rest) = match parts {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some(ns.to_string()), rest),
+        rest => (None, rest),
+    };
+    let (plural, name, status) = match rest {
+        [plural] => (*plural, None, false),
+        [plural, name] if namespace.is_some() => (*plural, Some(name.to_string()), false),
+        [plural, name, "status"] if namespace.is_some() => (*plural, Some(name.to_string()), true),
+        _ => return Err(not_found()),
+    };
+    let rt = resource(group, version, plural).ok_or_else(not_found)?;
+    if status && !rt.has_status {
+        return Err(not_found());
+    }
+    Ok(Target {
+        rt,
+        namespace,
+        name,
+        status,
+    })
+}
+
+/// A query string, decoded (`+` and `%XX`).
+pub(crate) struct Query(Vec<(String, String)>);
+
+impl Query {
+    pub(crate) fn parse(query: Option<&str>) -> Query {
+        Query(
+            form_urlencoded::parse(query.unwrap_or("").as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+
+    /// The first value of `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `?dryRun=All`: everything is checked, nothing is stored.
+    pub(crate) fn dry_run(&self) -> bool {
+        self.get("dryRun") == Some("All")
+    }
+}
+
+/// What a request does to its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+}
+
+impl Verb {
+    /// The verb of a method on a named object or a collection; 405 for the other pairs.
+    fn of(method: &Method, named: bool, query: &Query) -> Result<Verb, Failure> {
+        Ok(match (method, named) {
+            (&Method::GET, true) => Verb::Get,
+            (&Method::GET, false) if query.get("watch") == Some("true") => Verb::Watch,
+            (&Method::GET, false) => Verb::List,
+            (&Method::POST, false) => Verb::Create,
+            (&Method::PUT, true) => Verb::Update,
+            (&Method::PATCH, true) => Verb::Patch,
+            (&Method::DELETE, true) => Verb::Delete,
+            _ => {
+                return Err(fail(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                ));
+            }
+        })
+    }
+
+    /// The verb as RBAC names it.
+    fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+        }
+    }
+}
+
+/// One request to a resource: what it names, who makes it, and how.
+struct Call<'a> {
+    target: Target,
+    who: Identity,
+    query: Query,
+    req: &'a Request<Bytes>,
+}
+
+impl Call<'_> {
+    fn header(&self, name: http::header::HeaderName) -> Option<&str> {
+        self.req.headers().get(name).and_then(|v| v.to_str().ok())
+    }
+
+    fn body(&self) -> Result<Value, Failure> {
+        parse_body(self.req.body())
+    }
+
+    /// kubectl's default output asks for a server-side Table.
+    fn wants_table(&self) -> bool {
+        table::wants_table(self.header(http::header::ACCEPT))
+    }
+}
+
+impl EmbeddedApi {
+    /// The answer to one request (its body read): a discovery document, a review, or a verb on
+    /// a resource.
+    pub(crate) fn answer(&self, req: &Request<Bytes>) -> Result<(u16, Reply), Failure> {
+        let path = req.uri().path().trim_end_matches('/');
+        if let Some(doc) = discovery::document(path) {
+            return Ok((200, Reply::Json(doc)));
+        }
+        let mut st = self.lock();
+        let who = authn::authenticate(&st.auth, req)?;
+        if req.method() == Method::POST
+            && let Some(review) = Review::at(path)
+        {
+            return review
+                .answer(&st.auth, &who, req.body())
+                .map(|(code, v)| (code, Reply::Json(v)));
+        }
+        let query = Query::parse(req.uri().query());
+        let target = parse_path(path)?;
+        let verb = Verb::of(req.method(), target.name.is_some(), &query)?;
+        authorize(&st.auth, &who, verb, &target)?;
+        let call = Call {
+            target,
+            who,
+            query,
+            req,
+        };
+        dispatch(&mut st, verb, &call)
+    }
+}
+
+/// 403 unless an RBAC rule lets `who` do `verb` on the target.
+fn authorize(auth: &AuthConfig, who: &Identity, verb: Verb, t: &Target) -> Result<(), Failure> {
+    let verb = verb.as_str();
+    if auth.allowed(who, verb, &t.resource(), t.namespace.as_deref()) {
+        return Ok(());
+    }
+    let what = match &t.name {
+        Some(n) => format!("{} {n:?}", t.qualified()),
+        None => t.qualified(),
+    };
+    let scope = match &t.namespace {
+        Some(ns) => format!("in the namespace {ns:?}"),
+        None => "at the cluster scope".to_string(),
+    };
+    let sub = if t.status {
+        " subresource \"status\""
+    } else {
+        ""
+    };
+    Err(fail(
+        403,
+        "Forbidden",
+        format!(
+            "{what} is forbidden: User {:?} cannot {verb} resource {:?}{sub} in API group {:?} {scope}",
+            who.user, t.rt.plural, t.rt.group
+        ),
+    ))
+}
+
+/// Carries an authorised verb out.
+fn dispatch(st: &mut ApiState, verb: Verb, call: &Call) -> Result<(u16, Reply), Failure> {
+    let (t, who, dry_run) = (&call.target, &call.who, call.query.dry_run());
+    let (code, obj) = match verb {
+        Verb::Get => return get(st, call),
+        Verb::List | Verb::Watch => return list(st, call),
+        Verb::Create => (201, st.create(t, call.body()?, who, dry_run)?),
+        Verb::Update => (200, st.update(t, call.body()?, who, dry_run, "update")?),
+        Verb::Patch => (200, patch(st, call)?),
+        Verb::Delete => (200, delete(st, call)?),
+    };
+    Ok((code, Reply::Json(obj)))
+}
+
+fn get(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
+    let obj = st.get(&call.target)?;
+    if !call.wants_table() {
+        return Ok((200, Reply::Json(obj)));
+    }
+    // kubectl's default output: the kind's columns, printed server-side.
+    let rv = st.resource_version.to_string();
+    let now = jiff::Timestamp::now();
+    let table = table::table(&call.target.rt, &[&obj], &rv, now);
+    Ok((200, Reply::Json(table)))
+}
+
+/// A list (a watch is answered as a list).
+fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
+    let selector = LabelSelector::parse(call.query.get("labelSelector").unwrap_or(""))
+        .map_err(|e| fail(400, "BadRequest", e))?;
+    let items = st.list_items(&call.target, &selector);
+    let rv = st.resource_version.to_string();
+    let rt = &call.target.rt;
+    if call.wants_table() {
+        let table = table::table(rt, &items, &rv, jiff::Timestamp::now());
+        return Ok((200, Reply::Json(table)));
+    }
+    // Serialised from the stored objects as they are: no copy of a large list.
+    let list = ListOut {
+        api_version: rt.api_version(),
+        kind: format!("{}List", rt.kind),
+        metadata: json!({"resourceVersion": rv}),
+        items,
+    };
+    let bytes = serde_json::to_vec(&list)
+        .map_err(|e| fail(500, "InternalError", format!("encoding the list: {e}")))?;
+    Ok((200, Reply::Raw(bytes)))
+}
+
+/// A JSON merge patch (the only patch type served).
+fn patch(st: &mut ApiState, call: &Call) -> Result<Value, Failure> {
+    let ct = call.header(http::header::CONTENT_TYPE).unwrap_or("");
+    if !ct.starts_with("application/merge-patch+json") {
+        return Err(fail(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got {ct:?})"
+            ),
+        ));
+    }
+    st.merge_patch(&call.target, &call.body()?, &call.who, call.query.dry_run())
+}
+
+/// A delete, with the DeleteOptions body's dry run and preconditions.
+fn delete(st: &mut ApiState, call: &Call) -> Result<Value, Failure> {
+    let options = if call.req.body().is_empty() {
+        Value::Null
+    } else {
+        call.body()?
+    };
+    let dry_run = call.query.dry_run()
+        || options
+            .get("dryRun")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v == "All"));
+    let pre = options.get("preconditions").cloned().unwrap_or(Value::Null);
+    st.delete(&call.target, &call.who, dry_run, &pre)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_decoding() {
+        let q = Query::parse(Some("labelSelector=a%3Db%2Cc+d&dryRun=All&watch"));
+        assert_eq!(q.get("labelSelector"), Some("a=b,c d"));
+        assert!(q.dry_run());
+        assert_eq!(q.get("watch"), Some(""));
+        assert_eq!(q.get("missing"), None);
+    }
+}

@@ -1,0 +1,232 @@
+//! `ichor-tui` itself: the dashboard on the backend the settings choose, in the terminal.
+
+use super::Cli;
+use super::settings::{Settings, Source};
+use anyhow::Context as _;
+
+/// A server URL as the status bar shows it: without any `user:password@` part.
+pub(super) fn sanitize_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if path.is_empty() {
+        format!("{scheme}://{host}")
+    } else {
+        format!("{scheme}://{host}/{path}")
+    }
+}
+
+/// Who the kubeconfig's credentials are, for the status bar; unknown if Kubernetes does not say
+/// within a few seconds (older clusters have no SelfSubjectReview).
+async fn who_am_i(service: &crate::service::OperationService) -> Option<String> {
+    let caller = crate::service::access::Caller::in_process();
+    match tokio::time::timeout(std::time::Duration::from_secs(3), service.who_am_i(&caller)).await {
+        Ok(Ok(user)) => Some(user),
+        Ok(Err(e)) => {
+            tracing::info!(error = %e, "could not learn who the kubeconfig's user is");
+            None
+        }
+        Err(_) => None,
+    }
+}
+
+/// The client the dashboard reaches its service with, and how the status bar names it.
+struct Connected {
+    client: std::sync::Arc<dyn crate::client::OperationClient>,
+    route: crate::app::state::Route,
+    namespace: String,
+    user: Option<String>,
+    /// The embedded cluster, kept running while the dashboard runs.
+    demo: Option<ichor_demo::demo::DemoCluster>,
+}
+
+/// The service in this process over `kube`, for the dashboard.
+async fn in_process(
+    kube: kube::Client,
+    backend: crate::client::Backend,
+    read_only: bool,
+) -> (crate::client::inprocess::InProcessClient, Option<String>) {
+    use crate::service::OperationService;
+    use crate::service::access::{Caller, KubeAccess};
+    let service = OperationService::new(KubeAccess::new(kube, "ichor-tui"));
+    let user = who_am_i(&service).await;
+    let client = crate::client::inprocess::InProcessClient::new(
+        service,
+        Caller::in_process(),
+        backend,
+        read_only,
+    );
+    (client, user)
+}
+
+/// ichor-ui through a tunnel, or the service in-process, over `kube` (the kubeconfig's
+/// credentials, whose token is forwarded to ichor-ui).
+async fn reach(
+    settings: &Settings,
+    kube: kube::Client,
+    token: Result<String, crate::client::tunnel::Fallback>,
+    context: &str,
+    namespace: &str,
+    kubeconfig_user: Option<String>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+) -> anyhow::Result<Connected> {
+    use crate::client::Backend;
+    use crate::client::retry::Retrying;
+    use std::sync::Arc;
+    let reached = super::reach::choose(&kube, token, settings, namespace, context).await?;
+    Ok(match reached {
+        super::reach::Reached::Tunnel(client, route) => Connected {
+            client: Arc::new(Retrying::new(*client, retry_tx)),
+            route,
+            namespace: namespace.to_string(),
+            user: None,
+            demo: None,
+        },
+        super::reach::Reached::InProcess(route) => {
+            let backend = Backend::InProcess {
+                context: context.to_string(),
+            };
+            let (mut client, user) = in_process(kube, backend, settings.read_only).await;
+            if let Some(u) = kubeconfig_user {
+                // Whose credentials a refusal concerns.
+                client = client.kubeconfig_user(u);
+            }
+            Connected {
+                client: Arc::new(Retrying::new(client, retry_tx)),
+                route,
+                namespace: namespace.to_string(),
+                user,
+                demo: None,
+            }
+        }
+    })
+}
+
+/// Reaches the service the settings chose. Every backend retries transient faults of reads and
+/// reports each wait on `retry_tx`.
+async fn connect(
+    cli: &Cli,
+    settings: &Settings,
+    source: Source,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+) -> anyhow::Result<Connected> {
+    use crate::app::state::Route;
+    use crate::client::retry::Retrying;
+    use std::sync::Arc;
+    match source {
+        Source::Demo => {
+            let d = super::demo::start(cli)?;
+            let namespace = settings
+                .namespace
+                .clone()
+                .unwrap_or_else(|| ichor_demo::demo::NAMESPACE.to_string());
+            let token = Ok(d.token().to_string());
+            let mut connected = reach(
+                settings,
+                d.kube(),
+                token,
+                "demo",
+                &namespace,
+                None,
+                retry_tx,
+            )
+            .await?;
+            connected.demo = Some(d.into_cluster());
+            Ok(connected)
+        }
+        Source::Remote(opts) => {
+            let url = sanitize_url(&opts.url);
+            let client = crate::client::remote::RemoteClient::new(opts)?;
+            let namespace = settings
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".to_string());
+            Ok(Connected {
+                client: Arc::new(Retrying::new(client, retry_tx)),
+                route: Route::Server { url },
+                namespace,
+                user: None,
+                demo: None,
+            })
+        }
+        Source::Kubeconfig { loaded, context } => {
+            let config = loaded.client_config(&context).await?;
+            let token = crate::client::tunnel::bearer_token(&config);
+            let (kube, ns) = loaded.client(&context).await?;
+            let namespace = settings.namespace.clone().unwrap_or(ns);
+            let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());
+            reach(
+                settings,
+                kube,
+                token,
+                &context,
+                &namespace,
+                Some(user),
+                retry_tx,
+            )
+            .await
+        }
+    }
+}
+
+/// Runs the dashboard until the user quits.
+pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
+    use crate::app::state::{Session, State};
+    use crate::runtime::{Clock, Runtime};
+    use std::io::IsTerminal as _;
+
+    let file = match (&cli.config, crate::config::FileConfig::default_path()) {
+        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
+        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
+        (None, None) => crate::config::FileConfig::default(),
+    };
+    let settings = Settings::resolve(
+        &cli,
+        &file,
+        |k| std::env::var(k).ok(),
+        std::io::stdout().is_terminal(),
+    )?;
+    let source = Source::choose(&cli, &settings)?;
+    // Nothing below runs without a terminal: crossterm would panic reading keys from a
+    // non-terminal, and raw mode means nothing there.
+    if let Some(why) = crate::terminal::missing_terminal(
+        std::io::stdin().is_terminal(),
+        std::io::stdout().is_terminal(),
+    ) {
+        eprintln!("{why}");
+        return Ok(std::process::ExitCode::from(2));
+    }
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    let connected = connect(&cli, &settings, source, retry_tx).await?;
+    let session = Session {
+        route: connected.route,
+        demo: cli.demo,
+        namespace: connected.namespace,
+        all_namespaces: settings.all_namespaces,
+        user: connected.user.or_else(|| connected.client.user()),
+        read_only: settings.read_only,
+        server_version: Default::default(),
+    };
+    let clock = Clock::new(jiff::Timestamp::now());
+    let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
+    let runtime = Runtime {
+        state,
+        client: connected.client,
+        texts: crate::i18n::Texts::new(settings.lang),
+        theme: settings.theme,
+        clock,
+    };
+    crate::terminal::install_panic_hook();
+    let input = crate::terminal::input().context("reading terminal input")?;
+    let mut tty = crate::terminal::enter().context("taking the terminal")?;
+    let _guard = crate::terminal::Guard;
+    let result = runtime
+        .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
+        .await;
+    crate::terminal::restore();
+    drop(connected.demo);
+    result?;
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -1,0 +1,363 @@
+//! Command-line arguments and logging set-up.
+
+mod dashboard;
+mod demo;
+mod reach;
+mod serve;
+mod settings;
+
+pub use dashboard::run_dashboard;
+pub use serve::run_serve;
+pub use settings::Settings;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+/// A terminal dashboard for TalosOperations: rolling Talos, Kubernetes and ichor upgrades,
+/// kube-proxy switches, shutdowns and CA rotations, followed machine by machine.
+///
+/// Settings come from these flags, then from ~/.config/ichor-tui/config.toml or the --config
+/// file (keys as the long flags: namespace, context, lang, color, read-only, …), then the
+/// defaults.
+#[derive(Debug, Parser)]
+#[command(name = "ichor-tui", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use (default: the current context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// The namespace to list (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// List operations in every namespace (adds the namespace column).
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+
+    /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`; https:// with TLS)
+    /// instead of running it in-process.
+    #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
+    pub server: Option<String>,
+    /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
+    /// proxies; the default) or gRPC (HTTP/2).
+    #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
+    pub protocol: Option<crate::client::remote::Protocol>,
+    /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
+    /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
+    /// or nothing) or in-process.
+    #[arg(long, global = true, value_enum, value_name = "BACKEND")]
+    pub backend: Option<BackendChoice>,
+    /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
+    #[arg(long, global = true, value_name = "NAMESPACE/SERVICE")]
+    pub ichor_ui: Option<String>,
+    /// The name of ichor-ui's Service port (default api).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub ichor_ui_port: Option<String>,
+    /// With --demo: no ichor-ui in the demo cluster, to see the in-process fallback.
+    #[arg(long, global = true)]
+    pub demo_without_ichor_ui: bool,
+
+    /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// Extra CA certificates (PEM) to trust for an https:// --server.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+
+    /// Language of the interface: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
+    #[arg(long, global = true, value_name = "LANG")]
+    pub lang: Option<String>,
+
+    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::config::ColorMode>,
+
+    /// Draw borders and bars with ASCII only (automatic when the locale is not UTF-8).
+    #[arg(long, global = true)]
+    pub ascii: bool,
+
+    /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
+    #[arg(long, global = true)]
+    pub read_only: bool,
+
+    /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
+    /// controller) instead of a real cluster.
+    #[arg(long, global = true)]
+    pub demo: bool,
+
+    /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
+    #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
+    pub demo_speed: f64,
+
+    /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+
+    /// The deadline of each call to --server, in seconds, from 1 to 3600.
+    #[arg(
+        long,
+        global = true,
+        default_value_t = 15,
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(CALL_TIMEOUT_SECONDS)
+    )]
+    pub call_timeout: u64,
+}
+
+/// The range of `--call-timeout`.
+pub const CALL_TIMEOUT_SECONDS: std::ops::RangeInclusive<u64> = 1..=3600;
+
+/// The range of `--demo-speed`.
+pub const DEMO_SPEED: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
+
+/// `--demo-speed`: a finite number in [`DEMO_SPEED`].
+fn demo_speed(s: &str) -> Result<f64, String> {
+    let (lo, hi) = (DEMO_SPEED.start(), DEMO_SPEED.end());
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a number (it must be in {lo}..={hi})"))?;
+    if !DEMO_SPEED.contains(&v) {
+        return Err(format!("{v} is not in {lo}..={hi}"));
+    }
+    Ok(v)
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the demo cluster's Kubernetes API over HTTP for kubectl (loopback only by default).
+    DemoCluster(DemoClusterArgs),
+    /// Serve OperationService and ClusterService over gRPC (with health and reflection), acting
+    /// as each caller whose bearer token Kubernetes accepts (TokenReview, then impersonation).
+    Serve(ServeArgs),
+}
+
+/// How the dashboard reaches OperationService when no server URL is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    /// ichor-ui through a tunnel when it answers, else in-process.
+    #[default]
+    Auto,
+    /// ichor-ui (through a tunnel), or an error saying why not.
+    Remote,
+    /// The service in this process, with the kubeconfig's credentials.
+    InProcess,
+}
+
+/// `ichor-tui serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on, e.g. 0.0.0.0:50051 (port 0 picks a free port; the address is
+    /// printed as "serving on ADDR").
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub listen: String,
+    /// TLS certificate chain (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Allow plaintext HTTP/2 on a non-loopback address (e.g. behind a TLS-terminating proxy).
+    #[arg(long)]
+    pub insecure_listen: bool,
+    /// Calls without a bearer token act as the server's own identity (actor "ichor-tui-server").
+    #[arg(long)]
+    pub allow_anonymous: bool,
+}
+
+/// `ichor-tui demo-cluster`.
+#[derive(Debug, Args)]
+pub struct DemoClusterArgs {
+    /// Address to listen on, e.g. 127.0.0.1:6443 (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: String,
+    /// Write a kubeconfig for the demo admin user to this file.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Allow a non-loopback listen address (the demo tokens are public).
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// Sends tracing to a file (never the terminal). Returns the guard that flushes it.
+pub fn init_logging(
+    file: Option<&Path>,
+) -> anyhow::Result<Option<tracing_appender::non_blocking::WorkerGuard>> {
+    let path = match file {
+        Some(p) => p.to_path_buf(),
+        None => dirs::state_dir()
+            .or_else(dirs::data_local_dir)
+            .unwrap_or_else(std::env::temp_dir)
+            .join("ichor-tui")
+            .join("ichor-tui.log"),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating log directory {}", dir.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening log file {}", path.display()))?;
+    let (writer, guard) = tracing_appender::non_blocking(file);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ICHOR_TUI_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .map_err(|e| anyhow::anyhow!("setting up logging: {e}"))?;
+    Ok(Some(guard))
+}
+
+/// The log filter unless `ICHOR_TUI_LOG` gives one. kube's client logs a whole response body
+/// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
+/// never decodes through that path for lists and gets (see `service::tolerant`) and says what
+/// it could not read itself, in a bounded line, so kube's own line is left out.
+pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
+
+#[cfg(test)]
+mod tests {
+    use super::{Cli, Settings};
+    use crate::config::FileConfig;
+    use crate::i18n::Lang;
+    use clap::Parser;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_config_file_which_wins_over_defaults() {
+        let file: FileConfig = toml::from_str(
+            "namespace = \"from-file\"\nlang = \"ja\"\ncolor = \"never\"\nread-only = true\n",
+        )
+        .unwrap();
+        let cli = Cli::parse_from(["ichor-tui", "-n", "from-flag", "--lang", "en"]);
+        let s = Settings::resolve(&cli, &file, env(&[("LANG", "en_US.UTF-8")]), true).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("from-flag"));
+        assert_eq!(s.lang, Lang::En);
+        assert!(
+            !s.theme.color,
+            "the file's colour setting applies when no flag is given"
+        );
+        assert!(s.read_only);
+        let cli = Cli::parse_from(["ichor-tui", "--color", "always"]);
+        let s = Settings::resolve(&cli, &file, env(&[("LANG", "en_US.UTF-8")]), false).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("from-file"));
+        assert_eq!(s.lang, Lang::Ja);
+        assert!(s.theme.color);
+        assert!(!s.theme.ascii);
+        let none = Settings::resolve(
+            &Cli::parse_from(["ichor-tui"]),
+            &FileConfig::default(),
+            env(&[("NO_COLOR", "1")]),
+            true,
+        )
+        .unwrap();
+        assert!(!none.theme.color, "NO_COLOR");
+        assert!(none.theme.ascii, "no UTF-8 locale: ASCII");
+        assert_eq!(none.lang, Lang::En);
+        let bad = Settings::resolve(
+            &Cli::parse_from(["ichor-tui", "--lang", "fr"]),
+            &FileConfig::default(),
+            env(&[]),
+            true,
+        );
+        assert!(bad.is_err());
+    }
+
+    /// The first line clap prints for `args`.
+    fn refusal(args: &[&str]) -> String {
+        let e = Cli::try_parse_from(std::iter::once("ichor-tui").chain(args.iter().copied()))
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{args:?}");
+        e.to_string().lines().next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn numeric_flags_out_of_range_are_refused_with_the_range() {
+        assert_eq!(
+            refusal(&["--demo-speed", "0"]),
+            "error: invalid value '0' for '--demo-speed <FACTOR>': 0 is not in 0.1..=1000"
+        );
+        assert_eq!(
+            refusal(&["--demo-speed", "NaN"]),
+            "error: invalid value 'NaN' for '--demo-speed <FACTOR>': NaN is not in 0.1..=1000"
+        );
+        assert_eq!(
+            refusal(&["--demo-speed", "fast"]),
+            "error: invalid value 'fast' for '--demo-speed <FACTOR>': not a number (it must be in 0.1..=1000)"
+        );
+        assert_eq!(
+            refusal(&["--call-timeout", "0"]),
+            "error: invalid value '0' for '--call-timeout <SECONDS>': 0 is not in 1..=3600"
+        );
+        assert_eq!(
+            refusal(&["serve", "--call-timeout", "86400"]),
+            "error: invalid value '86400' for '--call-timeout <SECONDS>': 86400 is not in 1..=3600"
+        );
+        let ok = Cli::parse_from(["ichor-tui", "--demo-speed", "0.1", "--call-timeout", "3600"]);
+        assert_eq!((ok.demo_speed, ok.call_timeout), (0.1, 3600));
+        let default = Cli::parse_from(["ichor-tui"]);
+        assert_eq!((default.demo_speed, default.call_timeout), (1.0, 15));
+    }
+
+    #[test]
+    fn the_config_file_fills_what_the_flags_leave() {
+        let file: FileConfig = toml::from_str("token-file = \"/t\"\nca-file = \"/ca\"\n").unwrap();
+        let s = Settings::resolve(&Cli::parse_from(["ichor-tui"]), &file, env(&[]), true).unwrap();
+        assert_eq!(
+            (s.token_file.unwrap(), s.ca_file.unwrap()),
+            ("/t".into(), "/ca".into())
+        );
+        let cli = Cli::parse_from(["ichor-tui", "--token-file", "/flag"]);
+        let s = Settings::resolve(&cli, &file, env(&[]), true).unwrap();
+        assert_eq!(s.token_file.unwrap(), std::path::PathBuf::from("/flag"));
+        let e = Settings::resolve(
+            &Cli::parse_from(["ichor-tui", "--lang", &"x".repeat(500)]),
+            &file,
+            env(&[]),
+            true,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(e.starts_with("--lang must be en or ja, not \"xxx"), "{e}");
+        assert!(e.len() < 100, "the input is not echoed whole: {e}");
+    }
+
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(
+            super::dashboard::sanitize_url("https://u:p@ichor.example:443/x"),
+            "https://ichor.example:443/x"
+        );
+        assert_eq!(
+            super::dashboard::sanitize_url("http://127.0.0.1:7443"),
+            "http://127.0.0.1:7443"
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Remote first, in-process as the fallback: with a kubeconfig and no server URL, the dashboard
+//! looks for the ichor-ui Service in the cluster, opens a port-forward to one of its ready pods
+//! with the user's own credentials and asks it a first question within a short deadline; when
+//! there is no ichor-ui, it is not ready, there is no token to forward, or it does not answer,
+//! the same service runs in this process, and the status bar says why.
+
+use super::BackendChoice;
+use super::settings::Settings;
+use crate::app::state::Route;
+use crate::client::OperationClient;
+use crate::client::remote::{RemoteClient, RemoteOptions};
+use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use std::time::Duration;
+
+/// How long the first question to ichor-ui may take before the dashboard falls back.
+pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
+
+/// The client through a tunnel to ichor-ui, checked to answer; or why not.
+pub(super) async fn tunnel(
+    kube: &kube::Client,
+    token: Result<String, Fallback>,
+    settings: &Settings,
+    namespace: &str,
+) -> Result<RemoteClient, Fallback> {
+    let token = token?;
+    let ui: &IchorUi = &settings.ichor_ui;
+    find(kube, ui).await?;
+    let mut opts = RemoteOptions::new(format!("http://{}.{}", ui.service, ui.namespace))
+        .with_protocol(settings.protocol);
+    opts.token = Some(token);
+    opts.read_only = settings.read_only;
+    let client = RemoteClient::through(opts, TunnelConnector::new(kube.clone(), ui.clone()))
+        .map_err(|e| Fallback::NotAnswering {
+            detail: crate::errors::one_line(&e),
+        })?;
+    // A first question: any answer of the service's own (even a refusal) means it is there.
+    match tokio::time::timeout(PROBE_DEADLINE, client.permissions(namespace)).await {
+        Ok(Ok(_)) => Ok(client),
+        Ok(Err(e)) if !e.code.is_transient() => Ok(client),
+        Ok(Err(e)) => Err(Fallback::NotAnswering {
+            detail: crate::text::truncate(&e.message, 200),
+        }),
+        Err(_) => Err(Fallback::NotAnswering {
+            detail: format!("no answer within {} s", PROBE_DEADLINE.as_secs()),
+        }),
+    }
+}
+
+/// What the choice comes to: ichor-ui through a tunnel, or the service in-process and why.
+pub(super) enum Reached {
+    Tunnel(Box<RemoteClient>, Route),
+    InProcess(Route),
+}
+
+/// Chooses between ichor-ui and the service in-process, as `--backend` says.
+pub(super) async fn choose(
+    kube: &kube::Client,
+    token: Result<String, Fallback>,
+    settings: &Settings,
+    namespace: &str,
+    context: &str,
+) -> anyhow::Result<Reached> {
+    let in_process = |why: Fallback| Route::InProcess {
+        context: context.to_string(),
+        why: Some(why),
+    };
+    if settings.backend == BackendChoice::InProcess {
+        return Ok(Reached::InProcess(in_process(Fallback::Chosen)));
+    }
+    match tunnel(kube, token, settings, namespace).await {
+        Ok(client) => {
+            let ui = &settings.ichor_ui;
+            let route = Route::Tunnel {
+                service: format!("{}/{}", ui.namespace, ui.service),
+            };
+            tracing::info!(service = %format!("{}/{}", ui.namespace, ui.service), "reaching ichor-ui through a tunnel");
+            Ok(Reached::Tunnel(Box::new(client), route))
+        }
+        Err(why) if settings.backend == BackendChoice::Remote => anyhow::bail!(
+            "--backend remote: ichor-ui ({}/{}) cannot be reached: {why:?}",
+            settings.ichor_ui.namespace,
+            settings.ichor_ui.service
+        ),
+        Err(why) => {
+            tracing::info!(reason = ?why, "ichor-ui not reached: the service runs in-process");
+            Ok(Reached::InProcess(in_process(why)))
+        }
+    }
+}

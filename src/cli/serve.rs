@@ -1,0 +1,66 @@
+//! `ichor-tui serve`: the server's Kubernetes client, then the server.
+
+use super::{Cli, ServeArgs};
+use anyhow::Context as _;
+use std::path::PathBuf;
+
+/// The server's Kubernetes client from the kubeconfig (`--kubeconfig`, `--context`), or, with
+/// neither, as kube infers it (`$KUBECONFIG` or `~/.kube/config`, else the in-cluster account).
+async fn serve_kube_client(
+    kubeconfig: Option<&PathBuf>,
+    context: Option<&str>,
+) -> anyhow::Result<kube::Client> {
+    let local = async {
+        let loaded = crate::kubeconfig::read(kubeconfig.map(PathBuf::as_path))?;
+        let context = loaded.context(context)?;
+        anyhow::Ok(loaded.client(&context).await?.0)
+    };
+    if kubeconfig.is_some() || context.is_some() {
+        return local.await;
+    }
+    // As kube's Config::infer, but through our kubeconfig reader: the local kubeconfig, else
+    // the pod's service account.
+    let local_error = match local.await {
+        Ok(client) => return Ok(client),
+        Err(e) => e,
+    };
+    let config = kube::Config::incluster().map_err(|in_cluster| {
+        anyhow::anyhow!(
+            "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
+            crate::errors::one_line(&local_error)
+        )
+    })?;
+    kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
+}
+
+/// `ichor-tui serve`: the server's Kubernetes client (the demo cluster's, or from the
+/// kubeconfig), then the server.
+pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(crate::server::TlsPem::read(cert, key)?),
+        (None, None) => None,
+        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+    };
+    let addr: std::net::SocketAddr = args.listen.parse().with_context(|| {
+        format!(
+            "parsing --listen {} (e.g. 127.0.0.1:50051)",
+            crate::errors::quoted(&args.listen)
+        )
+    })?;
+    crate::server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
+    let opts = crate::server::ListenOptions {
+        addr,
+        tls,
+        insecure_listen: args.insecure_listen,
+        allow_anonymous: args.allow_anonymous,
+    };
+    if cli.demo {
+        let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
+        let kube = demo
+            .api
+            .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN);
+        return crate::server::run(opts, kube).await;
+    }
+    let kube = serve_kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?;
+    crate::server::run(opts, kube).await
+}

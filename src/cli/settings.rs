@@ -1,0 +1,127 @@
+//! The settings in force (flags over the config file over the defaults) and where the
+//! dashboard's service is.
+
+use super::Cli;
+use std::path::PathBuf;
+
+/// The settings in force: flags over the config file over the defaults.
+pub struct Settings {
+    pub lang: crate::i18n::Lang,
+    pub theme: crate::views::widgets::Theme,
+    pub read_only: bool,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub context: Option<String>,
+    pub kubeconfig: Option<PathBuf>,
+    pub server: Option<String>,
+    pub protocol: crate::client::remote::Protocol,
+    pub backend: super::BackendChoice,
+    /// Where ichor-ui runs.
+    pub ichor_ui: crate::client::tunnel::IchorUi,
+    pub token_file: Option<PathBuf>,
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Resolves the settings from the flags, the config file and the environment.
+    pub fn resolve(
+        cli: &Cli,
+        file: &crate::config::FileConfig,
+        env: impl Fn(&str) -> Option<String>,
+        is_tty: bool,
+    ) -> anyhow::Result<Settings> {
+        use crate::config::{ColorMode, locale_is_utf8};
+        let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
+        // The file's lang was checked as it was read.
+        if let Some(l) = &cli.lang
+            && crate::i18n::Lang::parse(l).is_none()
+        {
+            anyhow::bail!("--lang must be en or ja, not {}", crate::errors::quoted(l));
+        }
+        let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
+        Ok(Settings {
+            lang: crate::i18n::Lang::choose(lang_flag.as_deref(), &env),
+            theme: crate::views::widgets::Theme {
+                color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
+                ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
+            },
+            read_only: cli.read_only || file.read_only.unwrap_or(false),
+            namespace: cli.namespace.clone().or_else(|| file.namespace.clone()),
+            all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),
+            context: cli.context.clone().or_else(|| file.context.clone()),
+            kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
+            server: cli.server.clone().or_else(|| file.server.clone()),
+            protocol: cli.protocol.or(file.protocol).unwrap_or_default(),
+            backend: cli.backend.or(file.backend).unwrap_or_default(),
+            ichor_ui: ichor_ui(
+                cli.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),
+                cli.ichor_ui_port
+                    .as_deref()
+                    .or(file.ichor_ui_port.as_deref()),
+            )?,
+            token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
+            ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
+        })
+    }
+}
+
+/// Where ichor-ui runs: `NAMESPACE/SERVICE` and a port name, each defaulted.
+fn ichor_ui(
+    at: Option<&str>,
+    port: Option<&str>,
+) -> anyhow::Result<crate::client::tunnel::IchorUi> {
+    let mut ui = crate::client::tunnel::IchorUi::default();
+    if let Some(at) = at {
+        let (ns, svc) = at.split_once('/').ok_or_else(|| {
+            anyhow::anyhow!(
+                "--ichor-ui must be NAMESPACE/SERVICE, not {}",
+                crate::errors::quoted(at)
+            )
+        })?;
+        ui.namespace = ns.to_string();
+        ui.service = svc.to_string();
+    }
+    if let Some(p) = port {
+        ui.port = p.to_string();
+    }
+    Ok(ui)
+}
+
+/// Where the dashboard's service is, with what local files said: decided before the terminal
+/// is checked, so a bad flag or file is said first, and before anything is contacted.
+pub(super) enum Source {
+    Demo,
+    Remote(crate::client::remote::RemoteOptions),
+    Kubeconfig {
+        loaded: crate::kubeconfig::Loaded,
+        context: String,
+    },
+}
+
+impl Source {
+    pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
+        use crate::client::remote::{RemoteOptions, TOKEN_ENV, load_token};
+        if cli.demo {
+            return Ok(Source::Demo);
+        }
+        if let Some(url) = &settings.server {
+            let mut opts = RemoteOptions::new(url.clone()).with_protocol(settings.protocol);
+            opts.token = load_token(
+                settings.token_file.as_deref(),
+                std::env::var(TOKEN_ENV).ok(),
+            )?;
+            opts.ca_pem = match &settings.ca_file {
+                Some(p) => Some(std::fs::read(p).map_err(|e| {
+                    anyhow::anyhow!("cannot read the CA file {}: {e}", p.display())
+                })?),
+                None => None,
+            };
+            opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
+            opts.read_only = settings.read_only;
+            return Ok(Source::Remote(opts));
+        }
+        let loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;
+        let context = loaded.context(settings.context.as_deref())?;
+        Ok(Source::Kubeconfig { loaded, context })
+    }
+}

@@ -1,0 +1,54 @@
+use super::*;
+use crate::model::Reason;
+
+#[test]
+fn the_token_comes_from_the_file_before_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, "from-file\n").unwrap();
+    assert_eq!(
+        load_token(Some(&file), Some("from-env".into())).unwrap(),
+        Some("from-file".into())
+    );
+    assert_eq!(
+        load_token(None, Some(" from-env ".into())).unwrap(),
+        Some("from-env".into())
+    );
+    assert_eq!(load_token(None, None).unwrap(), None);
+    std::fs::write(&file, "\n").unwrap();
+    let e = load_token(Some(&file), None).unwrap_err();
+    assert!(format!("{e:#}").contains("is empty"), "{e:#}");
+    let e = load_token(Some(&dir.path().join("missing")), None).unwrap_err();
+    assert!(format!("{e:#}").contains("reading the token file"), "{e:#}");
+}
+
+#[tokio::test]
+async fn bad_urls_are_refused_at_start() {
+    for url in ["ftp://x:1", "localhost:50051", "not a url"] {
+        assert!(RemoteClient::new(RemoteOptions::new(url)).is_err(), "{url}");
+    }
+    let mut o = RemoteOptions::new("http://127.0.0.1:1");
+    o.ca_pem = Some(b"x".to_vec());
+    assert!(RemoteClient::new(o).is_err());
+}
+
+#[tokio::test]
+async fn tokens_never_show_in_debug_output() {
+    let mut o = RemoteOptions::new("http://127.0.0.1:1");
+    o.token = Some("s3cret".into());
+    assert!(!format!("{o:?}").contains("s3cret"));
+    let c = RemoteClient::new(o).unwrap();
+    assert!(!format!("{c:?}").contains("s3cret"));
+}
+
+#[tokio::test]
+async fn read_only_refuses_writes_without_a_call() {
+    // Nothing listens on port 1: a call would fail Unavailable, not ReadOnly.
+    let mut o = RemoteOptions::new("http://127.0.0.1:1");
+    o.read_only = true;
+    let c = RemoteClient::new(o).unwrap();
+    let e = c.delete_operation("default", "x", None).await.unwrap_err();
+    assert_eq!(e.reason, Some(Reason::ReadOnly));
+    let e = c.list_operations(None).await.unwrap_err();
+    assert_eq!(e.code, Code::Unavailable);
+}

@@ -1,0 +1,374 @@
+//! The Connect protocol's unary calls (connectrpc.com/docs/protocol) in front of tonic's gRPC
+//! routes, on the same port: a request that is not gRPC or gRPC-Web (by its content type) is
+//! answered here, by the same handlers; every response names the server's version. The
+//! request's message is `application/proto` or `application/json` (the canonical proto3 JSON
+//! mapping, through the descriptors), and so is the answer; an error is JSON
+//! (`{"code","message","details"}`) with the `google.rpc.ErrorInfo` in its details.
+
+use super::handlers::Handlers;
+use crate::model::{ApiError, Code, Reason};
+use crate::wire::proto;
+use crate::wire::proto::cluster_service_server::ClusterService;
+use crate::wire::proto::operation_service_server::OperationService;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use prost_reflect::{DescriptorPool, DynamicMessage};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tonic::body::Body;
+
+/// The response header that names the server's version.
+pub const VERSION_HEADER: &str = crate::wire::version::HEADER;
+
+/// How a Connect message is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Codec {
+    Proto,
+    Json,
+}
+
+impl Codec {
+    fn content_type(self) -> &'static str {
+        match self {
+            Codec::Proto => "application/proto",
+            Codec::Json => "application/json",
+        }
+    }
+
+    /// The codec a Connect unary request's content type names; `None`: not one.
+    fn of(content_type: &str) -> Option<Codec> {
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        match essence {
+            "application/proto" => Some(Codec::Proto),
+            "application/json" => Some(Codec::Json),
+            _ => None,
+        }
+    }
+}
+
+/// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
+#[derive(Clone)]
+pub struct ConnectLayer {
+    handlers: Handlers,
+    pool: DescriptorPool,
+    max_request: usize,
+}
+
+impl ConnectLayer {
+    pub fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
+        let pool = DescriptorPool::decode(proto::FILE_DESCRIPTOR_SET)
+            .map_err(|e| anyhow::anyhow!("reading the API's descriptors: {e}"))?;
+        Ok(ConnectLayer {
+            handlers,
+            pool,
+            max_request,
+        })
+    }
+}
+
+impl<S> tower::Layer<S> for ConnectLayer {
+    type Service = Connect<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Connect {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The service the layer makes.
+#[derive(Clone)]
+pub struct Connect<S> {
+    inner: S,
+    layer: ConnectLayer,
+}
+
+fn is_grpc(req: &http::Request<Body>) -> bool {
+    req.headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/grpc"))
+}
+
+fn with_version<B>(mut resp: http::Response<B>) -> http::Response<B> {
+    resp.headers_mut().insert(
+        VERSION_HEADER,
+        http::HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+    );
+    resp
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S> tower::Service<http::Request<Body>> for Connect<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        if is_grpc(&req) {
+            let fut = self.inner.call(req);
+            return Box::pin(async move { fut.await.map(with_version) });
+        }
+        let layer = self.layer.clone();
+        Box::pin(async move {
+            let resp = match answer(&layer, req).await {
+                Ok(r) => r,
+                Err(never) => match never {},
+            };
+            Ok(with_version(resp))
+        })
+    }
+}
+
+/// A Connect error response.
+fn error_response(e: &ApiError) -> http::Response<Body> {
+    let status = http::StatusCode::from_u16(crate::wire::connect_http_status(e.code))
+        .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+    let mut resp = http::Response::new(Body::new(Full::new(Bytes::from(
+        crate::wire::connect_error_body(e),
+    ))));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+fn refused(code: Code, what: &str, message: String) -> ApiError {
+    let detail = message.clone();
+    ApiError::refused(
+        code,
+        Reason::Invalid,
+        &[("what", what), ("detail", &detail)],
+        message,
+    )
+}
+
+/// The request's codec, or the error response that refuses its method, content type or
+/// encoding.
+fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Body>>> {
+    if parts.method != http::Method::POST {
+        let mut resp = error_response(&refused(
+            Code::Unimplemented,
+            "method",
+            "the Connect protocol's unary calls are POSTs".into(),
+        ));
+        *resp.status_mut() = http::StatusCode::METHOD_NOT_ALLOWED;
+        return Err(Box::new(resp));
+    }
+    let content_type = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let Some(codec) = Codec::of(content_type) else {
+        let mut resp = error_response(&refused(
+            Code::Unimplemented,
+            "content-type",
+            format!(
+                "unsupported content type {}: application/proto or application/json (Connect), application/grpc or application/grpc-web",
+                crate::errors::quoted(content_type)
+            ),
+        ));
+        *resp.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        resp.headers_mut().insert(
+            "accept-post",
+            http::HeaderValue::from_static("application/proto, application/json"),
+        );
+        return Err(Box::new(resp));
+    };
+    if let Some(enc) = parts.headers.get(http::header::CONTENT_ENCODING)
+        && enc.as_bytes() != b"identity"
+    {
+        return Err(Box::new(error_response(&refused(
+            Code::Unimplemented,
+            "content-encoding",
+            "compressed requests are not accepted: send them uncompressed (identity)".into(),
+        ))));
+    }
+    Ok(codec)
+}
+
+/// Answers one Connect request (never fails: an error is a Connect error response).
+async fn answer(
+    layer: &ConnectLayer,
+    req: http::Request<Body>,
+) -> Result<http::Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let codec = match accepted(&parts) {
+        Ok(codec) => codec,
+        Err(resp) => return Ok(*resp),
+    };
+    let body = match Limited::new(body, layer.max_request).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => {
+            return Ok(error_response(&refused(
+                Code::InvalidArgument,
+                "size",
+                format!("the request is larger than {} bytes", layer.max_request),
+            )));
+        }
+    };
+    let deadline = parts
+        .headers
+        .get("connect-timeout-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis);
+    let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers.clone());
+    let call = dispatch(layer, parts.uri.path(), codec, body, metadata);
+    let result = match deadline {
+        Some(d) => tokio::time::timeout(d, call).await.unwrap_or_else(|_| {
+            Err(ApiError::new(
+                Code::DeadlineExceeded,
+                "the call's deadline (connect-timeout-ms) passed",
+            ))
+        }),
+        None => call.await,
+    };
+    Ok(match result {
+        Ok(bytes) => {
+            let mut resp = http::Response::new(Body::new(Full::new(bytes)));
+            resp.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static(codec.content_type()),
+            );
+            resp
+        }
+        Err(e) => error_response(&e),
+    })
+}
+
+/// A request message from its body.
+fn decode<M: prost::Message + Default>(
+    pool: &DescriptorPool,
+    name: &str,
+    codec: Codec,
+    body: Bytes,
+) -> Result<M, ApiError> {
+    let bad = |detail: String| {
+        refused(
+            Code::InvalidArgument,
+            "body",
+            format!(
+                "the request is not a {name}: {}",
+                crate::text::truncate(&detail, 120)
+            ),
+        )
+    };
+    match codec {
+        Codec::Proto => M::decode(body).map_err(|e| bad(e.to_string())),
+        Codec::Json => {
+            let desc = pool
+                .get_message_by_name(name)
+                .ok_or_else(|| bad("no such message".into()))?;
+            let mut de = serde_json::Deserializer::from_slice(&body);
+            let dynamic =
+                DynamicMessage::deserialize(desc, &mut de).map_err(|e| bad(e.to_string()))?;
+            de.end().map_err(|e| bad(e.to_string()))?;
+            dynamic.transcode_to::<M>().map_err(|e| bad(e.to_string()))
+        }
+    }
+}
+
+/// A response message as its body.
+fn encode<M: prost::Message>(
+    pool: &DescriptorPool,
+    name: &str,
+    codec: Codec,
+    msg: &M,
+) -> Result<Bytes, ApiError> {
+    let bytes = msg.encode_to_vec();
+    match codec {
+        Codec::Proto => Ok(Bytes::from(bytes)),
+        Codec::Json => {
+            let internal = |detail: String| {
+                ApiError::new(Code::Internal, format!("encoding {name}: {detail}"))
+            };
+            let desc = pool
+                .get_message_by_name(name)
+                .ok_or_else(|| internal("no such message".into()))?;
+            let dynamic = DynamicMessage::decode(desc, bytes.as_slice())
+                .map_err(|e| internal(e.to_string()))?;
+            serde_json::to_vec(&dynamic)
+                .map(Bytes::from)
+                .map_err(|e| internal(e.to_string()))
+        }
+    }
+}
+
+/// The calls: path → the handler's method, with the messages' full names for JSON.
+macro_rules! calls {
+    ($( $path:literal => $trait:ident :: $method:ident ($req:ident, $resp:ident) ),* $(,)?) => {
+        async fn dispatch(
+            layer: &ConnectLayer,
+            path: &str,
+            codec: Codec,
+            body: Bytes,
+            metadata: tonic::metadata::MetadataMap,
+        ) -> Result<Bytes, ApiError> {
+            match path {
+                $(
+                    $path => {
+                        let req: proto::$req = decode(
+                            &layer.pool,
+                            concat!("ichor.v1alpha1.", stringify!($req)),
+                            codec,
+                            body,
+                        )?;
+                        let request = tonic::Request::from_parts(
+                            metadata,
+                            tonic::Extensions::default(),
+                            req,
+                        );
+                        let resp = <Handlers as $trait>::$method(&layer.handlers, request)
+                            .await
+                            .map_err(|s| crate::wire::error_from_status(&s))?
+                            .into_inner();
+                        encode(
+                            &layer.pool,
+                            concat!("ichor.v1alpha1.", stringify!($resp)),
+                            codec,
+                            &resp,
+                        )
+                    }
+                )*
+                other => Err(refused(
+                    Code::Unimplemented,
+                    "path",
+                    format!("no call {}", crate::errors::quoted(other)),
+                )),
+            }
+        }
+    };
+}
+
+calls! {
+    "/ichor.v1alpha1.OperationService/ListOperations" => OperationService::list_operations(ListOperationsRequest, ListOperationsResponse),
+    "/ichor.v1alpha1.OperationService/GetOperation" => OperationService::get_operation(GetOperationRequest, GetOperationResponse),
+    "/ichor.v1alpha1.OperationService/PlanOperation" => OperationService::plan_operation(PlanOperationRequest, PlanOperationResponse),
+    "/ichor.v1alpha1.OperationService/CreateOperation" => OperationService::create_operation(CreateOperationRequest, CreateOperationResponse),
+    "/ichor.v1alpha1.OperationService/SetOperationPaused" => OperationService::set_operation_paused(SetOperationPausedRequest, SetOperationPausedResponse),
+    "/ichor.v1alpha1.OperationService/DeleteOperation" => OperationService::delete_operation(DeleteOperationRequest, DeleteOperationResponse),
+    "/ichor.v1alpha1.OperationService/GetPermissions" => OperationService::get_permissions(GetPermissionsRequest, GetPermissionsResponse),
+    "/ichor.v1alpha1.ClusterService/ListClusters" => ClusterService::list_clusters(ListClustersRequest, ListClustersResponse),
+    "/ichor.v1alpha1.ClusterService/GetCluster" => ClusterService::get_cluster(GetClusterRequest, GetClusterResponse),
+}

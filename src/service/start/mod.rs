@@ -1,0 +1,371 @@
+//! CreateOperation, in the ADR's order and bound to what was confirmed: the request id (a
+//! repeat returns the operation it made), every refusal of the plan on a fresh read, the plan the
+//! person reviewed (its fingerprint), a dry-run create as the caller, the cluster's start claim
+//! (a Lease, taken with the API server's optimistic concurrency so that of concurrent starts on
+//! one cluster exactly one goes on), the spec write preconditioned on the read the refusals were
+//! checked on, the create, and for kube-proxy switches the removal of the confirmation
+//! annotation. A conflict anywhere starts again from the read, re-checking everything.
+
+mod claim;
+mod spec;
+
+pub use claim::{claim_name, claim_of};
+
+use super::access::Caller;
+use super::{OperationService, World, convert, plan};
+use crate::model::{ApiError, Code, Created, OperationRequest, Plan, Reason};
+use ichor_resources::{OperationKind, TalosOperation, TalosOperationSpec, names};
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, PostParams};
+use spec::{annotation_left, half_failure, has_confirmation};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+fn request_id_of(op: &TalosOperation) -> Option<&str> {
+    op.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(names::REQUEST_ID))
+        .map(String::as_str)
+}
+
+/// Five characters as the API server's generateName makes them.
+fn name_suffix() -> String {
+    const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..5)
+        .map(|_| char::from(CHARS[fastrand::usize(..CHARS.len())]))
+        .collect()
+}
+
+/// The operation a start creates. Its name is chosen here, so the claim can name it.
+fn operation_object(plan: &Plan, actor: &str, request_id: &str) -> TalosOperation {
+    let name = format!("{}-{}-{}", plan.cluster, plan.kind.as_str(), name_suffix());
+    let mut op = TalosOperation::new(
+        &name,
+        TalosOperationSpec {
+            cluster: plan.cluster.clone(),
+            kind: plan.kind.as_str().to_string(),
+            max_unavailable: plan.max_unavailable,
+            paused: false,
+        },
+    );
+    op.metadata.namespace = Some(plan.namespace.clone());
+    let mut annotations = BTreeMap::from([
+        (names::ACTOR.to_string(), actor.to_string()),
+        (names::REQUEST_ID.to_string(), request_id.to_string()),
+    ]);
+    if !plan.target.is_empty() {
+        annotations.insert(convert::CURRENT.to_string(), plan.current.clone());
+        annotations.insert(convert::TARGET.to_string(), plan.target.clone());
+    }
+    op.metadata.annotations = Some(annotations);
+    op
+}
+
+fn is_conflict(e: &ApiError) -> bool {
+    matches!(e.code, Code::Aborted | Code::AlreadyExists)
+}
+
+/// What one pass of a start came to.
+enum Pass {
+    Done(Box<Created>),
+    /// Someone wrote first: read again and re-check everything.
+    Conflict(ApiError),
+}
+
+/// A conflict makes another pass; anything else ends the start.
+fn conflict_or(e: ApiError) -> Result<Pass, ApiError> {
+    if is_conflict(&e) {
+        Ok(Pass::Conflict(e))
+    } else {
+        Err(e)
+    }
+}
+
+/// What a start's checks on a fresh read decided.
+enum Decided {
+    /// The request id's operation exists: return it, write nothing.
+    Found(Box<Created>),
+    /// Go ahead with this plan.
+    Go(Box<Plan>),
+}
+
+impl OperationService {
+    /// CreateOperation. See the module's documentation for the order.
+    pub async fn create_operation(
+        &self,
+        caller: &Caller,
+        req: &OperationRequest,
+    ) -> Result<Created, ApiError> {
+        let checked = plan::check_request(req)?;
+        // check_request has checked the request id, if one was given.
+        let request_id = req
+            .request_id
+            .clone()
+            .unwrap_or_else(crate::model::new_request_id);
+        // The claim this start holds, once taken: given back if the start ends without an
+        // operation, so a rerun is not kept waiting.
+        let mut held = None;
+        let result = self
+            .start_passes(caller, req, &checked, &request_id, &mut held)
+            .await;
+        if result.is_err()
+            && let Some(lease) = held
+        {
+            self.release(caller, &req.namespace, &lease).await;
+        }
+        result
+    }
+
+    /// Passes over fresh reads until one is done or the conflicts are too many.
+    async fn start_passes(
+        &self,
+        caller: &Caller,
+        req: &OperationRequest,
+        checked: &plan::Checked,
+        request_id: &str,
+        held: &mut Option<Lease>,
+    ) -> Result<Created, ApiError> {
+        let mut last = None;
+        for _ in 0..super::CONFLICT_RETRIES {
+            let world = self
+                .read_world(
+                    caller,
+                    &req.namespace,
+                    req.cluster.as_deref(),
+                    checked.kind,
+                    true,
+                )
+                .await?;
+            match self
+                .start_pass(caller, req, checked, request_id, &world, held)
+                .await?
+            {
+                Pass::Done(created) => return Ok(*created),
+                Pass::Conflict(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "starting: conflict")))
+    }
+
+    /// One pass over a fresh read: decide, dry runs, claim, spec, create.
+    async fn start_pass(
+        &self,
+        caller: &Caller,
+        req: &OperationRequest,
+        checked: &plan::Checked,
+        request_id: &str,
+        world: &World,
+        held: &mut Option<Lease>,
+    ) -> Result<Pass, ApiError> {
+        let ns = req.namespace.as_str();
+        let plan = match decide(req, checked, request_id, world)? {
+            Decided::Found(created) => return Ok(Pass::Done(created)),
+            Decided::Go(plan) => plan,
+        };
+        let actor = self.access.actor(caller);
+        let op = operation_object(&plan, &actor, request_id);
+        let op_name = op.metadata.name.clone().unwrap_or_default();
+        if let Err(e) = self.dry_runs(caller, ns, &plan, &op, world).await {
+            return conflict_or(e);
+        }
+        let claimed = self
+            .claim(
+                caller,
+                ns,
+                &plan.cluster,
+                world,
+                request_id,
+                &op_name,
+                &actor,
+            )
+            .await;
+        *held = match claimed {
+            Ok(lease) => Some(lease),
+            Err(e) => return conflict_or(e),
+        };
+        let since = Instant::now();
+        // A conflict: the claim stays ours (it names this request id); the next pass renews it.
+        let spec_written = match self.spec_step(caller, ns, &plan, world, since).await {
+            Ok(written) => written,
+            Err(e) => return conflict_or(e),
+        };
+        let confirmation_present = plan.kind == OperationKind::Cni
+            && (spec_written.is_some() || has_confirmation(&world.cluster));
+        let created = self
+            .create_step(caller, ns, &op, request_id, since, held)
+            .await;
+        let created = match created {
+            Ok(c) => c,
+            Err(e) => {
+                // Nothing will carry the confirmation out: take it back before answering.
+                let left = if confirmation_present {
+                    let removed = self.remove_confirmation(caller, ns, &plan.cluster).await;
+                    Some(removed.is_err())
+                } else {
+                    None
+                };
+                return Err(match &spec_written {
+                    Some(change) => half_failure(e, change, left),
+                    None => e,
+                });
+            }
+        };
+        let mut warnings = Vec::new();
+        if confirmation_present
+            && let Err(e) = self.remove_confirmation(caller, ns, &plan.cluster).await
+        {
+            warnings.push(annotation_left(&plan.cluster, &e));
+        }
+        Ok(Pass::Done(Box::new(Created {
+            operation: convert::operation(&created),
+            found: false,
+            spec_written,
+            warnings,
+        })))
+    }
+
+    /// The spec write of a start, if it makes one, on the object as the refusals read it.
+    async fn spec_step(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        plan: &Plan,
+        world: &World,
+        since: Instant,
+    ) -> Result<Option<crate::model::SpecChange>, ApiError> {
+        let Some(change) = &plan.spec_change else {
+            return Ok(None);
+        };
+        self.too_slow(since)?;
+        self.write_spec(caller, ns, plan.kind, change, world, false)
+            .await?;
+        Ok(Some(change.clone()))
+    }
+
+    /// The dry runs as the caller: the create, and the spec write. RBAC and admission refuse
+    /// before anything is written (a caller who may start operations but not edit clusters
+    /// changes nothing).
+    async fn dry_runs(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        plan: &Plan,
+        op: &TalosOperation,
+        world: &World,
+    ) -> Result<(), ApiError> {
+        let ops: Api<TalosOperation> = self.api(caller, Some(ns));
+        let dry = PostParams {
+            dry_run: true,
+            ..Default::default()
+        };
+        self.access
+            .call(
+                "checking that you may create the operation (dry run)",
+                ops.create(&dry, op),
+            )
+            .await?;
+        match &plan.spec_change {
+            Some(change) => {
+                self.write_spec(caller, ns, plan.kind, change, world, true)
+                    .await
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The create, read back when its answer is lost.
+    async fn create_step(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        op: &TalosOperation,
+        request_id: &str,
+        since: Instant,
+        held: &mut Option<Lease>,
+    ) -> Result<TalosOperation, ApiError> {
+        self.too_slow(since)?;
+        let ops: Api<TalosOperation> = self.api(caller, Some(ns));
+        let created = self
+            .access
+            .call(
+                "creating the operation",
+                ops.create(&PostParams::default(), op),
+            )
+            .await;
+        let e = match created {
+            Err(e) if e.code.is_transient() => e,
+            other => return other,
+        };
+        // An answer lost on the way back from the API server: the create may have happened.
+        let name = op.metadata.name.clone().unwrap_or_default();
+        match self.find_created(&ops, &name, request_id).await {
+            Ok(Some(found)) => Ok(found),
+            Ok(None) => Err(e),
+            // Unknown: say so (the client finds out by the request id); the claim stays, so no
+            // other start goes ahead while the operation may exist.
+            Err(_) => {
+                *held = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// The operation this start created, read back after its create got no answer.
+    async fn find_created(
+        &self,
+        ops: &Api<TalosOperation>,
+        name: &str,
+        request_id: &str,
+    ) -> Result<Option<TalosOperation>, ApiError> {
+        let found = self
+            .access
+            .call(
+                "checking whether the operation was created",
+                ops.get_opt(name),
+            )
+            .await?;
+        Ok(found.filter(|op| request_id_of(op) == Some(request_id)))
+    }
+}
+
+/// The checks of a pass on its fresh read: a repeat of a start that already created its
+/// operation, every refusal, and the plan the person reviewed.
+fn decide(
+    req: &OperationRequest,
+    checked: &plan::Checked,
+    request_id: &str,
+    world: &World,
+) -> Result<Decided, ApiError> {
+    if let Some(op) = world
+        .operations
+        .iter()
+        .find(|o| request_id_of(o) == Some(request_id))
+    {
+        return Ok(Decided::Found(Box::new(Created {
+            operation: convert::operation(op),
+            found: true,
+            spec_written: None,
+            warnings: Vec::new(),
+        })));
+    }
+    let plan = plan::compute(checked, &world.inputs(&req.namespace, Some(request_id)))?;
+    if let Some(refusal) = plan.blocked.clone() {
+        return Err(ApiError::from_refusal(refusal));
+    }
+    if let Some(confirmed) = &req.confirmed_plan
+        && *confirmed != plan.fingerprint
+    {
+        return Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::PlanChanged,
+            &[("cluster", &plan.cluster), ("kind", plan.kind.as_str())],
+            format!(
+                "the plan for this {} operation on cluster {} changed since it was reviewed: review it again",
+                plan.kind.as_str(),
+                plan.cluster
+            ),
+        ));
+    }
+    Ok(Decided::Go(Box::new(plan)))
+}
