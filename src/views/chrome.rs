@@ -214,7 +214,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
-        text.push(' ');
+        // The message brings its own space where its language puts one.
         text.push_str(&t.tr(
             "started-spec-written",
             &[

@@ -209,7 +209,11 @@ fn steps(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
             .first()
             .map(|m| role_word(t, &m.role))
             .unwrap_or_default();
-        let text = format!("{:>num_w$}. {} ({role})", i + 1, names.join(", "));
+        let step = t.tr(
+            "review-step",
+            &[("machines", &names.join(", ")), ("role", &role)],
+        );
+        let text = format!("{:>num_w$}. {step}", i + 1);
         for (j, l) in wrap(&text, w.saturating_sub(1 + num_w + 2))
             .into_iter()
             .enumerate()
@@ -233,7 +237,7 @@ fn steps(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
         )
     };
     let mut heading = Lines::new(w);
-    heading.push(format!("{} {range}", t.t("review-steps")), ctx.theme.bold());
+    heading.push(format!("{}{range}", t.t("review-steps")), ctx.theme.bold());
     let [head, list] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     heading.draw(head, buf);
     let [_, list] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(list);

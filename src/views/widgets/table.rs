@@ -271,6 +271,11 @@ impl<'a> ListTable<'a> {
             m[i].floor = m[i].floor.max(floor);
         }
         for (c, col) in m.iter_mut().zip(&self.columns) {
+            // A column that shows short forms under its full header is never narrower than
+            // the header: cut, `マシン` would read `マ…`.
+            if c.has_short && col.short_header.is_none() {
+                c.floor = c.floor.max(width(&col.header));
+            }
             c.floor = if col.whole {
                 c.natural
             } else {
