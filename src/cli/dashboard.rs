@@ -212,7 +212,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     };
     let clock = Clock::new(jiff::Timestamp::now());
     let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
-    let runtime = Runtime {
+    let mut runtime = Runtime {
         state,
         client: connected.client,
         texts: crate::i18n::Texts::new(settings.lang),
@@ -221,8 +221,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     };
     crate::terminal::install_panic_hook();
     let input = crate::terminal::input().context("reading terminal input")?;
-    let mut tty = crate::terminal::enter().context("taking the terminal")?;
+    let (mut tty, wide) =
+        crate::terminal::enter(settings.ambiguous_width).context("taking the terminal")?;
     let _guard = crate::terminal::Guard;
+    runtime.theme.wide_ambiguous = wide;
     let result = runtime
         .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
         .await;

@@ -45,7 +45,9 @@ pub const MIN_SIZE: (u16, u16) = (40, 12);
 /// Draws everything into `buf`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     render_frame(state, ctx, area, buf);
-    if ctx.theme.ascii {
+    if ctx.theme.wide_ambiguous {
+        ascii::unambiguous(buf, area);
+    } else if ctx.theme.ascii {
         ascii::asciify(buf, area);
     }
 }
