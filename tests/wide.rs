@@ -214,3 +214,25 @@ fn the_setting_wins_without_asking() {
     pty.send("q");
     assert_eq!(pty.wait_exit(), 0);
 }
+
+#[test]
+fn an_answer_that_comes_too_late_never_becomes_keys() {
+    let home = tempfile::tempdir().unwrap();
+    let late = std::time::Duration::from_millis(1500);
+    let mut pty = spawn(home.path(), Answers::Late(late), &[]);
+    pty.wait_text("オペレーション（7 件）");
+    // The filter takes every printable key as text: the late `ESC [ 1 ; 2 R` would show there.
+    pty.send("/");
+    std::thread::sleep(late);
+    pty.send("zz");
+    let screen = pty.wait_text("絞り込み: zz");
+    assert!(
+        !screen.contains("絞り込み: 1") && !screen.contains(";2R"),
+        "{screen}"
+    );
+    pty.send(pty::keys::ESC);
+    pty.wait_for("the filter to go", |s| !s.contains("絞り込み: zz"));
+    pty.send("q");
+    assert_eq!(pty.wait_exit(), 0);
+    assert!(decided(home.path()).contains("wide=false"));
+}

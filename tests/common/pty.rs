@@ -40,6 +40,8 @@ pub enum Answers {
     Wide,
     /// Never: a terminal that does not answer.
     Silent,
+    /// As a narrow one, but this long after the question (a slow link).
+    Late(Duration),
 }
 
 /// A running `ichor-tui` in a pty of a fixed size. Killed (by its pid) on drop unless it has
@@ -171,12 +173,22 @@ impl Pty {
                             let screen = s.parser.screen();
                             let (row, col) = screen.cursor_position();
                             let col = col + extra_columns(screen, answers, row, col);
-                            let reply = format!("\x1b[{};{}R", row + 1, col + 1);
-                            let mut w = answer.lock().unwrap();
-                            for _ in 0..queries {
+                            let reply = format!("\x1b[{};{}R", row + 1, col + 1).repeat(queries);
+                            let answer = answer.clone();
+                            let send = move || {
+                                let mut w = answer.lock().unwrap();
                                 let _ = w.write_all(reply.as_bytes());
+                                let _ = w.flush();
+                            };
+                            match answers {
+                                Answers::Late(after) => {
+                                    std::thread::spawn(move || {
+                                        std::thread::sleep(after);
+                                        send();
+                                    });
+                                }
+                                _ => send(),
                             }
-                            let _ = w.flush();
                             tail.clear();
                         }
                         let keep = tail.len().saturating_sub(3);
