@@ -117,8 +117,7 @@ impl EmbeddedApi {
         Ok(())
     }
 
-    /// A stored object as JSON (unit tests).
-    #[cfg(test)]
+    /// A stored object as JSON (demo data and unit tests).
     pub(crate) fn stored(&self, plural: &str, namespace: &str, name: &str) -> Option<Value> {
         self.lock()
             .objects

@@ -62,7 +62,8 @@ pub(crate) struct Change {
     /// resourceVersion).
     pub(crate) object: Bytes,
     pub(crate) now: Selectable,
-    /// For a modification, what selectors read of the version before it.
+    /// What selectors read of the version before it, when that differs from `now` (a
+    /// modification that moved the object across a selector).
     pub(crate) before: Option<Selectable>,
 }
 
@@ -191,6 +192,7 @@ impl History {
 
     /// Forgets every change up to `now`, as an etcd compaction does: a watch from an older
     /// version is too old.
+    #[cfg(any(test, feature = "faults"))]
     pub(crate) fn compact(&mut self, now: u64) {
         self.compacted = self.compacted.max(now);
         for ring in self.rings.values_mut() {

@@ -80,7 +80,8 @@ impl Hub {
     ) {
         let (plural, namespace, _) = key;
         let object = match serde_json::to_vec(obj) {
-            Ok(v) => Bytes::from(v),
+            // Kept exactly as long as it is: a growing Vec has up to twice its length.
+            Ok(v) => Bytes::from(v.into_boxed_slice()),
             Err(e) => {
                 tracing::warn!(error = %e, "a change that cannot be encoded is not recorded");
                 return;
@@ -90,13 +91,16 @@ impl Hub {
             labels: labels_of(o),
             fields: fields_of(plural, o),
         };
+        let now = selectable(obj);
+        // Kept only when a selector could see the change differently.
+        let before = before.map(selectable).filter(|b| *b != now);
         let change = Change {
             rv,
             kind,
             namespace: namespace.clone(),
             object,
-            now: selectable(obj),
-            before: before.map(selectable),
+            now,
+            before,
         };
         self.history.record(plural, change);
     }
