@@ -609,3 +609,51 @@ async fn events_are_served_as_events_k8s_io_and_by_field_selector() {
         other => panic!("expected 403, got {other:?}"),
     }
 }
+
+/// How many Events a rollout of each kind records on the demo's prod-eu (3 control planes, 12
+/// workers, one held): printed for the README, and checked against what each kind does.
+#[tokio::test]
+async fn events_per_rollout_in_the_demo() {
+    let api = EmbeddedApi::default();
+    let now: Timestamp = "2026-11-29T10:00:00Z".parse().unwrap();
+    ichor_demo::demo::seed(&api, now).unwrap();
+    let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let events: Api<Event> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let mut now = now;
+    // (kind, events: Started, a start and an end for each machine step, the CA passes, Completed)
+    let machines = 14; // 15, one held
+    for (kind, want) in [
+        ("kubernetes", 2 + 2 * machines),
+        ("talos", 2 + 2 * machines),
+        ("ichor", 2),
+        ("shutdown", 2 + 2 * (machines + 1)),
+        ("ca-rotation", 2 + 5 * 2 * (machines + 1) + 4 + 1),
+    ] {
+        let name = format!("prod-eu-{kind}-counted");
+        ops.create(&PostParams::default(), &op(&name, "prod-eu", kind, 1))
+            .await
+            .unwrap();
+        for _ in 0..2000 {
+            now += SignedDuration::from_secs(2);
+            ctrl.reconcile(now).await.unwrap();
+            let st = ops.get(&name).await.unwrap().status.unwrap_or_default();
+            if st.phase == "Completed" {
+                break;
+            }
+        }
+        let recorded = events
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|e| {
+                e.involved_object.name.as_deref() == Some(name.as_str())
+                    || e.related.as_ref().and_then(|r| r.name.as_deref()) == Some(name.as_str())
+            })
+            .count();
+        println!("events: a {kind} rollout of prod-eu records {recorded}");
+        assert_eq!(recorded, want, "{kind}");
+    }
+}

@@ -63,7 +63,7 @@ pub(crate) struct AuthConfig {
 ///
 /// Every human user below reads the ichor kinds and Leases (get, list, watch) in every
 /// namespace, finds ichor-ui and port-forwards to it in `ichor-system`; all but
-/// [`OPERATIONS_READER`] also read Events (what the controller records about operations and
+/// [`OPERATIONS_READER`](users::OPERATIONS_READER) also read Events (what the controller records about operations and
 /// machines).
 pub mod users {
     /// Cluster admin (group system:masters).

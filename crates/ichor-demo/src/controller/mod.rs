@@ -1,7 +1,7 @@
 //! The simulated ichor controller: carries operations out inside the embedded cluster the way
 //! the real controller does (cluster lock, machine order, steps, pause, failure, CA passes), so
 //! the demo and the tests have something real to follow; and records what it does as core
-//! Events, as a real controller does ([`notes`] says which, the recorder records them).
+//! Events, as a real controller does (`notes` says which, `recorder` records them).
 
 mod notes;
 mod progress;

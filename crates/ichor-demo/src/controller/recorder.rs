@@ -133,6 +133,8 @@ pub(crate) fn event(
         metadata: ObjectMeta {
             name: Some(name),
             namespace: Some(ns),
+            // The API server stamps its own on create; kept as it is for seeded Events.
+            creation_timestamp: Some(Time(now)),
             ..Default::default()
         },
         involved_object: involved,
