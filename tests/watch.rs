@@ -436,6 +436,11 @@ async fn the_kube_runtime_watcher_lists_then_follows_changes() {
     let before = api.request_count();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(api.request_count(), before);
+    assert_eq!(
+        api.request_count_of(users::ADMIN),
+        5,
+        "a create, the list, the watch, a create, a delete"
+    );
     assert_eq!(api.watch_count(), 1);
     drop(w);
     eventually("the watcher's watch ends with it", || {

@@ -63,6 +63,8 @@ struct ApiState {
     write_log: WriteLog,
     /// Requests served (every verb, refused ones included).
     requests: u64,
+    /// Authenticated requests by user (after impersonation): what each client costs.
+    requests_by: BTreeMap<String, u64>,
     forwards: portforward::Forwards,
     watches: watch::Hub,
 }
@@ -100,8 +102,16 @@ impl EmbeddedApi {
     }
 
     /// How many requests it has served (for measures of what a client costs the API server).
+    /// A watch counts once, when it starts; [`EmbeddedApi::watch_count`] counts the open ones.
     pub fn request_count(&self) -> u64 {
         self.lock().requests
+    }
+
+    /// How many authenticated requests `user` made (as whom they acted, after impersonation;
+    /// discovery documents and port-forwards are not counted): the simulated controller's
+    /// own polling, for one, apart from a dashboard's.
+    pub fn request_count_of(&self, user: &str) -> u64 {
+        self.lock().requests_by.get(user).copied().unwrap_or(0)
     }
 
     /// A kube client that authenticates with `token` (see [`auth::users`]).

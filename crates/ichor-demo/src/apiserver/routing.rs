@@ -201,6 +201,7 @@ impl EmbeddedApi {
             // A port-forward is an upgrade: the server takes those before they get here.
             return Err(portforward::upgrade_required());
         }
+        *st.requests_by.entry(who.user.clone()).or_default() += 1;
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
