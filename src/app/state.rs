@@ -123,6 +123,8 @@ pub struct Paging {
     pub next_page_token: Option<String>,
     /// How many operations match on the server, over every page.
     pub total: usize,
+    /// How many there are without a filter, as the last answer without one said.
+    pub unfiltered_total: usize,
     /// The next page was asked for and has not come.
     pub loading_more: bool,
 }
