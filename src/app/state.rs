@@ -420,6 +420,11 @@ pub struct State {
     /// The rows the views show at this size.
     pub viewport: Viewport,
     pub quit: bool,
+    /// Counts the updates that may have changed what is drawn: the runtime lays out a frame
+    /// only when it moved (or the clock, or the size, did). Time passing is not counted.
+    pub revision: u64,
+    /// Set by a handler that changed nothing drawn (a poll answered "unchanged").
+    pub quiet: bool,
 }
 
 impl State {
@@ -445,6 +450,8 @@ impl State {
             size: (80, 24),
             viewport: Viewport::default(),
             quit: false,
+            revision: 0,
+            quiet: false,
         }
     }
 

@@ -98,6 +98,7 @@ pub(super) fn on_page(
     result: Result<OperationPage, ApiError>,
 ) -> Vec<Effect> {
     if seq != state.seq {
+        state.quiet = true;
         return Vec::new();
     }
     if more {
@@ -122,6 +123,9 @@ pub(super) fn on_page(
         return append(state, page);
     }
     if page.unchanged && was_ok {
+        // Nothing drawn changes: "updated just now" still is (a poll is due well within the
+        // minute), and the clock's own changes are drawn when they come.
+        state.quiet = true;
         schedule_poll(state);
         return Vec::new();
     }

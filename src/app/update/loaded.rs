@@ -31,6 +31,8 @@ pub(super) fn on_operation(
     d.op.loading = false;
     match result {
         Ok(op) => {
+            // The same operation as on screen, with no error to clear: nothing drawn changes.
+            state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
             d.op.data = Some(op);
             d.op.error = None;
             state.last_ok = Some(state.now);

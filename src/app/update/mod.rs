@@ -34,8 +34,20 @@ pub fn start(state: &mut State) -> Vec<Effect> {
     effects
 }
 
-/// Applies one action: a dispatcher over small handlers.
+/// Applies one action: a dispatcher over small handlers. An update that may change what is
+/// drawn moves `state.revision`; a tick (time passing, a poll starting) and a handler that
+/// says it changed nothing do not.
 pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
+    state.quiet = matches!(action, Action::Tick);
+    let effects = dispatch(state, action);
+    if !state.quiet {
+        state.revision += 1;
+    }
+    state.quiet = false;
+    effects
+}
+
+fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => keys::on_key(state, key),
         Action::Resize(w, h) => {
