@@ -134,7 +134,10 @@ fn main() {
     // `--backend in-process` it runs the service in this process instead.
     for (label, extra) in [
         ("--demo, ichor-ui through a tunnel", &[][..]),
-        ("--demo --backend in-process", &["--backend", "in-process"][..]),
+        (
+            "--demo --backend in-process",
+            &["--backend", "in-process"][..],
+        ),
     ] {
         let (chrome, loaded): (Vec<Duration>, Vec<Duration>) =
             (0..runs).map(|_| startup(home.path(), extra)).unzip();

@@ -5,6 +5,7 @@
 pub mod inprocess;
 pub mod remote;
 pub mod retry;
+pub mod store;
 pub mod tunnel;
 
 use crate::model::{
