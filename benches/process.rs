@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
-/// Times from spawn to the first frame and to the loaded list.
-fn startup(home: &Path) -> (Duration, Duration) {
+/// Times from spawn to the first frame and to the loaded list, `--demo` with `extra` flags.
+fn startup(home: &Path, extra: &[&str]) -> (Duration, Duration) {
     let t = Instant::now();
-    let mut p = pty::Spawn::demo(Path::new(BIN), home).start();
+    let mut p = pty::Spawn::demo(Path::new(BIN), home).args(extra).start();
     let first = |s: &str| s.contains("ichor-tui ·") && s.contains("Operations");
     let chrome = loop {
         if first(&p.screen()) {
@@ -130,22 +130,32 @@ fn main() {
     }
     let home = tempfile::tempdir().expect("a temporary directory");
     let runs = 10;
-    let (chrome, loaded): (Vec<Duration>, Vec<Duration>) =
-        (0..runs).map(|_| startup(home.path())).unzip();
-    common::report(
-        "start: spawn to first frame (--demo, 100x30)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&chrome) / 1000.0
+    // `--demo` finds its ichor-ui and reaches it through a port-forward tunnel; with
+    // `--backend in-process` it runs the service in this process instead.
+    for (label, extra) in [
+        ("--demo, ichor-ui through a tunnel", &[][..]),
+        (
+            "--demo --backend in-process",
+            &["--backend", "in-process"][..],
         ),
-    );
-    common::report(
-        "start: spawn to first complete frame (list loaded)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&loaded) / 1000.0
-        ),
-    );
+    ] {
+        let (chrome, loaded): (Vec<Duration>, Vec<Duration>) =
+            (0..runs).map(|_| startup(home.path(), extra)).unzip();
+        common::report(
+            &format!("start: spawn to first frame ({label}, 100x30)"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&chrome) / 1000.0
+            ),
+        );
+        common::report(
+            &format!("start: spawn to first complete frame, list loaded ({label})"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&loaded) / 1000.0
+            ),
+        );
+    }
 
     let runs = 5;
     for (extra, remote) in [(0, false), (10_000, false), (0, true), (10_000, true)] {

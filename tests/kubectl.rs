@@ -742,3 +742,88 @@ fn kubectl_shows_the_controllers_events() {
         "{out}"
     );
 }
+
+/// `kubectl port-forward svc/ichor-ui` against `demo-cluster`, whose ichor-ui pod leads to an
+/// `ichor-tui serve` of that same cluster: the dashboard's own client, over Connect and over
+/// gRPC, lists the demo's operations through the port kubectl forwards.
+#[tokio::test]
+async fn a_call_through_kubectls_port_forward_lists_the_operations() {
+    use ichor_tui::client::OperationClient;
+    use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
+    if !kubectl_available() {
+        return;
+    }
+    // The port serve will listen on, named to demo-cluster first.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let target = format!("127.0.0.1:{port}");
+    let dc = start_with(&["--ichor-ui-forward", &target]);
+    // serve with the server's own identity against the demo cluster.
+    let admin = std::fs::read_to_string(&dc.kubeconfig).unwrap();
+    let server_kc = dc._dir.path().join("server-kubeconfig");
+    std::fs::write(
+        &server_kc,
+        admin.replace("demo-admin-token", "demo-server-token"),
+    )
+    .unwrap();
+    // Killed when the test ends, however it ends.
+    struct Killed(Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
+        .args(["serve", "--listen", &target, "--kubeconfig"])
+        .arg(&server_kc)
+        .arg("--log-file")
+        .arg(dc._dir.path().join("serve.log"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(serve.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let serve = Killed(serve);
+    assert_eq!(line.trim(), format!("serving on {target}"));
+    let mut pf = Command::new("kubectl")
+        .env("KUBECONFIG", &dc.kubeconfig)
+        .args([
+            "port-forward",
+            "-n",
+            "ichor-system",
+            "svc/ichor-ui",
+            "0:api",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(pf.stdout.take().unwrap());
+    let pf = Killed(pf);
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let local: u16 = line
+        .strip_prefix("Forwarding from 127.0.0.1:")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("kubectl printed {line:?}"));
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut sink);
+    });
+    for protocol in [Protocol::Connect, Protocol::Grpc] {
+        let mut o = RemoteOptions::new(format!("http://127.0.0.1:{local}")).with_protocol(protocol);
+        o.token = Some("demo-admin-token".into());
+        let client = RemoteClient::new(o).unwrap();
+        let ops = client.list_operations(Some("default")).await.unwrap();
+        assert_eq!(ops.len(), 7, "{protocol:?}");
+    }
+    drop(pf);
+    drop(serve);
+}

@@ -99,6 +99,81 @@ fn operations_list() {
     snap_styles("operations_list", &s);
 }
 
+/// The text of row `y` as a person reads it: a wide character once, not followed by the cell
+/// it covers.
+fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
+    let mut out = String::new();
+    let mut x = 0;
+    while x < buf.area.width {
+        let sym = buf[(x, y)].symbol();
+        out.push_str(sym);
+        x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
+    }
+    out
+}
+
+#[test]
+fn operations_list_at_200_columns_cuts_nothing() {
+    // 200 columns leave room for every column whole: nothing is cut while space is free (the
+    // kind's full words, every name, every actor), and the actor column takes what is left.
+    let s = loaded_list();
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&s, lang, 200, 50, Theme::default());
+        insta::assert_snapshot!(
+            format!("operations_list_{}_200x50", lang.code()),
+            term.backend()
+        );
+        let texts = ichor_tui::i18n::Texts::new(lang);
+        let buf = term.backend().buffer();
+        let rows: Vec<String> = (4..11).map(|y| row_text(buf, y)).collect();
+        for op in fixtures::list() {
+            let kind = texts.t(&format!("kind-{}", op.kind.unwrap().as_str()));
+            let whole = [&op.name, &kind, &op.cluster, op.actor.as_ref().unwrap()];
+            assert!(
+                rows.iter()
+                    .any(|row| whole.iter().all(|w| row.contains(w.as_str()))),
+                "{lang:?}: a row with {whole:?} whole in {rows:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_list_that_does_not_fit_says_how_many_more() {
+    // 63 operations in a list of 18 rows, scrolled down: the bottom border counts the rows
+    // above and below.
+    let ops: Vec<_> = (0..9)
+        .flat_map(|i| {
+            fixtures::list().into_iter().map(move |mut op| {
+                op.name = format!("{}-{i}", op.name);
+                op
+            })
+        })
+        .collect();
+    let mut s = fixtures::listed(ops);
+    for _ in 0..25 {
+        update(&mut s, Action::Key(Key::ch('j')));
+    }
+    crate::snap_all!("operations_overflow", &s);
+    let term = draw(&s, Lang::En, 80, 24, Theme::default());
+    let bottom = row_text(term.backend().buffer(), 22);
+    assert!(
+        bottom.contains("↑ 8 above · +37 more"),
+        "rows 9–26 of 63 shown: {bottom:?}"
+    );
+    // The keys of `?` on a terminal too short for them, even in two columns, are counted too.
+    update(&mut s, Action::Key(Key::ch('?')));
+    let term = draw(&s, Lang::En, 80, 12, Theme::default());
+    let rows: Vec<String> = (0..12)
+        .map(|y| row_text(term.backend().buffer(), y))
+        .collect();
+    assert!(
+        rows.iter().any(|r| r.contains("+4 more")),
+        "{}",
+        term.backend()
+    );
+}
+
 #[test]
 fn operations_all_namespaces() {
     let mut s = fixtures::state();

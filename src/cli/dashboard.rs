@@ -38,26 +38,30 @@ struct Connected {
     route: crate::app::state::Route,
     namespace: String,
     user: Option<String>,
-    /// The embedded cluster, kept running while the dashboard runs.
-    demo: Option<ichor_demo::demo::DemoCluster>,
+    /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
+    demo: Option<(ichor_demo::demo::DemoCluster, Option<super::demo::UiServer>)>,
 }
 
 /// The service in this process over `kube`, for the dashboard.
+/// The list's rows come from a watch of `scope` (`None`: every namespace) made with the same
+/// credentials.
 async fn in_process(
     kube: kube::Client,
     backend: crate::client::Backend,
     read_only: bool,
+    scope: Option<String>,
 ) -> (crate::client::inprocess::InProcessClient, Option<String>) {
     use crate::service::OperationService;
     use crate::service::access::{Caller, KubeAccess};
-    let service = OperationService::new(KubeAccess::new(kube, "ichor-tui"));
+    let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
     let client = crate::client::inprocess::InProcessClient::new(
         service,
         Caller::in_process(),
         backend,
         read_only,
-    );
+    )
+    .with_watch(kube, scope);
     (client, user)
 }
 
@@ -75,7 +79,8 @@ async fn reach(
     use crate::client::Backend;
     use crate::client::retry::Retrying;
     use std::sync::Arc;
-    let reached = super::reach::choose(&kube, token, settings, namespace, context).await?;
+    let options = super::reach::ReachOptions::of(settings);
+    let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
     Ok(match reached {
         super::reach::Reached::Tunnel(client, route) => Connected {
             client: Arc::new(Retrying::new(*client, retry_tx)),
@@ -88,7 +93,8 @@ async fn reach(
             let backend = Backend::InProcess {
                 context: context.to_string(),
             };
-            let (mut client, user) = in_process(kube, backend, settings.read_only).await;
+            let scope = (!settings.all_namespaces).then(|| namespace.to_string());
+            let (mut client, user) = in_process(kube, backend, settings.read_only, scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);
@@ -117,7 +123,7 @@ async fn connect(
     use std::sync::Arc;
     match source {
         Source::Demo => {
-            let d = super::demo::start(cli)?;
+            let d = super::demo::start(cli).await?;
             let namespace = settings
                 .namespace
                 .clone()
@@ -133,7 +139,7 @@ async fn connect(
                 retry_tx,
             )
             .await?;
-            connected.demo = Some(d.into_cluster());
+            connected.demo = Some(d.into_parts());
             Ok(connected)
         }
         Source::Remote(opts) => {

@@ -2,7 +2,7 @@
 
 mod dashboard;
 mod demo;
-mod reach;
+pub mod reach;
 mod serve;
 mod settings;
 

@@ -8,18 +8,38 @@ use super::BackendChoice;
 use super::settings::Settings;
 use crate::app::state::Route;
 use crate::client::OperationClient;
-use crate::client::remote::{RemoteClient, RemoteOptions};
+use crate::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
 use std::time::Duration;
+
+/// What the choice between ichor-ui and the service in-process depends on.
+#[derive(Clone, Debug)]
+pub struct ReachOptions {
+    pub backend: BackendChoice,
+    pub ichor_ui: IchorUi,
+    pub protocol: Protocol,
+    pub read_only: bool,
+}
+
+impl ReachOptions {
+    pub fn of(settings: &Settings) -> ReachOptions {
+        ReachOptions {
+            backend: settings.backend,
+            ichor_ui: settings.ichor_ui.clone(),
+            protocol: settings.protocol,
+            read_only: settings.read_only,
+        }
+    }
+}
 
 /// How long the first question to ichor-ui may take before the dashboard falls back.
 pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
 
 /// The client through a tunnel to ichor-ui, checked to answer; or why not.
-pub(super) async fn tunnel(
+pub async fn tunnel(
     kube: &kube::Client,
     token: Result<String, Fallback>,
-    settings: &Settings,
+    settings: &ReachOptions,
     namespace: &str,
 ) -> Result<RemoteClient, Fallback> {
     let token = token?;
@@ -47,16 +67,16 @@ pub(super) async fn tunnel(
 }
 
 /// What the choice comes to: ichor-ui through a tunnel, or the service in-process and why.
-pub(super) enum Reached {
+pub enum Reached {
     Tunnel(Box<RemoteClient>, Route),
     InProcess(Route),
 }
 
 /// Chooses between ichor-ui and the service in-process, as `--backend` says.
-pub(super) async fn choose(
+pub async fn choose(
     kube: &kube::Client,
     token: Result<String, Fallback>,
-    settings: &Settings,
+    settings: &ReachOptions,
     namespace: &str,
     context: &str,
 ) -> anyhow::Result<Reached> {
@@ -77,12 +97,12 @@ pub(super) async fn choose(
             Ok(Reached::Tunnel(Box::new(client), route))
         }
         Err(why) if settings.backend == BackendChoice::Remote => anyhow::bail!(
-            "--backend remote: ichor-ui ({}/{}) cannot be reached: {why:?}",
+            "--backend remote: ichor-ui ({}/{}) cannot be reached: {why}",
             settings.ichor_ui.namespace,
             settings.ichor_ui.service
         ),
         Err(why) => {
-            tracing::info!(reason = ?why, "ichor-ui not reached: the service runs in-process");
+            tracing::info!(reason = %why, "ichor-ui not reached: the service runs in-process");
             Ok(Reached::InProcess(in_process(why)))
         }
     }

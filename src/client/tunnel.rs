@@ -200,7 +200,7 @@ impl TunnelConnector {
     pub async fn open(&self) -> std::io::Result<TunnelIo> {
         let route = find(&self.kube, &self.ui)
             .await
-            .map_err(|f| std::io::Error::other(format!("ichor-ui: {f:?}")))?;
+            .map_err(|f| std::io::Error::other(format!("ichor-ui: {f}")))?;
         let pods: Api<Pod> = Api::namespaced(self.kube.clone(), &self.ui.namespace);
         let mut forwarder = pods
             .portforward(&route.pod, &[route.port])

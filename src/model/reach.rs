@@ -31,3 +31,23 @@ pub enum Fallback {
     /// The tunnel opened, but ichor-ui did not answer in time (or at all).
     NotAnswering { detail: String },
 }
+
+impl std::fmt::Display for Fallback {
+    /// In English, for logs and errors (the screens say it in the person's language).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::Chosen => write!(f, "the service in-process was chosen"),
+            Fallback::NotFound => write!(f, "there is no such Service"),
+            Fallback::NotReady => write!(f, "no pod of it is ready"),
+            Fallback::NoPort => write!(f, "it has no port of that name"),
+            Fallback::NoToken { how } => {
+                write!(
+                    f,
+                    "the kubeconfig's user has no bearer token to forward ({how})"
+                )
+            }
+            Fallback::Forbidden { detail } => write!(f, "Kubernetes refused: {detail}"),
+            Fallback::NotAnswering { detail } => write!(f, "it did not answer: {detail}"),
+        }
+    }
+}

@@ -26,6 +26,19 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
                 result,
             }
         }
+        Effect::ListEvents {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.list_operation_events(&namespace, &name).await;
+            Action::Events {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
         Effect::GetCluster {
             seq,
             purpose,

@@ -1,70 +1,20 @@
-//! The Operations screen: kind, cluster, state, progress, age and actor of each operation.
+//! The Operations screen: name, kind, cluster, state, progress, age and actor of each
+//! operation (and its namespace with `-A`).
 
-use super::text::{fit, fit_right, sanitize};
-use super::widgets::{
-    Ctx, bar, duration_text, error_text, kind_text, phase_view, progress_fraction,
-};
+use super::style::Ctx;
+use super::text::sanitize;
+use super::widgets::lines::{Lines, indented, message};
+use super::widgets::overlay::titled_block;
+use super::widgets::progress::fraction;
+use super::widgets::table::{Cell, Column, ListTable, Row, Window};
+use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
 use crate::app::state::{Input, State};
 use crate::model::Operation;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Color;
 use ratatui::widgets::Widget;
-
-struct Columns {
-    namespace: usize,
-    name: usize,
-    kind: usize,
-    cluster: usize,
-    state: usize,
-    bar: usize,
-    count: usize,
-    age: usize,
-    actor: usize,
-}
-
-fn columns(inner_w: usize, all_namespaces: bool) -> Columns {
-    let mut c = Columns {
-        namespace: if all_namespaces { 12 } else { 0 },
-        name: 0,
-        kind: 18,
-        cluster: 12,
-        state: 16,
-        bar: 8,
-        count: 5,
-        age: 5,
-        actor: 0,
-    };
-    let fixed = |c: &Columns| {
-        2 + [
-            c.namespace,
-            c.name,
-            c.kind,
-            c.cluster,
-            c.state,
-            c.bar + 1 + c.count,
-            c.age,
-        ]
-        .iter()
-        .filter(|w| **w > 0)
-        .map(|w| w + 1)
-        .sum::<usize>()
-    };
-    if inner_w >= 120 {
-        c.name = 28;
-        c.cluster = 14;
-        c.bar = 16;
-    }
-    if fixed(&c) + 8 > inner_w {
-        c.kind = 14;
-        c.state = 16;
-        c.cluster = 10;
-        c.bar = 4;
-    }
-    c.actor = inner_w.saturating_sub(fixed(&c));
-    c
-}
 
 /// The creation times whose ages are on screen (for the clock).
 pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
@@ -79,63 +29,131 @@ pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
         .filter_map(move |&i| ops.get(i).and_then(|o| o.created_at))
 }
 
-fn cells(c: &Columns, cells: [&str; 9]) -> String {
-    let widths = [
-        c.namespace,
-        c.name,
-        c.kind,
-        c.cluster,
-        c.state,
-        c.bar,
-        c.count,
-        c.age,
-        c.actor,
-    ];
-    widths
-        .iter()
-        .zip(cells)
-        .enumerate()
-        .filter(|(_, (w, _))| **w > 0)
-        .map(|(i, (w, s))| {
-            if i == 6 || i == 7 {
-                fit_right(s, *w)
-            } else {
-                fit(s, *w)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The header row: the progress title spans the bar and the count.
-fn header(c: &Columns, t: &crate::i18n::Texts) -> String {
-    let progress = fit(&t.t("col-progress"), c.bar + 1 + c.count);
-    let mut parts = Vec::new();
-    for (w, id) in [
-        (c.namespace, "col-namespace"),
-        (c.name, "col-name"),
-        (c.kind, "col-kind"),
-        (c.cluster, "col-cluster"),
-        (c.state, "col-state"),
-    ] {
-        if w > 0 {
-            parts.push(fit(&t.t(id), w));
-        }
+/// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first,
+/// then the kind to its short words, then the name (cut in the middle: operations differ at the
+/// end of their names); the state and the age are shown whole. Columns are hidden only when
+/// even that does not fit (40 columns): the name and the state are the last.
+fn columns(ctx: &Ctx<'_>, all_namespaces: bool) -> Vec<Column> {
+    let t = ctx.texts;
+    let mut cols = Vec::new();
+    if all_namespaces {
+        cols.push(Column::new(t.t("col-namespace")).min(8).shrink(4).hide(3));
     }
-    parts.push(progress);
-    parts.push(fit_right(&t.t("col-age"), c.age));
-    parts.push(fit(&t.t("col-actor"), c.actor));
-    parts.join(" ")
+    cols.extend([
+        Column::new(t.t("col-name")).min(12).shrink(3).hide(7),
+        Column::new(t.t("col-kind")).shrink(2).hide(5),
+        Column::new(t.t("col-cluster")).min(8).shrink(5).hide(4),
+        Column::new(t.t("col-state")).whole().shrink(6).hide(6),
+        Column::new(t.t("col-progress")).shrink(1).hide(1),
+        Column::new(t.t("col-age"))
+            .right()
+            .whole()
+            .shrink(7)
+            .hide(2),
+        Column::new(t.t("col-actor"))
+            .min(8)
+            .fill()
+            .shrink(0)
+            .hide(0),
+    ]);
+    cols
 }
 
 /// Draws the list into `area`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let ops = &state.ops;
+    let mut block = titled_block(title(state, ctx));
+    let inner = block.inner(area);
+    let [header, rows_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);
+    let Some(all) = ops.all.data.as_ref() else {
+        block.render(area, buf);
+        ListTable::new(
+            columns(ctx, state.session.all_namespaces),
+            Vec::new(),
+            &ctx.theme,
+        )
+        .selected(None)
+        .render(header, buf);
+        let msg = match &ops.all.error {
+            Some(e) => error_text(t, e),
+            None => t.t("loading"),
+        };
+        message(&msg, Default::default(), rows_area, buf);
+        return;
+    };
+    let mut height = usize::from(rows_area.height);
+    if let Some(e) = &ops.all.error {
+        // Keep the last data on screen and say why it is not fresher.
+        height = height.saturating_sub(1);
+        let mut line = Lines::new(usize::from(rows_area.width.saturating_sub(1)));
+        line.push(
+            super::text::fit(&error_text(t, e), line.width),
+            ctx.theme.fg(Color::Red),
+        );
+        let [_, last] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)])
+            .areas(indented(rows_area));
+        line.draw(last, buf);
+    }
+    // The banner may take rows `update` counted as list rows: keep the selection in view.
+    let offset = ops
+        .list
+        .offset
+        .max((ops.list.selected + 1).saturating_sub(height));
+    let window = Window::new(ops.visible.len(), offset, height).with_unloaded(unloaded(state));
+    if let Some(more) = window.marker(t) {
+        block = block.title_bottom(more);
+    }
+    block.render(area, buf);
+    let rows: Vec<Row> = ops.visible[window.range()]
+        .iter()
+        .filter_map(|&i| all.get(i))
+        .map(|op| row(state, ctx, op))
+        .collect();
+    if rows.is_empty() {
+        empty(state, ctx, all.is_empty(), rows_area, buf);
+    }
+    let table_h = u16::try_from(rows.len()).unwrap_or(0).saturating_add(1);
+    let selected = (window.range().contains(&ops.list.selected))
+        .then(|| ops.list.selected - window.range().start);
+    ListTable::new(columns(ctx, state.session.all_namespaces), rows, &ctx.theme)
+        .selected(selected)
+        .render(
+            Rect {
+                height: table_h.min(inner.height),
+                ..inner
+            },
+            buf,
+        );
+}
+
+/// Whether the rows held are the server's answer to the filter as typed now.
+fn answered_for_filter(state: &State) -> bool {
+    state.ops.paging.asked.1 == state.ops.filter
+}
+
+/// The rows the server has after the last one held, for the filter as typed now.
+fn unloaded(state: &State) -> usize {
+    let ops = &state.ops;
+    match (answered_for_filter(state), ops.all.data.as_ref()) {
+        (true, Some(all)) => ops.paging.total.saturating_sub(all.len()),
+        _ => 0,
+    }
+}
+
+/// The title: how many operations (on the server, not only the rows held), and the filter
+/// when one is typed or kept.
+fn title(state: &State, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    let ops = &state.ops;
     let mut title = match ops.all.data.as_ref() {
         Some(all) => t.tn(
             "operations-title",
-            &[("n", fluent_bundle::FluentValue::from(all.len()))],
+            &[(
+                "n",
+                fluent_bundle::FluentValue::from(ops.paging.unfiltered_total.max(all.len())),
+            )],
         ),
         None => t.t("operations-title-loading"),
     };
@@ -149,166 +167,68 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             "operations-filter",
             &[
                 ("filter", &format!("{}{cursor}", sanitize(&ops.filter))),
-                ("n", &ops.visible.len().to_string()),
+                ("n", &(ops.visible.len() + unloaded(state)).to_string()),
             ],
         ));
     }
-    let block = super::body_block(ctx, title);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let w = usize::from(inner.width);
-    let c = columns(w, state.session.all_namespaces);
-    let rows_area = super::list_header(ctx, &header(&c, t), inner, buf);
-    let Some(all) = ops.all.data.as_ref() else {
-        let msg = match &ops.all.error {
-            Some(e) => error_text(t, e),
-            None => t.t("loading"),
-        };
-        for (i, l) in super::wrap(&msg, w.saturating_sub(2))
-            .iter()
-            .enumerate()
-            .take(usize::from(rows_area.height))
-        {
-            buf.set_stringn(
-                rows_area.x + 1,
-                rows_area.y + i as u16,
-                l,
-                w,
-                Style::default(),
-            );
-        }
-        return;
-    };
-    if ops.visible.is_empty() {
-        let msg = if all.is_empty() {
-            if state.session.all_namespaces {
-                t.t("operations-empty-all")
-            } else {
-                t.tr(
-                    "operations-empty",
-                    &[("ns", &sanitize(&state.session.namespace))],
-                )
-            }
-        } else {
-            t.t("operations-no-match")
-        };
-        buf.set_stringn(
-            rows_area.x + 1,
-            rows_area.y,
-            fit(&msg, w.saturating_sub(1)),
-            w,
-            ctx.theme.dim(),
-        );
-    }
-    let mut height = usize::from(rows_area.height);
-    if let Some(e) = &ops.all.error {
-        // Keep the last data on screen and say why it is not fresher.
-        height = height.saturating_sub(1);
-        let y = rows_area.y + rows_area.height.saturating_sub(1);
-        buf.set_stringn(
-            rows_area.x + 1,
-            y,
-            fit(&error_text(t, e), w.saturating_sub(1)),
-            w,
-            ctx.theme.fg(ratatui::style::Color::Red),
-        );
-    }
-    // The banner may take rows `update` counted as list rows: keep the selection in view.
-    let offset = ops
-        .list
-        .offset
-        .max((ops.list.selected + 1).saturating_sub(height));
-    for (row, &idx) in ops.visible.iter().enumerate().skip(offset).take(height) {
-        let Some(op) = all.get(idx) else { continue };
-        let y = rows_area.y + u16::try_from(row - offset).unwrap_or(0);
-        let selected = row == ops.list.selected;
-        draw_row(state, ctx, &c, op, selected, rows_area.x, y, w, buf);
-    }
+    title
 }
 
-#[allow(clippy::too_many_arguments)]
-fn draw_row(
-    state: &State,
-    ctx: &Ctx<'_>,
-    c: &Columns,
-    op: &Operation,
-    selected: bool,
-    x: u16,
-    y: u16,
-    w: usize,
-    buf: &mut Buffer,
-) {
+/// No operation to list: none at all, or none that the filter lets through.
+fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let msg = if !none_at_all {
+        t.t("operations-no-match")
+    } else if state.session.all_namespaces {
+        t.t("operations-empty-all")
+    } else {
+        t.tr(
+            "operations-empty",
+            &[("ns", &sanitize(&state.session.namespace))],
+        )
+    };
+    let area = indented(area);
+    let mut line = Lines::new(usize::from(area.width));
+    line.push(super::text::fit(&msg, line.width), ctx.theme.dim());
+    line.draw(area, buf);
+}
+
+/// One operation's row. An object that cannot be read: its kind and state say so, and the last
+/// column why.
+fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
     let t = ctx.texts;
     let age = op
         .created_at
         .map(|at| duration_text(t, state.now.duration_since(at)))
         .unwrap_or_default();
-    // An object that cannot be read: its kind and state say so, and the last column why.
-    let (state_text, state_style, line) = if let Some(why) = &op.unreadable {
-        let state_text = format!("⚠ {}", t.t("state-unreadable"));
-        let line = cells(
-            c,
-            [
-                &sanitize(&op.namespace),
-                &sanitize(&op.name),
-                &t.t("kind-unreadable"),
-                &sanitize(&op.cluster),
-                &state_text,
-                "",
-                "",
-                &age,
-                &sanitize(why),
-            ],
-        );
-        let style = ctx
-            .theme
-            .fg(ratatui::style::Color::Red)
-            .add_modifier(ratatui::style::Modifier::BOLD);
-        (state_text, style, line)
+    let mut cells = Vec::with_capacity(8);
+    if state.session.all_namespaces {
+        cells.push(Cell::new(sanitize(&op.namespace)));
+    }
+    cells.push(Cell::name(sanitize(&op.name)));
+    if let Some(why) = &op.unreadable {
+        cells.extend([
+            Cell::new(t.t("kind-unreadable")),
+            Cell::new(sanitize(&op.cluster)),
+            Cell::new(format!("⚠ {}", t.t("state-unreadable"))).style(ctx.theme.alarm()),
+            Cell::new(""),
+            Cell::new(age),
+            Cell::new(sanitize(why)),
+        ]);
     } else {
         let (state_text, state_style) = phase_view(t, &ctx.theme, op);
-        let (done, total) = op.progress();
-        let count = if total == 0 {
-            "—".to_string()
-        } else {
-            format!("{done}/{total}")
-        };
-        let kind = if c.name > 0 {
-            kind_text(t, op.kind, &op.kind_raw)
-        } else {
-            super::widgets::kind_short(t, op.kind, &op.kind_raw)
-        };
-        let line = cells(
-            c,
-            [
-                &sanitize(&op.namespace),
-                &sanitize(&op.name),
-                &kind,
-                &sanitize(&op.cluster),
-                &state_text,
-                &bar(progress_fraction(op), c.bar),
-                &count,
-                &age,
-                &sanitize(op.actor.as_deref().unwrap_or("")),
-            ],
-        );
-        (state_text, state_style, line)
-    };
-    let row_style = super::list_row(ctx, selected, &line, x, y, w, buf);
-    // The state cell carries its colour (and stays bold/reversed when selected).
-    let state_x = 2 + [c.namespace, c.name, c.kind, c.cluster]
-        .iter()
-        .filter(|v| **v > 0)
-        .map(|v| v + 1)
-        .sum::<usize>();
-    if state_x + c.state <= w {
-        let sx = x + u16::try_from(state_x).unwrap_or(0);
-        buf.set_stringn(
-            sx,
-            y,
-            fit(&state_text, c.state),
-            c.state,
-            row_style.patch(state_style),
-        );
+        cells.extend([
+            Cell::new(kind_text(t, op.kind, &op.kind_raw)).short(kind_short(
+                t,
+                op.kind,
+                &op.kind_raw,
+            )),
+            Cell::new(sanitize(&op.cluster)),
+            Cell::new(state_text).style(state_style),
+            Cell::bar(fraction(op), machine_count(op)),
+            Cell::new(age),
+            Cell::new(sanitize(op.actor.as_deref().unwrap_or(""))),
+        ]);
     }
+    Row::new(cells)
 }

@@ -1,66 +1,19 @@
-//! Pieces several screens share: the theme, phase words and glyphs, ages, the progress bar and
-//! the words for an error.
+//! The words several screens share: kinds, states and phases (with their glyphs and colours),
+//! roles, durations and clock times, and what a failed call says.
 
+use super::style::Theme;
+use super::text::{sanitize, width};
+use crate::app::state::{State, WriteAction};
 use crate::i18n::Texts;
 use crate::model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
-/// How things are drawn: colours or none, Unicode or ASCII.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Theme {
-    pub color: bool,
-    pub ascii: bool,
-}
-
-impl Default for Theme {
-    fn default() -> Self {
-        Theme {
-            color: true,
-            ascii: false,
-        }
-    }
-}
-
-impl Theme {
-    /// A foreground colour, or nothing without colour.
-    pub fn fg(&self, c: Color) -> Style {
-        if self.color {
-            Style::default().fg(c)
-        } else {
-            Style::default()
-        }
-    }
-
-    pub fn bold(&self) -> Style {
-        Style::default().add_modifier(Modifier::BOLD)
-    }
-
-    pub fn dim(&self) -> Style {
-        if self.color {
-            Style::default().fg(Color::DarkGray)
-        } else {
-            Style::default()
-        }
-    }
-
-    /// The selected row: bold and reversed (the `>` marker says it without either).
-    pub fn selected(&self) -> Style {
-        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
-    }
-}
-
-/// What the renderer needs besides State.
-pub struct Ctx<'a> {
-    pub texts: &'a Texts,
-    pub theme: Theme,
-}
-
 /// The words for a kind.
 pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-{}", k.as_str())),
-        None => crate::views::text::sanitize(raw),
+        None => sanitize(raw),
     }
 }
 
@@ -68,7 +21,7 @@ pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
 pub fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-short-{}", k.as_str())),
-        None => crate::views::text::sanitize(raw),
+        None => sanitize(raw),
     }
 }
 
@@ -96,7 +49,7 @@ pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
         }
     };
     let word = match &op.phase {
-        Phase::Other(s) if !op.paused_by_failure() => crate::views::text::sanitize(s),
+        Phase::Other(s) if !op.paused_by_failure() => sanitize(s),
         _ => t.t(id),
     };
     let mut style = theme.fg(color);
@@ -117,7 +70,7 @@ pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (St
         MachinePhase::Other(_) => ("?", "phase-other", Color::Reset),
     };
     let word = match phase {
-        MachinePhase::Other(s) => crate::views::text::sanitize(s),
+        MachinePhase::Other(s) => sanitize(s),
         _ => t.t(id),
     };
     let mut style = theme.fg(color);
@@ -125,6 +78,58 @@ pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (St
         style = style.add_modifier(Modifier::BOLD);
     }
     (format!("{glyph} {word}"), style)
+}
+
+/// The widest a machine's phase is said (its glyph and word): a column of phases that keeps this
+/// width stays put as phases change, so a change redraws one cell, not the table.
+pub fn widest_machine_phase(t: &Texts) -> usize {
+    [
+        MachinePhase::Pending,
+        MachinePhase::Running,
+        MachinePhase::Completed,
+        MachinePhase::Failed,
+        MachinePhase::Skipped,
+    ]
+    .iter()
+    .map(|p| width(&machine_phase_view(t, &Theme::default(), p).0))
+    .max()
+    .unwrap_or(0)
+}
+
+/// The widest word for a known role (a column of roles keeps it, whether or not the roles are
+/// known yet).
+pub fn widest_role(t: &Texts) -> usize {
+    ["controlplane", "worker"]
+        .iter()
+        .map(|r| width(&role_word(t, r)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The word for a machine's role; a role nobody knows is cluster text, made inert.
+pub fn role_word(t: &Texts, role: &str) -> String {
+    match role {
+        "controlplane" => t.t("role-controlplane"),
+        "worker" => t.t("role-worker"),
+        other => sanitize(other),
+    }
+}
+
+/// The part of a message id that names a write: `pending-{}`, `confirm-{}-title`…
+pub fn action_id(a: WriteAction) -> &'static str {
+    match a {
+        WriteAction::Pause => "pause",
+        WriteAction::Resume => "resume",
+        WriteAction::Delete => "delete",
+    }
+}
+
+/// "6/14", or a dash before the controller has counted the machines.
+pub fn machine_count(op: &Operation) -> String {
+    match op.progress() {
+        (_, 0) => "—".to_string(),
+        (done, total) => format!("{done}/{total}"),
+    }
 }
 
 /// A duration as people read it: seconds in the first minute, then minutes, hours, days.
@@ -139,6 +144,14 @@ pub fn duration_text(t: &Texts, d: SignedDuration) -> String {
         t.tn("dur-hours", &[("n", n(s / 3600))])
     } else {
         t.tn("dur-days", &[("n", n(s / 86_400))])
+    }
+}
+
+/// The time from `from` to `to` (or now), or nothing when it has not started.
+pub fn elapsed(state: &State, t: &Texts, from: Option<Timestamp>, to: Option<Timestamp>) -> String {
+    match from {
+        Some(f) => duration_text(t, to.unwrap_or(state.now).duration_since(f)),
+        None => String::new(),
     }
 }
 
@@ -157,30 +170,9 @@ pub fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
     since + SignedDuration::from_secs((s / unit + 1) * unit)
 }
 
-/// The fraction of the work done: machines over the passes of a CA rotation.
-pub fn progress_fraction(op: &Operation) -> f64 {
-    let (done, total) = op.progress();
-    if op.phase == Phase::Completed {
-        return 1.0;
-    }
-    if total == 0 {
-        return 0.0;
-    }
-    let (pass, passes) = op
-        .ca_rotation
-        .as_ref()
-        .filter(|c| c.passes > 0 && c.pass > 0)
-        .map_or((1.0, 1.0), |c| (f64::from(c.pass), f64::from(c.passes)));
-    ((pass - 1.0) + done as f64 / total as f64) / passes
-}
-
-/// A bar of `width` cells.
-pub fn bar(fraction: f64, width: usize) -> String {
-    let (full, empty) = ('█', '░');
-    let filled = ((fraction.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);
-    std::iter::repeat_n(full, filled)
-        .chain(std::iter::repeat_n(empty, width - filled))
-        .collect()
+/// A clock time as HH:MM in the user's time zone.
+pub fn hhmm(state: &State, t: Timestamp) -> String {
+    t.to_zoned(state.tz.clone()).strftime("%H:%M").to_string()
 }
 
 /// What a failed call says, in the user's language, from its reason code.
@@ -188,12 +180,12 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
     let mut clean: Vec<(String, String)> = e
         .params
         .iter()
-        .map(|(k, v)| (k.clone(), crate::views::text::sanitize(v)))
+        .map(|(k, v)| (k.clone(), sanitize(v)))
         .collect();
     // Every error has a detail to show, even one built without the parameter: never a bare
     // `{$detail}` on screen.
     if e.param("detail").is_none() {
-        clean.push(("detail".into(), crate::views::text::sanitize(&e.message)));
+        clean.push(("detail".into(), sanitize(&e.message)));
     }
     let args: Vec<(&str, &str)> = clean
         .iter()
@@ -208,7 +200,7 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
             return s;
         }
     }
-    let detail = crate::views::text::sanitize(e.param("detail").unwrap_or(&e.message));
+    let detail = sanitize(e.param("detail").unwrap_or(&e.message));
     let id = match e.code {
         Code::PermissionDenied => "code-permission-denied",
         Code::NotFound => "code-not-found",

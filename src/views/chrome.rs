@@ -1,0 +1,331 @@
+//! The frame around every screen: the status bar, the banner under it (the connection, else the
+//! latest notice or the write waiting for its answer) and the footer of keys.
+
+use super::style::Ctx;
+use super::text::{fit, sanitize, width};
+use super::widgets::lines::Lines;
+use super::words::{action_id, duration_text, error_text, hhmm};
+use crate::app::keymap::{self, Command};
+use crate::app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use crate::app::update::{Avail, availability};
+use jiff::Timestamp;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+/// The most lines the banner takes.
+pub const BANNER_MAX: usize = 3;
+
+/// The status bar: program, backend, namespace, user, the age of the data, and badges.
+pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let s = &state.session;
+    let ns = if s.all_namespaces {
+        t.t("status-all-namespaces")
+    } else {
+        t.tr("status-namespace", &[("ns", &sanitize(&s.namespace))])
+    };
+    let mut parts = vec![format!(" ichor-tui · {}", route_text(s, t)), ns];
+    if let Some(u) = &s.user {
+        parts.push(t.tr("status-user", &[("user", &sanitize(u))]));
+    }
+    // After a failed load the age would read as fresh ("just now"): say the clock time the
+    // data on screen arrived instead.
+    parts.push(match state.last_ok {
+        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
+        None => t.t("status-never-updated"),
+    });
+    let mut badges = Vec::new();
+    if s.read_only {
+        badges.push(format!("[{}]", t.t("badge-read-only")));
+    }
+    if state.stale() {
+        badges.push(format!("[{}]", t.t("badge-stale")));
+    }
+    let badge = badges.join(" ");
+    let room = usize::from(area.width).saturating_sub(width(&badge) + 1);
+    let (bar, badge_style) = if ctx.theme.color {
+        (
+            Style::default().fg(Color::Black).bg(Color::Cyan),
+            Style::default()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD),
+        )
+    } else {
+        (
+            Style::default().add_modifier(Modifier::REVERSED),
+            Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+        )
+    };
+    Line::from(vec![
+        Span::raw(format!("{} ", fit(&parts.join(" │ "), room))),
+        Span::styled(badge, badge_style),
+    ])
+    .style(bar)
+    .render(area, buf);
+}
+
+/// The fallback's words.
+fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String {
+    use crate::model::Fallback;
+    match why {
+        Fallback::Chosen => t.t("fallback-chosen"),
+        Fallback::NotFound => t.t("fallback-not-found"),
+        Fallback::NotReady => t.t("fallback-not-ready"),
+        Fallback::NoPort => t.t("fallback-no-port"),
+        Fallback::NoToken { how } => t.tr("fallback-no-token", &[("how", how)]),
+        Fallback::Forbidden { .. } => t.t("fallback-forbidden"),
+        Fallback::NotAnswering { .. } => t.t("fallback-not-answering"),
+    }
+}
+
+/// How OperationService is reached, in words: the demo, the route, why not ichor-ui, and the
+/// server's version where one answers.
+fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String {
+    use crate::app::state::Route;
+    use crate::model::ServerVersion;
+    let route = match &s.route {
+        Route::Server { url } => sanitize(url),
+        Route::Tunnel { .. } => t.t("route-tunnel"),
+        Route::InProcess { why: None, .. } if s.demo => String::new(),
+        Route::InProcess { context, why } => {
+            let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
+            match why {
+                Some(w) => t.tr(
+                    "route-fallback",
+                    &[("route", &base), ("why", &fallback_text(w, t))],
+                ),
+                None => base,
+            }
+        }
+    };
+    let mut text = match (s.demo, route.is_empty()) {
+        (true, true) => t.t("route-demo"),
+        (true, false) => format!("{} · {route}", t.t("route-demo")),
+        (false, _) => route,
+    };
+    match &s.server_version {
+        ServerVersion::NotYet => {}
+        ServerVersion::Unknown => {
+            text.push_str(" · ");
+            text.push_str(&t.t("server-version-unknown"));
+        }
+        ServerVersion::Known(v) => {
+            text.push_str(" · ");
+            text.push_str(&t.tr("server-version", &[("version", &sanitize(v))]));
+        }
+    }
+    text
+}
+
+/// "just now" for the first minute (no per-second repaint for it), then minutes and up.
+fn refresh_age(state: &State, at: Timestamp, ctx: &Ctx<'_>) -> String {
+    let d = state.now.duration_since(at);
+    if d.as_secs() < 60 {
+        ctx.texts.t("age-just-now")
+    } else {
+        duration_text(ctx.texts, d)
+    }
+}
+
+/// The line(s) under the status bar: the connection banner, else the write waiting for its
+/// answer, else the latest notice, wrapped to at most three lines.
+pub fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
+    let mut lines = Lines::new(w).margin(2);
+    let Some((text, style)) = banner_text(state, ctx) else {
+        return lines;
+    };
+    for l in super::text::wrap(&text, lines.wrap_width)
+        .into_iter()
+        .take(BANNER_MAX)
+    {
+        lines.push(format!(" {l}"), style);
+    }
+    lines
+}
+
+fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
+    let t = ctx.texts;
+    Some(match &state.conn {
+        Conn::Retrying { next_at, since, .. } => {
+            let secs = next_at.duration_since(state.now).as_secs().max(0);
+            let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
+            // Through a tunnel, what closed is the tunnel: it is opened again with each try.
+            let id = match state.session.route {
+                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                _ => "banner-retrying",
+            };
+            (
+                t.tn(
+                    id,
+                    &[
+                        ("n", fluent_bundle::FluentValue::from(secs)),
+                        ("since", since),
+                    ],
+                ),
+                ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            )
+        }
+        Conn::GaveUp { since } => (
+            t.tr(
+                match state.session.route {
+                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    _ => "banner-gave-up",
+                },
+                &[("since", &hhmm(state, *since))],
+            ),
+            ctx.theme.alarm(),
+        ),
+        Conn::Ok => match (&state.pending, &state.notice) {
+            (Some(p), _) => pending_text(p, ctx),
+            (None, Some(n)) => notice_text(n, ctx),
+            (None, None) => return None,
+        },
+    })
+}
+
+/// A write waiting for its answer, and how to stop waiting.
+fn pending_text(p: &PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
+    (
+        ctx.texts.tr(
+            &format!("pending-{}", action_id(p.action)),
+            &[("name", &sanitize(&p.name))],
+        ),
+        ctx.theme.bold(),
+    )
+}
+
+fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
+    let t = ctx.texts;
+    let said = |prefix: &str, a: &crate::app::state::WriteAction, name: &str| {
+        t.tr(
+            &format!("{prefix}-{}", action_id(*a)),
+            &[("name", &sanitize(name))],
+        )
+    };
+    match n {
+        Notice::Abandoned(a, name) => (
+            said("abandoned", a, name),
+            ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        Notice::Done(a, name) => (said("done", a, name), ctx.theme.fg(Color::Green)),
+        Notice::Failed(e) => (error_text(t, e), ctx.theme.alarm()),
+        Notice::ResumeNotOffered(name) => (
+            t.tr("resume-not-offered", &[("name", &sanitize(name))]),
+            ctx.theme.alarm(),
+        ),
+        Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
+        Notice::Started(created) => started_text(created, ctx),
+    }
+}
+
+/// An operation started: its name, the spec field written first, and any warning, first.
+fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
+    let t = ctx.texts;
+    let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
+    if let Some(c) = &created.spec_written {
+        text.push(' ');
+        text.push_str(&t.tr(
+            "started-spec-written",
+            &[
+                ("field", &sanitize(&c.field)),
+                ("from", &sanitize(&c.from)),
+                ("to", &sanitize(&c.to)),
+            ],
+        ));
+    }
+    if created.warnings.is_empty() {
+        return (text, ctx.theme.fg(Color::Green));
+    }
+    // A warning must not be missed: it comes first, in bold red.
+    let warnings: Vec<String> = created
+        .warnings
+        .iter()
+        .map(|w| {
+            let e = crate::model::ApiError {
+                code: crate::model::Code::Internal,
+                reason: Some(w.reason),
+                params: w.params.clone(),
+                message: w.message.clone(),
+            };
+            format!("⚠ {}", error_text(t, &e))
+        })
+        .collect();
+    (format!("{} {text}", warnings.join(" ")), ctx.theme.alarm())
+}
+
+/// The footer: the keys of this screen that do something now, from the key table.
+pub fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    Line::styled(
+        fit(&footer_text(state, ctx), usize::from(area.width)),
+        ctx.theme.dim(),
+    )
+    .render(area, buf);
+}
+
+/// The footer's words.
+pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    if state.input == Input::Filter {
+        return format!(" {}", t.t("footer-filter"));
+    }
+    match &state.dialog {
+        Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
+        Some(Dialog::Help) => return format!(" {}", t.t("footer-help")),
+        Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
+        Some(Dialog::NewOperation(d)) => {
+            let table = match d.step {
+                NewOpStep::Form => keymap::FORM,
+                NewOpStep::Review => keymap::REVIEW,
+                NewOpStep::Starting { .. } => return format!(" {}", t.t("footer-stop-waiting")),
+            };
+            let hints: Vec<String> = table
+                .iter()
+                .filter(|b| b.footer)
+                .filter(|b| {
+                    !(b.command == Command::Submit && d.step == NewOpStep::Review && !d.can_start())
+                })
+                .map(|b| format!("{} {}", b.label, t.t(b.hint)))
+                .collect();
+            return format!(" {}", hints.join("  "));
+        }
+        None => {}
+    }
+    format!(" {}", screen_hints(state, ctx).join("  "))
+}
+
+/// The keys of the screen, those that do something now, and resume's reason when it does not.
+fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
+    let t = ctx.texts;
+    let target = state.target();
+    let mut hints = Vec::new();
+    if state.pending.is_some() {
+        hints.push(t.t("footer-stop-waiting"));
+    }
+    for bd in keymap::all(state.screen).filter(|b| b.footer) {
+        // While a write is pending, Esc stops waiting for it.
+        if bd.command == Command::Back && state.pending.is_some() {
+            continue;
+        }
+        if bd.command == Command::Back
+            && state.screen == Screen::Operations
+            && state.ops.filter.is_empty()
+        {
+            continue;
+        }
+        match availability(state, bd.command, target) {
+            Avail::Yes => hints.push(format!("{} {}", bd.label, t.t(bd.hint))),
+            Avail::No(Why::ResumeAfterFailure) => hints.push(format!(
+                "{} ✗ {}",
+                bd.label,
+                t.t("footer-resume-after-failure")
+            )),
+            Avail::No(_) => {}
+        }
+    }
+    hints
+}

@@ -1,0 +1,45 @@
+//! The y/N question before a write: what it does to which operation, No by default.
+
+use super::style::Ctx;
+use super::text::{sanitize, truncate};
+use super::widgets::lines::Lines;
+use super::widgets::overlay::{centered, clear, titled_block};
+use super::words::action_id;
+use crate::app::state::{Confirm, WriteAction};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+/// The widest the question's text runs.
+const TEXT_WIDTH: u16 = 64;
+
+/// Draws the question over `area`.
+pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let id = action_id(c.action);
+    let name = sanitize(&c.name);
+    let body_id = match (c.action, c.running) {
+        (WriteAction::Delete, true) => "confirm-delete-running".to_string(),
+        _ => format!("confirm-{id}-body"),
+    };
+    let text_w = area.width.saturating_sub(4).min(TEXT_WIDTH);
+    // The text between a margin of one column on each side; the prompt under a blank line.
+    let mut body = Lines::new(usize::from(text_w) + 1).margin(1);
+    body.wrapped(&t.tr(&body_id, &[("name", &name)]), Default::default());
+    let h = u16::try_from(body.len()).unwrap_or(8) + 4;
+    let rect = centered(area, text_w + 4, h);
+    clear(rect, buf);
+    let block = titled_block(t.tr(&format!("confirm-{id}-title"), &[("name", &name)]));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    let [_, text] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);
+    body.draw(text, buf);
+    let prompt = t.t(&format!("confirm-{id}-prompt"));
+    let [_, last] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(text);
+    Line::from(Span::styled(
+        truncate(&prompt, usize::from(last.width)),
+        ctx.theme.bold(),
+    ))
+    .render(last, buf);
+}

@@ -1,0 +1,59 @@
+//! How things are drawn: colours or none, Unicode or ASCII, and what a view needs besides State.
+
+use crate::i18n::Texts;
+use ratatui::style::{Color, Modifier, Style};
+
+/// How things are drawn: colours or none, Unicode or ASCII.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+    pub ascii: bool,
+}
+
+impl Default for Theme {
+    fn default() -> Self {
+        Theme {
+            color: true,
+            ascii: false,
+        }
+    }
+}
+
+impl Theme {
+    /// A foreground colour, or nothing without colour.
+    pub fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    }
+
+    pub fn bold(&self) -> Style {
+        Style::default().add_modifier(Modifier::BOLD)
+    }
+
+    /// Something that went wrong: red and bold (bold says it without colour).
+    pub fn alarm(&self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(&self) -> Style {
+        if self.color {
+            Style::default().fg(Color::DarkGray)
+        } else {
+            Style::default()
+        }
+    }
+
+    /// The selected row: bold and reversed (the `>` marker says it without either).
+    pub fn selected(&self) -> Style {
+        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    }
+}
+
+/// What the renderer needs besides State.
+pub struct Ctx<'a> {
+    pub texts: &'a Texts,
+    pub theme: Theme,
+}

@@ -1,0 +1,90 @@
+//! Lines of text drawn one to a row, each cut to the width with `…`, and each line's style
+//! over its whole row (a coloured line reads as one band, with or without colour).
+
+use crate::views::text::{truncate, wrap};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::Widget;
+
+/// Lines being put together for an area `width` columns wide.
+#[derive(Debug, Default)]
+pub struct Lines {
+    pub width: usize,
+    /// Where wrapped text breaks (a margin inside the width, or the width).
+    pub wrap_width: usize,
+    lines: Vec<Line<'static>>,
+}
+
+impl Lines {
+    pub fn new(width: usize) -> Lines {
+        Lines {
+            width,
+            wrap_width: width,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Wrapped text keeps `margin` columns free on the right.
+    pub fn margin(mut self, margin: usize) -> Lines {
+        self.wrap_width = self.width.saturating_sub(margin);
+        self
+    }
+
+    /// One line, cut to the width.
+    pub fn push(&mut self, text: impl AsRef<str>, style: Style) {
+        self.lines
+            .push(Line::styled(truncate(text.as_ref(), self.width), style));
+    }
+
+    /// Text wrapped to the wrap width.
+    pub fn wrapped(&mut self, text: &str, style: Style) {
+        self.wrapped_max(text, style, usize::MAX);
+    }
+
+    /// Text wrapped to the wrap width, at most `max` lines of it.
+    pub fn wrapped_max(&mut self, text: &str, style: Style, max: usize) {
+        for l in wrap(text, self.wrap_width).into_iter().take(max) {
+            self.push(l, style);
+        }
+    }
+
+    pub fn blank(&mut self) {
+        self.lines.push(Line::default());
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Draws the lines from the top of `area`; returns the rows used.
+    pub fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
+        let mut rows = area.rows();
+        let mut used = 0;
+        for line in &self.lines {
+            let Some(row) = rows.next() else { break };
+            line.render(row, buf);
+            used += 1;
+        }
+        used
+    }
+}
+
+/// `area` less one column on the left: where text in a body starts.
+pub fn indented(area: Rect) -> Rect {
+    let [_, rest] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+    rest
+}
+
+/// A message in a body (loading, an error in place of the data): one column in from the left,
+/// wrapped a column short of the right.
+pub fn message(text: &str, style: Style, area: Rect, buf: &mut Buffer) {
+    let mut lines = Lines::new(usize::from(area.width)).margin(2);
+    lines.wrapped(text, style);
+    lines.draw(indented(area), buf);
+}
