@@ -13,6 +13,48 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             more,
             result: client.list_page(&query).await,
         },
+        read @ (Effect::GetOperation { .. }
+        | Effect::ListEvents { .. }
+        | Effect::GetCluster { .. }) => return read_one(client, read).await,
+        Effect::ListClusters { seq, namespace } => Action::Clusters {
+            seq,
+            result: client.list_clusters(namespace.as_deref()).await,
+        },
+        Effect::Plan { seq, request } => Action::Planned {
+            seq,
+            result: client.plan_operation(&request).await,
+        },
+        Effect::Create { seq, request } => Action::Started {
+            seq,
+            result: client.create_operation(&request).await,
+        },
+        Effect::Write {
+            seq,
+            action,
+            namespace,
+            name,
+            confirmed,
+        } => {
+            let result = write(client, action, &namespace, &name, &confirmed).await;
+            Action::Written {
+                seq,
+                action,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::Permissions { namespace } => {
+            let result = client.permissions(&namespace).await;
+            Action::Permissions { namespace, result }
+        }
+        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
+    })
+}
+
+/// A read of one operation, its events or one cluster.
+async fn read_one(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
+    Some(match effect {
         Effect::GetOperation {
             seq,
             namespace,
@@ -54,39 +96,7 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
                 result,
             }
         }
-        Effect::ListClusters { seq, namespace } => Action::Clusters {
-            seq,
-            result: client.list_clusters(namespace.as_deref()).await,
-        },
-        Effect::Plan { seq, request } => Action::Planned {
-            seq,
-            result: client.plan_operation(&request).await,
-        },
-        Effect::Create { seq, request } => Action::Started {
-            seq,
-            result: client.create_operation(&request).await,
-        },
-        Effect::Write {
-            seq,
-            action,
-            namespace,
-            name,
-            confirmed,
-        } => {
-            let result = write(client, action, &namespace, &name, &confirmed).await;
-            Action::Written {
-                seq,
-                action,
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::Permissions { namespace } => {
-            let result = client.permissions(&namespace).await;
-            Action::Permissions { namespace, result }
-        }
-        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
+        _ => return None,
     })
 }
 
