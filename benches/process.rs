@@ -135,23 +135,33 @@ fn main() {
     }
     let home = tempfile::tempdir().expect("a temporary directory");
     let runs = 10;
-    let (chrome, loaded): (Vec<Duration>, Vec<Duration>) = (0..runs)
-        .map(|_| startup(home.path(), pty::Answers::Narrow, &[]))
-        .unzip();
-    common::report(
-        "start: spawn to first frame (--demo, 100x30)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&chrome) / 1000.0
+    // `--demo` finds its ichor-ui and reaches it through a port-forward tunnel; with
+    // `--backend in-process` it runs the service in this process instead.
+    for (label, extra) in [
+        ("--demo, ichor-ui through a tunnel", &[][..]),
+        (
+            "--demo --backend in-process",
+            &["--backend", "in-process"][..],
         ),
-    );
-    common::report(
-        "start: spawn to first complete frame (list loaded)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&loaded) / 1000.0
-        ),
-    );
+    ] {
+        let (chrome, loaded): (Vec<Duration>, Vec<Duration>) = (0..runs)
+            .map(|_| startup(home.path(), pty::Answers::Narrow, extra))
+            .unzip();
+        common::report(
+            &format!("start: spawn to first frame ({label}, 100x30)"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&chrome) / 1000.0
+            ),
+        );
+        common::report(
+            &format!("start: spawn to first complete frame, list loaded ({label})"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&loaded) / 1000.0
+            ),
+        );
+    }
     ambiguous_width_probe(home.path(), runs);
     if std::env::args().any(|a| a == "startup") {
         return;

@@ -95,7 +95,10 @@ fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String 
         Route::InProcess { context, why } => {
             let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
             match why {
-                Some(w) => format!("{base}: {}", fallback_text(w, t)),
+                Some(w) => t.tr(
+                    "route-fallback",
+                    &[("route", &base), ("why", &fallback_text(w, t))],
+                ),
                 None => base,
             }
         }
@@ -151,9 +154,14 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::Retrying { next_at, since, .. } => {
             let secs = next_at.duration_since(state.now).as_secs().max(0);
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
+            // Through a tunnel, what closed is the tunnel: it is opened again with each try.
+            let id = match state.session.route {
+                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                _ => "banner-retrying",
+            };
             (
                 t.tn(
-                    "banner-retrying",
+                    id,
                     &[
                         ("n", fluent_bundle::FluentValue::from(secs)),
                         ("since", since),
@@ -163,7 +171,13 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             )
         }
         Conn::GaveUp { since } => (
-            t.tr("banner-gave-up", &[("since", &hhmm(state, *since))]),
+            t.tr(
+                match state.session.route {
+                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    _ => "banner-gave-up",
+                },
+                &[("since", &hhmm(state, *since))],
+            ),
             ctx.theme.alarm(),
         ),
         Conn::Ok => match (&state.pending, &state.notice) {
@@ -262,6 +276,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
         Some(Dialog::Help) => return format!(" {}", t.t("footer-help")),
+        Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,
