@@ -19,12 +19,14 @@ const ON_PAGE: usize = 3;
 
 /// One event on one line: its age, a mark for a warning, its reason, the machine it is about
 /// and its message.
-fn line(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, width: usize) -> (String, Style) {
-    let t = ctx.texts;
-    let age = e
-        .at()
-        .map(|at| duration_text(t, state.now.duration_since(at)))
-        .unwrap_or_default();
+fn line(
+    state: &State,
+    ctx: &Ctx<'_>,
+    e: &OperationEvent,
+    ages: usize,
+    width: usize,
+) -> (String, Style) {
+    let age = age_of(state, ctx, e);
     let mark = if e.warning { "!" } else { " " };
     let about = match e.object_kind.as_str() {
         "Machine" => format!("{}: ", sanitize(&e.object_name)),
@@ -36,7 +38,7 @@ fn line(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, width: usize) -> (Stri
     };
     let text = format!(
         "{} {mark} {} {about}{}{count}",
-        super::text::fit_right(&age, 4),
+        super::text::fit_right(&age, ages),
         sanitize(&e.reason),
         sanitize(&e.message),
     );
@@ -46,6 +48,22 @@ fn line(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, width: usize) -> (Stri
         Style::default()
     };
     (fit(&text, width), style)
+}
+
+/// How long ago the event was last seen, in the clock's words.
+fn age_of(state: &State, ctx: &Ctx<'_>, e: &OperationEvent) -> String {
+    e.at()
+        .map(|at| duration_text(ctx.texts, state.now.duration_since(at)))
+        .unwrap_or_default()
+}
+
+/// The width of the age column for these events: their widest age, so none is cut.
+fn ages_width(state: &State, ctx: &Ctx<'_>, events: &[OperationEvent]) -> usize {
+    events
+        .iter()
+        .map(|e| crate::text::width(&age_of(state, ctx, e)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Why there are no events to show, when there is a reason to say.
@@ -86,8 +104,10 @@ pub fn render_on_page(state: &State, ctx: &Ctx<'_>, d: &DetailState, area: Rect,
             ctx.theme.dim(),
         ),
     }
-    for e in events.iter().take(ON_PAGE) {
-        let (text, style) = line(state, ctx, e, width);
+    let shown = &events[..events.len().min(ON_PAGE)];
+    let ages = ages_width(state, ctx, shown);
+    for e in shown {
+        let (text, style) = line(state, ctx, e, ages, width);
         lines.push(text, style);
     }
     lines.draw(area, buf);
@@ -118,8 +138,10 @@ pub fn render_dialog(state: &State, ctx: &Ctx<'_>, scroll: usize, area: Rect, bu
         (true, Some(why)) => lines.wrapped(&why, ctx.theme.dim()),
         (true, None) => lines.push(t.t("events-none"), ctx.theme.dim()),
         (false, _) => {
+            // Over all of them, so the column stays put as it scrolls.
+            let ages = ages_width(state, ctx, events);
             for e in &events[window.range()] {
-                let (text, style) = line(state, ctx, e, width);
+                let (text, style) = line(state, ctx, e, ages, width);
                 lines.push(text, style);
             }
         }

@@ -8,10 +8,11 @@ use super::widgets::progress::{bar, fraction};
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
-    widest_machine_phase, widest_role,
+    widest_machine_phase,
 };
 use crate::app::state::{DetailState, State, follow_scroll};
 use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
+use crate::text::width;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -240,6 +241,17 @@ fn machine_window(d: &DetailState, op: &Operation, table: Rect) -> Window {
     Window::new(op.machines.len(), scroll, rows)
 }
 
+/// A machine's role as the cluster says it; nothing while the cluster is not read.
+fn role_of(state: &State, t: &crate::i18n::Texts, name: &str) -> String {
+    state
+        .detail
+        .as_ref()
+        .and_then(|d| d.cluster.as_ref())
+        .and_then(|c| c.machines.iter().find(|m| m.name == name))
+        .map(|m| role_word(t, &m.role))
+        .unwrap_or_default()
+}
+
 /// The machines in executor order: number, name, role, phase, time and message.
 fn machines(
     state: &State,
@@ -253,11 +265,19 @@ fn machines(
     if area.height == 0 {
         return;
     }
+    let role_of = |name: &str| role_of(state, t, name);
+    // As wide as the roles shown need (a cluster not read yet shows none).
+    let roles = window
+        .range()
+        .filter_map(|i| op.machines.get(i))
+        .map(|m| width(&role_of(&m.name)))
+        .max()
+        .unwrap_or(0);
     let columns = vec![
         Column::new("#").min(3).right().shrink(5).hide(3),
         Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
         Column::new(t.t("col-role"))
-            .min(widest_role(t))
+            .min(roles.max(width(&t.t("col-role"))))
             .shrink(2)
             .hide(0),
         Column::new(t.t("col-phase"))
@@ -277,15 +297,6 @@ fn machines(
             .shrink(0)
             .hide(1),
     ];
-    let role_of = |name: &str| {
-        state
-            .detail
-            .as_ref()
-            .and_then(|d| d.cluster.as_ref())
-            .and_then(|c| c.machines.iter().find(|m| m.name == name))
-            .map(|m| role_word(t, &m.role))
-            .unwrap_or_default()
-    };
     let rows: Vec<Row> = window
         .range()
         .filter_map(|i| op.machines.get(i).map(|m| (i, m)))
