@@ -187,6 +187,47 @@ fn a_session_from_list_to_start_pause_resume_delete_and_quit() {
     assert_restored(&mut pty);
 }
 
+/// The count in the page's "Events (N; e: all)" heading.
+fn events_count(screen: &str) -> Option<usize> {
+    let at = screen.find("Events (")? + "Events (".len();
+    let digits: String = screen[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// A rollout's page shows what the executor records, and more of it as machines progress;
+/// `e` shows all of it.
+#[test]
+fn a_rollouts_events_appear_on_its_page_as_machines_progress() {
+    let home = tempfile::tempdir().unwrap();
+    let mut spawn = demo(home.path());
+    spawn.args[2] = "2".into();
+    let mut pty = spawn.start();
+    pty.wait_text("Operations (7)");
+    pty.send(keys::ENTER);
+    let page = pty.wait_for("the running rollout's page with its events", |s| {
+        s.contains("staging-w03") && events_count(s).is_some()
+    });
+    assert_eq!(field(&page, "Name").as_deref(), Some("staging-talos-x7k2p"));
+    let first = events_count(&page).unwrap();
+    let later = refresh_until(&mut pty, "more events as machines progress", |s| {
+        events_count(s).is_some_and(|n| n > first)
+    });
+    assert!(
+        later.contains("StepStarted") || later.contains("StepCompleted"),
+        "{later}"
+    );
+    pty.send("e");
+    let all = pty.wait_text("Events of staging-talos-x7k2p, newest first");
+    assert!(all.contains("Started"), "{all}");
+    pty.send(keys::ESC);
+    pty.wait_for("the overlay to close", |s| !s.contains("newest first"));
+    pty.send("q");
+    assert_restored(&mut pty);
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
     let home = tempfile::tempdir().unwrap();

@@ -34,6 +34,8 @@ pub enum User {
     Viewer,
     Operator,
     ClusterEditor,
+    /// Reads operations, clusters and machines, but not Events.
+    OperationsReader,
 }
 
 impl User {
@@ -43,6 +45,7 @@ impl User {
             User::Viewer => users::VIEWER,
             User::Operator => users::OPERATOR,
             User::ClusterEditor => users::CLUSTER_EDITOR,
+            User::OperationsReader => users::OPERATIONS_READER,
         }
     }
 
@@ -52,6 +55,7 @@ impl User {
             User::Viewer => users::VIEWER_TOKEN,
             User::Operator => users::OPERATOR_TOKEN,
             User::ClusterEditor => users::CLUSTER_EDITOR_TOKEN,
+            User::OperationsReader => users::OPERATIONS_READER_TOKEN,
         }
     }
 
@@ -61,6 +65,7 @@ impl User {
             User::Viewer => &["ichor:viewers"],
             User::Operator => &["ichor:operators"],
             User::ClusterEditor => &["ichor:cluster-editors"],
+            User::OperationsReader => &["ichor:operation-readers"],
         }
     }
 }

@@ -1,0 +1,291 @@
+//! ListOperationEvents on every path, through the real kube client code against the embedded
+//! API: the events of the operation (its uid) and of its machines since it was created, newest
+//! first, at most 100, their text made inert; a caller who may not read Events is refused as
+//! Kubernetes refuses them, and nothing is written.
+
+mod common;
+
+use common::op;
+use common::paths::{Path, User, connect};
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_resources::*;
+use ichor_tui::model::{Code, MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::core::v1::{Event, ObjectReference};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+const NAME: &str = "prod-eu-talos-e1";
+
+fn t0() -> Timestamp {
+    "2026-11-29T10:00:00Z".parse().unwrap()
+}
+
+fn at(secs: i64) -> Time {
+    Time(t0() + SignedDuration::from_secs(secs))
+}
+
+/// The operation, created at t0, working on machines m1 and m2; and its uid.
+fn world() -> (EmbeddedApi, String) {
+    let api = EmbeddedApi::default();
+    let mut o = op(NAME, "prod-eu", "talos", 1);
+    o.metadata.creation_timestamp = Some(Time(t0()));
+    let machine = |name: &str, phase: &str| MachineProgress {
+        name: name.into(),
+        phase: phase.into(),
+        ..Default::default()
+    };
+    o.status = Some(TalosOperationStatus {
+        phase: "Running".into(),
+        machines: vec![machine("m1", "Completed"), machine("m2", "Running")],
+        ..Default::default()
+    });
+    api.seed(&o).unwrap();
+    let uid = api
+        .object("talosoperations", "default", NAME)
+        .and_then(|o| o["metadata"]["uid"].as_str().map(str::to_string))
+        .unwrap();
+    (api, uid)
+}
+
+/// An event about `kind`/`name` (with `uid` when given), last seen `secs` after t0.
+fn event(n: usize, kind: &str, name: &str, uid: Option<&str>, reason: &str, secs: i64) -> Event {
+    let mut e = Event {
+        involved_object: ObjectReference {
+            kind: Some(kind.into()),
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            uid: uid.map(str::to_string),
+            api_version: Some("ichor.maesh.dev/v1alpha1".into()),
+            ..Default::default()
+        },
+        reason: Some(reason.into()),
+        message: Some(format!("{reason} of {name}")),
+        type_: Some("Normal".into()),
+        count: Some(1),
+        first_timestamp: Some(at(secs)),
+        last_timestamp: Some(at(secs)),
+        ..Default::default()
+    };
+    e.metadata.name = Some(format!("{name}.{n:04}"));
+    e.metadata.namespace = Some("default".into());
+    e
+}
+
+fn reasons(events: &[OperationEvent]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| format!("{} {}", e.object_name, e.reason))
+        .collect()
+}
+
+async fn the_operations_and_its_machines_events_newest_first(path: Path) {
+    let (api, uid) = world();
+    let mut failed = event(4, "Machine", "m2", None, "StepFailed", 40);
+    failed.type_ = Some("Warning".into());
+    let mut again = event(3, "Machine", "m1", None, "StepCompleted", 30);
+    again.count = Some(2);
+    again.first_timestamp = Some(at(25));
+    for e in [
+        event(1, "TalosOperation", NAME, Some(&uid), "Started", 10),
+        event(2, "Machine", "m1", None, "StepStarted", 20),
+        again,
+        failed,
+        // An earlier operation of the same name: another uid.
+        event(
+            5,
+            "TalosOperation",
+            NAME,
+            Some("another-uid"),
+            "Completed",
+            -100,
+        ),
+        // m1 before this operation was created: another rollout's.
+        event(6, "Machine", "m1", None, "StepCompleted", -50),
+        // A machine this operation does not touch, and another operation.
+        event(7, "Machine", "m9", None, "StepStarted", 50),
+        event(
+            8,
+            "TalosOperation",
+            "prod-eu-talos-other",
+            None,
+            "Started",
+            60,
+        ),
+    ] {
+        api.seed(&e).unwrap();
+    }
+    api.clear_write_log();
+    let c = connect(path, &api, User::Viewer).await;
+    let events = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(
+        reasons(&events),
+        [
+            "m2 StepFailed",
+            "m1 StepCompleted",
+            "m1 StepStarted",
+            &format!("{NAME} Started"),
+        ],
+        "{path:?}"
+    );
+    assert!(events[0].warning && !events[1].warning);
+    assert_eq!(events[0].object_kind, "Machine");
+    assert_eq!(events[3].object_kind, "TalosOperation");
+    assert_eq!(events[1].count, 2);
+    assert_eq!(events[1].first_at, Some(at(25).0));
+    assert_eq!(events[1].at(), Some(at(30).0));
+    assert_eq!(events[1].message, "StepCompleted of m1");
+    assert!(api.write_log().is_empty(), "a read writes nothing");
+}
+
+async fn text_from_the_cluster_is_made_inert_and_bounded(path: Path) {
+    let (api, uid) = world();
+    let mut e = event(1, "TalosOperation", NAME, Some(&uid), "Started", 10);
+    e.reason = Some("Start\u{1b}[2Jed\u{7}".into());
+    e.message = Some(format!(
+        "by \u{1b}]0;owned\u{7}alice\r\n\u{202e}{}",
+        "x".repeat(5000)
+    ));
+    api.seed(&e).unwrap();
+    let c = connect(path, &api, User::Viewer).await;
+    let events = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(events.len(), 1);
+    let got = &events[0];
+    for s in [&got.reason, &got.message, &got.object_name] {
+        assert!(
+            !s.chars()
+                .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+            "{path:?}: {s:?}"
+        );
+    }
+    assert!(
+        got.message.chars().count() <= MAX_EVENT_MESSAGE,
+        "{}",
+        got.message.len()
+    );
+    assert!(got.message.ends_with('…'), "cut, and says so");
+}
+
+async fn at_most_the_newest_hundred(path: Path) {
+    let (api, uid) = world();
+    for i in 0..150 {
+        api.seed(&event(
+            i,
+            "TalosOperation",
+            NAME,
+            Some(&uid),
+            &format!("R{i:03}"),
+            i as i64,
+        ))
+        .unwrap();
+    }
+    let c = connect(path, &api, User::Viewer).await;
+    let events = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(events.len(), MAX_EVENTS);
+    assert_eq!(events[0].reason, "R149");
+    assert_eq!(events[MAX_EVENTS - 1].reason, "R050");
+}
+
+async fn a_caller_who_may_not_read_events_is_refused(path: Path) {
+    let (api, uid) = world();
+    api.seed(&event(1, "TalosOperation", NAME, Some(&uid), "Started", 10))
+        .unwrap();
+    api.clear_write_log();
+    let c = connect(path, &api, User::OperationsReader).await;
+    // The operation itself they may read.
+    assert_eq!(c.get_operation("default", NAME).await.unwrap().name, NAME);
+    let e = c.list_operation_events("default", NAME).await.unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied, "{path:?}: {e:?}");
+    assert!(e.message.contains("events"), "{}", e.message);
+    assert!(api.write_log().is_empty());
+}
+
+async fn an_operation_that_is_not_there(path: Path) {
+    let (api, _) = world();
+    let c = connect(path, &api, User::Viewer).await;
+    let e = c
+        .list_operation_events("default", "prod-eu-talos-gone")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::NotFound, "{path:?}: {e:?}");
+    let e = c
+        .list_operation_events("default", "Not A Name")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument, "{path:?}: {e:?}");
+    assert!(api.write_log().is_empty());
+}
+
+/// The simulated controller's own Events, as a rollout goes: read through the path as they
+/// come.
+async fn a_rollouts_events_as_the_controller_records_them(path: Path) {
+    use ichor_demo::apiserver::auth::users;
+    use ichor_demo::controller::Controller;
+    use kube::api::{Api, PostParams};
+    let api = EmbeddedApi::default();
+    let mut now = Timestamp::now();
+    ichor_demo::demo::seed(&api, now).unwrap();
+    let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let name = "staging-talos-followed";
+    ops.create(&PostParams::default(), &op(name, "staging", "talos", 1))
+        .await
+        .unwrap();
+    let c = connect(path, &api, User::Viewer).await;
+    let mut seen_machine_step = false;
+    for _ in 0..200 {
+        now += SignedDuration::from_secs(2);
+        ctrl.reconcile(now).await.unwrap();
+        let events = c.list_operation_events("default", name).await.unwrap();
+        assert!(
+            events.windows(2).all(|w| w[0].at() >= w[1].at()),
+            "newest first: {:?}",
+            reasons(&events)
+        );
+        seen_machine_step |= events
+            .iter()
+            .any(|e| e.object_kind == "Machine" && e.reason.starts_with("Step"));
+        let phase = ops
+            .get(name)
+            .await
+            .unwrap()
+            .status
+            .unwrap_or_default()
+            .phase;
+        if phase == "Completed" {
+            assert_eq!(events[0].reason, "Completed", "{:?}", reasons(&events));
+            assert!(events.iter().any(|e| e.reason == "Started"));
+            assert!(seen_machine_step, "{:?}", reasons(&events));
+            return;
+        }
+    }
+    panic!("{path:?}: the rollout did not complete");
+}
+
+macro_rules! matrix {
+    ($($name:ident),* $(,)?) => {
+        mod in_process {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
+        }
+        mod impersonated {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
+        }
+        mod grpc {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
+        }
+        mod connect {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
+        }
+        mod tunnel {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Tunnel).await } )*
+        }
+    };
+}
+
+matrix!(
+    the_operations_and_its_machines_events_newest_first,
+    text_from_the_cluster_is_made_inert_and_bounded,
+    at_most_the_newest_hundred,
+    a_caller_who_may_not_read_events_is_refused,
+    an_operation_that_is_not_there,
+    a_rollouts_events_as_the_controller_records_them,
+);
