@@ -326,6 +326,60 @@ async fn plan_effects_and_shapes_for_every_kind(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
+async fn plan_says_what_the_review_must_say_besides_the_steps(path: Path) {
+    let api = world();
+    let c = connect(path, &api, User::Viewer).await;
+    let unapproved = |p: &ichor_tui::model::Plan| -> Vec<(String, String)> {
+        p.unapproved
+            .iter()
+            .map(|m| (m.name.clone(), m.role.clone()))
+            .collect()
+    };
+    let not_skipped = |p: &ichor_tui::model::Plan| -> Vec<(String, String)> {
+        p.held_not_skipped
+            .iter()
+            .map(|h| (h.name.clone(), h.reason.clone()))
+            .collect()
+    };
+    let held = vec![("c1-w-held".to_string(), "disk replacement".to_string())];
+    let idle = vec![("c1-w-unapproved".to_string(), "worker".to_string())];
+    for (kind, target) in [
+        (OperationKind::Talos, Some("v1.9.3")),
+        (OperationKind::Kubernetes, Some("v1.33.0")),
+        (OperationKind::Cni, Some("replaced")),
+        (OperationKind::Shutdown, None),
+        (OperationKind::CaRotation, None),
+    ] {
+        let plan = c.plan_operation(&req(kind, target)).await.unwrap();
+        assert_eq!(unapproved(&plan), idle, "{kind:?}: not touched, listed");
+        let skips = kind.skips_held();
+        assert_eq!(plan.held.is_empty(), !skips, "{kind:?}");
+        assert_eq!(
+            not_skipped(&plan),
+            if skips { Vec::new() } else { held.clone() },
+            "{kind:?}: a held machine it handles anyway is named"
+        );
+        assert_eq!(
+            plan.credentials_stop_working,
+            kind == OperationKind::CaRotation,
+            "{kind:?}"
+        );
+        if !skips {
+            assert!(
+                plan.steps.iter().flatten().any(|m| m.name == "c1-w-held"),
+                "{kind:?}: and it is in the steps"
+            );
+        }
+    }
+    let ichor = c
+        .plan_operation(&req(OperationKind::Ichor, Some("0.15.0")))
+        .await
+        .unwrap();
+    assert!(ichor.unapproved.is_empty() && ichor.held_not_skipped.is_empty());
+    assert!(!ichor.credentials_stop_working);
+    assert!(api.write_log().is_empty());
+}
+
 async fn plan_blocked_by_an_unfinished_operation(path: Path) {
     for (phase, failure) in [
         ("Running", None),
@@ -1753,6 +1807,7 @@ matrix!(
     clusters_show_versions_machines_tracking_and_the_unfinished_operation,
     plan_talos_steps_held_and_versions,
     plan_effects_and_shapes_for_every_kind,
+    plan_says_what_the_review_must_say_besides_the_steps,
     plan_blocked_by_an_unfinished_operation,
     plan_blocked_by_gitops_tracking,
     plan_blocked_by_a_downgrade,

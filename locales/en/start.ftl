@@ -56,7 +56,6 @@ ca-note-passes = Each machine is reconfigured once per pass, without a reboot (5
 ca-note-kubelet = The kubelet restarts on each machine in the passes that change the Kubernetes CA.
 ca-note-bundle = When the rotation completes the secrets bundle is replaced and your copy is stale: run ichor cluster bundle-export { $name }.
 review-held = Held, skipped ({ $n }):
-review-held-more = {"  "}… and { $n } more
 review-planning = Asking for the plan (nothing is written)…
 review-blocked = Start is not offered:
 review-starting = Starting… (sent once; Esc stops waiting, the start may still happen)
@@ -73,8 +72,14 @@ review-start-again = Enter starts it again: the spec already says so, so only th
 review-start-new = Enter starts it anew, against the cluster as it is now.
 review-start-locked = Start is not offered until the name is typed exactly.
 review-steps = In this order:
-review-steps-range = ({ $from }–{ $to } of { $n }; ↑↓ scroll)
 started = Started { $name }.
 started-spec-written = Wrote { $field }: { $from } → { $to }.
 cluster-unreadable = ⚠ This object cannot be read as a TalosCluster: { $why }. Nothing can be started on it until it is fixed (kubectl edit).
 machine-unreadable = ⚠ unreadable: { $why }
+review-held-not-skipped = Held, but not skipped ({ $n }): { $kind ->
+        [shutdown] a shutdown stops every machine.
+       *[other] a machine left out would be locked out when the old CA is dropped.
+    }
+review-unapproved = Not approved, not touched ({ $n }):
+review-not-offered = Start is not offered (the reason is at the top); nothing has been written.
+ca-note-credentials = Your credentials for { $name } (kubeconfig, talosconfig) stop working when the old CA is dropped: when the rotation reaches “Awaiting credentials”, fetch the new ones with ichor cluster bundle-export { $name }.

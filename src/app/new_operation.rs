@@ -306,7 +306,8 @@ fn review_key(
             _ => {}
         }
     }
-    let steps = d.plan.data.as_ref().map_or(0, |p| p.steps.len());
+    let room = state.viewport.dialog;
+    let page = room.rows.max(1);
     match keymap::lookup_in(keymap::REVIEW, key) {
         Some(Command::Cancel) => return false,
         Some(Command::BackToForm) => {
@@ -316,12 +317,12 @@ fn review_key(
         }
         Some(Command::Refresh) => review(state, d, effects),
         Some(Command::Up) => {
-            let by = if key.code == KeyCode::PageUp { 10 } else { 1 };
+            let by = if key.code == KeyCode::PageUp { page } else { 1 };
             d.scroll = d.scroll.saturating_sub(by);
         }
         Some(Command::Down) => {
-            let by = if key.code == KeyCode::PageDown { 10 } else { 1 };
-            d.scroll = (d.scroll + by).min(steps.saturating_sub(1));
+            let by = if key.code == KeyCode::PageDown { page } else { 1 };
+            d.scroll = (d.scroll + by).min(room.last_start());
         }
         Some(Command::Submit)
             // Start: only with the plan on screen, not blocked, and the name typed exactly.

@@ -58,6 +58,8 @@ pub struct Viewport {
     pub list_rows: usize,
     /// Rows of a page's table (an operation's machines).
     pub page_rows: usize,
+    /// The open dialog's text that scrolls (the Review, the keys, a whole text).
+    pub dialog: ScrollRoom,
 }
 
 impl Default for Viewport {
@@ -66,7 +68,22 @@ impl Default for Viewport {
         Viewport {
             list_rows: 18,
             page_rows: 18,
+            dialog: ScrollRoom::default(),
         }
+    }
+}
+
+/// A text that scrolls: how many lines it runs to at this size, and how many show at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScrollRoom {
+    pub lines: usize,
+    pub rows: usize,
+}
+
+impl ScrollRoom {
+    /// The first line shown when scrolled to the end.
+    pub fn last_start(&self) -> usize {
+        self.lines.saturating_sub(self.rows)
     }
 }
 

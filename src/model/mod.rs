@@ -3,6 +3,7 @@
 
 mod error;
 mod list;
+mod progress;
 mod reach;
 mod version;
 
@@ -10,6 +11,7 @@ pub use error::{ApiError, Code, Reason, Refusal};
 pub use list::{
     ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
 };
+pub use progress::{Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
@@ -229,17 +231,6 @@ impl Operation {
         )
     }
 
-    /// Machines done (Completed) and the machines in this pass that are not skipped.
-    pub fn progress(&self) -> (usize, usize) {
-        match &self.summary {
-            Some(p) => (p.done, p.total),
-            None => {
-                let p = Progress::of(&self.machines);
-                (p.done, p.total)
-            }
-        }
-    }
-
     /// A pause or resume was asked for and the controller has not acted on it yet.
     pub fn settling(&self) -> bool {
         let pausing =
@@ -343,6 +334,13 @@ pub struct Plan {
     /// What the plan was computed from, as one opaque value: a Start carries it back, and the
     /// service refuses the start if the plan it computes then differs.
     pub fingerprint: String,
+    /// CA rotation: the operator's credentials for the cluster stop working during the
+    /// rotation (ADR 0091); the new ones are fetched with `ichor cluster bundle-export`.
+    pub credentials_stop_working: bool,
+    /// Held machines this kind does not skip (shutdown, CA rotation): they are in the steps.
+    pub held_not_skipped: Vec<HeldMachine>,
+    /// The cluster's machines that are not approved: not touched.
+    pub unapproved: Vec<PlanMachine>,
 }
 
 impl Plan {

@@ -30,12 +30,20 @@ use widgets::lines::Lines;
 /// borders, the list's header and the footer. (A list's "+N more" sits in its bottom border.)
 pub const CHROME_ROWS: u16 = 6;
 
-/// The rows the screens show in a terminal of `size`, for the app's scrolling and paging.
-pub fn viewport(size: (u16, u16)) -> crate::app::state::Viewport {
+/// The rows the screens show in a terminal of `size`, and how the open dialog's text fits, for
+/// the app's scrolling and paging.
+pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::state::Viewport {
     let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
+    let area = Rect::new(0, 0, size.0, size.1);
+    let dialog = match &state.dialog {
+        _ if size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1 => Default::default(),
+        Some(Dialog::NewOperation(d)) => new_operation::room(d, ctx, area),
+        _ => Default::default(),
+    };
     crate::app::state::Viewport {
         list_rows: rows,
         page_rows: rows,
+        dialog,
     }
 }
 

@@ -4,7 +4,7 @@ use super::style::Ctx;
 use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented};
 use super::widgets::overlay::titled_block;
-use super::widgets::progress::{bar, fraction};
+use super::widgets::progress::bar;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
@@ -155,20 +155,27 @@ fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     }
     let took = elapsed(state, t, op.started_at.or(op.created_at), op.finished_at);
     lines.push(field(&t.t("field-elapsed"), took), Style::default());
-    let (done, total) = op.progress();
-    let count = if total == 0 {
+    let advance = op.advance();
+    let id = match advance.rotation {
+        Some(_) => "machine-passes-done",
+        None => "machines-done",
+    };
+    let count = if advance.total == 0 {
         "—".to_string()
     } else {
         t.tn(
-            "machines-done",
-            &[("done", done.into()), ("total", total.into())],
+            id,
+            &[
+                ("done", advance.done.into()),
+                ("total", advance.total.into()),
+            ],
         )
     };
     // The page's width less its margin: the bar takes what the label and the count leave.
     let bar_w = (lines.width + 1)
         .saturating_sub(LABEL_WIDTH + 16)
         .clamp(5, 40);
-    let progress = format!("{} {count}", bar(fraction(op), bar_w));
+    let progress = format!("{} {count}", bar(op.fraction(), bar_w));
     lines.push(field(&t.t("field-progress"), progress), Style::default());
 }
 
@@ -176,22 +183,19 @@ fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     if let Some(ca) = &op.ca_rotation {
-        let stage_id = format!("ca-stage-{}", ca.stage.to_lowercase());
-        let stage = if t.has(&stage_id) {
-            t.t(&stage_id)
-        } else {
-            sanitize(&ca.stage)
+        let said = match ca.pass_view() {
+            Some(r) => t.tn(
+                "ca-pass",
+                &[
+                    ("pass", r.pass.into()),
+                    ("passes", r.passes.into()),
+                    ("stage", stage_text(t, &r.stage).into()),
+                ],
+            ),
+            None => t.t("ca-preparing"),
         };
-        let pass = t.tn(
-            "ca-pass",
-            &[
-                ("pass", ca.pass.into()),
-                ("passes", ca.passes.into()),
-                ("stage", stage.into()),
-            ],
-        );
         lines.push(
-            field(&t.t("field-ca-pass"), pass),
+            field(&t.t("field-ca-pass"), said),
             ctx.theme.fg(Color::Cyan),
         );
     }
@@ -216,6 +220,16 @@ fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
         lines.wrapped_max(&text, ctx.theme.alarm(), 6);
     }
     lines.blank();
+}
+
+/// A CA rotation's stage in words; a stage nobody knows is cluster text, made inert.
+fn stage_text(t: &crate::i18n::Texts, stage: &str) -> String {
+    let id = format!("ca-stage-{}", stage.to_lowercase());
+    if t.has(&id) {
+        t.t(&id)
+    } else {
+        sanitize(stage)
+    }
 }
 
 /// The machine rows on screen: where the person scrolled, else following the machine that

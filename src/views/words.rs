@@ -124,11 +124,12 @@ pub fn action_id(a: WriteAction) -> &'static str {
     }
 }
 
-/// "6/14", or a dash before the controller has counted the machines.
+/// "6/14" (a CA rotation: machine passes, "6/20"), or a dash before the controller has
+/// counted the machines.
 pub fn machine_count(op: &Operation) -> String {
-    match op.progress() {
-        (_, 0) => "—".to_string(),
-        (done, total) => format!("{done}/{total}"),
+    match op.advance() {
+        a if a.total == 0 => "—".to_string(),
+        a => format!("{}/{}", a.done, a.total),
     }
 }
 

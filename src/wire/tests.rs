@@ -120,6 +120,15 @@ fn plans_and_starts_survive_the_wire() {
             "no",
         )),
         fingerprint: "f00d".into(),
+        credentials_stop_working: true,
+        held_not_skipped: vec![HeldMachine {
+            name: "w2".into(),
+            reason: "disk".into(),
+        }],
+        unapproved: vec![PlanMachine {
+            name: "w9".into(),
+            role: "worker".into(),
+        }],
     };
     assert_eq!(plan_from_proto(plan_to_proto(&plan)).unwrap(), plan);
     let created = Created {

@@ -57,6 +57,21 @@ impl Driver {
                 queue.extend(update(&mut self.state, action));
             }
         }
+        self.lay_out();
+    }
+
+    /// What the runtime does before each frame: the app learns how the views lay the screen
+    /// out at its size (in English).
+    fn lay_out(&mut self) {
+        let texts = ichor_tui::i18n::Texts::new(ichor_tui::i18n::Lang::En);
+        let ctx = ichor_tui::views::widgets::Ctx {
+            texts: &texts,
+            theme: Default::default(),
+        };
+        let viewport = ichor_tui::views::viewport(&self.state, &ctx, self.state.size);
+        if viewport != self.state.viewport {
+            update(&mut self.state, Action::Viewport(viewport));
+        }
     }
 
     /// Whether any effect so far would have changed the cluster.

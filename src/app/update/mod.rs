@@ -46,6 +46,7 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Viewport(v) => {
             state.viewport = v;
             nav::keep_selection_visible(state);
+            nav::keep_dialog_scroll_in_range(state);
             Vec::new()
         }
         Action::Redraw => Vec::new(),

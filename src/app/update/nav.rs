@@ -2,7 +2,7 @@
 
 use super::fetch_current;
 use crate::app::action::{ClusterFor, Effect};
-use crate::app::state::{ClusterPage, DetailState, Loaded, Screen, State};
+use crate::app::state::{ClusterPage, DetailState, Dialog, Loaded, Screen, State};
 
 pub(super) fn page(state: &State) -> usize {
     match state.screen {
@@ -161,4 +161,13 @@ pub(super) fn step_by(state: &mut State, delta: isize) {
         }
     }
     keep_selection_visible(state);
+}
+
+/// The open dialog's text stays scrolled within what it holds at this size (after a resize, or
+/// a Review whose plan changed).
+pub(super) fn keep_dialog_scroll_in_range(state: &mut State) {
+    let last = state.viewport.dialog.last_start();
+    if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
+        d.scroll = d.scroll.min(last);
+    }
 }

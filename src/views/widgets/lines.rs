@@ -64,9 +64,14 @@ impl Lines {
 
     /// Draws the lines from the top of `area`; returns the rows used.
     pub fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
+        self.draw_from(area, buf, 0)
+    }
+
+    /// Draws the lines from line `first` on, from the top of `area`; returns the rows used.
+    pub fn draw_from(&self, area: Rect, buf: &mut Buffer, first: usize) -> u16 {
         let mut rows = area.rows();
         let mut used = 0;
-        for line in &self.lines {
+        for line in self.lines.iter().skip(first) {
             let Some(row) = rows.next() else { break };
             line.render(row, buf);
             used += 1;
