@@ -83,3 +83,4 @@ review-held-not-skipped = Held, but not skipped ({ $n }): { $kind ->
 review-unapproved = Not approved, not touched ({ $n }):
 review-not-offered = Start is not offered (the reason is at the top); nothing has been written.
 ca-note-credentials = Your credentials for { $name } (kubeconfig, talosconfig) stop working when the old CA is dropped: when the rotation reaches “Awaiting credentials”, fetch the new ones with ichor cluster bundle-export { $name }.
+started-ca-bundle = Your credentials for { $name } stop working when the old CA is dropped and the secrets bundle is replaced: fetch both with ichor cluster bundle-export { $name } when it awaits credentials, and again when it completes.

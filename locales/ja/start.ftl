@@ -80,3 +80,4 @@ review-held-not-skipped = 保留中ですが対象に含めます（{ $n } 台�
 review-unapproved = 未承認のため操作しないマシン（{ $n } 台）：
 review-not-offered = 開始できません（理由は先頭に表示）。何も書き込んでいません。
 ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。ローテーションが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
+started-ca-bundle = 旧 CA を削除した時点で { $name } の認証情報は使えなくなり、シークレットバンドルも置き換わります。認証情報の引き渡し待ちになったときと完了したときに、ichor cluster bundle-export { $name } で取得し直してください。

@@ -21,7 +21,16 @@ pub struct RotationPass {
     pub stage: String,
 }
 
+/// The stage in which the controller has handed the new credentials over and waits for them to
+/// be fetched (ADR 0091).
+pub const AWAITING_CREDENTIALS: &str = "AwaitingCredentials";
+
 impl CaRotation {
+    /// The rotation waits for the operator to fetch the new credentials.
+    pub fn awaits_credentials(&self) -> bool {
+        self.stage == AWAITING_CREDENTIALS
+    }
+
     /// The pass, from the status's counts; when it carries none, the pass its stage names (as
     /// the ADR's caStageProgress does) out of the rotation's 5. `None` before anything is known
     /// (no counts, no stage this build knows): never "Pass 0 of 0".
@@ -104,6 +113,23 @@ impl Operation {
         }
     }
 
+    /// A CA rotation that has handed the new credentials over (it awaits them, drops the old
+    /// CA, or completed): the old credentials of its cluster stop working from here on.
+    pub fn credentials_handed_over(&self) -> bool {
+        if self.kind != Some(super::OperationKind::CaRotation) {
+            return false;
+        }
+        let Some(ca) = &self.ca_rotation else {
+            return self.phase == Phase::Completed;
+        };
+        // The hand-off follows the last issuing pass; every pass after it drops the old CA.
+        let dropping = ca
+            .pass_view()
+            .zip(ca_pass_of_stage(AWAITING_CREDENTIALS))
+            .is_some_and(|(r, handover)| r.pass > handover);
+        self.phase == Phase::Completed || ca.awaits_credentials() || dropping
+    }
+
     /// The part of the work done, 0 to 1: a completed operation is whole.
     pub fn fraction(&self) -> f64 {
         if self.phase == Phase::Completed {
@@ -164,6 +190,7 @@ mod tests {
             "a pass without passes"
         );
         assert_eq!(view("", 0, 0), None, "never Pass 0 of 0");
+        assert!(ichor_resources::CA_STAGES.contains(&AWAITING_CREDENTIALS));
         assert_eq!(view("Unheard-of", 0, 0), None);
     }
 
@@ -195,6 +222,21 @@ mod tests {
         let derived = rotation("Dropping", 0, 0, &[Done, Pending]);
         assert_eq!(derived.clone().summarized().advance(), derived.advance());
         assert_eq!((derived.advance().done, derived.advance().total), (7, 10));
+    }
+
+    #[test]
+    fn the_credentials_are_handed_over_after_the_last_issuing_pass() {
+        let at = |stage: &str, pass| rotation(stage, pass, 5, &[]).credentials_handed_over();
+        assert!(!at("Accepting", 1));
+        assert!(!at("Issuing", 3));
+        assert!(at("AwaitingCredentials", 3));
+        assert!(at("Dropping", 4));
+        assert!(at("Dropping", 0), "from the stage alone");
+        let mut done = rotation("Dropping", 5, 5, &[]);
+        done.phase = Phase::Completed;
+        assert!(done.credentials_handed_over());
+        done.kind = Some(OperationKind::Talos);
+        assert!(!done.credentials_handed_over());
     }
 
     #[test]

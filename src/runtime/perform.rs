@@ -26,6 +26,14 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
                 result,
             }
         }
+        Effect::GetManifest { namespace, name } => {
+            let result = client.get_operation_manifest(&namespace, &name).await;
+            Action::Manifest {
+                namespace,
+                name,
+                result,
+            }
+        }
         Effect::GetCluster {
             seq,
             purpose,

@@ -4,6 +4,7 @@
 pub mod access;
 pub mod convert;
 pub mod list;
+pub mod manifest;
 pub mod permissions;
 pub mod plan;
 mod start;

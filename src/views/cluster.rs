@@ -63,7 +63,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 
 /// Versions, kube-proxy, machines, tracking and the unfinished operation; of a cluster that
 /// cannot be read, why, and the machines it has.
-fn facts(ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
+pub(super) fn facts(ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
     let t = ctx.texts;
     let plain = Style::default();
     if let Some(why) = &c.unreadable {

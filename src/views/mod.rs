@@ -14,12 +14,13 @@ pub mod help;
 pub mod new_operation;
 pub mod operation;
 pub mod operations;
+pub mod reading;
 pub mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
 
-use crate::app::state::{Conn, Dialog, Screen, State};
+use crate::app::state::{Conn, Dialog, ReadingOf, Screen, State};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -38,6 +39,8 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
     let dialog = match &state.dialog {
         _ if size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1 => Default::default(),
         Some(Dialog::NewOperation(d)) => new_operation::room(d, ctx, area),
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, ctx, area),
+        Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
         _ => Default::default(),
     };
     crate::app::state::Viewport {
@@ -82,7 +85,10 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     }
     chrome::footer(state, ctx, footer, buf);
     match &state.dialog {
-        Some(Dialog::Help) => help::render(state, ctx, area, buf),
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => {
+            help::render(state, r, ctx, area, buf)
+        }
+        Some(Dialog::Read(r)) => reading::render(state, r, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
         Some(Dialog::NewOperation(d)) => new_operation::render(d, ctx, area, buf),
         None => {}

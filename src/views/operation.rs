@@ -15,11 +15,13 @@ use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
 /// The width of the labels before the facts.
 const LABEL_WIDTH: usize = 12;
+/// The rows the machine table keeps however much the facts say: its header and three machines.
+const TABLE_KEEPS: usize = 4;
 
 /// The start times whose elapsed time is on screen (for the clock).
 pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
@@ -36,7 +38,7 @@ pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
 }
 
 /// "Label       value".
-fn field(label: &str, value: String) -> String {
+pub(super) fn field(label: &str, value: String) -> String {
     format!("{}{value}", fit(label, LABEL_WIDTH))
 }
 
@@ -85,6 +87,12 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         }
         None => None,
     };
+    // On a short terminal the facts leave the machines a few rows: what does not fit is
+    // counted, and Enter shows it all.
+    let table_rows = if op.is_some() { TABLE_KEEPS } else { 0 };
+    let facts_rows = usize::from(inner.height).saturating_sub(table_rows).max(2);
+    let more = |n: usize| t.tn("page-more", &[("n", n.into())]);
+    lines.cut_to(facts_rows, more, ctx.theme.dim());
     let used = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)
         .min(inner.height);
@@ -101,7 +109,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The page of an operation that cannot be read: what is known of it, why, and what to do.
-fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     let why = op.unreadable.as_deref().unwrap_or_default();
     lines.push(
@@ -129,7 +137,7 @@ fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 
 /// What the operation is: name, state, versions, who started (and paused) it, how long it has
 /// run and how far it is.
-fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     lines.push(
         field(&t.t("field-name"), sanitize(&op.name)),
@@ -180,7 +188,7 @@ fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 }
 
 /// What needs saying besides: the CA pass, the lock waited for, the failure and what to do.
-fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     if let Some(ca) = &op.ca_rotation {
         let said = match ca.pass_view() {
@@ -205,21 +213,70 @@ fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
             ctx.theme.fg(Color::Yellow),
         );
     }
+    rotation_notes(ctx, op, lines);
     if op.paused_by_failure() || op.phase == Phase::Failed {
-        let machine = op
-            .failed_machine()
-            .map(|m| sanitize(&m.name))
-            .unwrap_or_else(|| t.t("unknown"));
-        let reason = sanitize(op.failure_reason.as_deref().unwrap_or(""));
-        let text = format!(
-            "✗ {}\n  {}\n  {}",
-            t.tr("failure-machine", &[("machine", &machine)]),
-            t.tr("failure-reason", &[("reason", &reason)]),
-            t.t("failure-advice")
-        );
-        lines.wrapped_max(&text, ctx.theme.alarm(), 6);
+        for (i, part) in failure_text(t, op).iter().enumerate() {
+            let mark = if i == 0 { "✗ " } else { "  " };
+            lines.hanging(mark, part, ctx.theme.alarm());
+        }
     }
     lines.blank();
+}
+
+/// What the failure was, once: the failed machine and what it said (the operation's reason
+/// too, unless it only repeats it), or that the operation itself failed and why; then that
+/// nothing retries and nothing is rolled back.
+fn failure_text(t: &crate::i18n::Texts, op: &Operation) -> Vec<String> {
+    let reason = op
+        .failure_reason
+        .as_deref()
+        .map(sanitize)
+        .filter(|r| !r.trim().is_empty());
+    let mut parts = Vec::new();
+    match op.failed_machine() {
+        Some(m) => {
+            let machine = sanitize(&m.name);
+            let said = sanitize(&m.message);
+            if said.trim().is_empty() {
+                parts.push(t.tr("failure-machine", &[("machine", &machine)]));
+            } else {
+                parts.push(t.tr(
+                    "failure-machine-said",
+                    &[("machine", &machine), ("message", &said)],
+                ));
+            }
+            if let Some(r) = reason.filter(|r| said.trim().is_empty() || !r.contains(&said)) {
+                parts.push(t.tr("failure-reason", &[("reason", &r)]));
+            }
+        }
+        None => parts.push(match reason {
+            Some(r) => t.tr("failure-operation", &[("reason", &r)]),
+            None => t.t("failure-operation-no-reason"),
+        }),
+    }
+    parts.push(t.t("failure-advice"));
+    parts
+}
+
+/// A CA rotation's word to the operator: when the new credentials await them, what to run to
+/// fetch them; when it completed, that their copy of the secrets bundle is stale.
+fn rotation_notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+    let t = ctx.texts;
+    if op.kind != Some(OperationKind::CaRotation) {
+        return;
+    }
+    let name = sanitize(&op.cluster);
+    let awaiting = op
+        .ca_rotation
+        .as_ref()
+        .is_some_and(crate::model::CaRotation::awaits_credentials);
+    let id = match &op.phase {
+        Phase::Completed => "ca-completed-bundle",
+        p if awaiting && !p.is_finished() => "ca-awaiting-credentials",
+        _ => return,
+    };
+    let style = ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    lines.hanging("⚠ ", &t.tr(id, &[("name", &name)]), style);
 }
 
 /// A CA rotation's stage in words; a stage nobody knows is cluster text, made inert.

@@ -155,17 +155,6 @@ fn plan_effect(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     }
 }
 
-/// A point of a list: "• " then the text, its further lines under the text.
-fn bullet(lines: &mut Lines, text: &str, style: Style) {
-    for (i, l) in wrap(text, lines.wrap_width.saturating_sub(2))
-        .into_iter()
-        .enumerate()
-    {
-        let mark = if i == 0 { "• " } else { "  " };
-        lines.push(format!("{mark}{l}"), style);
-    }
-}
-
 /// What else to know: a CA rotation's passes, the credentials and the secrets bundle, and
 /// clusters that share the change.
 fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
@@ -174,16 +163,16 @@ fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     let name = sanitize(&d.cluster.name);
     if plan.kind == OperationKind::CaRotation {
         for id in ["ca-note-passes", "ca-note-kubelet"] {
-            bullet(lines, &t.t(id), Style::default());
+            lines.hanging("• ", &t.t(id), Style::default());
         }
     }
     if plan.credentials_stop_working {
         let note = t.tr("ca-note-credentials", &[("name", &name)]);
-        bullet(lines, &note, warn);
+        lines.hanging("• ", &note, warn);
     }
     if plan.replaces_secrets_bundle {
         let note = t.tr("ca-note-bundle", &[("name", &name)]);
-        bullet(lines, &note, warn);
+        lines.hanging("• ", &note, warn);
     }
     if !plan.shared_with.is_empty() {
         let names: Vec<String> = plan.shared_with.iter().map(|c| sanitize(c)).collect();
