@@ -55,6 +55,7 @@ fn page(op: ichor_tui::model::Operation) -> State {
         tracking: None,
         active_operation: None,
         unreadable: None,
+        last_shutdown: None,
     };
     let seq = s.seq;
     update(
@@ -589,6 +590,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         tracking: None,
         active_operation: None,
         unreadable: None,
+        last_shutdown: None,
     };
     let bad = Cluster {
         namespace: "default".into(),
@@ -601,6 +603,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         tracking: None,
         active_operation: None,
         unreadable: Some("spec: missing field `talosVersion`".into()),
+        last_shutdown: None,
     };
     let mut s = loaded_list();
     update(&mut s, Action::Key(Key::ch('2')));

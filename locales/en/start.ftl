@@ -36,8 +36,16 @@ effect-ca-rotation = rotates the cluster's CAs
 form-version = Target version
 form-kube-proxy = kube-proxy
 form-current = now { $value }
-form-target-required = Type the version to upgrade to, such as v1.9.3.
-form-invalid-version = “{ $value }” is not a version such as v1.9.3.
+form-target-required = Type the version to upgrade to, such as { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    }.
+form-invalid-version = “{ $value }” is not a version such as { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    }.
 form-invalid-max = Max unavailable is a whole number, at least 1.
 form-kube-proxy-hint = Space or ←/→ chooses.
 form-max-unavailable = Max unavailable
@@ -84,3 +92,7 @@ review-unapproved = Not approved, not touched ({ $n }):
 review-not-offered = Start is not offered (the reason is at the top); nothing has been written.
 ca-note-credentials = Your credentials for { $name } (kubeconfig, talosconfig) stop working when the old CA is dropped: when the rotation reaches “Awaiting credentials”, fetch the new ones with ichor cluster bundle-export { $name }.
 started-ca-bundle = Your credentials for { $name } stop working when the old CA is dropped and the secrets bundle is replaced: fetch both with ichor cluster bundle-export { $name } when it awaits credentials, and again when it completes.
+field-shutdown = Shut down
+cluster-shutdown = { $time } by { $user } ({ $operation })
+cluster-still-down = ⚠ Nothing was started on this cluster since: its machines are presumably still stopped.
+review-shut-down = Cluster { $cluster } was shut down at { $time } by { $user } ({ $operation }) and nothing was started on it since: its machines are presumably stopped. Power them on before you start this: an operation cannot work on stopped machines.

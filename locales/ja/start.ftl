@@ -36,8 +36,16 @@ effect-ca-rotation = クラスターの CA を入れ替え
 form-version = 目標バージョン
 form-kube-proxy = kube-proxy
 form-current = 現在 { $value }
-form-target-required = v1.9.3 のようにアップグレード先のバージョンを入力してください。
-form-invalid-version = 「{ $value }」は v1.9.3 のようなバージョンではありません。
+form-target-required = { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    } のようにアップグレード先のバージョンを入力してください。
+form-invalid-version = 「{ $value }」は { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    } のようなバージョンではありません。
 form-invalid-max = 同時停止数は 1 以上の整数です。
 form-kube-proxy-hint = スペースか ←/→ で選びます。
 form-max-unavailable = 同時停止数
@@ -81,3 +89,7 @@ review-unapproved = 未承認のため操作しないマシン（{ $n } 台）�
 review-not-offered = 開始できません（理由は先頭に表示）。何も書き込んでいません。
 ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。ローテーションが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
 started-ca-bundle = 旧 CA を削除した時点で { $name } の認証情報は使えなくなり、シークレットバンドルも置き換わります。認証情報の引き渡し待ちになったときと完了したときに、ichor cluster bundle-export { $name } で取得し直してください。
+field-shutdown = 停止
+cluster-shutdown = { $time }、{ $user }（{ $operation }）
+cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは停止したままと思われます。
+review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは停止したままと思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。

@@ -341,6 +341,8 @@ pub struct Plan {
     pub held_not_skipped: Vec<HeldMachine>,
     /// The cluster's machines that are not approved: not touched.
     pub unapproved: Vec<PlanMachine>,
+    /// The cluster was shut down and nothing was started on it since.
+    pub shut_down: Option<ShutdownRecord>,
 }
 
 impl Plan {
@@ -414,6 +416,19 @@ pub struct Cluster {
     pub active_operation: Option<OperationRef>,
     /// The TalosCluster object could not be read: why (short, inert). Only its name is known.
     pub unreadable: Option<String>,
+    /// The last shutdown of the cluster that completed, if any.
+    pub last_shutdown: Option<ShutdownRecord>,
+}
+
+/// A shutdown that completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShutdownRecord {
+    pub operation: String,
+    /// Who started it.
+    pub actor: Option<String>,
+    pub finished_at: Option<Timestamp>,
+    /// Nothing was started on the cluster since: its machines are presumably still stopped.
+    pub still_down: bool,
 }
 
 /// What a start or a plan asks for.

@@ -38,7 +38,7 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
     let area = Rect::new(0, 0, size.0, size.1);
     let dialog = match &state.dialog {
         _ if size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1 => Default::default(),
-        Some(Dialog::NewOperation(d)) => new_operation::room(d, ctx, area),
+        Some(Dialog::NewOperation(d)) => new_operation::room(state, d, ctx, area),
         Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, ctx, area),
         Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
         _ => Default::default(),
@@ -90,7 +90,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         }
         Some(Dialog::Read(r)) => reading::render(state, r, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
-        Some(Dialog::NewOperation(d)) => new_operation::render(d, ctx, area, buf),
+        Some(Dialog::NewOperation(d)) => new_operation::render(state, d, ctx, area, buf),
         None => {}
     }
 }

@@ -81,7 +81,7 @@ fn text(state: &State, r: &Reading, ctx: &Ctx<'_>, w: usize) -> (String, Lines) 
         },
         ReadingOf::Cluster => match state.cluster.as_ref().and_then(|p| p.cluster.data.as_ref()) {
             Some(c) => {
-                cluster(ctx, c, &mut lines);
+                cluster(state, ctx, c, &mut lines);
                 t.tr("reading-whole-title", &[("name", &sanitize(&c.name))])
             }
             None => String::new(),
@@ -166,9 +166,9 @@ fn operation(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 
 /// The cluster's page whole: its facts, then every machine with its role, order, approval
 /// and the whole hold reason.
-fn cluster(ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
+fn cluster(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
     let t = ctx.texts;
-    super::cluster::facts(ctx, c, lines);
+    super::cluster::facts(state, ctx, c, lines);
     if c.machines.is_empty() {
         return;
     }

@@ -42,6 +42,7 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
         credentials_stop_working: p.credentials_stop_working,
         held_not_skipped: p.held_not_skipped.iter().map(held_to_proto).collect(),
         unapproved: p.unapproved.iter().map(machine_to_proto).collect(),
+        shut_down: p.shut_down.as_ref().map(super::cluster::shutdown_to_proto),
     }
 }
 
@@ -106,6 +107,7 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
             .map(held_from_proto)
             .collect(),
         unapproved: p.unapproved.into_iter().map(machine_from_proto).collect(),
+        shut_down: p.shut_down.map(super::cluster::shutdown_from_proto),
     })
 }
 

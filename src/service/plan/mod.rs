@@ -139,8 +139,8 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
                 let value = shown(t);
                 return Err(invalid(
                     Reason::InvalidVersion,
-                    &[("value", &value)],
-                    format!("\"{value}\" is not a version such as v1.9.3"),
+                    &[("value", &value), ("kind", kind.as_str())],
+                    format!("\"{value}\" is not a version"),
                 ));
             }
         },
@@ -305,6 +305,8 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         credentials_stop_working: false,
         held_not_skipped,
         unapproved,
+        shut_down: crate::service::convert::last_shutdown(&cluster_name, inputs.operations)
+            .filter(|r| r.still_down),
     };
     if kind == OperationKind::CaRotation {
         plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
@@ -447,6 +449,7 @@ pub fn fingerprint(plan: &Plan) -> String {
         "credentialsStopWorking": plan.credentials_stop_working,
         "heldNotSkipped": plan.held_not_skipped.iter().map(|h| [&h.name, &h.reason]).collect::<Vec<_>>(),
         "unapproved": plan.unapproved.iter().map(|m| [&m.name, &m.role]).collect::<Vec<_>>(),
+        "shutDown": plan.shut_down.as_ref().map(|r| &r.operation),
     });
     let digest = sha2::Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

@@ -7,7 +7,7 @@ use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::overlay::{clear, titled_block};
 use super::words::kind_text;
-use crate::app::state::{NewOpStep, NewOperation, ScrollRoom};
+use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use crate::model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -33,15 +33,17 @@ fn rects(area: Rect) -> (Rect, Rect) {
 }
 
 /// How long the dialog's text that scrolls (the Review's) is over `area`, and how much shows.
-pub fn room(d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     match d.step {
         NewOpStep::Form => ScrollRoom::default(),
-        NewOpStep::Review | NewOpStep::Starting { .. } => review::room(d, ctx, rects(area).1),
+        NewOpStep::Review | NewOpStep::Starting { .. } => {
+            review::room(state, d, ctx, rects(area).1)
+        }
     }
 }
 
 /// Draws the dialog over `area`: everything between the status bar and the footer.
-pub fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = rects(area);
     clear(rect, buf);
     let t = ctx.texts;
@@ -62,7 +64,7 @@ pub fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             form::render(d, ctx, inner, buf);
             None
         }
-        NewOpStep::Review | NewOpStep::Starting { .. } => review::render(d, ctx, inner, buf),
+        NewOpStep::Review | NewOpStep::Starting { .. } => review::render(state, d, ctx, inner, buf),
     };
     if let Some(m) = marker {
         block = block.title_bottom(m);

@@ -4,16 +4,16 @@
 //! typed name and how to Start stay under it.
 
 use super::effect_id;
-use crate::app::state::{NewOpStep, NewOperation, ScrollRoom};
+use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use crate::model::{ApiError, OperationKind, Plan, Reason};
 use crate::views::style::Ctx;
 use crate::views::text::{sanitize, width, wrap};
 use crate::views::widgets::lines::Lines;
 use crate::views::widgets::table::Window;
-use crate::views::words::{error_text, role_word};
+use crate::views::words::{error_text, role_word, shutdown_text};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
 /// The Review laid out in an area: the text that scrolls, and the lines pinned under it.
@@ -24,7 +24,7 @@ struct Laid {
     bottom_area: Rect,
 }
 
-fn lay_out(d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
+fn lay_out(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
     let t = ctx.texts;
     let w = usize::from(area.width);
     let mut doc = Lines::new(w);
@@ -36,7 +36,7 @@ fn lay_out(d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
         Some(plan) => {
             blocked(plan, ctx, &mut doc);
             plan_effect(plan, ctx, &mut doc);
-            plan_notes(d, plan, ctx, &mut doc);
+            plan_notes(state, d, plan, ctx, &mut doc);
             machines_aside(plan, ctx, &mut doc);
             steps(plan, ctx, &mut doc);
             start_lines(d, plan, ctx, &mut bottom);
@@ -66,12 +66,13 @@ fn lay_out(d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
 /// Draws the Review in `area`; returns the marker of what is scrolled out of sight, for the
 /// dialog's bottom border.
 pub(super) fn render(
+    state: &State,
     d: &NewOperation,
     ctx: &Ctx<'_>,
     area: Rect,
     buf: &mut Buffer,
 ) -> Option<Line<'static>> {
-    let laid = lay_out(d, ctx, area);
+    let laid = lay_out(state, d, ctx, area);
     let rows = usize::from(laid.doc_area.height);
     let window = Window::new(laid.doc.len(), d.scroll, rows);
     laid.doc.draw_from(laid.doc_area, buf, window.offset);
@@ -80,8 +81,8 @@ pub(super) fn render(
 }
 
 /// How long the Review's text is in `area`, and how much of it shows.
-pub(super) fn room(d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
-    let laid = lay_out(d, ctx, area);
+pub(super) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+    let laid = lay_out(state, d, ctx, area);
     ScrollRoom {
         lines: laid.doc.len(),
         rows: usize::from(laid.doc_area.height),
@@ -157,7 +158,7 @@ fn plan_effect(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
 
 /// What else to know: a CA rotation's passes, the credentials and the secrets bundle, and
 /// clusters that share the change.
-fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
+fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     let t = ctx.texts;
     let warn = ctx.theme.fg(Color::Yellow);
     let name = sanitize(&d.cluster.name);
@@ -165,6 +166,23 @@ fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
         for id in ["ca-note-passes", "ca-note-kubelet"] {
             lines.hanging("• ", &t.t(id), Style::default());
         }
+    }
+    if let Some(r) = &plan.shut_down {
+        let [time, user, operation] = shutdown_text(state, t, r);
+        let said = t.tr(
+            "review-shut-down",
+            &[
+                ("cluster", &name),
+                ("time", &time),
+                ("user", &user),
+                ("operation", &operation),
+            ],
+        );
+        lines.hanging(
+            "⚠ ",
+            &said,
+            ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        );
     }
     if plan.credentials_stop_working {
         let note = t.tr("ca-note-credentials", &[("name", &name)]);
