@@ -6,7 +6,7 @@ error-unfinished-operation = クラスター { $cluster } のオペレーショ�
        *[other] { $phase }
     }）。別のオペレーションを開始する前に、完了を待つか削除してください。
 error-tracked-by-gitops = { $resource_kind } { $resource_name } は { $tool }（{ $object }）で管理されています。Git で変更してください：{ $field }: { $current } → { $target }。リポジトリでマージした後、spec に反映された{ $kind ->
-        [cni] kube-proxy のモード
+        [cni] { " " }kube-proxy のモード
        *[other] バージョン
     }で開始してください。
 error-downgrade = { $target } は現在の { $current } より古いバージョンです。ダウングレードはできません。

@@ -136,10 +136,15 @@ pub fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
     let Some((text, style)) = banner_text(state, ctx) else {
         return lines;
     };
-    for l in super::text::wrap(&text, lines.wrap_width)
-        .into_iter()
-        .take(BANNER_MAX)
-    {
+    let wrapped = super::text::wrap(&text, lines.wrap_width);
+    let cut = wrapped.len() > BANNER_MAX;
+    for (i, l) in wrapped.into_iter().take(BANNER_MAX).enumerate() {
+        // A banner longer than its lines says so at its end.
+        let l = if cut && i + 1 == BANNER_MAX {
+            super::text::truncate(&format!("{l}…"), lines.wrap_width)
+        } else {
+            l
+        };
         lines.push(format!(" {l}"), style);
     }
     lines
@@ -237,12 +242,20 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     }
 }
 
+/// Ends a sentence for the next one: a space after a Latin full stop, none after a Japanese
+/// one (。 already ends with its own space).
+fn next_sentence(text: &mut String) {
+    if !text.ends_with('。') {
+        text.push(' ');
+    }
+}
+
 /// An operation started: its name, the spec field written first, and any warning, first.
 fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
-        text.push(' ');
+        next_sentence(&mut text);
         text.push_str(&t.tr(
             "started-spec-written",
             &[
@@ -254,7 +267,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
     }
     if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
         // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it.
-        text.push(' ');
+        next_sentence(&mut text);
         let name = sanitize(&created.operation.cluster);
         text.push_str(&t.tr("started-ca-bundle", &[("name", &name)]));
     }

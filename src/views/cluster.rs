@@ -20,7 +20,12 @@ const LABEL_WIDTH: usize = 14;
 
 /// "Label         value".
 fn field(label: &str, value: String) -> String {
-    format!("{}{value}", fit(label, LABEL_WIDTH))
+    // A label as wide as the column is said whole, the value after it.
+    if super::text::width(label) < LABEL_WIDTH {
+        format!("{}{value}", fit(label, LABEL_WIDTH))
+    } else {
+        format!("{label} {value}")
+    }
 }
 
 /// Draws a cluster's page.

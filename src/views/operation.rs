@@ -1,7 +1,7 @@
 //! One operation's page: what it is, where it is, and every machine in executor order.
 
 use super::style::Ctx;
-use super::text::{fit, sanitize};
+use super::text::{fit, sanitize, width};
 use super::widgets::lines::{Lines, indented};
 use super::widgets::overlay::titled_block;
 use super::widgets::progress::bar;
@@ -39,7 +39,12 @@ pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
 
 /// "Label       value".
 pub(super) fn field(label: &str, value: String) -> String {
-    format!("{}{value}", fit(label, LABEL_WIDTH))
+    // A label as wide as the column is said whole, the value after it.
+    if width(label) < LABEL_WIDTH {
+        format!("{}{value}", fit(label, LABEL_WIDTH))
+    } else {
+        format!("{label} {value}")
+    }
 }
 
 /// Draws the page into `area`.
@@ -82,14 +87,16 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         }
         Some(op) => {
             facts(state, ctx, op, &mut lines);
-            notes(ctx, op, &mut lines);
+            notes(ctx, op, false, &mut lines);
             Some(op)
         }
         None => None,
     };
     // On a short terminal the facts leave the machines a few rows: what does not fit is
     // counted, and Enter shows it all.
-    let table_rows = if op.is_some() { TABLE_KEEPS } else { 0 };
+    // (No more than the table needs: its header and a row a machine, or the line that says
+    // none has started.)
+    let table_rows = op.map_or(0, |op| TABLE_KEEPS.min(1 + op.machines.len().max(1)));
     let facts_rows = usize::from(inner.height).saturating_sub(table_rows).max(2);
     let more = |n: usize| t.tn("page-more", &[("n", n.into())]);
     lines.cut_to(facts_rows, more, ctx.theme.dim());
@@ -188,7 +195,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
 }
 
 /// What needs saying besides: the CA pass, the lock waited for, the failure and what to do.
-pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
     let t = ctx.texts;
     if let Some(ca) = &op.ca_rotation {
         let said = match ca.pass_view() {
@@ -215,7 +222,7 @@ pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     }
     rotation_notes(ctx, op, lines);
     if op.paused_by_failure() || op.phase == Phase::Failed {
-        for (i, part) in failure_text(t, op).iter().enumerate() {
+        for (i, part) in failure_text(t, op, whole).iter().enumerate() {
             let mark = if i == 0 { "✗ " } else { "  " };
             lines.hanging(mark, part, ctx.theme.alarm());
         }
@@ -226,7 +233,7 @@ pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 /// What the failure was, once: the failed machine and what it said (the operation's reason
 /// too, unless it only repeats it), or that the operation itself failed and why; then that
 /// nothing retries and nothing is rolled back.
-fn failure_text(t: &crate::i18n::Texts, op: &Operation) -> Vec<String> {
+fn failure_text(t: &crate::i18n::Texts, op: &Operation, whole: bool) -> Vec<String> {
     let reason = op
         .failure_reason
         .as_deref()
@@ -245,7 +252,8 @@ fn failure_text(t: &crate::i18n::Texts, op: &Operation) -> Vec<String> {
                     &[("machine", &machine), ("message", &said)],
                 ));
             }
-            if let Some(r) = reason.filter(|r| said.trim().is_empty() || !r.contains(&said)) {
+            let adds = |r: &String| whole || said.trim().is_empty() || !r.contains(&said);
+            if let Some(r) = reason.filter(adds) {
                 parts.push(t.tr("failure-reason", &[("reason", &r)]));
             }
         }

@@ -70,19 +70,19 @@ fn text(state: &State, r: &Reading, ctx: &Ctx<'_>, w: usize) -> (String, Lines) 
                 (None, Some(e)) => lines.wrapped(&error_text(t, e), ctx.theme.alarm()),
                 (None, None) => lines.push(t.t("loading"), Style::default()),
             }
-            t.tr("reading-yaml-title", &[("name", &sanitize(name))])
+            title(ctx, "reading-yaml-title", name, w)
         }
         ReadingOf::Operation => match state.detail.as_ref().and_then(|d| d.op.data.as_ref()) {
             Some(op) => {
                 operation(state, ctx, op, &mut lines);
-                t.tr("reading-whole-title", &[("name", &sanitize(&op.name))])
+                title(ctx, "reading-whole-title", &op.name, w)
             }
             None => String::new(),
         },
         ReadingOf::Cluster => match state.cluster.as_ref().and_then(|p| p.cluster.data.as_ref()) {
             Some(c) => {
                 cluster(state, ctx, c, &mut lines);
-                t.tr("reading-whole-title", &[("name", &sanitize(&c.name))])
+                title(ctx, "reading-whole-title", &c.name, w)
             }
             None => String::new(),
         },
@@ -90,6 +90,15 @@ fn text(state: &State, r: &Reading, ctx: &Ctx<'_>, w: usize) -> (String, Lines) 
         ReadingOf::Keys => String::new(),
     };
     (title, lines)
+}
+
+/// The title `id` with `name` in it, in `w` columns (the room between the corners, less a
+/// space either side): a long name is cut in the middle so that what is read stays said.
+fn title(ctx: &Ctx<'_>, id: &str, name: &str, w: usize) -> String {
+    let t = ctx.texts;
+    let rest = super::text::width(&t.tr(id, &[("name", "")]));
+    let name = super::text::truncate_middle(&sanitize(name), w.saturating_sub(rest));
+    t.tr(id, &[("name", &name)])
 }
 
 /// YAML as the service wrote it, a line at a time, made inert; a long line wraps under itself.
@@ -135,11 +144,8 @@ fn operation(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
         Style::default(),
     );
     super::operation::facts(state, ctx, op, lines);
-    super::operation::notes(ctx, op, lines);
-    if let Some(reason) = op.failure_reason.as_deref() {
-        heading(ctx, "reading-failure-reason", lines);
-        indented(&sanitize(reason), 2, ctx.theme.alarm(), lines);
-    }
+    // The failure with the controller's reason whole, even where it repeats the machine's.
+    super::operation::notes(ctx, op, true, lines);
     if !op.conditions.is_empty() {
         heading(ctx, "reading-conditions", lines);
         for c in &op.conditions {
