@@ -9,6 +9,7 @@
 //! skipped: they measure a release build, and they take seconds.
 //!
 //!     cargo bench --bench process
+//!     cargo bench --bench process -- startup    (the start-up measures only)
 
 mod common;
 
@@ -20,10 +21,14 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
-/// Times from spawn to the first frame and to the loaded list.
-fn startup(home: &Path) -> (Duration, Duration) {
+/// Times from spawn to the first frame and to the loaded list, in a terminal that answers
+/// cursor queries as `answers` says, with `extra` arguments.
+fn startup(home: &Path, answers: pty::Answers, extra: &[&str]) -> (Duration, Duration) {
     let t = Instant::now();
-    let mut p = pty::Spawn::demo(Path::new(BIN), home).start();
+    let mut p = pty::Spawn::demo(Path::new(BIN), home)
+        .args(extra)
+        .answers(answers)
+        .start();
     let first = |s: &str| s.contains("ichor-tui ·") && s.contains("Operations");
     let chrome = loop {
         if first(&p.screen()) {
@@ -130,22 +135,37 @@ fn main() {
     }
     let home = tempfile::tempdir().expect("a temporary directory");
     let runs = 10;
-    let (chrome, loaded): (Vec<Duration>, Vec<Duration>) =
-        (0..runs).map(|_| startup(home.path())).unzip();
-    common::report(
-        "start: spawn to first frame (--demo, 100x30)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&chrome) / 1000.0
+    // `--demo` finds its ichor-ui and reaches it through a port-forward tunnel; with
+    // `--backend in-process` it runs the service in this process instead.
+    for (label, extra) in [
+        ("--demo, ichor-ui through a tunnel", &[][..]),
+        (
+            "--demo --backend in-process",
+            &["--backend", "in-process"][..],
         ),
-    );
-    common::report(
-        "start: spawn to first complete frame (list loaded)",
-        format!(
-            "{:.1} ms (median of {runs})",
-            common::median_us(&loaded) / 1000.0
-        ),
-    );
+    ] {
+        let (chrome, loaded): (Vec<Duration>, Vec<Duration>) = (0..runs)
+            .map(|_| startup(home.path(), pty::Answers::Narrow, extra))
+            .unzip();
+        common::report(
+            &format!("start: spawn to first frame ({label}, 100x30)"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&chrome) / 1000.0
+            ),
+        );
+        common::report(
+            &format!("start: spawn to first complete frame, list loaded ({label})"),
+            format!(
+                "{:.1} ms (median of {runs})",
+                common::median_us(&loaded) / 1000.0
+            ),
+        );
+    }
+    ambiguous_width_probe(home.path(), runs);
+    if std::env::args().any(|a| a == "startup") {
+        return;
+    }
 
     let runs = 5;
     for (extra, remote) in [(0, false), (10_000, false), (0, true), (10_000, true)] {
@@ -171,6 +191,61 @@ fn main() {
                 common::median(&rss) / 1024.0,
                 common::median_us(&shown) / 1000.0
             ),
+        );
+    }
+}
+
+/// What `--ambiguous-width auto` adds to the start: the first frame with the width given
+/// (nothing asked), asked of a terminal that answers, and of one that never does (the probe
+/// waits out its timeout). Runs interleaved, so a busy machine weighs on each alike.
+fn ambiguous_width_probe(home: &Path, runs: usize) {
+    let cases: [(&str, pty::Answers, &[&str]); 3] = [
+        (
+            "--ambiguous-width narrow",
+            pty::Answers::Narrow,
+            &["--ambiguous-width", "narrow"],
+        ),
+        ("auto, the terminal answers", pty::Answers::Narrow, &[]),
+        (
+            "auto, the terminal never answers",
+            pty::Answers::Silent,
+            &[],
+        ),
+    ];
+    let _ = std::fs::remove_file(home.join("log"));
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
+    for _ in 0..runs {
+        for (i, (_, answers, extra)) in cases.iter().enumerate() {
+            times[i].push(startup(home, *answers, extra).0);
+        }
+    }
+    // The probe's own wait, as the dashboard logs it (`waited_ms`), for the answering terminal.
+    let log = std::fs::read_to_string(home.join("log")).unwrap_or_default();
+    let mut waited: Vec<f64> = log
+        .lines()
+        .filter(|l| l.contains("the terminal says how wide"))
+        .filter_map(|l| {
+            l.split("waited_ms=")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    waited.sort_by(f64::total_cmp);
+    if let Some(m) = waited.get(waited.len() / 2) {
+        common::report(
+            "start: the probe's wait for the answer (from the log)",
+            format!("{m:.2} ms (median of {})", waited.len()),
+        );
+    }
+    let base = common::median_us(&times[0]) / 1000.0;
+    for ((name, _, _), t) in cases.iter().zip(&times) {
+        let med = common::median_us(t) / 1000.0;
+        common::report(
+            &format!("start: spawn to first frame, {name}"),
+            format!("{med:.1} ms (+{:.1} ms; median of {runs})", med - base),
         );
     }
 }

@@ -255,6 +255,8 @@ struct Idle {
     polls: u64,
     wakeups: u64,
     draws: u64,
+    /// Frames laid out (a poll that changed nothing lays none out).
+    renders: u64,
     bytes: usize,
     /// (seconds since start, bytes) of every draw.
     drawn: Vec<(u64, usize)>,
@@ -321,6 +323,7 @@ fn idle(minutes: u64) -> Idle {
             polls: reads.load(std::sync::atomic::Ordering::Relaxed),
             wakeups: stats.wakeups,
             draws: stats.draws,
+            renders: stats.renders,
             bytes: log.total,
             drawn: log
                 .flushes
@@ -375,8 +378,8 @@ fn main() {
             2 * minutes
         ),
         format!(
-            "{} polls, {} wake-ups, {} draws, {} B in all",
-            r.polls, r.wakeups, r.draws, r.bytes
+            "{} polls, {} wake-ups, {} frames laid out, {} draws, {} B in all",
+            r.polls, r.wakeups, r.renders, r.draws, r.bytes
         ),
     );
     common::report("idle: every draw (time: bytes)", changed.join(" "));
@@ -396,5 +399,13 @@ fn main() {
         "{} draws in {} idle minutes",
         r.draws,
         2 * minutes
+    );
+    // A poll whose answer changed nothing is not laid out: frames are laid out for the clock's
+    // changes, not per poll.
+    assert!(
+        r.renders <= r.polls / 2,
+        "{} frames laid out for {} polls",
+        r.renders,
+        r.polls
     );
 }

@@ -23,6 +23,7 @@ pub struct FileConfig {
     pub color: Option<ColorMode>,
     pub ascii: Option<bool>,
     pub read_only: Option<bool>,
+    pub ambiguous_width: Option<AmbiguousWidth>,
 }
 
 impl FileConfig {
@@ -110,6 +111,22 @@ impl ColorMode {
             ColorMode::Auto => no_color.is_none_or(str::is_empty) && is_tty,
         }
     }
+}
+
+/// `--ambiguous-width` (and `ambiguous-width` in the config file): how wide the terminal draws
+/// the characters of East Asian Width "Ambiguous" (box drawing, `·`, `…`, `▶`, `○`, `█`, `é`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AmbiguousWidth {
+    /// Measured at start, as Vim does for 'ambiwidth': one such character is printed and the
+    /// terminal asked where the cursor went; narrow when it does not answer in time.
+    #[default]
+    Auto,
+    /// One column: most terminals.
+    Narrow,
+    /// Two columns: Tera Term and PuTTY set to Japanese, mintty under a ja locale,
+    /// `xterm -cjk_width`. Nothing ambiguous is drawn then.
+    Wide,
 }
 
 /// Whether the locale's character set is UTF-8 (LC_ALL, then LC_CTYPE, then LANG).

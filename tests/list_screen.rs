@@ -148,3 +148,21 @@ fn the_filter_applies_at_once_and_is_sent_when_typing_settles() {
     assert_eq!(s.ops.selected().unwrap().name, "op-0042");
     assert_eq!(s.ops.paging.total, 1);
 }
+
+#[test]
+fn a_paged_list_counts_what_the_server_holds() {
+    let ops = history(250);
+    let s = started(&ops);
+    crate::snap_all!("list_paged", &s);
+    // Filtered by the server: the count is the server's.
+    let mut s = started(&ops);
+    update(&mut s, Action::Key(Key::ch('/')));
+    for c in "op-01".chars() {
+        update(&mut s, Action::Key(Key::ch(c)));
+    }
+    let e = tick_at(&mut s, now() + SignedDuration::from_millis(250));
+    answer(&mut s, &ops, &e);
+    update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
+    assert_eq!(s.ops.paging.total, 100);
+    crate::snap_all!("list_paged_filtered", &s);
+}

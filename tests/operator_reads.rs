@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::fixtures::{self, ago, machine};
+use common::fixtures::{self, ago, machine, page};
 use common::snap::draw;
-use ichor_tui::app::action::{Action, ClusterFor, Key, KeyCode};
+use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{AskedAbout, Dialog, Notice, State};
 use ichor_tui::app::update::update;
 use ichor_tui::i18n::Lang;
@@ -54,56 +54,6 @@ fn flat(state: &State, lang: Lang, w: u16, h: u16) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The cluster of `op`, its machines with their roles (a "cp" name is a control plane).
-fn cluster_of(op: &Operation) -> Cluster {
-    Cluster {
-        namespace: op.namespace.clone(),
-        name: op.cluster.clone(),
-        talos_version: "v1.9.3".into(),
-        kubernetes_version: "v1.32.3".into(),
-        kube_proxy: "enabled".into(),
-        ichor_version: None,
-        machines: op
-            .machines
-            .iter()
-            .map(|m| ClusterMachine {
-                name: m.name.clone(),
-                role: if m.name.contains("cp") {
-                    "controlplane"
-                } else {
-                    "worker"
-                }
-                .into(),
-                order: None,
-                approved: true,
-                hold: None,
-                unreadable: None,
-            })
-            .collect(),
-        tracking: None,
-        active_operation: None,
-        unreadable: None,
-        last_shutdown: None,
-    }
-}
-
-/// `op`'s page, opened from the list, with its cluster read.
-fn page(op: Operation) -> State {
-    let mut s = fixtures::opened(op.clone());
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Cluster {
-            seq,
-            purpose: ClusterFor::OperationPage,
-            namespace: op.namespace.clone(),
-            name: op.cluster.clone(),
-            result: Ok(cluster_of(&op)),
-        },
-    );
-    s
 }
 
 /// A CA rotation of prod-eu's four machines at `stage`, pass `pass` of `passes` (0: the

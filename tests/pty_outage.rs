@@ -177,6 +177,7 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
         cols: 120,
         rows: 30,
         home: home.path(),
+        answers: Default::default(),
     }
     .start();
     tui.wait_text("kube-proxy");

@@ -182,6 +182,7 @@ fn ascii_mode_draws_only_ascii_around_the_text() {
             Theme {
                 color: false,
                 ascii: true,
+                ..Theme::default()
             },
         );
         let buf = term.backend().buffer();
@@ -205,6 +206,7 @@ fn without_colour_nothing_is_coloured_and_states_stay_in_words() {
             Theme {
                 color: false,
                 ascii: false,
+                ..Theme::default()
             },
         );
         let st = styles(term.backend().buffer());

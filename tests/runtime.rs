@@ -141,6 +141,8 @@ async fn an_idle_finished_list_wakes_only_for_its_10_s_polls() {
     );
     // Frames: loading, then the list — and nothing for the identical polls.
     assert_eq!(stats.draws, 2, "{stats:?}");
+    // Nor are they laid out: only when "updated …" could have changed (each minute).
+    assert!(stats.renders <= 4, "{stats:?}");
     assert_eq!(stats.wakeups, 9, "only the polls wake it: {stats:?}");
 }
 
@@ -152,8 +154,10 @@ async fn a_running_list_polls_every_3_s_and_redraws_only_what_changes() {
     let polls = client.lists.load(Ordering::SeqCst);
     assert_eq!(polls, 1 + 10, "{stats:?}");
     // The ages are 27m and 2m exactly at t=0 and change only at t=60 s: in 30 s, identical data
-    // draws nothing new.
+    // draws nothing new, and is not even laid out: the frames laid out are the loading one,
+    // the list, and the list once the caller's permissions (which keys are offered) arrived.
     assert_eq!(stats.draws, 2, "{stats:?}");
+    assert_eq!(stats.renders, 3, "{stats:?}");
     assert_eq!(stats.wakeups, 10, "only the 3 s polls wake it: {stats:?}");
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::fixtures::{self, now};
+use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
 use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{Conn, Notice, State};
@@ -24,51 +24,6 @@ fn snap_styles(name: &str, state: &State) {
 
 fn loaded_list() -> State {
     fixtures::listed(fixtures::list())
-}
-
-fn page(op: ichor_tui::model::Operation) -> State {
-    let mut s = fixtures::opened(op.clone());
-    let cluster = ichor_tui::model::Cluster {
-        namespace: op.namespace.clone(),
-        name: op.cluster.clone(),
-        talos_version: "v1.9.3".into(),
-        kubernetes_version: "v1.32.3".into(),
-        kube_proxy: "enabled".into(),
-        ichor_version: None,
-        machines: op
-            .machines
-            .iter()
-            .map(|m| ichor_tui::model::ClusterMachine {
-                name: m.name.clone(),
-                role: if m.name.contains("cp") {
-                    "controlplane"
-                } else {
-                    "worker"
-                }
-                .into(),
-                order: None,
-                approved: true,
-                hold: None,
-                unreadable: None,
-            })
-            .collect(),
-        tracking: None,
-        active_operation: None,
-        unreadable: None,
-        last_shutdown: None,
-    };
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Cluster {
-            seq,
-            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
-            namespace: op.namespace.clone(),
-            name: op.cluster.clone(),
-            result: Ok(cluster),
-        },
-    );
-    s
 }
 
 #[test]
@@ -370,6 +325,7 @@ fn no_colour_is_still_readable() {
         Theme {
             color: false,
             ascii: true,
+            ..Theme::default()
         },
     );
     insta::assert_snapshot!("operations_list_no_colour_ascii", term.backend());

@@ -1902,6 +1902,9 @@ macro_rules! matrix {
         mod connect {
             $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
         }
+        mod tunnel {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::Tunnel).await } )*
+        }
     };
 }
 

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod data;
+pub mod wrap_before;
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +32,21 @@ pub fn median_us(values: &[Duration]) -> f64 {
         .map(|d| u32::try_from(d.as_micros()).unwrap_or(u32::MAX))
         .collect();
     median(&us)
+}
+
+/// The median of durations, in nanoseconds.
+pub fn median_ns(values: &[Duration]) -> f64 {
+    let ns: Vec<u64> = values
+        .iter()
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .collect();
+    let mut v = ns;
+    v.sort_unstable();
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2] as f64,
+        n => (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0,
+    }
 }
 
 /// Runs `f` `iters` times per run, `runs` times, after one warm-up run; returns each run's time

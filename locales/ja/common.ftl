@@ -1,3 +1,19 @@
+### 表記の決まり — how the Japanese is written (every file of locales/ja follows it; tests/typography.rs checks it
+### over every ja snapshot and every ja message):
+###
+### 1. 和欧間スペース: one half-width space between Japanese (kana, kanji) and Latin text — letters, digits,
+###    commands, flags, and every { $variable } that holds a name, a version or a number:
+###    「API に接続できません」「{ $n } 秒」「クラスター { $cluster } の」「--read-only で起動」.
+###    None next to Japanese punctuation and brackets, which carry their own space:
+###    「理由：{ $reason }」「（{ $since } から）」「{ $name } を開始しました。」.
+### 2. 一つのものに一つの語: CA 入れ替え (never ローテーション: it is also short enough for the
+###    kind column of an 80-column list), コントロールプレーン and ワーカー, 一時停止 (a pause that
+###    resume undoes) and 停止 (what does not go on by itself: a shutdown, a machine stopped, an
+###    operation a failed machine stopped — 失敗で停止, which resuming does not undo),
+###    レビュー (the Review) and 確認 (a y/N question),
+###    計画 (a plan, never プラン), プロキシ, 管理元 (what tracks a cluster: GitOps).
+### 3. 括弧と約物は全角: （）「」：、。 — wrapped lines follow the kinsoku rules (views/text.rs).
+
 too-small = 端末が小さすぎます（{ $w }×{ $h } 以上が必要）
 status-all-namespaces = 全ネームスペース
 status-namespace = ネームスペース { $ns }
@@ -7,16 +23,18 @@ status-never-updated = 未更新
 badge-read-only = 読み取り専用
 badge-stale = 古い表示
 age-just-now = たった今
-dur-seconds = { $n }秒
-dur-minutes = { $n }分
-dur-hours = { $n }時間
-dur-days = { $n }日
+dur-seconds = { $n } 秒
+dur-minutes = { $n } 分
+dur-hours = { $n } 時間
+dur-days = { $n } 日
 banner-retrying = API に接続できません。{ $n } 秒後に再試行します（{ $since } から）。表示中のデータは古い可能性があります
 banner-gave-up = API に { $since } から接続できません。再試行を打ち切りました。R で再試行します
+banner-tunnel-retrying = ichor-ui へのトンネルが閉じました。{ $n } 秒後に開き直します（{ $since } から）。表示中のデータは古い可能性があります
+banner-tunnel-gave-up = ichor-ui へのトンネルが { $since } から閉じています。開き直しを打ち切りました。R で再試行します
 footer-filter = 入力で絞り込み · Enter 確定 · Esc 解除
 footer-confirm = y はい · N いいえ（既定）
 footer-help = ↑↓ スクロール · Esc 閉じる
-footer-resume-after-failure = 再開不可
+footer-resume-after-failure = 再開（マシンが失敗）
 help-title = キー操作
 help-confirm = 確認に答える（既定は「いいえ」）
 list-more = ほか { $n } 件
@@ -48,7 +66,7 @@ kind-kubernetes = Kubernetes アップグレード
 kind-ichor = ichor アップグレード
 kind-cni = kube-proxy 切り替え
 kind-shutdown = シャットダウン
-kind-ca-rotation = CA ローテーション
+kind-ca-rotation = CA 入れ替え
 kind-short-talos = Talos
 kind-short-kubernetes = Kubernetes
 kind-short-ichor = ichor
@@ -64,19 +82,19 @@ phase-completed = 完了
 phase-failed = 失敗
 phase-other = 不明
 state-paused-failed = 失敗で停止
-state-pausing = 停止待ち
+state-pausing = 一時停止待ち
 mphase-pending = 待機中
 mphase-running = 実行中
 mphase-completed = 完了
 mphase-failed = 失敗
 mphase-skipped = スキップ
-role-controlplane = CP
+role-controlplane = コントロールプレーン
 role-worker = ワーカー
 why-read-only = 読み取り専用です（--read-only で起動）。ここからは何も変更できません。
 why-nothing-selected = オペレーションが選択されていません。
 why-finished = このオペレーションは終了しています。一時停止・再開するものはありません。
 why-already-paused = このオペレーションはすでに一時停止しています。
-why-resume-after-failure = マシンの失敗によって一時停止したオペレーションです。再開しても何も起きません。削除してやり直してください。
+why-resume-after-failure = マシンの失敗で停止したオペレーションです。再開しても何も起きません。削除してやり直してください。
 why-not-paused = このオペレーションは一時停止していません。
 key-switch = オペレーションとクラスターの切り替え
 key-clusters = クラスター一覧
@@ -84,7 +102,7 @@ key-new = 新しいオペレーション
 key-choose = 選択
 key-next-field = 次の項目
 key-prev-field = 前の項目
-key-review = 確認へ
+key-review = レビューへ
 key-cancel = キャンセル
 key-start = 開始
 key-edit = 入力に戻る
@@ -102,6 +120,7 @@ state-unreadable = 読み取り不可
 route-demo = デモ
 route-tunnel = ichor-ui 経由（トンネル）
 route-in-process = プロセス内（{ $context }）
+route-fallback = { $route }：{ $why }
 fallback-chosen = 指定
 fallback-not-found = ichor-ui が見つかりません
 fallback-not-ready = ichor-ui が準備できていません

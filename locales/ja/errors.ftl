@@ -1,3 +1,5 @@
+### 表記の決まり: see the head of common.ftl (和欧間スペース, one term for each thing, 全角の括弧と約物).
+
 error-unfinished-operation = クラスター { $cluster } のオペレーション { $operation } が完了していません（{ $phase ->
         [Running] 実行中
         [Paused] 一時停止中
@@ -30,7 +32,7 @@ error-cluster-required = ネームスペース { $namespace } には複数のク
 error-cluster-not-found = ネームスペース { $namespace } にクラスター { $cluster } が見つかりません。
 error-no-clusters = ネームスペース { $namespace } に TalosCluster がありません。
 error-operation-not-found = ネームスペース { $namespace } にオペレーション { $operation } が見つかりません。
-error-resume-after-failure = { $operation } はマシン { $machine } の失敗で一時停止しています。再開しても何も起きません。自動で再試行もロールバックもされないため、削除してやり直してください。
+error-resume-after-failure = { $operation } はマシン { $machine } の失敗で停止しています。再開しても何も起きません。自動で再試行もロールバックもされないため、削除してやり直してください。
 error-operation-finished = { $operation } は終了しています（{ $phase ->
         [Completed] 完了
         [Failed] 失敗
@@ -76,7 +78,7 @@ error-changed-since-confirmed = 確認した後に { $operation } が変わり�
         [Failed] 失敗
        *[other] 新規
     }）。何も書き込んでいません。もう一度確認してから判断してください。
-error-plan-changed = レビューした後に計画が変わりました。何も書き込んでいません。新しい計画を表示しているので、確認してから開始してください。
+error-plan-changed = レビューした後に計画が変わりました。何も書き込んでいません。新しい計画を表示しているので、レビューしてから開始してください。
 error-start-in-progress = クラスター { $cluster } では別の開始操作が進行中です（{ $actor }）。オペレーション { $operation } を作成しています。表示されるのを待ってから判断してください。
 error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
 error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
@@ -114,8 +116,8 @@ error-invalid-name = 「{ $value }」は{ $what ->
     }として使えません。英小文字・数字・「-」・「.」の 1〜253 文字で、先頭と末尾は英小文字か数字にしてください。
 error-invalid-kind = このサーバーが知らない種類のオペレーションが指定されました（kind { $value }）。
 error-invalid-request-id = 「{ $value }」はリクエスト ID として使えません。英数字・「-」・「_」・「.」の 1〜64 文字にしてください。
-error-invalid-fingerprint = 「{ $value }」はプランのフィンガープリントではありません。もう一度レビューしてください。
+error-invalid-fingerprint = 「{ $value }」は計画のフィンガープリントではありません。もう一度レビューしてください。
 error-invalid-confirmation = 確認内容の { $field } が不正です（「{ $value }」）。オペレーションを見直してください。
 error-operation-unreadable = オペレーション { $operation } を読み取れません（{ $detail }）。何も書き込んでいません。先にオブジェクトを修正してください（または kubectl で削除してください）。
 error-cluster-unreadable = クラスター { $cluster } を読み取れません（{ $detail }）。先に TalosCluster オブジェクトを修正してください。
-error-machine-unreadable = クラスター { $cluster } のマシン { $machine } を読み取れません（{ $detail }）。プランにすべてのマシンが表示されるよう、開始する前に修正してください。
+error-machine-unreadable = クラスター { $cluster } のマシン { $machine } を読み取れません（{ $detail }）。計画にすべてのマシンが表示されるよう、開始する前に修正してください。

@@ -1,3 +1,5 @@
+### 表記の決まり: see the head of common.ftl (和欧間スペース, one term for each thing, 全角の括弧と約物).
+
 operations-title = オペレーション（{ $n } 件）
 operations-title-loading = オペレーション
 operations-filter = {" "}· 絞り込み: { $filter }（{ $n } 件表示）
@@ -60,7 +62,7 @@ confirm-pause-body = 処理中のマシンはそのステップを終えます�
 confirm-pause-prompt = y 一時停止 · N 続行（既定）
 confirm-resume-title = { $name } を再開しますか？
 confirm-resume-body = コントローラーが順番どおり次のマシンから処理を続けます。
-confirm-resume-prompt = y 再開 · N 停止したまま（既定）
+confirm-resume-prompt = y 再開 · N 一時停止のまま（既定）
 confirm-delete-title = { $name } を削除しますか？
 confirm-delete-body = このオペレーションは完了しています。削除すると一覧から消えるだけで、マシンには何の変更もありません。
 confirm-delete-waiting = このオペレーションはまだ開始していません（クラスターロックかコントローラーを待っています）。削除すると、どのマシンにも触れる前に取り除かれます。
@@ -69,8 +71,17 @@ confirm-delete-paused-failed = マシンの失敗でこのオペレーション�
 confirm-delete-failed = このオペレーションは失敗しています。削除すると一覧から取り除かれます。ロールバックは行われず、処理済みのマシンはそのままです。
 confirm-delete-running = このオペレーションは実行中です。削除すると処理中のマシンの完了後に停止します。ロールバックは行われず、処理済みのマシンはそのままです。
 confirm-delete-prompt = y 削除 · N 残す（既定）
-resume-not-offered = { $name } は再開できません：マシンの失敗で一時停止しています。自動で再試行もロールバックもされません。削除してやり直してください。
+resume-not-offered = { $name } は再開できません：マシンの失敗で停止しています。自動で再試行もロールバックもされません。削除してやり直してください。
 operation-unreadable = このオブジェクトは TalosOperation として読み取れません：{ $why }
 operation-unreadable-advice = 進捗は不明で、修正されるまで（kubectl edit）ここからは操作できません。kubectl で削除することもできます。一覧の他の行は引き続き更新され、このページもオブジェクトが修正されれば自動で元に戻ります。
 page-more = ↓ ほか { $n } 行（Enter ですべて表示）
 clusters-no-match = 絞り込みに一致するクラスターはありません。Esc で解除します。
+key-events = すべてのイベント
+footer-events = ↑↓ スクロール · Esc 閉じる
+events-heading = イベント（{ $n } 件。e ですべて表示）
+events-heading-none = イベント
+events-title = { $name } のイベント（新しい順）
+events-none = このオペレーションとそのマシンのイベントは記録されていません。
+events-forbidden = このネームスペースのイベントを読む権限がありません（RBAC）。実行内容の記録は表示されません。
+events-unavailable = このサーバーはイベントの一覧に対応していません。
+events-unreadable = イベントを読めませんでした：{ $why }

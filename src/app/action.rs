@@ -79,6 +79,13 @@ pub enum Action {
         seq: u64,
         result: Result<Vec<Operation>, ApiError>,
     },
+    /// An operation page's events arrived (or could not be read).
+    Events {
+        seq: u64,
+        namespace: String,
+        name: String,
+        result: Result<Vec<crate::model::OperationEvent>, ApiError>,
+    },
     /// A page of the Operations list (`more`: the next page, to append).
     OperationsPage {
         seq: u64,
@@ -149,6 +156,12 @@ pub enum Effect {
     },
     /// An operation's resource as YAML: a read.
     GetManifest {
+        namespace: String,
+        name: String,
+    },
+    /// The events of an operation's page.
+    ListEvents {
+        seq: u64,
         namespace: String,
         name: String,
     },

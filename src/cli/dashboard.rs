@@ -43,21 +43,25 @@ struct Connected {
 }
 
 /// The service in this process over `kube`, for the dashboard.
+/// The list's rows come from a watch of `scope` (`None`: every namespace) made with the same
+/// credentials.
 async fn in_process(
     kube: kube::Client,
     backend: crate::client::Backend,
     read_only: bool,
+    scope: Option<String>,
 ) -> (crate::client::inprocess::InProcessClient, Option<String>) {
     use crate::service::OperationService;
     use crate::service::access::{Caller, KubeAccess};
-    let service = OperationService::new(KubeAccess::new(kube, "ichor-tui"));
+    let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
     let client = crate::client::inprocess::InProcessClient::new(
         service,
         Caller::in_process(),
         backend,
         read_only,
-    );
+    )
+    .with_watch(kube, scope);
     (client, user)
 }
 
@@ -89,7 +93,8 @@ async fn reach(
             let backend = Backend::InProcess {
                 context: context.to_string(),
             };
-            let (mut client, user) = in_process(kube, backend, settings.read_only).await;
+            let scope = (!settings.all_namespaces).then(|| namespace.to_string());
+            let (mut client, user) = in_process(kube, backend, settings.read_only, scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);
@@ -212,7 +217,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     };
     let clock = Clock::new(jiff::Timestamp::now());
     let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
-    let runtime = Runtime {
+    let mut runtime = Runtime {
         state,
         client: connected.client,
         texts: crate::i18n::Texts::new(settings.lang),
@@ -221,8 +226,10 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     };
     crate::terminal::install_panic_hook();
     let input = crate::terminal::input().context("reading terminal input")?;
-    let mut tty = crate::terminal::enter().context("taking the terminal")?;
+    let (mut tty, wide) =
+        crate::terminal::enter(settings.ambiguous_width).context("taking the terminal")?;
     let _guard = crate::terminal::Guard;
+    runtime.theme.wide_ambiguous = wide;
     let result = runtime
         .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
         .await;

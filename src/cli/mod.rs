@@ -86,6 +86,12 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub ascii: bool,
 
+    /// How wide the terminal draws East Asian "ambiguous" characters (box drawing, ·, …, ▶):
+    /// auto (asked of the terminal at start), narrow, or wide (Tera Term or PuTTY set to
+    /// Japanese, mintty under a ja locale, xterm -cjk_width: then none is drawn).
+    #[arg(long, global = true, value_enum, value_name = "WIDTH")]
+    pub ambiguous_width: Option<crate::config::AmbiguousWidth>,
+
     /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
     /// (`--readonly`, as k9s spells it, is the same flag.)
     #[arg(long, global = true, visible_alias = "readonly")]
@@ -341,6 +347,29 @@ mod tests {
         assert_eq!((ok.demo_speed, ok.call_timeout), (0.1, 3600));
         let default = Cli::parse_from(["ichor-tui"]);
         assert_eq!((default.demo_speed, default.call_timeout), (1.0, 15));
+    }
+
+    #[test]
+    fn ambiguous_width_comes_from_the_flag_then_the_file_then_auto() {
+        use crate::config::AmbiguousWidth;
+        let file: FileConfig = toml::from_str("ambiguous-width = \"wide\"\n").unwrap();
+        let resolve = |args: &[&str], file: &FileConfig| {
+            let cli = Cli::parse_from(std::iter::once("ichor-tui").chain(args.iter().copied()));
+            Settings::resolve(&cli, file, env(&[]), true)
+                .unwrap()
+                .ambiguous_width
+        };
+        assert_eq!(resolve(&[], &file), AmbiguousWidth::Wide);
+        assert_eq!(
+            resolve(&["--ambiguous-width", "narrow"], &file),
+            AmbiguousWidth::Narrow
+        );
+        assert_eq!(resolve(&[], &FileConfig::default()), AmbiguousWidth::Auto);
+        assert!(toml::from_str::<FileConfig>("ambiguous-width = \"double\"").is_err());
+        assert_eq!(
+            refusal(&["--ambiguous-width", "double"]),
+            "error: invalid value 'double' for '--ambiguous-width <WIDTH>'"
+        );
     }
 
     #[test]

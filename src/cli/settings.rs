@@ -8,6 +8,8 @@ use std::path::PathBuf;
 pub struct Settings {
     pub lang: crate::i18n::Lang,
     pub theme: crate::views::widgets::Theme,
+    /// How wide ambiguous characters are, or `auto`: measured once the terminal is taken.
+    pub ambiguous_width: crate::config::AmbiguousWidth,
     pub read_only: bool,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
@@ -44,7 +46,12 @@ impl Settings {
             theme: crate::views::widgets::Theme {
                 color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
                 ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
+                wide_ambiguous: false,
             },
+            ambiguous_width: cli
+                .ambiguous_width
+                .or(file.ambiguous_width)
+                .unwrap_or_default(),
             read_only: cli.read_only || file.read_only.unwrap_or(false),
             namespace: cli.namespace.clone().or_else(|| file.namespace.clone()),
             all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),

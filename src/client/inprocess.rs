@@ -17,6 +17,8 @@ pub struct InProcessClient {
     /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
     /// credentials.
     kubeconfig_user: Option<String>,
+    /// The list's rows as a watch keeps them (see [`super::store`]).
+    store: Option<super::store::OperationStore>,
 }
 
 impl InProcessClient {
@@ -32,7 +34,31 @@ impl InProcessClient {
             backend,
             read_only,
             kubeconfig_user: None,
+            store: None,
         }
+    }
+
+    /// Keeps the list's rows of `scope` (`None`: every namespace) with a watch made with
+    /// `kube`'s credentials, so a poll of the list reads memory.
+    pub fn with_watch(mut self, kube: kube::Client, scope: Option<String>) -> InProcessClient {
+        self.store = Some(super::store::OperationStore::watch(kube, scope));
+        self
+    }
+
+    /// The page from the watched rows, when the query is for summaries of a scope the watch
+    /// holds and its first list has arrived.
+    fn watched_page(&self, query: &ListQuery) -> Option<Result<OperationPage, ApiError>> {
+        if query.view != crate::model::View::Summary {
+            return None;
+        }
+        let ops = self
+            .store
+            .as_ref()?
+            .operations(query.namespace.as_deref())?;
+        Some(
+            crate::service::list::check(query)
+                .and_then(|()| crate::service::list::page(ops, query)),
+        )
     }
 
     /// Names the kubeconfig user whose credentials the calls carry.
@@ -71,6 +97,9 @@ impl OperationClient for InProcessClient {
     }
 
     async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
+        if let Some(page) = self.watched_page(query) {
+            return page;
+        }
         self.service
             .list_page(&self.caller, query)
             .await
@@ -137,6 +166,17 @@ impl OperationClient for InProcessClient {
         self.writable("deleting an operation")?;
         self.service
             .delete_operation(&self.caller, namespace, name, confirmed)
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+        self.service
+            .list_operation_events(&self.caller, namespace, name)
             .await
             .map_err(|e| self.explain(e))
     }

@@ -65,8 +65,21 @@ impl Host for NoHost {}
 /// What a run did (tests and benchmarks count draws).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Frames written to the terminal (they differed from the one on it).
     pub draws: u64,
+    /// Frames laid out and rendered (a draw, or one found identical to the screen).
+    pub renders: u64,
     pub wakeups: u64,
+}
+
+/// What the frame on screen was drawn from: a frame is laid out again only when one of these
+/// moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Drawn {
+    revision: u64,
+    size: (u16, u16),
+    /// When the clock's words on it (ages, "updated …", a countdown) change next.
+    clock_change: Option<jiff::Timestamp>,
 }
 
 /// Everything a run needs besides the terminal.
@@ -154,10 +167,15 @@ impl Runtime {
         let mut writes = Vec::new();
         self.run_effects(first, &tx, &mut writes);
         let mut last: Option<Buffer> = None;
+        let mut drawn: Option<Drawn> = None;
         let mut input_open = true;
         loop {
-            if self.draw_if_changed(terminal, &mut last)? {
-                stats.draws += 1;
+            if self.needs_frame(drawn, last.is_none()) {
+                stats.renders += 1;
+                if self.draw_if_changed(terminal, &mut last)? {
+                    stats.draws += 1;
+                }
+                drawn = Some(self.drawn());
             }
             if self.state.quit || !input_open {
                 break;
@@ -196,6 +214,27 @@ impl Runtime {
             }
         }
         Ok(stats)
+    }
+
+    /// What a frame drawn now is drawn from.
+    fn drawn(&self) -> Drawn {
+        Drawn {
+            revision: self.state.revision,
+            size: self.state.size,
+            clock_change: views::next_clock_change(&self.state),
+        }
+    }
+
+    /// Whether a frame must be laid out: the state moved, the size changed, the clock's words
+    /// changed, or the screen was cleared. An answer that changed nothing costs no layout.
+    fn needs_frame(&self, drawn: Option<Drawn>, cleared: bool) -> bool {
+        let Some(d) = drawn else {
+            return true;
+        };
+        cleared
+            || d.revision != self.state.revision
+            || d.size != self.state.size
+            || d.clock_change.is_some_and(|at| self.state.now >= at)
     }
 
     /// Draws the frame if it differs from the one on screen; says whether it drew. The app

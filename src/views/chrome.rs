@@ -95,7 +95,10 @@ fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String 
         Route::InProcess { context, why } => {
             let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
             match why {
-                Some(w) => format!("{base}: {}", fallback_text(w, t)),
+                Some(w) => t.tr(
+                    "route-fallback",
+                    &[("route", &base), ("why", &fallback_text(w, t))],
+                ),
                 None => base,
             }
         }
@@ -156,9 +159,14 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::Retrying { next_at, since, .. } => {
             let secs = next_at.duration_since(state.now).as_secs().max(0);
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
+            // Through a tunnel, what closed is the tunnel: it is opened again with each try.
+            let id = match state.session.route {
+                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                _ => "banner-retrying",
+            };
             (
                 t.tn(
-                    "banner-retrying",
+                    id,
                     &[
                         ("n", fluent_bundle::FluentValue::from(secs)),
                         ("since", since),
@@ -168,7 +176,13 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             )
         }
         Conn::GaveUp { since } => (
-            t.tr("banner-gave-up", &[("since", &hhmm(state, *since))]),
+            t.tr(
+                match state.session.route {
+                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    _ => "banner-gave-up",
+                },
+                &[("since", &hhmm(state, *since))],
+            ),
             ctx.theme.alarm(),
         ),
         Conn::Ok => match (&state.pending, &state.notice, state.credentials_refused()) {
@@ -242,20 +256,12 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     }
 }
 
-/// Ends a sentence for the next one: a space after a Latin full stop, none after a Japanese
-/// one (。 already ends with its own space).
-fn next_sentence(text: &mut String) {
-    if !text.ends_with('。') {
-        text.push(' ');
-    }
-}
-
 /// An operation started: its name, the spec field written first, and any warning, first.
 fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
-        next_sentence(&mut text);
+        // The message brings its own space where its language puts one.
         text.push_str(&t.tr(
             "started-spec-written",
             &[
@@ -266,8 +272,8 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
         ));
     }
     if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
-        // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it.
-        next_sentence(&mut text);
+        // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it (its own
+        // space too).
         let name = sanitize(&created.operation.cluster);
         text.push_str(&t.tr("started-ca-bundle", &[("name", &name)]));
     }
@@ -342,6 +348,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
         Some(Dialog::Read(_)) => return format!(" {}", t.t("footer-help")),
+        Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,

@@ -10,6 +10,7 @@ pub mod chrome;
 pub mod cluster;
 pub mod clusters;
 pub mod confirm;
+pub mod events;
 pub mod help;
 pub mod new_operation;
 pub mod operation;
@@ -56,7 +57,9 @@ pub const MIN_SIZE: (u16, u16) = (40, 12);
 /// Draws everything into `buf`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     render_frame(state, ctx, area, buf);
-    if ctx.theme.ascii {
+    if ctx.theme.wide_ambiguous {
+        ascii::unambiguous(buf, area);
+    } else if ctx.theme.ascii {
         ascii::asciify(buf, area);
     }
 }
@@ -91,6 +94,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Some(Dialog::Read(r)) => reading::render(state, r, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
         Some(Dialog::NewOperation(d)) => new_operation::render(state, d, ctx, area, buf),
+        Some(Dialog::Events { scroll }) => events::render_dialog(state, ctx, *scroll, area, buf),
         None => {}
     }
 }

@@ -1,17 +1,18 @@
 //! One operation's page: what it is, where it is, and every machine in executor order.
 
 use super::style::Ctx;
-use super::text::{fit, sanitize, width};
+use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented};
 use super::widgets::overlay::titled_block;
 use super::widgets::progress::bar;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
-    widest_machine_phase, widest_role,
+    widest_machine_phase,
 };
 use crate::app::state::{DetailState, State, follow_scroll};
 use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
+use crate::text::width;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -103,7 +104,18 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let used = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)
         .min(inner.height);
-    let [_, table] = Layout::vertical([Constraint::Length(used), Constraint::Fill(1)]).areas(inner);
+    // The latest events go under the machines, when there is anything to say of them and
+    // room for both.
+    let events_h = match inner.height.saturating_sub(used) >= 8 && op.is_some() {
+        true => super::events::rows_on_page(ctx, d),
+        false => 0,
+    };
+    let [_, table, events] = Layout::vertical([
+        Constraint::Length(used),
+        Constraint::Fill(1),
+        Constraint::Length(events_h),
+    ])
+    .areas(inner);
     let window = op.map(|op| machine_window(d, op, table));
     if let Some(more) = window.and_then(|w| w.marker(t)) {
         block = block.title_bottom(more);
@@ -112,6 +124,9 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     lines.draw(text, buf);
     if let (Some(op), Some(window)) = (op, window) {
         machines(state, ctx, op, window, table, buf);
+    }
+    if events_h > 0 {
+        super::events::render_on_page(state, ctx, d, indented(events), buf);
     }
 }
 
@@ -305,6 +320,17 @@ fn machine_window(d: &DetailState, op: &Operation, table: Rect) -> Window {
     Window::new(op.machines.len(), scroll, rows)
 }
 
+/// A machine's role as the cluster says it; nothing while the cluster is not read.
+fn role_of(state: &State, t: &crate::i18n::Texts, name: &str) -> String {
+    state
+        .detail
+        .as_ref()
+        .and_then(|d| d.cluster.as_ref())
+        .and_then(|c| c.machines.iter().find(|m| m.name == name))
+        .map(|m| role_word(t, &m.role))
+        .unwrap_or_default()
+}
+
 /// The machines in executor order: number, name, role, phase, time and message.
 fn machines(
     state: &State,
@@ -318,11 +344,19 @@ fn machines(
     if area.height == 0 {
         return;
     }
+    let role_of = |name: &str| role_of(state, t, name);
+    // As wide as the roles shown need (a cluster not read yet shows none).
+    let roles = window
+        .range()
+        .filter_map(|i| op.machines.get(i))
+        .map(|m| width(&role_of(&m.name)))
+        .max()
+        .unwrap_or(0);
     let columns = vec![
         Column::new("#").min(3).right().shrink(5).hide(3),
         Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
         Column::new(t.t("col-role"))
-            .min(widest_role(t))
+            .min(roles.max(width(&t.t("col-role"))))
             .shrink(2)
             .hide(0),
         Column::new(t.t("col-phase"))
@@ -342,15 +376,6 @@ fn machines(
             .shrink(0)
             .hide(1),
     ];
-    let role_of = |name: &str| {
-        state
-            .detail
-            .as_ref()
-            .and_then(|d| d.cluster.as_ref())
-            .and_then(|c| c.machines.iter().find(|m| m.name == name))
-            .map(|m| role_word(t, &m.role))
-            .unwrap_or_default()
-    };
     let rows: Vec<Row> = window
         .range()
         .filter_map(|i| op.machines.get(i).map(|m| (i, m)))

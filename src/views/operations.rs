@@ -100,7 +100,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         .list
         .offset
         .max((ops.list.selected + 1).saturating_sub(height));
-    let window = Window::new(ops.visible.len(), offset, height);
+    let window = Window::new(ops.visible.len(), offset, height).with_unloaded(unloaded(state));
     if let Some(more) = window.marker(t) {
         block = block.title_bottom(more);
     }
@@ -127,14 +127,32 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         );
 }
 
-/// The title: how many operations, and the filter when one is typed or kept.
+/// Whether the rows held are the server's answer to the filter as typed now.
+fn answered_for_filter(state: &State) -> bool {
+    state.ops.paging.asked.1 == state.ops.filter
+}
+
+/// The rows the server has after the last one held, for the filter as typed now.
+fn unloaded(state: &State) -> usize {
+    let ops = &state.ops;
+    match (answered_for_filter(state), ops.all.data.as_ref()) {
+        (true, Some(all)) => ops.paging.total.saturating_sub(all.len()),
+        _ => 0,
+    }
+}
+
+/// The title: how many operations (on the server, not only the rows held), and the filter
+/// when one is typed or kept.
 fn title(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
     let ops = &state.ops;
     let mut title = match ops.all.data.as_ref() {
         Some(all) => t.tn(
             "operations-title",
-            &[("n", fluent_bundle::FluentValue::from(all.len()))],
+            &[(
+                "n",
+                fluent_bundle::FluentValue::from(ops.paging.unfiltered_total.max(all.len())),
+            )],
         ),
         None => t.t("operations-title-loading"),
     };
@@ -148,7 +166,7 @@ fn title(state: &State, ctx: &Ctx<'_>) -> String {
             "operations-filter",
             &[
                 ("filter", &format!("{}{cursor}", sanitize(&ops.filter))),
-                ("n", &ops.visible.len().to_string()),
+                ("n", &(ops.visible.len() + unloaded(state)).to_string()),
             ],
         ));
     }

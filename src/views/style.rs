@@ -3,11 +3,13 @@
 use crate::i18n::Texts;
 use ratatui::style::{Color, Modifier, Style};
 
-/// How things are drawn: colours or none, Unicode or ASCII.
+/// How things are drawn: colours or none, Unicode or ASCII, and whether the terminal draws
+/// East Asian "ambiguous" characters two columns wide (then none is drawn).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Theme {
     pub color: bool,
     pub ascii: bool,
+    pub wide_ambiguous: bool,
 }
 
 impl Default for Theme {
@@ -15,6 +17,7 @@ impl Default for Theme {
         Theme {
             color: true,
             ascii: false,
+            wide_ambiguous: false,
         }
     }
 }

@@ -56,8 +56,11 @@ pub fn truncate_middle(s: &str, max: usize) -> String {
 
 /// Wraps text to `w` columns by display width; each `\n` starts a paragraph. Runs of narrow
 /// characters (words, commands, names) break only at spaces; a wide (CJK) character may start a
-/// line anywhere, as Japanese text does; a run wider than a line is cut where it must be.
-/// Continuation lines keep the paragraph's indent while it takes less than half the width.
+/// line anywhere, as Japanese text does, within the kinsoku rules (`break_allowed`): no line
+/// starts with closing punctuation, a small kana or a prolonged sound mark, no line ends with an
+/// opening bracket, and a short bracketed run stays on one line. A run wider than a line is cut
+/// where it must be. Continuation lines keep the paragraph's indent while it takes less than half
+/// the width.
 pub fn wrap(s: &str, w: usize) -> Vec<String> {
     let w = w.max(1);
     let mut lines = Vec::new();
@@ -79,31 +82,93 @@ pub fn wrap(s: &str, w: usize) -> Vec<String> {
     lines
 }
 
-/// Where a line may break: after each word (a run of narrow characters with the spaces that
-/// follow it) and around each wide character. Leading spaces are a word of their own, so a
-/// paragraph's indent stays on its first line. (Kinsoku rules would go here.)
+/// The widest bracketed run (brackets included) kept on one line: `（実行中）`, `（kubectl edit）`.
+const KEEP_BRACKETED: usize = 16;
+
+/// Where a line may break, as words: a line may start before each word but the first. Leading
+/// spaces are a word of their own, so a paragraph's indent stays on its first line.
 fn break_opportunities(line: &str) -> Box<dyn Iterator<Item = Word<'_>> + '_> {
-    let mut words = Vec::new();
+    let starts = line_starts(line);
+    let mut words = Vec::with_capacity(starts.len() + 1);
     let mut start = 0;
+    for i in starts {
+        words.push(Word::from(&line[start..i]));
+        start = i;
+    }
+    if start < line.len() {
+        words.push(Word::from(&line[start..]));
+    }
+    Box::new(words.into_iter())
+}
+
+/// The byte offsets where a line may start: after spaces, and around each wide character, where
+/// the kinsoku rules allow it and not inside a short bracketed run.
+fn line_starts(line: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    // The last character that is not a space, whether it was wide, and whether spaces follow it.
+    let mut prev: Option<char> = None;
+    let mut prev_wide = false;
     let mut after_space = false;
-    let mut after_wide = false;
     for (i, c) in line.char_indices() {
         if c == ' ' {
             after_space = true;
             continue;
         }
         let wide = c.width().unwrap_or(0) > 1;
-        if i > start && (after_space || wide || after_wide) {
-            words.push(Word::from(&line[start..i]));
-            start = i;
+        if i > 0 && (after_space || wide || prev_wide) && break_allowed(prev, c) {
+            starts.push(i);
         }
+        prev = Some(c);
+        prev_wide = wide;
         after_space = false;
-        after_wide = wide;
     }
-    if start < line.len() {
-        words.push(Word::from(&line[start..]));
+    for (open, close) in short_bracketed_runs(line) {
+        starts.retain(|&i| i <= open || i > close);
     }
-    Box::new(words.into_iter())
+    starts
+}
+
+/// Whether a line may end after `before` (the last character that is not a space) and start
+/// with `after`. The kinsoku classes are UAX #14's: no line starts with a closing bracket or
+/// punctuation (CL, CP: `）」』】〕、。，．`), a non-starter (NS: `・：ゝ々`), a small kana or
+/// the prolonged sound mark (CJ: `ぁっゃァッャー`, resolved to NS as UAX #14 says by default),
+/// an exclamation or question mark (EX: `！？`) or an ellipsis (IN: `…`); none ends with an
+/// opening bracket (OP: `（「『【〔`).
+fn break_allowed(before: Option<char>, after: char) -> bool {
+    use unicode_linebreak::{BreakClass as B, break_property};
+    let starts_ok = !matches!(
+        break_property(u32::from(after)),
+        B::ClosePunctuation
+            | B::CloseParenthesis
+            | B::NonStarter
+            | B::ConditionalJapaneseStarter
+            | B::Exclamation
+            | B::Inseparable
+    );
+    let ends_ok = before.is_none_or(|b| break_property(u32::from(b)) != B::OpenPunctuation);
+    starts_ok && ends_ok
+}
+
+/// The bracketed runs (an opening bracket to its closing one) at most `KEEP_BRACKETED` columns
+/// wide, as the byte offsets of their two brackets.
+fn short_bracketed_runs(line: &str) -> Vec<(usize, usize)> {
+    use unicode_linebreak::{BreakClass as B, break_property};
+    let mut runs = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in line.char_indices() {
+        match break_property(u32::from(c)) {
+            B::OpenPunctuation => open.push(i),
+            B::ClosePunctuation | B::CloseParenthesis => {
+                if let Some(o) = open.pop()
+                    && width(&line[o..i + c.len_utf8()]) <= KEEP_BRACKETED
+                {
+                    runs.push((o, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    runs
 }
 
 #[cfg(test)]
@@ -187,6 +252,58 @@ mod tests {
             wrap("マシン prod-eu-w07 が失敗しました", 16),
             ["マシン", "prod-eu-w07 が失", "敗しました"]
         );
+    }
+
+    #[test]
+    fn no_line_starts_with_closing_punctuation_a_small_kana_or_a_long_vowel_mark() {
+        // 。 would start the second line: お goes down with it.
+        assert_eq!(
+            wrap("あいうえお。かきくけこ", 10),
+            ["あいうえ", "お。かきく", "けこ"]
+        );
+        assert_eq!(
+            wrap("あいうえ、おかきくけ", 8),
+            ["あいう", "え、おか", "きくけ"]
+        );
+        assert_eq!(
+            wrap("いちょうとサーバー", 4),
+            ["い", "ちょ", "うと", "サー", "バー"]
+        );
+        assert_eq!(wrap("あいうえっと", 8), ["あいう", "えっと"]);
+        assert_eq!(wrap("はい！いいえ？", 4), ["は", "い！", "いい", "え？"]);
+        assert_eq!(wrap("あい・うえ", 4), ["あ", "い・", "うえ"]);
+        assert_eq!(wrap("読み込み中…", 10), ["読み込み", "中…"]);
+    }
+
+    #[test]
+    fn no_line_ends_with_an_opening_bracket() {
+        assert_eq!(wrap("あいう「えお」", 8), ["あいう", "「えお」"]);
+        assert_eq!(
+            wrap("prod-eu-w01 (ワーカー)", 14),
+            ["prod-eu-w01", "(ワーカー)"]
+        );
+    }
+
+    #[test]
+    fn a_short_bracketed_run_stays_on_one_line() {
+        assert_eq!(
+            wrap("状態は（実行中）です", 12),
+            ["状態は", "（実行中）で", "す"]
+        );
+        assert_eq!(
+            wrap("削除してください（kubectl edit）。", 20),
+            ["削除してください", "（kubectl edit）。"]
+        );
+        // A longer one breaks as any text does, within the rules.
+        let long = "注意（これはとても長い括弧書きで、一行には収まりません）。";
+        let lines = wrap(long, 20);
+        assert!(lines.len() > 1, "{lines:?}");
+        for l in &lines {
+            let first = l.chars().next().unwrap();
+            assert!(!"。、）".contains(first), "{lines:?}");
+            assert!(!l.ends_with('（'), "{lines:?}");
+        }
+        fits(&lines, 20);
     }
 
     #[test]

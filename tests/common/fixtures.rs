@@ -379,7 +379,8 @@ pub fn opened(op: Operation) -> State {
     let mut s = listed(vec![op.clone()]);
     let effects = update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
     assert!(matches!(effects[0], Effect::GetOperation { .. }));
-    assert!(matches!(effects[1], Effect::GetCluster { .. }));
+    assert!(matches!(effects[1], Effect::ListEvents { .. }));
+    assert!(matches!(effects[2], Effect::GetCluster { .. }));
     let seq = s.seq;
     let (namespace, name) = (op.namespace.clone(), op.name.clone());
     update(
@@ -389,6 +390,53 @@ pub fn opened(op: Operation) -> State {
             namespace,
             name,
             result: Ok(op),
+        },
+    );
+    s
+}
+
+/// The page of `op`, with its cluster read (the machines' roles from their names: `cp` is a
+/// control plane).
+pub fn page(op: ichor_tui::model::Operation) -> State {
+    let mut s = opened(op.clone());
+    let cluster = ichor_tui::model::Cluster {
+        namespace: op.namespace.clone(),
+        name: op.cluster.clone(),
+        talos_version: "v1.9.3".into(),
+        kubernetes_version: "v1.32.3".into(),
+        kube_proxy: "enabled".into(),
+        ichor_version: None,
+        machines: op
+            .machines
+            .iter()
+            .map(|m| ichor_tui::model::ClusterMachine {
+                name: m.name.clone(),
+                role: if m.name.contains("cp") {
+                    "controlplane"
+                } else {
+                    "worker"
+                }
+                .into(),
+                order: None,
+                approved: true,
+                hold: None,
+                unreadable: None,
+            })
+            .collect(),
+        tracking: None,
+        active_operation: None,
+        unreadable: None,
+        last_shutdown: None,
+    };
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Cluster {
+            seq,
+            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
+            namespace: op.namespace.clone(),
+            name: op.cluster.clone(),
+            result: Ok(cluster),
         },
     );
     s

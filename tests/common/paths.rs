@@ -21,6 +21,10 @@ pub enum Path {
     Grpc,
     /// The same server, and the remote client speaking the Connect protocol.
     Connect,
+    /// The same server as the cluster's ichor-ui, reached as the dashboard reaches it: the
+    /// Service found with the user's credentials, a port-forward to its pod, the user's
+    /// token forwarded (Connect through the tunnel).
+    Tunnel,
 }
 
 /// A demo user.
@@ -70,7 +74,7 @@ pub fn writer(_path: Path, user: User) -> &'static str {
 pub fn actor(path: Path, user: User) -> &'static str {
     match path {
         Path::InProcess => "ichor-tui",
-        Path::Impersonated | Path::Grpc | Path::Connect => user.name(),
+        Path::Impersonated | Path::Grpc | Path::Connect | Path::Tunnel => user.name(),
     }
 }
 
@@ -112,6 +116,7 @@ async fn connect_with_deadline(
             api.client(users::SERVER_TOKEN),
             Caller::user(user.name(), user.groups()),
         ),
+        Path::Tunnel => return Arc::new(tunnel(api, user, deadline).await),
         Path::Grpc | Path::Connect => {
             // The server task lives until the test's runtime ends.
             let running = super::server::start(api, Default::default()).await;
@@ -137,4 +142,37 @@ async fn connect_with_deadline(
     }
     let service = OperationService::new(access);
     Arc::new(InProcessClient::new(service, caller, Backend::Demo, false))
+}
+
+/// The server as the demo's ichor-ui (seeded if the API has none), and the client through a
+/// tunnel to it, as the dashboard reaches it.
+pub async fn tunnel(
+    api: &EmbeddedApi,
+    user: User,
+    deadline: Option<std::time::Duration>,
+) -> ichor_tui::client::remote::RemoteClient {
+    use ichor_demo::demo::ichor_ui;
+    let running = super::server::start(api, Default::default()).await;
+    if ichor_ui::pod(api).is_none() {
+        ichor_ui::seed(api).unwrap();
+    }
+    ichor_ui::forward_to(api, running.addr).unwrap();
+    // The server task lives until the test's runtime ends.
+    std::mem::forget(running);
+    let ui = ichor_tui::client::tunnel::IchorUi::default();
+    let kube = api.client(user.token());
+    ichor_tui::client::tunnel::find(&kube, &ui).await.unwrap();
+    let mut o = ichor_tui::client::remote::RemoteOptions::new(format!(
+        "http://{}.{}",
+        ui.service, ui.namespace
+    ));
+    o.token = Some(user.token().to_string());
+    if let Some(d) = deadline {
+        o.deadline = d;
+    }
+    ichor_tui::client::remote::RemoteClient::through(
+        o,
+        ichor_tui::client::tunnel::TunnelConnector::new(kube, ui),
+    )
+    .unwrap()
 }

@@ -29,6 +29,21 @@ pub mod keys {
     pub const UP: &str = "\u{1b}[A";
 }
 
+/// How the terminal answers "where is the cursor?" (DSR 6, `CSI 6n`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Answers {
+    /// As a terminal that draws East Asian ambiguous characters one column wide (xterm).
+    #[default]
+    Narrow,
+    /// As one that draws them two columns wide (Tera Term set to Japanese, `xterm -cjk_width`):
+    /// each ambiguous character left of the cursor on its row moved it one more column.
+    Wide,
+    /// Never: a terminal that does not answer.
+    Silent,
+    /// As a narrow one, but this long after the question (a slow link).
+    Late(Duration),
+}
+
 /// A running `ichor-tui` in a pty of a fixed size. Killed (by its pid) on drop unless it has
 /// exited.
 pub struct Pty {
@@ -50,6 +65,8 @@ pub struct Spawn<'a> {
     pub rows: u16,
     /// HOME (so no user config is read) and where the log goes.
     pub home: &'a Path,
+    /// How the terminal answers cursor position queries.
+    pub answers: Answers,
 }
 
 impl<'a> Spawn<'a> {
@@ -68,7 +85,13 @@ impl<'a> Spawn<'a> {
             cols: 100,
             rows: 30,
             home,
+            answers: Answers::Narrow,
         }
+    }
+
+    pub fn answers(mut self, answers: Answers) -> Self {
+        self.answers = answers;
+        self
     }
 
     pub fn size(mut self, cols: u16, rows: u16) -> Self {
@@ -131,6 +154,7 @@ impl Pty {
         let writer = Arc::new(Mutex::new(writer));
         let shared = seen.clone();
         let answer = writer.clone();
+        let answers = s.answers;
         let reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 16 * 1024];
             // The end of the previous chunk, so a query split across two reads is seen.
@@ -145,14 +169,26 @@ impl Pty {
                         // Answer "where is the cursor?" (DSR 6) as a terminal does.
                         tail.extend_from_slice(&chunk[..n]);
                         let queries = tail.windows(4).filter(|w| *w == b"\x1b[6n").count();
-                        if queries > 0 {
-                            let (row, col) = s.parser.screen().cursor_position();
-                            let reply = format!("\x1b[{};{}R", row + 1, col + 1);
-                            let mut w = answer.lock().unwrap();
-                            for _ in 0..queries {
+                        if queries > 0 && answers != Answers::Silent {
+                            let screen = s.parser.screen();
+                            let (row, col) = screen.cursor_position();
+                            let col = col + extra_columns(screen, answers, row, col);
+                            let reply = format!("\x1b[{};{}R", row + 1, col + 1).repeat(queries);
+                            let answer = answer.clone();
+                            let send = move || {
+                                let mut w = answer.lock().unwrap();
                                 let _ = w.write_all(reply.as_bytes());
+                                let _ = w.flush();
+                            };
+                            match answers {
+                                Answers::Late(after) => {
+                                    std::thread::spawn(move || {
+                                        std::thread::sleep(after);
+                                        send();
+                                    });
+                                }
+                                _ => send(),
                             }
-                            let _ = w.flush();
                             tail.clear();
                         }
                         let keep = tail.len().saturating_sub(3);
@@ -276,6 +312,27 @@ impl Pty {
         );
         status.exit_code()
     }
+}
+
+/// How many columns further right a terminal that draws ambiguous characters wide has the
+/// cursor than the vt100 parser (which draws them narrow): one for each such character left of
+/// it on its row.
+fn extra_columns(screen: &vt100::Screen, answers: Answers, row: u16, col: u16) -> u16 {
+    if answers != Answers::Wide {
+        return 0;
+    }
+    let ambiguous = |c: char| {
+        use icu_properties::CodePointMapData;
+        use icu_properties::props::EastAsianWidth;
+        use unicode_width::UnicodeWidthChar;
+        c.width() == Some(1)
+            && CodePointMapData::<EastAsianWidth>::new().get(c) == EastAsianWidth::Ambiguous
+    };
+    let n = (0..col)
+        .filter_map(|x| screen.cell(row, x))
+        .filter(|cell| cell.contents().chars().any(ambiguous))
+        .count();
+    u16::try_from(n).unwrap_or(0)
 }
 
 impl Drop for Pty {

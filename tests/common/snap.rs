@@ -14,7 +14,52 @@ use ratatui::style::{Color, Modifier};
 /// The sizes every screen is snapshotted at.
 pub const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
+/// Draws `state`, and checks that the same frame drawn for a terminal that draws East Asian
+/// ambiguous characters wide holds none: every screen the tests draw is checked in wide mode.
 pub fn draw(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Terminal<TestBackend> {
+    let wide = draw_only(
+        state,
+        lang,
+        w,
+        h,
+        Theme {
+            wide_ambiguous: true,
+            ..theme
+        },
+    );
+    assert_nothing_ambiguous(wide.backend().buffer());
+    draw_only(state, lang, w, h, theme)
+}
+
+/// Fails on any cell holding a character of East Asian Width "Ambiguous": one that a terminal
+/// drawing those wide would draw over the next cell.
+pub fn assert_nothing_ambiguous(buf: &Buffer) {
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            let sym = buf[(x, y)].symbol();
+            if let Some(c) = sym.chars().find(|c| east_asian_ambiguous(*c)) {
+                let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+                panic!(
+                    "{c:?} (U+{:04X}) at ({x},{y}) in wide mode: {row:?}",
+                    u32::from(c)
+                );
+            }
+        }
+    }
+}
+
+/// Whether `c` has East Asian Width "Ambiguous" (UAX #11, ICU's property data) and takes a
+/// column where it is drawn narrow (combining marks take none either way).
+pub fn east_asian_ambiguous(c: char) -> bool {
+    use icu_properties::CodePointMapData;
+    use icu_properties::props::EastAsianWidth;
+    use unicode_width::UnicodeWidthChar;
+    c.width() == Some(1)
+        && CodePointMapData::<EastAsianWidth>::new().get(c) == EastAsianWidth::Ambiguous
+}
+
+/// Draws `state` into a fresh terminal of `w`×`h`.
+pub fn draw_only(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Terminal<TestBackend> {
     let texts = Texts::new(lang);
     let ctx = Ctx {
         texts: &texts,

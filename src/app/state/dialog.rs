@@ -12,6 +12,10 @@ pub enum Dialog {
     Read(Reading),
     Confirm(Confirm),
     NewOperation(Box<NewOperation>),
+    /// The page's events, all of them, from this row down.
+    Events {
+        scroll: usize,
+    },
 }
 
 impl Dialog {

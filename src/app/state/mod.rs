@@ -142,6 +142,8 @@ pub struct Paging {
     pub next_page_token: Option<String>,
     /// How many operations match on the server, over every page.
     pub total: usize,
+    /// How many there are without a filter, as the last answer without one said.
+    pub unfiltered_total: usize,
     /// The next page was asked for and has not come.
     pub loading_more: bool,
 }
@@ -165,6 +167,8 @@ pub struct DetailState {
     /// The first machine row shown, once the user has scrolled; `None`: follow the machine that
     /// matters (the failed one, else the running one).
     pub scroll: Option<usize>,
+    /// What the executor recorded (Kubernetes Events), newest first, refreshed with the page.
+    pub events: Loaded<Vec<crate::model::OperationEvent>>,
 }
 
 /// The Clusters screen.
@@ -362,6 +366,11 @@ pub struct State {
     /// The rows the views show at this size.
     pub viewport: Viewport,
     pub quit: bool,
+    /// Counts the updates that may have changed what is drawn: the runtime lays out a frame
+    /// only when it moved (or the clock, or the size, did). Time passing is not counted.
+    pub revision: u64,
+    /// Set by a handler that changed nothing drawn (a poll answered "unchanged").
+    pub quiet: bool,
 }
 
 impl State {
@@ -388,6 +397,8 @@ impl State {
             size: (80, 24),
             viewport: Viewport::default(),
             quit: false,
+            revision: 0,
+            quiet: false,
         }
     }
 

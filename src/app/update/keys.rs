@@ -23,6 +23,11 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
             let c = c.clone();
             return on_confirm_key(state, c, key);
         }
+        Some(Dialog::Events { scroll }) => {
+            let scroll = *scroll;
+            on_events_key(state, scroll, key);
+            return Vec::new();
+        }
         Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
         Some(Dialog::Read(_)) => return super::reading::on_key(state, key),
         None => {}
@@ -49,6 +54,25 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         return Vec::new();
     };
     run(state, cmd)
+}
+
+/// A key while the page's events are read (`e`): they scroll, and close.
+fn on_events_key(state: &mut State, scroll: usize, key: Key) {
+    state.dialog = match key.code {
+        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') | KeyCode::Enter => None,
+        KeyCode::Up | KeyCode::Char('k') => Some(Dialog::Events {
+            scroll: scroll.saturating_sub(1),
+        }),
+        KeyCode::Down | KeyCode::Char('j') => Some(Dialog::Events { scroll: scroll + 1 }),
+        KeyCode::PageUp => Some(Dialog::Events {
+            scroll: scroll.saturating_sub(page(state)),
+        }),
+        KeyCode::PageDown => Some(Dialog::Events {
+            scroll: scroll + page(state),
+        }),
+        KeyCode::Home | KeyCode::Char('g') => Some(Dialog::Events { scroll: 0 }),
+        _ => Some(Dialog::Events { scroll }),
+    };
 }
 
 pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
@@ -196,6 +220,7 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
             return effects;
         }
         Command::Help => state.dialog = Some(Dialog::keys()),
+        Command::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
         Command::Quit => return quit(state),
         Command::Suspend => return vec![Effect::Suspend],
     }

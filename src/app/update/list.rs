@@ -98,6 +98,7 @@ pub(super) fn on_page(
     result: Result<OperationPage, ApiError>,
 ) -> Vec<Effect> {
     if seq != state.seq {
+        state.quiet = true;
         return Vec::new();
     }
     if more {
@@ -122,6 +123,9 @@ pub(super) fn on_page(
         return append(state, page);
     }
     if page.unchanged && was_ok {
+        // Nothing drawn changes: "updated just now" still is (a poll is due well within the
+        // minute), and the clock's own changes are drawn when they come.
+        state.quiet = true;
         schedule_poll(state);
         return Vec::new();
     }
@@ -148,7 +152,12 @@ fn replace(state: &mut State, page: OperationPage) {
         .selected()
         .map(|o| (o.namespace.clone(), o.name.clone()));
     let (page_size, text) = state.ops.paging.asked.clone();
+    let unfiltered_total = match text.is_empty() {
+        true => page.total,
+        false => state.ops.paging.unfiltered_total,
+    };
     state.ops.paging = Paging {
+        unfiltered_total,
         held: (!page.version.is_empty()).then(|| HeldPage {
             page_size,
             text: text.clone(),
@@ -179,6 +188,9 @@ fn append(state: &mut State, page: OperationPage) -> Vec<Effect> {
     let p = &mut state.ops.paging;
     p.next_page_token = page.next_page_token;
     p.total = page.total;
+    if p.asked.1.is_empty() {
+        p.unfiltered_total = page.total;
+    }
     // The rows held are no longer one page of the size the version was for.
     p.held = None;
     refilter(state);

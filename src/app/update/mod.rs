@@ -36,8 +36,20 @@ pub fn start(state: &mut State) -> Vec<Effect> {
     effects
 }
 
-/// Applies one action: a dispatcher over small handlers.
+/// Applies one action: a dispatcher over small handlers. An update that may change what is
+/// drawn moves `state.revision`; a tick (time passing, a poll starting) and a handler that
+/// says it changed nothing do not.
 pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
+    state.quiet = matches!(action, Action::Tick);
+    let effects = dispatch(state, action);
+    if !state.quiet {
+        state.revision += 1;
+    }
+    state.quiet = false;
+    effects
+}
+
+fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => keys::on_key(state, key),
         Action::Resize(w, h) => {
@@ -61,6 +73,12 @@ pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
             list::on_page(state, seq, false, result.map(list::whole))
         }
         Action::OperationsPage { seq, more, result } => list::on_page(state, seq, more, result),
+        Action::Events {
+            seq,
+            namespace,
+            name,
+            result,
+        } => loaded::on_events(state, seq, namespace, name, result),
         Action::Operation {
             seq,
             namespace,
@@ -134,11 +152,19 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
         Screen::Operation => match state.detail.as_mut() {
             Some(d) => {
                 d.op.loading = true;
-                vec![Effect::GetOperation {
-                    seq,
-                    namespace: d.namespace.clone(),
-                    name: d.name.clone(),
-                }]
+                d.events.loading = true;
+                vec![
+                    Effect::GetOperation {
+                        seq,
+                        namespace: d.namespace.clone(),
+                        name: d.name.clone(),
+                    },
+                    Effect::ListEvents {
+                        seq,
+                        namespace: d.namespace.clone(),
+                        name: d.name.clone(),
+                    },
+                ]
             }
             None => Vec::new(),
         },

@@ -237,10 +237,11 @@ fn machines_aside(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
         lines.wrapped(&said, ctx.theme.dim());
         for m in &plan.unapproved {
             let role = role_word(t, &m.role);
-            lines.wrapped(
-                &format!("  – {} ({role})", sanitize(&m.name)),
-                ctx.theme.dim(),
+            let said = t.tr(
+                "review-step",
+                &[("machines", &sanitize(&m.name)), ("role", &role)],
             );
+            lines.wrapped(&format!("  – {said}"), ctx.theme.dim());
         }
     }
 }
@@ -262,7 +263,10 @@ fn steps(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
             .first()
             .map(|m| role_word(t, &m.role))
             .unwrap_or_default();
-        let text = format!("{} ({role})", names.join(", "));
+        let text = t.tr(
+            "review-step",
+            &[("machines", &names.join(", ")), ("role", &role)],
+        );
         for (j, l) in wrap(&text, text_w).into_iter().enumerate() {
             let l = if j == 0 {
                 format!(" {:>num_w$}. {l}", i + 1)

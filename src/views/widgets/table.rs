@@ -271,6 +271,11 @@ impl<'a> ListTable<'a> {
             m[i].floor = m[i].floor.max(floor);
         }
         for (c, col) in m.iter_mut().zip(&self.columns) {
+            // A column that shows short forms under its full header is never narrower than
+            // the header: cut, `マシン` would read `マ…`.
+            if c.has_short && col.short_header.is_none() {
+                c.floor = c.floor.max(width(&col.header));
+            }
             c.floor = if col.whole {
                 c.natural
             } else {
@@ -377,6 +382,8 @@ pub struct Window {
     pub offset: usize,
     pub rows: usize,
     pub total: usize,
+    /// Rows after the last one held that the server has and has not sent yet.
+    pub unloaded: usize,
 }
 
 impl Window {
@@ -386,6 +393,15 @@ impl Window {
             offset: offset.min(total.saturating_sub(rows)),
             rows,
             total,
+            unloaded: 0,
+        }
+    }
+
+    /// The same window over a list of which `n` more rows are on the server.
+    pub fn with_unloaded(self, n: usize) -> Window {
+        Window {
+            unloaded: n,
+            ..self
         }
     }
 
@@ -397,7 +413,7 @@ impl Window {
     /// How many rows are hidden above and below.
     pub fn hidden(&self) -> (usize, usize) {
         let r = self.range();
-        (r.start, self.total - r.end)
+        (r.start, self.total - r.end + self.unloaded)
     }
 
     /// " ↑ 3 above · +12 more ", for the list's bottom border, when rows are hidden.

@@ -26,7 +26,7 @@ pub const APP_LABEL: (&str, &str) = ("app.kubernetes.io/name", "ichor-ui");
 const POD_PREFIX: &str = "ichor-ui-6d4cf8b7d9";
 
 /// Seeds the Service and a running, ready pod (no forward target yet).
-pub(crate) fn seed(api: &EmbeddedApi) -> anyhow::Result<()> {
+pub fn seed(api: &EmbeddedApi) -> anyhow::Result<()> {
     let (k, v) = APP_LABEL;
     api.store_service(json!({
         "apiVersion": "v1", "kind": "Service",

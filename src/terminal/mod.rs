@@ -2,7 +2,10 @@
 //! every way out (quit, error, panic, SIGTERM, SIGHUP, SIGINT), and Ctrl-Z suspends with the
 //! terminal restored and resumes with a full redraw.
 
+mod ambiwidth;
+
 use crate::app::action::{Action, Key, KeyCode};
+use crate::config::AmbiguousWidth;
 use crate::runtime::Host;
 use crossterm::event::{Event, EventStream, KeyEventKind, KeyModifiers};
 use crossterm::{cursor, execute, terminal};
@@ -32,14 +35,22 @@ pub fn missing_terminal(stdin: bool, stdout: bool) -> Option<String> {
     ))
 }
 
-/// Takes the terminal: raw mode, alternate screen, hidden cursor.
-pub fn enter() -> io::Result<Tty> {
+/// Takes the terminal: raw mode, alternate screen, hidden cursor. With `auto`, measures how wide
+/// it draws East Asian ambiguous characters before the first frame; returns whether they are
+/// wide.
+pub fn enter(ambiguous: AmbiguousWidth) -> io::Result<(Tty, bool)> {
     terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
+    let wide = match ambiguous {
+        AmbiguousWidth::Narrow => false,
+        AmbiguousWidth::Wide => true,
+        AmbiguousWidth::Auto => ambiwidth::measure(ambiwidth::TIMEOUT),
+    };
+    tracing::info!(setting = ?ambiguous, wide, "East Asian ambiguous width");
     let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     crate::runtime::full_redraw(&mut t)?;
-    Ok(t)
+    Ok((t, wide))
 }
 
 /// Gives the terminal back as it was. Safe to call more than once and from a panic hook.

@@ -1,0 +1,98 @@
+//! How the status bar names the route (ichor-ui through a tunnel, a server, or the service
+//! in-process and why), and the banner when a tunnel closes: snapshots in English and
+//! Japanese at 80×24 and 160×48.
+
+mod common;
+
+use common::fixtures::{self, now};
+use ichor_tui::app::action::Action;
+use ichor_tui::app::state::{Conn, Route, State};
+use ichor_tui::app::update::update;
+use ichor_tui::model::{ApiError, Code, Fallback, ServerVersion};
+
+fn snap(name: &str, state: &State) {
+    crate::snap_all!(name, state);
+}
+
+/// The list, reached by `route`, not the demo.
+fn listed_via(route: Route) -> State {
+    let mut s = fixtures::listed(fixtures::list());
+    s.session.demo = false;
+    s.session.route = route;
+    s
+}
+
+fn in_process(why: Fallback) -> Route {
+    Route::InProcess {
+        context: "prod-admin".into(),
+        why: Some(why),
+    }
+}
+
+#[test]
+fn through_a_tunnel_with_the_servers_version() {
+    let mut s = listed_via(Route::Tunnel {
+        service: "ichor-system/ichor-ui".into(),
+    });
+    s.session.server_version = ServerVersion::Known("0.1.0".into());
+    snap("route_tunnel", &s);
+}
+
+#[test]
+fn in_process_because_ichor_ui_was_not_found() {
+    snap(
+        "route_not_found",
+        &listed_via(in_process(Fallback::NotFound)),
+    );
+}
+
+#[test]
+fn in_process_because_there_is_no_token_to_forward() {
+    snap(
+        "route_no_token",
+        &listed_via(in_process(Fallback::NoToken { how: "exec" })),
+    );
+}
+
+#[test]
+fn in_process_because_ichor_ui_did_not_answer() {
+    snap(
+        "route_not_answering",
+        &listed_via(in_process(Fallback::NotAnswering {
+            detail: "no answer within 3 s".into(),
+        })),
+    );
+}
+
+#[test]
+fn a_server_named_by_its_url() {
+    let mut s = listed_via(Route::Server {
+        url: "https://ichor-ui.example.com:8443".into(),
+    });
+    s.session.server_version = ServerVersion::Unknown;
+    snap("route_server", &s);
+}
+
+#[test]
+fn a_tunnel_that_closed_is_being_reopened() {
+    let mut s = listed_via(Route::Tunnel {
+        service: "ichor-system/ichor-ui".into(),
+    });
+    s.last_ok = Some(fixtures::ago(2));
+    update(
+        &mut s,
+        Action::Retry(ichor_tui::client::RetryEvent::Retrying {
+            what: "listing operations".into(),
+            attempt: 2,
+            delay: std::time::Duration::from_secs(4),
+            since: fixtures::ago(1),
+            error: ApiError::new(Code::Unavailable, "the tunnel closed"),
+        }),
+    );
+    assert!(matches!(s.conn, Conn::Retrying { .. }));
+    snap("route_tunnel_reopening", &s);
+    s.conn = Conn::GaveUp {
+        since: now() - jiff::SignedDuration::from_mins(1),
+    };
+    snap("route_tunnel_gave_up", &s);
+}
