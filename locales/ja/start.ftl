@@ -90,9 +90,9 @@ review-held-not-skipped = 保留中ですが対象に含めます（{ $n } 台�
     }
 review-unapproved = 未承認のため操作しないマシン（{ $n } 台）：
 review-not-offered = 開始できません（理由は先頭に表示）。何も書き込んでいません。
-ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。ローテーションが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
+ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。CA 入れ替えが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
 started-ca-bundle = 認証情報の引き渡し待ちになったとき、そして完了したときに ichor cluster bundle-export { $name } を実行してください。認証情報も手元のシークレットバンドルも古くなります。
 field-shutdown = 停止
 cluster-shutdown = { $time }、{ $user }（{ $operation }）
-cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは停止したままと思われます。
-review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは停止したままと思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。
+cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは今も停止していると思われます。
+review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは今も停止していると思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。
