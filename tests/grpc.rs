@@ -566,6 +566,7 @@ async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
     let huge = GetOperationRequest {
         namespace: "default".into(),
         name: "x".repeat(MAX_REQUEST_BYTES + 1),
+        manifest: false,
     };
     let e = raw.get_operation(huge).await.unwrap_err();
     // tonic refuses it while decoding, before any handler runs: OUT_OF_RANGE.
@@ -584,6 +585,7 @@ async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
         .get_operation(GetOperationRequest {
             namespace: "default".into(),
             name: "x".repeat(MAX_REQUEST_BYTES - 64),
+            manifest: false,
         })
         .await
         .unwrap_err();

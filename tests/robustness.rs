@@ -39,6 +39,7 @@ fn cluster(name: &str) -> Cluster {
             phase: Phase::Running,
         }),
         unreadable: None,
+        last_shutdown: None,
     }
 }
 

@@ -117,16 +117,32 @@ fn a_list_that_does_not_fit_says_how_many_more() {
         bottom.contains("↑ 8 above · +37 more"),
         "rows 9–26 of 63 shown: {bottom:?}"
     );
-    // The keys of `?` on a terminal too short for them, even in two columns, are counted too.
+    // The keys of `?` on a terminal too short for them, even in two columns, are counted
+    // too, and scroll.
     update(&mut s, Action::Key(Key::ch('?')));
     let term = draw(&s, Lang::En, 80, 12, Theme::default());
     let rows: Vec<String> = (0..12)
         .map(|y| row_text(term.backend().buffer(), y))
         .collect();
     assert!(
-        rows.iter().any(|r| r.contains("+4 more")),
+        rows.iter().any(|r| r.contains(" more ")),
         "{}",
         term.backend()
+    );
+    let texts = ichor_tui::i18n::Texts::new(Lang::En);
+    let ctx = ichor_tui::views::widgets::Ctx {
+        texts: &texts,
+        theme: Theme::default(),
+    };
+    update(&mut s, Action::Resize(80, 12));
+    let viewport = ichor_tui::views::viewport(&s, &ctx, (80, 12));
+    update(&mut s, Action::Viewport(viewport));
+    update(&mut s, Action::Key(Key::ch('G')));
+    let term = draw(&s, Lang::En, 80, 12, Theme::default());
+    let screen = format!("{}", term.backend());
+    assert!(
+        screen.contains(" above ┘") && screen.contains("answer a question"),
+        "scrolled to the end: the last key shows, the marker counts what is above\n{screen}"
     );
 }
 
@@ -530,6 +546,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         tracking: None,
         active_operation: None,
         unreadable: None,
+        last_shutdown: None,
     };
     let bad = Cluster {
         namespace: "default".into(),
@@ -542,6 +559,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         tracking: None,
         active_operation: None,
         unreadable: Some("spec: missing field `talosVersion`".into()),
+        last_shutdown: None,
     };
     let mut s = loaded_list();
     update(&mut s, Action::Key(Key::ch('2')));

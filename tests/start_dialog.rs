@@ -197,7 +197,10 @@ async fn a_long_plan_scrolls() {
     for _ in 0..6 {
         d.code(KeyCode::Down).await;
     }
-    assert_eq!(dialog(&d).scroll, 6);
+    // At 80×24 the plan is a few lines longer than the room: it scrolls to its end, no further.
+    let last = d.state.viewport.dialog.last_start();
+    assert!(last > 0, "{:?}", d.state.viewport);
+    assert_eq!(dialog(&d).scroll, last);
     snap_all!("review_scrolled", &d.state);
 }
 

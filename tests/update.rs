@@ -267,7 +267,7 @@ fn confirmation_defaults_to_no() {
         assert!(key(&mut s, k).is_empty());
     }
     assert!(
-        matches!(s.dialog, Some(Dialog::Confirm(ref c)) if c.running && c.action == WriteAction::Delete)
+        matches!(s.dialog, Some(Dialog::Confirm(ref c)) if c.asked == ichor_tui::app::state::AskedAbout::Running && c.action == WriteAction::Delete)
     );
     let e = key(&mut s, Key::ch('y'));
     assert_eq!(

@@ -179,5 +179,6 @@ pub fn rollout_cluster() -> ichor_tui::model::Cluster {
         tracking: None,
         active_operation: None,
         unreadable: None,
+        last_shutdown: None,
     }
 }

@@ -1,5 +1,8 @@
 error-unfinished-operation = Operation { $operation } on cluster { $cluster } has not completed ({ $phase }): wait for it to complete, or delete it, before starting another.
-error-tracked-by-gitops = { $resource_kind } { $resource_name } is tracked by { $tool } ({ $object }). Make the change in Git: { $field }: { $current } → { $target }; merge it in the repository, then start with the version the spec then names.
+error-tracked-by-gitops = { $resource_kind } { $resource_name } is tracked by { $tool } ({ $object }). Make the change in Git: { $field }: { $current } → { $target }; merge it in the repository, then start with the { $kind ->
+        [cni] kube-proxy mode
+       *[other] version
+    } the spec then names.
 error-downgrade = { $target } is older than the current { $current }: downgrades are refused.
 error-unsupported-jump = { $kind ->
         [talos] Talos
@@ -8,7 +11,11 @@ error-unsupported-jump = { $kind ->
        *[other] { $kind }
     } cannot go from { $current } to { $target } in one operation: from { $current } the supported targets are { $allowed }.
 error-no-machines = No approved machine of cluster { $cluster } would be touched ({ $held } held).
-error-invalid-version = “{ $value }” is not a version such as v1.9.3.
+error-invalid-version = “{ $value }” is not a version such as { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    }.
 error-invalid-kube-proxy-mode = The kube-proxy mode must be “enabled” or “replaced”, not “{ $value }”.
 error-target-not-taken = This kind of operation takes no target (got “{ $value }”).
 error-target-required = This kind of operation needs a target.

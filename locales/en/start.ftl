@@ -36,8 +36,16 @@ effect-ca-rotation = rotates the cluster's CAs
 form-version = Target version
 form-kube-proxy = kube-proxy
 form-current = now { $value }
-form-target-required = Type the version to upgrade to, such as v1.9.3.
-form-invalid-version = “{ $value }” is not a version such as v1.9.3.
+form-target-required = Type the version to upgrade to, such as { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    }.
+form-invalid-version = “{ $value }” is not a version such as { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    }.
 form-invalid-max = Max unavailable is a whole number, at least 1.
 form-kube-proxy-hint = Space or ←/→ chooses.
 form-max-unavailable = Max unavailable
@@ -56,7 +64,6 @@ ca-note-passes = Each machine is reconfigured once per pass, without a reboot (5
 ca-note-kubelet = The kubelet restarts on each machine in the passes that change the Kubernetes CA.
 ca-note-bundle = When the rotation completes the secrets bundle is replaced and your copy is stale: run ichor cluster bundle-export { $name }.
 review-held = Held, skipped ({ $n }):
-review-held-more = {"  "}… and { $n } more
 review-planning = Asking for the plan (nothing is written)…
 review-blocked = Start is not offered:
 review-starting = Starting… (sent once; Esc stops waiting, the start may still happen)
@@ -74,8 +81,19 @@ review-start-new = Enter starts it anew, against the cluster as it is now.
 review-start-locked = Start is not offered until the name is typed exactly.
 review-steps = In this order:
 review-step = { $machines } ({ $role })
-review-steps-range = {" "}({ $from }–{ $to } of { $n }; ↑↓ scroll)
 started = Started { $name }.
 started-spec-written = {" "}Wrote { $field }: { $from } → { $to }.
 cluster-unreadable = ⚠ This object cannot be read as a TalosCluster: { $why }. Nothing can be started on it until it is fixed (kubectl edit).
 machine-unreadable = ⚠ unreadable: { $why }
+review-held-not-skipped = Held, but not skipped ({ $n }): { $kind ->
+        [shutdown] a shutdown stops every machine.
+       *[other] a machine left out would be locked out when the old CA is dropped.
+    }
+review-unapproved = Not approved, not touched ({ $n }):
+review-not-offered = Start is not offered (the reason is at the top); nothing has been written.
+ca-note-credentials = Your credentials for { $name } (kubeconfig, talosconfig) stop working when the old CA is dropped: when the rotation reaches “Awaiting credentials”, fetch the new ones with ichor cluster bundle-export { $name }.
+started-ca-bundle = {" "}When it awaits credentials, and again when it completes, run ichor cluster bundle-export { $name }: your credentials and your copy of the secrets bundle go stale.
+field-shutdown = Shut down
+cluster-shutdown = { $time } by { $user } ({ $operation })
+cluster-still-down = ⚠ Nothing was started on this cluster since: its machines are presumably still stopped.
+review-shut-down = Cluster { $cluster } was shut down at { $time } by { $user } ({ $operation }) and nothing was started on it since: its machines are presumably stopped. Power them on before you start this: an operation cannot work on stopped machines.

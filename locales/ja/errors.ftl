@@ -7,7 +7,10 @@ error-unfinished-operation = クラスター { $cluster } のオペレーショ�
         [Failed] 失敗
        *[other] { $phase }
     }）。別のオペレーションを開始する前に、完了を待つか削除してください。
-error-tracked-by-gitops = { $resource_kind } { $resource_name } は { $tool }（{ $object }）で管理されています。Git で変更してください：{ $field }: { $current } → { $target }。リポジトリでマージした後、spec に反映されたバージョンで開始してください。
+error-tracked-by-gitops = { $resource_kind } { $resource_name } は { $tool }（{ $object }）で管理されています。Git で変更してください：{ $field }: { $current } → { $target }。リポジトリでマージした後、spec に反映された{ $kind ->
+        [cni] { " " }kube-proxy のモード
+       *[other] バージョン
+    }で開始してください。
 error-downgrade = { $target } は現在の { $current } より古いバージョンです。ダウングレードはできません。
 error-unsupported-jump = { $kind ->
         [talos] Talos
@@ -16,7 +19,11 @@ error-unsupported-jump = { $kind ->
        *[other] { $kind }
     } は 1 回のオペレーションで { $current } から { $target } には上げられません。{ $current } から対応しているのは { $allowed } です。
 error-no-machines = クラスター { $cluster } には対象となる承認済みマシンがありません（保留中 { $held } 台）。
-error-invalid-version = 「{ $value }」は v1.9.3 のようなバージョンではありません。
+error-invalid-version = 「{ $value }」は { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    } のようなバージョンではありません。
 error-invalid-kube-proxy-mode = kube-proxy のモードは「enabled」か「replaced」です（「{ $value }」は使えません）。
 error-target-not-taken = この種類のオペレーションにはターゲットを指定できません（「{ $value }」が指定されました）。
 error-target-required = この種類のオペレーションにはターゲットが必要です。

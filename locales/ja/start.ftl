@@ -38,8 +38,16 @@ effect-ca-rotation = クラスターの CA を入れ替え
 form-version = 目標バージョン
 form-kube-proxy = kube-proxy
 form-current = 現在 { $value }
-form-target-required = v1.9.3 のようにアップグレード先のバージョンを入力してください。
-form-invalid-version = 「{ $value }」は v1.9.3 のようなバージョンではありません。
+form-target-required = { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    } のようにアップグレード先のバージョンを入力してください。
+form-invalid-version = 「{ $value }」は { $kind ->
+        [kubernetes] v1.33.0
+        [ichor] v0.15.0
+       *[other] v1.9.3
+    } のようなバージョンではありません。
 form-invalid-max = 同時停止数は 1 以上の整数です。
 form-kube-proxy-hint = スペースか ←/→ で選びます。
 form-max-unavailable = 同時停止数
@@ -58,7 +66,6 @@ ca-note-passes = 各マシンはパスごとに 1 回、再起動せずに設定
 ca-note-kubelet = Kubernetes の CA を変えるパスでは、各マシンの kubelet が再起動します。
 ca-note-bundle = 完了するとシークレットバンドルが置き換わり、手元のコピーは古くなります。ichor cluster bundle-export { $name } を実行してください。
 review-held = 保留のため対象外（{ $n } 台）：
-review-held-more = {"  "}…ほか { $n } 台
 review-planning = 計画を問い合わせています（何も書き込みません）…
 review-blocked = 開始できません：
 review-starting = 開始しています…（送信は一度だけ。Esc で待つのをやめますが、開始される可能性があります）
@@ -73,8 +80,19 @@ review-start-new = Enter で、現在のクラスターの状態に対して新�
 review-start-locked = クラスター名を正確に入力するまで開始できません。
 review-steps = 実行順：
 review-step = { $machines }（{ $role }）
-review-steps-range = （{ $n } 件中 { $from }–{ $to }、↑↓ でスクロール）
 started = { $name } を開始しました。
 started-spec-written = { $field } を { $from } → { $to } に書き換えました。
 cluster-unreadable = ⚠ このオブジェクトは TalosCluster として読み取れません：{ $why }。修正されるまで（kubectl edit）オペレーションは開始できません。
 machine-unreadable = ⚠ 読み取り不可：{ $why }
+review-held-not-skipped = 保留中ですが対象に含めます（{ $n } 台）：{ $kind ->
+        [shutdown] シャットダウンはすべてのマシンを停止するためです。
+       *[other] 対象から外したマシンは、旧 CA を削除した時点でクラスターから締め出されるためです。
+    }
+review-unapproved = 未承認のため操作しないマシン（{ $n } 台）：
+review-not-offered = 開始できません（理由は先頭に表示）。何も書き込んでいません。
+ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。CA 入れ替えが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
+started-ca-bundle = 認証情報の引き渡し待ちになったとき、そして完了したときに ichor cluster bundle-export { $name } を実行してください。認証情報も手元のシークレットバンドルも古くなります。
+field-shutdown = 停止
+cluster-shutdown = { $time }、{ $user }（{ $operation }）
+cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは今も停止していると思われます。
+review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは今も停止していると思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。

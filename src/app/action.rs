@@ -128,6 +128,12 @@ pub enum Action {
         seq: u64,
         result: Result<Created, ApiError>,
     },
+    /// An operation's resource as YAML (`y`).
+    Manifest {
+        namespace: String,
+        name: String,
+        result: Result<String, ApiError>,
+    },
     Retry(RetryEvent),
     /// The server named its version (or answered without one).
     ServerVersion(crate::model::ServerVersion),
@@ -145,6 +151,11 @@ pub enum Effect {
     },
     GetOperation {
         seq: u64,
+        namespace: String,
+        name: String,
+    },
+    /// An operation's resource as YAML: a read.
+    GetManifest {
         namespace: String,
         name: String,
     },

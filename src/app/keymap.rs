@@ -35,6 +35,10 @@ pub enum Command {
     Submit,
     Cancel,
     BackToForm,
+    /// `:`: the command line.
+    CommandLine,
+    /// `y`: the operation's resource as YAML.
+    Manifest,
 }
 
 /// One row of a key table.
@@ -113,6 +117,7 @@ pub const OPERATIONS: &[Binding] = &[
     b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
     b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
+    b(&[Key::ch('y')], Command::Manifest, "y", "key-yaml", false),
 ];
 
 /// One operation's page.
@@ -124,9 +129,17 @@ pub const OPERATION: &[Binding] = &[
         "key-back",
         true,
     ),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Open,
+        "Enter",
+        "key-whole-text",
+        true,
+    ),
     b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
     b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
+    b(&[Key::ch('y')], Command::Manifest, "y", "key-yaml", true),
     b(&[Key::ch('e')], Command::Events, "e", "key-events", false),
 ];
 
@@ -138,6 +151,14 @@ pub const CLUSTERS: &[Binding] = &[
         "Enter",
         "key-open",
         true,
+    ),
+    b(&[Key::ch('/')], Command::Filter, "/", "key-filter", true),
+    b(
+        &[Key::plain(KeyCode::Esc)],
+        Command::Back,
+        "Esc",
+        "key-clear-filter",
+        false,
     ),
     b(&[Key::ch('n')], Command::New, "n", "key-new", true),
 ];
@@ -151,7 +172,35 @@ pub const CLUSTER: &[Binding] = &[
         "key-back",
         true,
     ),
+    b(
+        &[Key::plain(KeyCode::Enter)],
+        Command::Open,
+        "Enter",
+        "key-whole-text",
+        true,
+    ),
     b(&[Key::ch('n')], Command::New, "n", "key-new", true),
+];
+
+/// A text read in a dialog (the keys, a resource, a page whole): it scrolls, and closes.
+pub const READING: &[Binding] = &[
+    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, Command::Top, "g", "key-top", false),
+    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
+    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[
+            Key::plain(KeyCode::Esc),
+            Key::ch('q'),
+            Key::plain(KeyCode::Enter),
+        ],
+        Command::Cancel,
+        "Esc",
+        "key-close",
+        true,
+    ),
 ];
 
 /// The new-operation form (text fields take printable keys first).
@@ -258,6 +307,13 @@ pub const GLOBAL: &[Binding] = &[
     ),
     b(&[Key::ch('R')], Command::Refresh, "R", "key-refresh", true),
     b(&[Key::ch('?')], Command::Help, "?", "key-help", true),
+    b(
+        &[Key::ch(':')],
+        Command::CommandLine,
+        ":",
+        "key-command",
+        false,
+    ),
     b(
         &[Key::ch('q'), Key::ctrl('c')],
         Command::Quit,

@@ -2,9 +2,11 @@
 //! them is `crate::runtime`).
 
 pub mod action;
+pub mod commands;
 pub mod keymap;
 pub mod new_operation;
 pub mod state;
+pub mod text_field;
 pub mod update;
 
 pub use action::{Action, Effect, Key, KeyCode};

@@ -4,6 +4,7 @@
 use super::action::{Effect, Key, KeyCode};
 use super::keymap::{self, Command};
 use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
+use super::text_field::{self, Edit};
 use crate::model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
 
 /// Whether a kind takes max unavailable (the rollouts).
@@ -163,7 +164,10 @@ fn move_field(d: &mut NewOperation, delta: isize) {
 
 /// Returns whether the dialog stays open.
 fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec<Effect>) -> bool {
-    // Text fields take printable keys first.
+    // Text fields take their keys first (printable ones, Backspace, Ctrl-U, Ctrl-W).
+    if text_key(d, key) {
+        return true;
+    }
     if let KeyCode::Char(c) = key.code
         && !key.ctrl
     {
@@ -212,30 +216,28 @@ fn step_kind(d: &mut NewOperation, delta: isize) {
     set_kind(d, all[next]);
 }
 
-/// A printable key in the focused field: text for the version, digits for max unavailable,
-/// Space toggles the kube-proxy mode, j/k choose the kind.
-fn type_in_form(d: &mut NewOperation, c: char) {
-    match d.field {
-        FormField::Target if d.kind == OperationKind::Cni => {
-            if c == ' ' {
-                toggle_mode(d);
-            }
-        }
-        FormField::Target => {
-            if d.target.chars().count() < 64 {
-                d.target.push(c);
-            }
+/// A key in the focused text field (the version, max unavailable); whether it was one.
+fn text_key(d: &mut NewOperation, key: Key) -> bool {
+    let edit = match d.field {
+        FormField::Target if d.kind != OperationKind::Cni => {
+            text_field::edit(&mut d.target, key, |_| true, 64)
         }
         FormField::MaxUnavailable => {
-            if c.is_ascii_digit() && d.max_unavailable.len() < 4 {
-                d.max_unavailable.push(c);
-            }
+            text_field::edit(&mut d.max_unavailable, key, |c| c.is_ascii_digit(), 4)
         }
-        FormField::Kind => match c {
-            'j' => step_kind(d, 1),
-            'k' => step_kind(d, -1),
-            _ => {}
-        },
+        FormField::Target | FormField::Kind => Edit::NotText,
+    };
+    edit != Edit::NotText
+}
+
+/// A printable key where no text is typed: Space toggles the kube-proxy mode, j/k choose the
+/// kind.
+fn type_in_form(d: &mut NewOperation, c: char) {
+    match (d.field, c) {
+        (FormField::Target, ' ') if d.kind == OperationKind::Cni => toggle_mode(d),
+        (FormField::Kind, 'j') => step_kind(d, 1),
+        (FormField::Kind, 'k') => step_kind(d, -1),
+        _ => {}
     }
 }
 
@@ -244,12 +246,6 @@ fn type_in_form(d: &mut NewOperation, c: char) {
 fn edit_form(d: &mut NewOperation, code: KeyCode) -> bool {
     let cni_mode = d.field == FormField::Target && d.kind == OperationKind::Cni;
     match (d.field, code) {
-        (FormField::Target, KeyCode::Backspace) if !cni_mode => {
-            d.target.pop();
-        }
-        (FormField::MaxUnavailable, KeyCode::Backspace) => {
-            d.max_unavailable.pop();
-        }
         (_, KeyCode::Backspace) => {}
         (_, KeyCode::Left | KeyCode::Right) if cni_mode => toggle_mode(d),
         (FormField::Kind, KeyCode::Down) => step_kind(d, 1),
@@ -291,22 +287,20 @@ fn review_key(
     effects: &mut Vec<Effect>,
 ) -> bool {
     // The typed-name field exists only while Start is offered; it takes what a name holds.
+    // A printable key that no name holds is not the field's: R still reviews again.
     if d.needs_typed_name() && d.start_offered() {
-        match key.code {
-            KeyCode::Char(c) if !key.ctrl && name_char(c) => {
-                if d.typed_name.len() < 253 {
-                    d.typed_name.push(c);
-                }
-                return true;
-            }
-            KeyCode::Backspace => {
-                d.typed_name.pop();
-                return true;
-            }
-            _ => {}
+        let for_the_field = match key.code {
+            KeyCode::Char(c) if !key.ctrl => name_char(c),
+            _ => true,
+        };
+        if for_the_field
+            && text_field::edit(&mut d.typed_name, key, name_char, 253) != Edit::NotText
+        {
+            return true;
         }
     }
-    let steps = d.plan.data.as_ref().map_or(0, |p| p.steps.len());
+    let room = state.viewport.dialog;
+    let page = room.rows.max(1);
     match keymap::lookup_in(keymap::REVIEW, key) {
         Some(Command::Cancel) => return false,
         Some(Command::BackToForm) => {
@@ -316,12 +310,12 @@ fn review_key(
         }
         Some(Command::Refresh) => review(state, d, effects),
         Some(Command::Up) => {
-            let by = if key.code == KeyCode::PageUp { 10 } else { 1 };
+            let by = if key.code == KeyCode::PageUp { page } else { 1 };
             d.scroll = d.scroll.saturating_sub(by);
         }
         Some(Command::Down) => {
-            let by = if key.code == KeyCode::PageDown { 10 } else { 1 };
-            d.scroll = (d.scroll + by).min(steps.saturating_sub(1));
+            let by = if key.code == KeyCode::PageDown { page } else { 1 };
+            d.scroll = (d.scroll + by).min(room.last_start());
         }
         Some(Command::Submit)
             // Start: only with the plan on screen, not blocked, and the name typed exactly.

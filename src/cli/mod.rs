@@ -93,7 +93,8 @@ pub struct Cli {
     pub ambiguous_width: Option<crate::config::AmbiguousWidth>,
 
     /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
-    #[arg(long, global = true)]
+    /// (`--readonly`, as k9s spells it, is the same flag.)
+    #[arg(long, global = true, visible_alias = "readonly")]
     pub read_only: bool,
 
     /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
@@ -299,6 +300,17 @@ mod tests {
             true,
         );
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn readonly_is_the_read_only_flag() {
+        for flag in ["--read-only", "--readonly"] {
+            let cli = Cli::parse_from(["ichor-tui", flag]);
+            assert!(cli.read_only, "{flag}");
+            let s = Settings::resolve(&cli, &FileConfig::default(), env(&[]), true).unwrap();
+            assert!(s.read_only, "{flag}");
+        }
+        assert!(!Cli::parse_from(["ichor-tui"]).read_only);
     }
 
     /// The first line clap prints for `args`.

@@ -113,6 +113,17 @@ impl OperationClient for InProcessClient {
             .map_err(|e| self.explain(e))
     }
 
+    async fn get_operation_manifest(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        self.service
+            .get_operation_manifest(&self.caller, namespace, name)
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
         self.service
             .plan_operation(&self.caller, req)

@@ -49,6 +49,15 @@ pub trait OperationClient: Send + Sync {
             .operations)
     }
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
+    /// The operation's resource as YAML (read only). A backend without it says so.
+    async fn get_operation_manifest(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        let _ = (namespace, name);
+        Err(no_manifest("reading the operation's resource"))
+    }
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError>;
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError>;
     /// Pause or resume. `confirmed`: what the person confirmed; the service refuses the write
@@ -83,6 +92,14 @@ pub trait OperationClient: Send + Sync {
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError>;
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError>;
     async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError>;
+}
+
+/// A server (or backend) that does not send an operation's resource.
+pub fn no_manifest(what: &str) -> ApiError {
+    ApiError::new(
+        crate::model::Code::Unimplemented,
+        format!("{what}: this server does not send the operation's resource"),
+    )
 }
 
 /// The refusal a read-only client gives every write, without calling anything.
@@ -135,6 +152,13 @@ impl OperationClient for std::sync::Arc<dyn OperationClient> {
     }
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         (**self).get_operation(namespace, name).await
+    }
+    async fn get_operation_manifest(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        (**self).get_operation_manifest(namespace, name).await
     }
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
         (**self).plan_operation(req).await

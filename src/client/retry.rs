@@ -270,6 +270,17 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         .await
     }
 
+    async fn get_operation_manifest(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        self.plain("reading the operation's resource", || {
+            self.inner.get_operation_manifest(namespace, name)
+        })
+        .await
+    }
+
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
         self.plain("planning the operation", || self.inner.plan_operation(req))
             .await

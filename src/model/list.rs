@@ -1,7 +1,7 @@
 //! The operations list as the screens ask for it: a query (scope, filters, a page) and a page
 //! of answers, each operation whole or as a summary.
 
-use super::{MachinePhase, MachineProgress, Operation, Phase};
+use super::{Cluster, MachinePhase, MachineProgress, Operation, Phase};
 use std::cmp::Ordering;
 
 /// The most operations one page holds; a larger page size is served as this.
@@ -134,5 +134,33 @@ impl Operation {
         }
         self.machines = Vec::new();
         self
+    }
+}
+
+impl Cluster {
+    /// Whether the cluster contains `needle_lower` (already lower case) in its name, namespace,
+    /// versions, kube-proxy mode, tracking or unfinished operation. (The Clusters list is
+    /// filtered where it is held: it is short.)
+    pub fn matches(&self, needle_lower: &str) -> bool {
+        if needle_lower.is_empty() {
+            return true;
+        }
+        let tracking = self.tracking.iter().flat_map(|t| [&t.tool, &t.object]);
+        let active = self
+            .active_operation
+            .iter()
+            .flat_map(|a| [&a.name, &a.kind]);
+        [
+            &self.name,
+            &self.namespace,
+            &self.talos_version,
+            &self.kubernetes_version,
+            &self.kube_proxy,
+        ]
+        .into_iter()
+        .chain(self.ichor_version.iter())
+        .chain(tracking)
+        .chain(active)
+        .any(|f| f.to_lowercase().contains(needle_lower))
     }
 }

@@ -4,6 +4,7 @@
 mod error;
 mod events;
 mod list;
+mod progress;
 mod reach;
 mod version;
 
@@ -12,6 +13,7 @@ pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{
     ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
 };
+pub use progress::{Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
@@ -231,17 +233,6 @@ impl Operation {
         )
     }
 
-    /// Machines done (Completed) and the machines in this pass that are not skipped.
-    pub fn progress(&self) -> (usize, usize) {
-        match &self.summary {
-            Some(p) => (p.done, p.total),
-            None => {
-                let p = Progress::of(&self.machines);
-                (p.done, p.total)
-            }
-        }
-    }
-
     /// A pause or resume was asked for and the controller has not acted on it yet.
     pub fn settling(&self) -> bool {
         let pausing =
@@ -345,6 +336,15 @@ pub struct Plan {
     /// What the plan was computed from, as one opaque value: a Start carries it back, and the
     /// service refuses the start if the plan it computes then differs.
     pub fingerprint: String,
+    /// CA rotation: the operator's credentials for the cluster stop working during the
+    /// rotation (ADR 0091); the new ones are fetched with `ichor cluster bundle-export`.
+    pub credentials_stop_working: bool,
+    /// Held machines this kind does not skip (shutdown, CA rotation): they are in the steps.
+    pub held_not_skipped: Vec<HeldMachine>,
+    /// The cluster's machines that are not approved: not touched.
+    pub unapproved: Vec<PlanMachine>,
+    /// The cluster was shut down and nothing was started on it since.
+    pub shut_down: Option<ShutdownRecord>,
 }
 
 impl Plan {
@@ -418,6 +418,19 @@ pub struct Cluster {
     pub active_operation: Option<OperationRef>,
     /// The TalosCluster object could not be read: why (short, inert). Only its name is known.
     pub unreadable: Option<String>,
+    /// The last shutdown of the cluster that completed, if any.
+    pub last_shutdown: Option<ShutdownRecord>,
+}
+
+/// A shutdown that completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShutdownRecord {
+    pub operation: String,
+    /// Who started it.
+    pub actor: Option<String>,
+    pub finished_at: Option<Timestamp>,
+    /// Nothing was started on the cluster since: its machines are presumably still stopped.
+    pub still_down: bool,
 }
 
 /// What a start or a plan asks for.

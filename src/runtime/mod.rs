@@ -248,7 +248,7 @@ impl Runtime {
         B: Backend,
         B::Error: Send + Sync + 'static,
     {
-        let viewport = views::viewport(self.state.size);
+        let viewport = views::viewport(&self.state, &self.ctx(), self.state.size);
         if viewport != self.state.viewport {
             update(&mut self.state, Action::Viewport(viewport));
         }

@@ -14,6 +14,7 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             result: client.list_page(&query).await,
         },
         read @ (Effect::GetOperation { .. }
+        | Effect::GetManifest { .. }
         | Effect::ListEvents { .. }
         | Effect::GetCluster { .. }) => return read_one(client, read).await,
         Effect::ListClusters { seq, namespace } => Action::Clusters {
@@ -52,7 +53,7 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
     })
 }
 
-/// A read of one operation, its events or one cluster.
+/// A read of one operation, its resource as YAML, its events or one cluster.
 async fn read_one(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
     Some(match effect {
         Effect::GetOperation {
@@ -63,6 +64,14 @@ async fn read_one(client: &dyn OperationClient, effect: Effect) -> Option<Action
             let result = client.get_operation(&namespace, &name).await;
             Action::Operation {
                 seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::GetManifest { namespace, name } => {
+            let result = client.get_operation_manifest(&namespace, &name).await;
+            Action::Manifest {
                 namespace,
                 name,
                 result,

@@ -110,8 +110,17 @@ impl proto::operation_service_server::OperationService for Handlers {
                 .service
                 .get_operation(&caller, &r.namespace, &r.name)
                 .await?;
+            let manifest = match r.manifest {
+                true => {
+                    self.service
+                        .get_operation_manifest(&caller, &r.namespace, &r.name)
+                        .await?
+                }
+                false => String::new(),
+            };
             Ok(proto::GetOperationResponse {
                 operation: Some(wire::operation_to_proto(&op)),
+                manifest,
             })
         })
         .await

@@ -2,7 +2,7 @@
 
 use crate::model::{
     CaRotation, Cluster, ClusterMachine, Condition, MachinePhase, MachineProgress, Operation,
-    OperationKind, OperationRef, Phase,
+    OperationKind, OperationRef, Phase, ShutdownRecord,
 };
 use crate::service::tolerant::Unreadable;
 use ichor_resources::parse_time;
@@ -155,6 +155,7 @@ pub fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadabl
         tracking: None,
         active_operation: None,
         unreadable: Some(u.why.clone()),
+        last_shutdown: None,
     }
 }
 
@@ -167,6 +168,37 @@ fn cluster_machine(m: &Machine) -> ClusterMachine {
         hold: ichor_resources::hold_reason(m).map(str::to_string),
         unreadable: None,
     }
+}
+
+/// The last shutdown of `cluster` that completed, from the namespace's operations: who
+/// started it and when it finished, and whether nothing was started on the cluster since (its
+/// machines are then presumably still stopped).
+pub fn last_shutdown(cluster: &str, operations: &[TalosOperation]) -> Option<ShutdownRecord> {
+    let mine: Vec<&TalosOperation> = operations
+        .iter()
+        .filter(|o| o.spec.cluster == cluster)
+        .collect();
+    let created = |o: &TalosOperation| o.metadata.creation_timestamp.clone();
+    let finished = |o: &TalosOperation| {
+        o.status
+            .as_ref()
+            .and_then(|s| s.finished_at.as_deref())
+            .and_then(parse_time)
+    };
+    let last = mine
+        .iter()
+        .filter(|o| {
+            o.spec.kind == OperationKind::Shutdown.as_str()
+                && o.status.as_ref().is_some_and(|s| s.phase == "Completed")
+        })
+        .max_by_key(|o| (finished(o), created(o)))?;
+    let newest = mine.iter().max_by_key(|o| created(o))?;
+    Some(ShutdownRecord {
+        operation: last.metadata.name.clone().unwrap_or_default(),
+        actor: annotation(&last.metadata, names::ACTOR),
+        finished_at: finished(last),
+        still_down: newest.metadata.name == last.metadata.name,
+    })
 }
 
 /// A cluster with its machines (in executor order, then those that could not be read) and its
@@ -217,5 +249,6 @@ pub fn cluster(
             phase: Phase::parse(o.status.as_ref().map(|s| s.phase.as_str()).unwrap_or("")),
         }),
         unreadable: None,
+        last_shutdown: last_shutdown(&c.metadata.name.clone().unwrap_or_default(), operations),
     }
 }

@@ -5,6 +5,7 @@ pub mod access;
 pub mod convert;
 mod events;
 pub mod list;
+pub mod manifest;
 pub mod permissions;
 pub mod plan;
 mod start;

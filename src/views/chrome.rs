@@ -139,10 +139,15 @@ pub fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
     let Some((text, style)) = banner_text(state, ctx) else {
         return lines;
     };
-    for l in super::text::wrap(&text, lines.wrap_width)
-        .into_iter()
-        .take(BANNER_MAX)
-    {
+    let wrapped = super::text::wrap(&text, lines.wrap_width);
+    let cut = wrapped.len() > BANNER_MAX;
+    for (i, l) in wrapped.into_iter().take(BANNER_MAX).enumerate() {
+        // A banner longer than its lines says so at its end.
+        let l = if cut && i + 1 == BANNER_MAX {
+            super::text::truncate(&format!("{l}…"), lines.wrap_width)
+        } else {
+            l
+        };
         lines.push(format!(" {l}"), style);
     }
     lines
@@ -180,12 +185,33 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             ),
             ctx.theme.alarm(),
         ),
-        Conn::Ok => match (&state.pending, &state.notice) {
-            (Some(p), _) => pending_text(p, ctx),
-            (None, Some(n)) => notice_text(n, ctx),
-            (None, None) => return None,
+        Conn::Ok => match (&state.pending, &state.notice, state.credentials_refused()) {
+            (Some(p), _, _) => pending_text(p, ctx),
+            (None, _, Some(refused)) => credentials_text(refused, ctx),
+            (None, Some(n), None) => notice_text(n, ctx),
+            (None, None, None) => return None,
         },
     })
+}
+
+/// The dashboard's own credentials were refused: after a CA rotation, that it replaced them
+/// and what to run; else that they may have been, or expired.
+fn credentials_text(
+    refused: crate::app::state::CredentialsRefused<'_>,
+    ctx: &Ctx<'_>,
+) -> (String, Style) {
+    let t = ctx.texts;
+    let text = match refused.rotation {
+        Some(op) => t.tr(
+            "banner-credentials-rotated",
+            &[
+                ("operation", &sanitize(&op.name)),
+                ("cluster", &sanitize(&op.cluster)),
+            ],
+        ),
+        None => t.t("banner-credentials-refused"),
+    };
+    (text, ctx.theme.alarm())
 }
 
 /// A write waiting for its answer, and how to stop waiting.
@@ -220,6 +246,13 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
         ),
         Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
         Notice::Started(created) => started_text(created, ctx),
+        Notice::UnknownCommand(text) => (
+            t.tr(
+                "unknown-command",
+                &[("command", &super::text::truncate(&sanitize(text), 32))],
+            ),
+            ctx.theme.fg(Color::Yellow),
+        ),
     }
 }
 
@@ -237,6 +270,12 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
                 ("to", &sanitize(&c.to)),
             ],
         ));
+    }
+    if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
+        // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it (its own
+        // space too).
+        let name = sanitize(&created.operation.cluster);
+        text.push_str(&t.tr("started-ca-bundle", &[("name", &name)]));
     }
     if created.warnings.is_empty() {
         return (text, ctx.theme.fg(Color::Green));
@@ -258,13 +297,46 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
     (format!("{} {text}", warnings.join(" ")), ctx.theme.alarm())
 }
 
-/// The footer: the keys of this screen that do something now, from the key table.
+/// The footer: the keys of this screen that do something now, from the key table; or the
+/// command line while it is typed.
 pub fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    if state.input == Input::Command {
+        command_line(state, ctx, area, buf);
+        return;
+    }
     Line::styled(
         fit(&footer_text(state, ctx), usize::from(area.width)),
         ctx.theme.dim(),
     )
     .render(area, buf);
+}
+
+/// The command line: what is typed, what Tab would complete it to (dim), and the keys.
+fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let typed = sanitize(&state.command.text);
+    let ghost = match state.command.completing {
+        Some(_) => String::new(),
+        None if typed.is_empty() => String::new(),
+        None => crate::app::commands::completions(&state.command.text)
+            .first()
+            .and_then(|c| c.strip_prefix(state.command.text.as_str()))
+            .unwrap_or("")
+            .to_string(),
+    };
+    let keys = format!("  {}", ctx.texts.t("footer-command"));
+    let w = usize::from(area.width);
+    let line = Line::from(vec![
+        Span::styled(format!(":{typed}▏"), ctx.theme.bold()),
+        Span::styled(ghost, ctx.theme.dim()),
+        Span::styled(keys, ctx.theme.dim()),
+    ]);
+    // Cut as one line: the typed text first.
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    if width(&text) > w {
+        Line::styled(fit(&format!(":{typed}▏"), w), ctx.theme.bold()).render(area, buf);
+        return;
+    }
+    line.render(area, buf);
 }
 
 /// The footer's words.
@@ -275,7 +347,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     }
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
-        Some(Dialog::Help) => return format!(" {}", t.t("footer-help")),
+        Some(Dialog::Read(_)) => return format!(" {}", t.t("footer-help")),
         Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {

@@ -7,7 +7,7 @@ use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
-use super::words::{error_text, role_word, widest_role};
+use super::words::{error_text, role_word, shutdown_text, widest_role};
 use crate::app::state::State;
 use crate::model::{Cluster, ClusterMachine};
 use ratatui::buffer::Buffer;
@@ -20,7 +20,12 @@ const LABEL_WIDTH: usize = 14;
 
 /// "Label         value".
 fn field(label: &str, value: String) -> String {
-    format!("{}{value}", fit(label, LABEL_WIDTH))
+    // A label as wide as the column is said whole, the value after it.
+    if super::text::width(label) < LABEL_WIDTH {
+        format!("{}{value}", fit(label, LABEL_WIDTH))
+    } else {
+        format!("{label} {value}")
+    }
 }
 
 /// Draws a cluster's page.
@@ -40,7 +45,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     };
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
-    facts(ctx, c, &mut lines);
+    facts(state, ctx, c, &mut lines);
     if let Some(e) = &p.cluster.error {
         lines.push(error_text(t, e), ctx.theme.fg(Color::Red));
     }
@@ -63,7 +68,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 
 /// Versions, kube-proxy, machines, tracking and the unfinished operation; of a cluster that
 /// cannot be read, why, and the machines it has.
-fn facts(ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
+pub(super) fn facts(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
     let t = ctx.texts;
     let plain = Style::default();
     if let Some(why) = &c.unreadable {
@@ -95,6 +100,25 @@ fn facts(ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
         ("field-unfinished", active_text(ctx, c, false), plain),
     ] {
         lines.push(field(&t.t(label), value), style);
+    }
+    shutdown(state, ctx, c, lines);
+}
+
+/// The cluster's last shutdown: when, by whom; and, when nothing was started since, that its
+/// machines are presumably still stopped.
+fn shutdown(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines) {
+    let t = ctx.texts;
+    let Some(r) = &c.last_shutdown else {
+        return;
+    };
+    let [time, user, operation] = shutdown_text(state, t, r);
+    let said = t.tr(
+        "cluster-shutdown",
+        &[("time", &time), ("user", &user), ("operation", &operation)],
+    );
+    lines.push(field(&t.t("field-shutdown"), said), Style::default());
+    if r.still_down {
+        lines.hanging("", &t.t("cluster-still-down"), ctx.theme.fg(Color::Yellow));
     }
 }
 

@@ -7,7 +7,7 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, kind_short};
-use crate::app::state::State;
+use crate::app::state::{Input, State};
 use crate::model::{Cluster, OperationKind, Phase};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -99,13 +99,27 @@ fn columns(ctx: &Ctx<'_>) -> Vec<Column> {
 /// Draws the Clusters list.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
-    let title = match &state.clusters.all.data {
+    let mut title = match &state.clusters.all.data {
         Some(all) => t.tn(
             "clusters-title",
             &[("n", fluent_bundle::FluentValue::from(all.len()))],
         ),
         None => t.t("clusters-title-loading"),
     };
+    let filtering = state.input == Input::Filter;
+    if !state.clusters.filter.is_empty() || filtering {
+        let cursor = if filtering { "▏" } else { "" };
+        title.push_str(&t.tr(
+            "operations-filter",
+            &[
+                (
+                    "filter",
+                    &format!("{}{cursor}", sanitize(&state.clusters.filter)),
+                ),
+                ("n", &state.clusters.visible.len().to_string()),
+            ],
+        ));
+    }
     let mut block = titled_block(title);
     let inner = block.inner(area);
     let [_, rows_area] =
@@ -124,21 +138,28 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     };
     let height = usize::from(rows_area.height);
     let sel = state.clusters.list.selected;
-    let window = Window::new(all.len(), (sel + 1).saturating_sub(height), height);
+    let visible = &state.clusters.visible;
+    let window = Window::new(visible.len(), (sel + 1).saturating_sub(height), height);
     if let Some(more) = window.marker(t) {
         block = block.title_bottom(more);
     }
     block.render(area, buf);
-    if all.is_empty() {
+    if visible.is_empty() {
+        let id = if all.is_empty() {
+            "clusters-empty"
+        } else {
+            "clusters-no-match"
+        };
         let area = indented(rows_area);
         let mut line = Lines::new(usize::from(area.width));
-        line.push(
-            super::text::fit(&t.t("clusters-empty"), line.width),
-            ctx.theme.dim(),
-        );
+        line.push(super::text::fit(&t.t(id), line.width), ctx.theme.dim());
         line.draw(area, buf);
     }
-    let rows: Vec<Row> = all[window.range()].iter().map(|c| row(ctx, c)).collect();
+    let rows: Vec<Row> = visible[window.range()]
+        .iter()
+        .filter_map(|&i| all.get(i))
+        .map(|c| row(ctx, c))
+        .collect();
     let selected = window
         .range()
         .contains(&sel)

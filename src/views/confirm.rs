@@ -5,7 +5,7 @@ use super::text::{sanitize, truncate};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::words::action_id;
-use crate::app::state::{Confirm, WriteAction};
+use crate::app::state::{AskedAbout, Confirm, WriteAction};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -19,14 +19,22 @@ pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let id = action_id(c.action);
     let name = sanitize(&c.name);
-    let body_id = match (c.action, c.running) {
-        (WriteAction::Delete, true) => "confirm-delete-running".to_string(),
-        _ => format!("confirm-{id}-body"),
+    // What a delete does depends on where the operation is: a paused or failed one is not
+    // "still running".
+    let body_id = match (c.action, c.asked) {
+        (WriteAction::Delete, AskedAbout::Running) => "confirm-delete-running",
+        (WriteAction::Delete, AskedAbout::Waiting) => "confirm-delete-waiting",
+        (WriteAction::Delete, AskedAbout::Paused) => "confirm-delete-paused",
+        (WriteAction::Delete, AskedAbout::PausedByFailure) => "confirm-delete-paused-failed",
+        (WriteAction::Delete, AskedAbout::Failed) => "confirm-delete-failed",
+        (WriteAction::Delete, AskedAbout::Completed) => "confirm-delete-body",
+        (WriteAction::Pause, _) => "confirm-pause-body",
+        (WriteAction::Resume, _) => "confirm-resume-body",
     };
     let text_w = area.width.saturating_sub(4).min(TEXT_WIDTH);
     // The text between a margin of one column on each side; the prompt under a blank line.
     let mut body = Lines::new(usize::from(text_w) + 1).margin(1);
-    body.wrapped(&t.tr(&body_id, &[("name", &name)]), Default::default());
+    body.wrapped(&t.tr(body_id, &[("name", &name)]), Default::default());
     let h = u16::try_from(body.len()).unwrap_or(8) + 4;
     let rect = centered(area, text_w + 4, h);
     clear(rect, buf);

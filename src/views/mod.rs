@@ -15,12 +15,13 @@ pub mod help;
 pub mod new_operation;
 pub mod operation;
 pub mod operations;
+pub mod reading;
 pub mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
 
-use crate::app::state::{Conn, Dialog, Screen, State};
+use crate::app::state::{Conn, Dialog, ReadingOf, Screen, State};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,12 +32,22 @@ use widgets::lines::Lines;
 /// borders, the list's header and the footer. (A list's "+N more" sits in its bottom border.)
 pub const CHROME_ROWS: u16 = 6;
 
-/// The rows the screens show in a terminal of `size`, for the app's scrolling and paging.
-pub fn viewport(size: (u16, u16)) -> crate::app::state::Viewport {
+/// The rows the screens show in a terminal of `size`, and how the open dialog's text fits, for
+/// the app's scrolling and paging.
+pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::state::Viewport {
     let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
+    let area = Rect::new(0, 0, size.0, size.1);
+    let dialog = match &state.dialog {
+        _ if size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1 => Default::default(),
+        Some(Dialog::NewOperation(d)) => new_operation::room(state, d, ctx, area),
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, ctx, area),
+        Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
+        _ => Default::default(),
+    };
     crate::app::state::Viewport {
         list_rows: rows,
         page_rows: rows,
+        dialog,
     }
 }
 
@@ -77,9 +88,12 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     }
     chrome::footer(state, ctx, footer, buf);
     match &state.dialog {
-        Some(Dialog::Help) => help::render(state, ctx, area, buf),
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => {
+            help::render(state, r, ctx, area, buf)
+        }
+        Some(Dialog::Read(r)) => reading::render(state, r, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
-        Some(Dialog::NewOperation(d)) => new_operation::render(d, ctx, area, buf),
+        Some(Dialog::NewOperation(d)) => new_operation::render(state, d, ctx, area, buf),
         Some(Dialog::Events { scroll }) => events::render_dialog(state, ctx, *scroll, area, buf),
         None => {}
     }

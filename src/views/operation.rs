@@ -4,7 +4,7 @@ use super::style::Ctx;
 use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented};
 use super::widgets::overlay::titled_block;
-use super::widgets::progress::{bar, fraction};
+use super::widgets::progress::bar;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
@@ -16,11 +16,13 @@ use crate::text::width;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
 /// The width of the labels before the facts.
 const LABEL_WIDTH: usize = 12;
+/// The rows the machine table keeps however much the facts say: its header and three machines.
+const TABLE_KEEPS: usize = 4;
 
 /// The start times whose elapsed time is on screen (for the clock).
 pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
@@ -37,8 +39,13 @@ pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
 }
 
 /// "Label       value".
-fn field(label: &str, value: String) -> String {
-    format!("{}{value}", fit(label, LABEL_WIDTH))
+pub(super) fn field(label: &str, value: String) -> String {
+    // A label as wide as the column is said whole, the value after it.
+    if width(label) < LABEL_WIDTH {
+        format!("{}{value}", fit(label, LABEL_WIDTH))
+    } else {
+        format!("{label} {value}")
+    }
 }
 
 /// Draws the page into `area`.
@@ -81,11 +88,19 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         }
         Some(op) => {
             facts(state, ctx, op, &mut lines);
-            notes(ctx, op, &mut lines);
+            notes(ctx, op, false, &mut lines);
             Some(op)
         }
         None => None,
     };
+    // On a short terminal the facts leave the machines a few rows: what does not fit is
+    // counted, and Enter shows it all.
+    // (No more than the table needs: its header and a row a machine, or the line that says
+    // none has started.)
+    let table_rows = op.map_or(0, |op| TABLE_KEEPS.min(1 + op.machines.len().max(1)));
+    let facts_rows = usize::from(inner.height).saturating_sub(table_rows).max(2);
+    let more = |n: usize| t.tn("page-more", &[("n", n.into())]);
+    lines.cut_to(facts_rows, more, ctx.theme.dim());
     let used = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)
         .min(inner.height);
@@ -116,7 +131,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The page of an operation that cannot be read: what is known of it, why, and what to do.
-fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     let why = op.unreadable.as_deref().unwrap_or_default();
     lines.push(
@@ -144,7 +159,7 @@ fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 
 /// What the operation is: name, state, versions, who started (and paused) it, how long it has
 /// run and how far it is.
-fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let t = ctx.texts;
     lines.push(
         field(&t.t("field-name"), sanitize(&op.name)),
@@ -170,43 +185,47 @@ fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     }
     let took = elapsed(state, t, op.started_at.or(op.created_at), op.finished_at);
     lines.push(field(&t.t("field-elapsed"), took), Style::default());
-    let (done, total) = op.progress();
-    let count = if total == 0 {
+    let advance = op.advance();
+    let id = match advance.rotation {
+        Some(_) => "machine-passes-done",
+        None => "machines-done",
+    };
+    let count = if advance.total == 0 {
         "—".to_string()
     } else {
         t.tn(
-            "machines-done",
-            &[("done", done.into()), ("total", total.into())],
+            id,
+            &[
+                ("done", advance.done.into()),
+                ("total", advance.total.into()),
+            ],
         )
     };
     // The page's width less its margin: the bar takes what the label and the count leave.
     let bar_w = (lines.width + 1)
         .saturating_sub(LABEL_WIDTH + 16)
         .clamp(5, 40);
-    let progress = format!("{} {count}", bar(fraction(op), bar_w));
+    let progress = format!("{} {count}", bar(op.fraction(), bar_w));
     lines.push(field(&t.t("field-progress"), progress), Style::default());
 }
 
 /// What needs saying besides: the CA pass, the lock waited for, the failure and what to do.
-fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
     let t = ctx.texts;
     if let Some(ca) = &op.ca_rotation {
-        let stage_id = format!("ca-stage-{}", ca.stage.to_lowercase());
-        let stage = if t.has(&stage_id) {
-            t.t(&stage_id)
-        } else {
-            sanitize(&ca.stage)
+        let said = match ca.pass_view() {
+            Some(r) => t.tn(
+                "ca-pass",
+                &[
+                    ("pass", r.pass.into()),
+                    ("passes", r.passes.into()),
+                    ("stage", stage_text(t, &r.stage).into()),
+                ],
+            ),
+            None => t.t("ca-preparing"),
         };
-        let pass = t.tn(
-            "ca-pass",
-            &[
-                ("pass", ca.pass.into()),
-                ("passes", ca.passes.into()),
-                ("stage", stage.into()),
-            ],
-        );
         lines.push(
-            field(&t.t("field-ca-pass"), pass),
+            field(&t.t("field-ca-pass"), said),
             ctx.theme.fg(Color::Cyan),
         );
     }
@@ -216,21 +235,81 @@ fn notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
             ctx.theme.fg(Color::Yellow),
         );
     }
+    rotation_notes(ctx, op, lines);
     if op.paused_by_failure() || op.phase == Phase::Failed {
-        let machine = op
-            .failed_machine()
-            .map(|m| sanitize(&m.name))
-            .unwrap_or_else(|| t.t("unknown"));
-        let reason = sanitize(op.failure_reason.as_deref().unwrap_or(""));
-        let text = format!(
-            "✗ {}\n  {}\n  {}",
-            t.tr("failure-machine", &[("machine", &machine)]),
-            t.tr("failure-reason", &[("reason", &reason)]),
-            t.t("failure-advice")
-        );
-        lines.wrapped_max(&text, ctx.theme.alarm(), 6);
+        for (i, part) in failure_text(t, op, whole).iter().enumerate() {
+            let mark = if i == 0 { "✗ " } else { "  " };
+            lines.hanging(mark, part, ctx.theme.alarm());
+        }
     }
     lines.blank();
+}
+
+/// What the failure was, once: the failed machine and what it said (the operation's reason
+/// too, unless it only repeats it), or that the operation itself failed and why; then that
+/// nothing retries and nothing is rolled back.
+fn failure_text(t: &crate::i18n::Texts, op: &Operation, whole: bool) -> Vec<String> {
+    let reason = op
+        .failure_reason
+        .as_deref()
+        .map(sanitize)
+        .filter(|r| !r.trim().is_empty());
+    let mut parts = Vec::new();
+    match op.failed_machine() {
+        Some(m) => {
+            let machine = sanitize(&m.name);
+            let said = sanitize(&m.message);
+            if said.trim().is_empty() {
+                parts.push(t.tr("failure-machine", &[("machine", &machine)]));
+            } else {
+                parts.push(t.tr(
+                    "failure-machine-said",
+                    &[("machine", &machine), ("message", &said)],
+                ));
+            }
+            let adds = |r: &String| whole || said.trim().is_empty() || !r.contains(&said);
+            if let Some(r) = reason.filter(adds) {
+                parts.push(t.tr("failure-reason", &[("reason", &r)]));
+            }
+        }
+        None => parts.push(match reason {
+            Some(r) => t.tr("failure-operation", &[("reason", &r)]),
+            None => t.t("failure-operation-no-reason"),
+        }),
+    }
+    parts.push(t.t("failure-advice"));
+    parts
+}
+
+/// A CA rotation's word to the operator: when the new credentials await them, what to run to
+/// fetch them; when it completed, that their copy of the secrets bundle is stale.
+fn rotation_notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+    let t = ctx.texts;
+    if op.kind != Some(OperationKind::CaRotation) {
+        return;
+    }
+    let name = sanitize(&op.cluster);
+    let awaiting = op
+        .ca_rotation
+        .as_ref()
+        .is_some_and(crate::model::CaRotation::awaits_credentials);
+    let id = match &op.phase {
+        Phase::Completed => "ca-completed-bundle",
+        p if awaiting && !p.is_finished() => "ca-awaiting-credentials",
+        _ => return,
+    };
+    let style = ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    lines.hanging("⚠ ", &t.tr(id, &[("name", &name)]), style);
+}
+
+/// A CA rotation's stage in words; a stage nobody knows is cluster text, made inert.
+fn stage_text(t: &crate::i18n::Texts, stage: &str) -> String {
+    let id = format!("ca-stage-{}", stage.to_lowercase());
+    if t.has(&id) {
+        t.t(&id)
+    } else {
+        sanitize(stage)
+    }
 }
 
 /// The machine rows on screen: where the person scrolled, else following the machine that

@@ -5,7 +5,6 @@ use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
-use super::widgets::progress::fraction;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
 use crate::app::state::{Input, State};
@@ -225,7 +224,7 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
             )),
             Cell::new(sanitize(&op.cluster)),
             Cell::new(state_text).style(state_style),
-            Cell::bar(fraction(op), machine_count(op)),
+            Cell::bar(op.fraction(), machine_count(op)),
             Cell::new(age),
             Cell::new(sanitize(op.actor.as_deref().unwrap_or(""))),
         ]);

@@ -124,11 +124,12 @@ pub fn action_id(a: WriteAction) -> &'static str {
     }
 }
 
-/// "6/14", or a dash before the controller has counted the machines.
+/// "6/14" (a CA rotation: machine passes, "6/20"), or a dash before the controller has
+/// counted the machines.
 pub fn machine_count(op: &Operation) -> String {
-    match op.progress() {
-        (_, 0) => "—".to_string(),
-        (done, total) => format!("{done}/{total}"),
+    match op.advance() {
+        a if a.total == 0 => "—".to_string(),
+        a => format!("{}/{}", a.done, a.total),
     }
 }
 
@@ -168,6 +169,27 @@ pub fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
         86_400
     };
     since + SignedDuration::from_secs((s / unit + 1) * unit)
+}
+
+/// A date and time as YYYY-MM-DD HH:MM in the user's time zone.
+pub fn date_time(state: &State, t: Timestamp) -> String {
+    t.to_zoned(state.tz.clone())
+        .strftime("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// When and by whom a cluster was shut down, in words ("2026-11-09 12:30 by bob (name)").
+pub fn shutdown_text(state: &State, t: &Texts, r: &crate::model::ShutdownRecord) -> [String; 3] {
+    let when = r
+        .finished_at
+        .map(|at| date_time(state, at))
+        .unwrap_or_else(|| t.t("unknown"));
+    let who = r
+        .actor
+        .as_deref()
+        .map(sanitize)
+        .unwrap_or_else(|| t.t("unknown"));
+    [when, who, sanitize(&r.operation)]
 }
 
 /// A clock time as HH:MM in the user's time zone.

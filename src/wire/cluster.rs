@@ -1,8 +1,30 @@
 //! Clusters.
 
-use super::basics::bad_answer;
+use super::basics::{bad_answer, non_empty, time_from_proto, time_to_proto};
 use super::proto;
-use crate::model::{ApiError, Cluster, ClusterMachine, OperationRef, Phase, Tracking};
+use crate::model::{
+    ApiError, Cluster, ClusterMachine, OperationRef, Phase, ShutdownRecord, Tracking,
+};
+
+/// A shutdown record for the wire.
+pub(super) fn shutdown_to_proto(r: &ShutdownRecord) -> proto::ShutdownRecord {
+    proto::ShutdownRecord {
+        operation: r.operation.clone(),
+        actor: r.actor.clone().unwrap_or_default(),
+        finished_at: time_to_proto(r.finished_at),
+        still_down: r.still_down,
+    }
+}
+
+/// A shutdown record from the wire.
+pub(super) fn shutdown_from_proto(r: proto::ShutdownRecord) -> ShutdownRecord {
+    ShutdownRecord {
+        finished_at: time_from_proto(&r.finished_at),
+        operation: r.operation,
+        actor: non_empty(r.actor),
+        still_down: r.still_down,
+    }
+}
 
 /// A cluster for the wire.
 pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
@@ -35,6 +57,7 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
             phase: o.phase.as_str().to_string(),
         }),
         unreadable: c.unreadable.clone(),
+        last_shutdown: c.last_shutdown.as_ref().map(shutdown_to_proto),
     }
 }
 
@@ -69,6 +92,7 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
             kind: o.kind,
         }),
         unreadable: c.unreadable,
+        last_shutdown: c.last_shutdown.map(shutdown_from_proto),
     }
 }
 

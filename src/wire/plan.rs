@@ -20,23 +20,10 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
             .steps
             .iter()
             .map(|s| proto::PlanStep {
-                machines: s
-                    .iter()
-                    .map(|m| proto::PlanMachine {
-                        name: m.name.clone(),
-                        role: m.role.clone(),
-                    })
-                    .collect(),
+                machines: s.iter().map(machine_to_proto).collect(),
             })
             .collect(),
-        held: p
-            .held
-            .iter()
-            .map(|h| proto::HeldMachine {
-                name: h.name.clone(),
-                reason: h.reason.clone(),
-            })
-            .collect(),
+        held: p.held.iter().map(held_to_proto).collect(),
         current: p.current.clone(),
         target: p.target.clone(),
         spec_change: p.spec_change.as_ref().map(spec_change_to_proto),
@@ -52,6 +39,38 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
             .as_ref()
             .map(|r| refusal_to_proto(r.reason, &r.params, &r.message)),
         fingerprint: p.fingerprint.clone(),
+        credentials_stop_working: p.credentials_stop_working,
+        held_not_skipped: p.held_not_skipped.iter().map(held_to_proto).collect(),
+        unapproved: p.unapproved.iter().map(machine_to_proto).collect(),
+        shut_down: p.shut_down.as_ref().map(super::cluster::shutdown_to_proto),
+    }
+}
+
+fn machine_to_proto(m: &PlanMachine) -> proto::PlanMachine {
+    proto::PlanMachine {
+        name: m.name.clone(),
+        role: m.role.clone(),
+    }
+}
+
+fn machine_from_proto(m: proto::PlanMachine) -> PlanMachine {
+    PlanMachine {
+        name: m.name,
+        role: m.role,
+    }
+}
+
+fn held_to_proto(h: &HeldMachine) -> proto::HeldMachine {
+    proto::HeldMachine {
+        name: h.name.clone(),
+        reason: h.reason.clone(),
+    }
+}
+
+fn held_from_proto(h: proto::HeldMachine) -> HeldMachine {
+    HeldMachine {
+        name: h.name,
+        reason: h.reason,
     }
 }
 
@@ -69,24 +88,9 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
         steps: p
             .steps
             .into_iter()
-            .map(|s| {
-                s.machines
-                    .into_iter()
-                    .map(|m| PlanMachine {
-                        name: m.name,
-                        role: m.role,
-                    })
-                    .collect()
-            })
+            .map(|s| s.machines.into_iter().map(machine_from_proto).collect())
             .collect(),
-        held: p
-            .held
-            .into_iter()
-            .map(|h| HeldMachine {
-                name: h.name,
-                reason: h.reason,
-            })
-            .collect(),
+        held: p.held.into_iter().map(held_from_proto).collect(),
         current: p.current,
         target: p.target,
         spec_change: p.spec_change.map(spec_change_from_proto),
@@ -96,6 +100,14 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
         shared_with: p.shared_with,
         denied: p.denied.map(refusal_from_proto),
         fingerprint: p.fingerprint,
+        credentials_stop_working: p.credentials_stop_working,
+        held_not_skipped: p
+            .held_not_skipped
+            .into_iter()
+            .map(held_from_proto)
+            .collect(),
+        unapproved: p.unapproved.into_iter().map(machine_from_proto).collect(),
+        shut_down: p.shut_down.map(super::cluster::shutdown_from_proto),
     })
 }
 

@@ -120,6 +120,21 @@ fn plans_and_starts_survive_the_wire() {
             "no",
         )),
         fingerprint: "f00d".into(),
+        credentials_stop_working: true,
+        held_not_skipped: vec![HeldMachine {
+            name: "w2".into(),
+            reason: "disk".into(),
+        }],
+        unapproved: vec![PlanMachine {
+            name: "w9".into(),
+            role: "worker".into(),
+        }],
+        shut_down: Some(ShutdownRecord {
+            operation: "c1-shutdown-x".into(),
+            actor: Some("bob".into()),
+            finished_at: Some(Timestamp::UNIX_EPOCH),
+            still_down: true,
+        }),
     };
     assert_eq!(plan_from_proto(plan_to_proto(&plan)).unwrap(), plan);
     let created = Created {
@@ -220,6 +235,12 @@ fn clusters_survive_the_wire() {
             phase: Phase::Unknown,
         }),
         unreadable: Some("spec: invalid type".into()),
+        last_shutdown: Some(ShutdownRecord {
+            operation: "c1-shutdown-x".into(),
+            actor: None,
+            finished_at: None,
+            still_down: false,
+        }),
     };
     assert_eq!(cluster_from_proto(cluster_to_proto(&c)), c);
 }

@@ -14,6 +14,8 @@ pub struct Driver {
     pub client: Arc<dyn OperationClient>,
     /// Every effect `update` asked for, in order.
     pub effects: Vec<Effect>,
+    /// The language the screen is laid out in (English unless a test says otherwise).
+    pub lang: ichor_tui::i18n::Lang,
 }
 
 impl Driver {
@@ -22,6 +24,7 @@ impl Driver {
             state,
             client,
             effects: Vec::new(),
+            lang: ichor_tui::i18n::Lang::En,
         };
         let first = start(&mut d.state);
         d.run(first).await;
@@ -56,6 +59,21 @@ impl Driver {
             if let Some(action) = perform(self.client.as_ref(), e).await {
                 queue.extend(update(&mut self.state, action));
             }
+        }
+        self.lay_out();
+    }
+
+    /// What the runtime does before each frame: the app learns how the views lay the screen
+    /// out at its size, in its language.
+    pub fn lay_out(&mut self) {
+        let texts = ichor_tui::i18n::Texts::new(self.lang);
+        let ctx = ichor_tui::views::widgets::Ctx {
+            texts: &texts,
+            theme: Default::default(),
+        };
+        let viewport = ichor_tui::views::viewport(&self.state, &ctx, self.state.size);
+        if viewport != self.state.viewport {
+            update(&mut self.state, Action::Viewport(viewport));
         }
     }
 

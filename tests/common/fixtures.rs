@@ -426,6 +426,7 @@ pub fn page(op: ichor_tui::model::Operation) -> State {
         tracking: None,
         active_operation: None,
         unreadable: None,
+        last_shutdown: None,
     };
     let seq = s.seq;
     update(

@@ -67,7 +67,8 @@ pub fn draw_only(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Ter
     };
     let mut state = state.clone();
     update(&mut state, Action::Resize(w, h));
-    update(&mut state, Action::Viewport(views::viewport((w, h))));
+    let viewport = views::viewport(&state, &ctx, (w, h));
+    update(&mut state, Action::Viewport(viewport));
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
     term.draw(|f| views::render(&state, &ctx, f.area(), f.buffer_mut()))
         .expect("drawing");

@@ -239,6 +239,22 @@ pub const CA_PASS_STAGES: [(&str, bool); 5] = [
     ("Dropping", true),
 ];
 
+/// The pass a stage names when a status carries no pass counts (the ADR's caStageProgress): the
+/// first pass of the stage, and for `AwaitingCredentials`, which comes between the issuing and
+/// the dropping passes, the pass it follows. `None` for a stage this build does not know.
+pub fn ca_pass_of_stage(stage: &str) -> Option<i32> {
+    if stage == "AwaitingCredentials" {
+        return CA_PASS_STAGES
+            .iter()
+            .rposition(|(s, _)| *s == "Issuing")
+            .and_then(|i| i32::try_from(i + 1).ok());
+    }
+    CA_PASS_STAGES
+        .iter()
+        .position(|(s, _)| *s == stage)
+        .and_then(|i| i32::try_from(i + 1).ok())
+}
+
 /// A machine's upgrade-order label, if it is present and an integer.
 pub fn upgrade_order(m: &Machine) -> Option<i64> {
     m.metadata
@@ -493,5 +509,15 @@ mod tests {
         );
         assert!(ca.steps.iter().all(|s| s.len() == 1));
         assert!(plan_steps(OperationKind::Ichor, &ms, 1).steps.is_empty());
+    }
+
+    #[test]
+    fn a_stage_names_its_pass() {
+        assert_eq!(ca_pass_of_stage("Accepting"), Some(1));
+        assert_eq!(ca_pass_of_stage("Issuing"), Some(2));
+        assert_eq!(ca_pass_of_stage("AwaitingCredentials"), Some(3));
+        assert_eq!(ca_pass_of_stage("Dropping"), Some(4));
+        assert_eq!(ca_pass_of_stage(""), None);
+        assert_eq!(ca_pass_of_stage("Rebooting"), None);
     }
 }

@@ -1,54 +1,44 @@
 //! Keys: the dialogs' first, then the text field's, then the screen's key table. Pure.
 
 use super::list::{filter_changed, more_if_near_the_end};
-use super::nav::{back_to_list, open_cluster, open_selected, page, show, step_by};
+use super::nav::{
+    back_to_list, open_cluster, open_selected, page, refilter_clusters, show, step_by,
+};
 use super::{Avail, ask_permissions, availability, fetch_current, quit};
 use crate::app::action::{Effect, Key, KeyCode};
 use crate::app::keymap::{self, Command};
 use crate::app::new_operation;
 use crate::app::state::{
-    Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
+    AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
 };
+use crate::app::text_field::{self, Edit};
+use crate::model::MAX_FILTER_CHARS;
 
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if key == Key::ctrl('c') {
         return quit(state);
     }
-    match state.dialog.clone() {
-        Some(Dialog::Confirm(c)) => return on_confirm_key(state, c, key),
-        Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
+    match &state.dialog {
+        Some(Dialog::Confirm(c)) => {
+            let c = c.clone();
+            return on_confirm_key(state, c, key);
+        }
         Some(Dialog::Events { scroll }) => {
-            state.dialog = match key.code {
-                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') | KeyCode::Enter => None,
-                KeyCode::Up | KeyCode::Char('k') => Some(Dialog::Events {
-                    scroll: scroll.saturating_sub(1),
-                }),
-                KeyCode::Down | KeyCode::Char('j') => Some(Dialog::Events { scroll: scroll + 1 }),
-                KeyCode::PageUp => Some(Dialog::Events {
-                    scroll: scroll.saturating_sub(page(state)),
-                }),
-                KeyCode::PageDown => Some(Dialog::Events {
-                    scroll: scroll + page(state),
-                }),
-                KeyCode::Home | KeyCode::Char('g') => Some(Dialog::Events { scroll: 0 }),
-                _ => Some(Dialog::Events { scroll }),
-            };
+            let scroll = *scroll;
+            on_events_key(state, scroll, key);
             return Vec::new();
         }
-        Some(Dialog::Help) => {
-            if matches!(
-                key.code,
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
-            ) {
-                state.dialog = None;
-            }
-            return Vec::new();
-        }
+        Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
+        Some(Dialog::Read(_)) => return super::reading::on_key(state, key),
         None => {}
     }
-    if state.input == Input::Filter {
-        on_filter_key(state, key);
-        return Vec::new();
+    match state.input {
+        Input::Command => return super::command::on_key(state, key),
+        Input::Filter => {
+            on_filter_key(state, key);
+            return Vec::new();
+        }
+        Input::None => {}
     }
     // Esc first stops waiting for a pending write: it may still happen, and the screen says so.
     if key.code == KeyCode::Esc
@@ -64,6 +54,25 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         return Vec::new();
     };
     run(state, cmd)
+}
+
+/// A key while the page's events are read (`e`): they scroll, and close.
+fn on_events_key(state: &mut State, scroll: usize, key: Key) {
+    state.dialog = match key.code {
+        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') | KeyCode::Enter => None,
+        KeyCode::Up | KeyCode::Char('k') => Some(Dialog::Events {
+            scroll: scroll.saturating_sub(1),
+        }),
+        KeyCode::Down | KeyCode::Char('j') => Some(Dialog::Events { scroll: scroll + 1 }),
+        KeyCode::PageUp => Some(Dialog::Events {
+            scroll: scroll.saturating_sub(page(state)),
+        }),
+        KeyCode::PageDown => Some(Dialog::Events {
+            scroll: scroll + page(state),
+        }),
+        KeyCode::Home | KeyCode::Char('g') => Some(Dialog::Events { scroll: 0 }),
+        _ => Some(Dialog::Events { scroll }),
+    };
 }
 
 pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
@@ -100,23 +109,44 @@ pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Eff
     }
 }
 
+/// A key in a list's filter: Enter keeps it, Esc clears it, the rest edits it.
 pub(super) fn on_filter_key(state: &mut State, key: Key) {
     match key.code {
         KeyCode::Enter => state.input = Input::None,
         KeyCode::Esc => {
             state.input = Input::None;
-            state.ops.filter.clear();
-            filter_changed(state);
+            clear_filter(state);
         }
-        KeyCode::Backspace => {
-            state.ops.filter.pop();
-            filter_changed(state);
+        _ => {
+            let text = match state.screen {
+                Screen::Clusters => &mut state.clusters.filter,
+                _ => &mut state.ops.filter,
+            };
+            if text_field::edit(text, key, |_| true, MAX_FILTER_CHARS) == Edit::Changed {
+                list_filter_changed(state);
+            }
         }
-        KeyCode::Char(c) if !key.ctrl && !c.is_control() => {
-            state.ops.filter.push(c);
-            filter_changed(state);
-        }
-        _ => {}
+    }
+}
+
+/// The filter of the list on screen changed: the Operations list asks the server once the
+/// typing settles; the Clusters list, short and held whole, filters at once.
+fn list_filter_changed(state: &mut State) {
+    match state.screen {
+        Screen::Clusters => refilter_clusters(state),
+        _ => filter_changed(state),
+    }
+}
+
+/// Clears the filter of the list on screen, if it has one.
+fn clear_filter(state: &mut State) {
+    let text = match state.screen {
+        Screen::Clusters => &mut state.clusters.filter,
+        _ => &mut state.ops.filter,
+    };
+    if !text.is_empty() {
+        text.clear();
+        list_filter_changed(state);
     }
 }
 
@@ -148,19 +178,15 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
         Command::Open => match state.screen {
             Screen::Operations => return open_selected(state),
             Screen::Clusters => return open_cluster(state),
-            _ => {}
+            Screen::Operation | Screen::Cluster => super::reading::whole_text(state),
         },
         Command::Back => match state.screen {
             Screen::Operation => return back_to_list(state),
             Screen::Cluster => return show(state, Screen::Clusters),
-            Screen::Operations => {
-                if !state.ops.filter.is_empty() {
-                    state.ops.filter.clear();
-                    filter_changed(state);
-                }
-            }
-            Screen::Clusters => {}
+            Screen::Operations | Screen::Clusters => clear_filter(state),
         },
+        Command::Manifest => return super::reading::manifest(state),
+        Command::CommandLine => super::command::open(state),
         Command::ShowOperations => return show(state, Screen::Operations),
         Command::ShowClusters => return show(state, Screen::Clusters),
         Command::SwitchScreen => {
@@ -193,7 +219,7 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
             effects.extend(ask_permissions(state, shown_namespaces(state)));
             return effects;
         }
-        Command::Help => state.dialog = Some(Dialog::Help),
+        Command::Help => state.dialog = Some(Dialog::keys()),
         Command::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
         Command::Quit => return quit(state),
         Command::Suspend => return vec![Effect::Suspend],
@@ -238,7 +264,7 @@ pub(super) fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
                     action,
                     namespace: op.namespace.clone(),
                     name: op.name.clone(),
-                    running: !op.phase.is_finished(),
+                    asked: AskedAbout::of(&op),
                     confirmed: op.confirmed(),
                 }));
             }

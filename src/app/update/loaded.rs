@@ -145,17 +145,19 @@ pub(super) fn on_clusters(
                 .selected()
                 .map(|c| (c.namespace.clone(), c.name.clone()));
             clusters.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-            let n = clusters.len();
-            if let Some(pos) = selected.and_then(|(ns, name)| {
-                clusters
-                    .iter()
-                    .position(|c| c.namespace == ns && c.name == name)
-            }) {
-                state.clusters.list.selected = pos;
-            }
-            state.clusters.list.selected = state.clusters.list.selected.min(n.saturating_sub(1));
             let shown = clusters.iter().map(|c| c.namespace.clone()).collect();
             state.clusters.all.data = Some(clusters);
+            // The selection follows its cluster (refilter keeps it by name).
+            state.clusters.visible = Vec::new();
+            if let Some((ns, name)) = selected {
+                let all = state.clusters.all.data.as_deref().unwrap_or_default();
+                state.clusters.visible = (0..all.len()).collect();
+                state.clusters.list.selected = all
+                    .iter()
+                    .position(|c| c.namespace == ns && c.name == name)
+                    .unwrap_or(state.clusters.list.selected);
+            }
+            super::nav::refilter_clusters(state);
             state.clusters.all.error = None;
             state.last_ok = Some(state.now);
             schedule_poll(state);

@@ -1,10 +1,12 @@
 //! `update(&mut State, Action) -> Vec<Effect>`: the only place State changes. No I/O, no clock
 //! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
 
+mod command;
 mod keys;
 mod list;
 mod loaded;
 mod nav;
+mod reading;
 
 use keys::permitted;
 
@@ -58,6 +60,7 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Viewport(v) => {
             state.viewport = v;
             nav::keep_selection_visible(state);
+            nav::keep_dialog_scroll_in_range(state);
             Vec::new()
         }
         Action::Redraw => Vec::new(),
@@ -102,6 +105,11 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Clusters { seq, result } => loaded::on_clusters(state, seq, result),
         Action::Planned { seq, result } => loaded::on_planned(state, seq, result),
         Action::Started { seq, result } => loaded::on_started(state, seq, result),
+        Action::Manifest {
+            namespace,
+            name,
+            result,
+        } => reading::on_manifest(state, &namespace, &name, result),
         Action::Retry(ev) => loaded::on_retry(state, ev),
         Action::ServerVersion(v) => {
             state.session.server_version = v;

@@ -2,7 +2,7 @@
 
 use super::fetch_current;
 use crate::app::action::{ClusterFor, Effect};
-use crate::app::state::{ClusterPage, DetailState, Loaded, Screen, State};
+use crate::app::state::{ClusterPage, DetailState, Dialog, Loaded, Screen, State};
 
 pub(super) fn page(state: &State) -> usize {
     match state.screen {
@@ -103,6 +103,32 @@ pub(super) fn refilter(state: &mut State) {
     }
 }
 
+/// Recomputes the clusters the filter lets through; the selection follows its cluster.
+pub(super) fn refilter_clusters(state: &mut State) {
+    let selected = state
+        .clusters
+        .selected()
+        .map(|c| (c.namespace.clone(), c.name.clone()));
+    let needle = state.clusters.filter.to_lowercase();
+    let all = state.clusters.all.data.as_deref().unwrap_or_default();
+    state.clusters.visible = all
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.matches(&needle))
+        .map(|(i, _)| i)
+        .collect();
+    let found = selected.and_then(|(ns, name)| {
+        state.clusters.visible.iter().position(|&i| {
+            all.get(i)
+                .is_some_and(|c| c.namespace == ns && c.name == name)
+        })
+    });
+    let n = state.clusters.visible.len();
+    state.clusters.list.selected = found
+        .unwrap_or(state.clusters.list.selected)
+        .min(n.saturating_sub(1));
+}
+
 pub(super) fn reselect(state: &mut State, namespace: &str, name: &str) {
     let ops = state.ops.all.data.as_deref().unwrap_or_default();
     if let Some(pos) = state.ops.visible.iter().position(|&i| {
@@ -135,7 +161,7 @@ pub(super) fn step_by(state: &mut State, delta: isize) {
             state.ops.list.selected = (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
         }
         Screen::Clusters => {
-            let n = state.clusters.all.data.as_ref().map_or(0, Vec::len);
+            let n = state.clusters.visible.len();
             let cur = state.clusters.list.selected as isize;
             state.clusters.list.selected =
                 (cur + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
@@ -162,4 +188,15 @@ pub(super) fn step_by(state: &mut State, delta: isize) {
         }
     }
     keep_selection_visible(state);
+}
+
+/// The open dialog's text stays scrolled within what it holds at this size (after a resize, or
+/// a Review whose plan changed).
+pub(super) fn keep_dialog_scroll_in_range(state: &mut State) {
+    let last = state.viewport.dialog.last_start();
+    match state.dialog.as_mut() {
+        Some(Dialog::NewOperation(d)) => d.scroll = d.scroll.min(last),
+        Some(Dialog::Read(r)) => r.scroll = r.scroll.min(last),
+        _ => {}
+    }
 }

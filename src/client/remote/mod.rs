@@ -266,11 +266,34 @@ impl OperationClient for RemoteClient {
 
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         let (namespace, name) = name_request(namespace, name);
-        let req = proto::GetOperationRequest { namespace, name };
+        let req = proto::GetOperationRequest {
+            namespace,
+            name,
+            manifest: false,
+        };
         let resp: proto::GetOperationResponse = self
             .call("reading the operation", paths::GET_OPERATION, req)
             .await?;
         wire::required_operation(resp.operation)
+    }
+
+    async fn get_operation_manifest(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<String, ApiError> {
+        let (namespace, name) = name_request(namespace, name);
+        let req = proto::GetOperationRequest {
+            namespace,
+            name,
+            manifest: true,
+        };
+        let what = "reading the operation's resource";
+        let resp: proto::GetOperationResponse = self.call(what, paths::GET_OPERATION, req).await?;
+        if resp.manifest.is_empty() {
+            return Err(super::no_manifest(what));
+        }
+        Ok(resp.manifest)
     }
 
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {

@@ -146,7 +146,7 @@ fn the_summary_counts_the_machines_instead_of_listing_them() {
             failed: None,
         })
     );
-    assert_eq!(o.progress(), (1, 2));
+    assert_eq!((o.advance().done, o.advance().total), (1, 2));
     // The full view keeps them.
     let full = page(
         vec![op("a", 0, "prod", Phase::Running)],

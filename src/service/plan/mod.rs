@@ -139,8 +139,8 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
                 let value = shown(t);
                 return Err(invalid(
                     Reason::InvalidVersion,
-                    &[("value", &value)],
-                    format!("\"{value}\" is not a version such as v1.9.3"),
+                    &[("value", &value), ("kind", kind.as_str())],
+                    format!("\"{value}\" is not a version"),
                 ));
             }
         },
@@ -284,6 +284,7 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         .collect();
     check_workers(req, &cluster_name, &mine)?;
     let (steps, held) = steps_and_held(kind, &mine, req.max_unavailable);
+    let (held_not_skipped, unapproved) = not_in_the_plain_steps(kind, &mine);
     let mut plan = Plan {
         namespace: inputs.namespace.to_string(),
         cluster: cluster_name.clone(),
@@ -301,10 +302,16 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         shared_with: Vec::new(),
         denied: None,
         fingerprint: String::new(),
+        credentials_stop_working: false,
+        held_not_skipped,
+        unapproved,
+        shut_down: crate::service::convert::last_shutdown(&cluster_name, inputs.operations)
+            .filter(|r| r.still_down),
     };
     if kind == OperationKind::CaRotation {
         plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
         plan.replaces_secrets_bundle = true;
+        plan.credentials_stop_working = true;
     }
     if kind == OperationKind::Ichor {
         plan.shared_with = inputs
@@ -388,6 +395,39 @@ fn steps_and_held(
     (planned, held)
 }
 
+/// What a Review says besides the steps: the held machines this kind handles anyway (they are
+/// in the steps), and the machines that are not approved (not touched), in executor order.
+fn not_in_the_plain_steps(
+    kind: OperationKind,
+    mine: &[Machine],
+) -> (Vec<HeldMachine>, Vec<PlanMachine>) {
+    if !kind.touches_machines() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut sorted = mine.to_vec();
+    ichor_resources::sort_by_order(&mut sorted);
+    let name = |m: &Machine| m.metadata.name.clone().unwrap_or_default();
+    let held = sorted
+        .iter()
+        .filter(|m| m.spec.approved && !kind.skips_held())
+        .filter_map(|m| {
+            ichor_resources::hold_reason(m).map(|r| HeldMachine {
+                name: name(m),
+                reason: r.to_string(),
+            })
+        })
+        .collect();
+    let unapproved = sorted
+        .iter()
+        .filter(|m| !m.spec.approved)
+        .map(|m| PlanMachine {
+            name: name(m),
+            role: m.spec.role.clone(),
+        })
+        .collect();
+    (held, unapproved)
+}
+
 /// What a person reviews, as one value: everything the Review shows of the plan. Two plans
 /// with the same fingerprint do the same thing.
 pub fn fingerprint(plan: &Plan) -> String {
@@ -406,6 +446,10 @@ pub fn fingerprint(plan: &Plan) -> String {
         "stages": plan.stages,
         "replacesSecretsBundle": plan.replaces_secrets_bundle,
         "sharedWith": plan.shared_with,
+        "credentialsStopWorking": plan.credentials_stop_working,
+        "heldNotSkipped": plan.held_not_skipped.iter().map(|h| [&h.name, &h.reason]).collect::<Vec<_>>(),
+        "unapproved": plan.unapproved.iter().map(|m| [&m.name, &m.role]).collect::<Vec<_>>(),
+        "shutDown": plan.shut_down.as_ref().map(|r| &r.operation),
     });
     let digest = sha2::Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

@@ -184,11 +184,17 @@ fn unsupported_jump(kind: OperationKind, _inputs: &PlanInputs<'_>, plan: &Plan) 
     None
 }
 
-fn tracked(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
+fn tracked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
     if let (Some(change), Some(t)) = (&plan.spec_change, &inputs.tracking) {
+        // What the spec will name: a version, or (kube-proxy) a mode.
+        let setting = match kind {
+            OperationKind::Cni => "kube-proxy mode",
+            _ => "version",
+        };
         return Some(Refusal::new(
             Reason::TrackedByGitops,
             &[
+                ("kind", kind.as_str()),
                 ("tool", &t.tool),
                 ("object", &t.object),
                 ("resource_kind", &change.resource_kind),
@@ -198,7 +204,7 @@ fn tracked(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option
                 ("target", &change.to),
             ],
             format!(
-                "{} {} is tracked by {} ({}): merge the change {}: {} → {} in the repository, then start the operation with the version the spec then names",
+                "{} {} is tracked by {} ({}): merge the change {}: {} → {} in the repository, then start the operation with the {setting} the spec then names",
                 change.resource_kind,
                 change.resource_name,
                 t.tool,

@@ -107,7 +107,10 @@ fn target(d: &NewOperation, ctx: &Ctx<'_>, lines: &mut Lines) {
         } else {
             (ctx.theme.fg(Color::Red), "✗")
         };
-        let said = t.tr(id, &[("value", &sanitize(&d.target))]);
+        let said = t.tr(
+            id,
+            &[("value", &sanitize(&d.target)), ("kind", d.kind.as_str())],
+        );
         lines.push(format!("  {mark} {said}"), style);
     } else if d.kind == OperationKind::Cni {
         lines.push(

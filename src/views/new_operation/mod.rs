@@ -7,20 +7,44 @@ use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::overlay::{clear, titled_block};
 use super::words::kind_text;
-use crate::app::state::{NewOpStep, NewOperation};
+use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use crate::model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 
-/// Draws the dialog over `area`: everything between the status bar and the footer.
-pub fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+/// Where the dialog is drawn over `area` (everything between the status bar and the footer),
+/// and where its text goes: inside the border, a column of margin on each side.
+fn rects(area: Rect) -> (Rect, Rect) {
     let [_, rect, _] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
         Constraint::Length(1),
     ])
     .areas(area);
+    let inner = titled_block(String::new()).inner(rect);
+    let [_, inner, _] = Layout::horizontal([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    (rect, inner)
+}
+
+/// How long the dialog's text that scrolls (the Review's) is over `area`, and how much shows.
+pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+    match d.step {
+        NewOpStep::Form => ScrollRoom::default(),
+        NewOpStep::Review | NewOpStep::Starting { .. } => {
+            review::room(state, d, ctx, rects(area).1)
+        }
+    }
+}
+
+/// Draws the dialog over `area`: everything between the status bar and the footer.
+pub fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let (rect, inner) = rects(area);
     clear(rect, buf);
     let t = ctx.texts;
     let cluster = sanitize(&d.cluster.name);
@@ -34,20 +58,18 @@ pub fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             ],
         ),
     };
-    let block = titled_block(title);
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    // A column of margin on each side.
-    let [_, inner, _] = Layout::horizontal([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    match d.step {
-        NewOpStep::Form => form::render(d, ctx, inner, buf),
-        NewOpStep::Review | NewOpStep::Starting { .. } => review::render(d, ctx, inner, buf),
+    let mut block = titled_block(title);
+    let marker = match d.step {
+        NewOpStep::Form => {
+            form::render(d, ctx, inner, buf);
+            None
+        }
+        NewOpStep::Review | NewOpStep::Starting { .. } => review::render(state, d, ctx, inner, buf),
+    };
+    if let Some(m) = marker {
+        block = block.title_bottom(m);
     }
+    block.render(rect, buf);
 }
 
 /// The message id of what a kind does to the machines.

@@ -1,51 +1,108 @@
-//! The Review: the plan in words (what it does, to how many machines, in which steps, what is
-//! held back), why it is blocked, the typed name where one is asked, and how to Start.
+//! The Review: the plan in words (what it does, to how many machines, what else to know, which
+//! machines are held or not approved, the steps in order), why it is blocked, the typed name
+//! where one is asked, and how to Start. Everything but the last is one text that scrolls; the
+//! typed name and how to Start stay under it.
 
 use super::effect_id;
-use crate::app::state::{NewOpStep, NewOperation};
+use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use crate::model::{ApiError, OperationKind, Plan, Reason};
 use crate::views::style::Ctx;
 use crate::views::text::{sanitize, width, wrap};
 use crate::views::widgets::lines::Lines;
-use crate::views::words::{error_text, role_word};
+use crate::views::widgets::table::Window;
+use crate::views::words::{error_text, role_word, shutdown_text};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
 
-/// How many held machines are named before "… and N more".
-const HELD_NAMED: usize = 3;
+/// The Review laid out in an area: the text that scrolls, and the lines pinned under it.
+struct Laid {
+    doc: Lines,
+    bottom: Lines,
+    doc_area: Rect,
+    bottom_area: Rect,
+}
 
-pub(super) fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+fn lay_out(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
     let t = ctx.texts;
     let w = usize::from(area.width);
-    let mut top = Lines::new(w);
+    let mut doc = Lines::new(w);
+    let mut bottom = Lines::new(w);
     if let Some(e) = &d.start_error {
-        top.wrapped(&format!("✗ {}", error_text(t, e)), ctx.theme.alarm());
+        doc.wrapped(&format!("✗ {}", error_text(t, e)), ctx.theme.alarm());
     }
-    let Some(plan) = &d.plan.data else {
-        let msg = match &d.plan.error {
-            Some(e) => error_text(t, e),
-            None => t.t("review-planning"),
-        };
-        top.wrapped(&msg, Style::default());
-        top.draw(area, buf);
-        return;
-    };
-    plan_effect(plan, ctx, &mut top);
-    plan_notes(d, plan, ctx, &mut top);
-    let bottom = start_lines(d, plan, ctx, w);
-    let used_top = top.draw(area, buf);
+    match &d.plan.data {
+        Some(plan) => {
+            blocked(plan, ctx, &mut doc);
+            plan_effect(plan, ctx, &mut doc);
+            plan_notes(state, d, plan, ctx, &mut doc);
+            machines_aside(plan, ctx, &mut doc);
+            steps(plan, ctx, &mut doc);
+            start_lines(d, plan, ctx, &mut bottom);
+        }
+        None => {
+            let msg = match &d.plan.error {
+                Some(e) => error_text(t, e),
+                None => t.t("review-planning"),
+            };
+            doc.wrapped(&msg, Style::default());
+        }
+    }
+    // The text keeps at least two rows; the lines under it take what they need of the rest.
     let bottom_h = u16::try_from(bottom.len())
-        .unwrap_or(0)
-        .min(area.height.saturating_sub(used_top));
-    let [_, mid, bottom_area] = Layout::vertical([
-        Constraint::Length(used_top),
-        Constraint::Fill(1),
-        Constraint::Length(bottom_h),
-    ])
-    .areas(area);
-    bottom.draw(bottom_area, buf);
-    steps(d, plan, ctx, mid, buf);
+        .unwrap_or(u16::MAX)
+        .min(area.height.saturating_sub(2));
+    let [doc_area, bottom_area] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(bottom_h)]).areas(area);
+    Laid {
+        doc,
+        bottom,
+        doc_area,
+        bottom_area,
+    }
+}
+
+/// Draws the Review in `area`; returns the marker of what is scrolled out of sight, for the
+/// dialog's bottom border.
+pub(super) fn render(
+    state: &State,
+    d: &NewOperation,
+    ctx: &Ctx<'_>,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<Line<'static>> {
+    let laid = lay_out(state, d, ctx, area);
+    let rows = usize::from(laid.doc_area.height);
+    let window = Window::new(laid.doc.len(), d.scroll, rows);
+    laid.doc.draw_from(laid.doc_area, buf, window.offset);
+    laid.bottom.draw(laid.bottom_area, buf);
+    window.marker(ctx.texts)
+}
+
+/// How long the Review's text is in `area`, and how much of it shows.
+pub(super) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+    let laid = lay_out(state, d, ctx, area);
+    ScrollRoom {
+        lines: laid.doc.len(),
+        rows: usize::from(laid.doc_area.height),
+    }
+}
+
+/// Why Start is not offered, first: the reason the plan is blocked, or that the caller may not.
+fn blocked(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
+    let t = ctx.texts;
+    if let Some((id, b)) = plan
+        .blocked
+        .as_ref()
+        .map(|b| ("review-blocked", b))
+        .or_else(|| plan.denied.as_ref().map(|b| ("review-denied", b)))
+    {
+        let e = ApiError::from_refusal(b.clone());
+        lines.wrapped(&format!("✗ {}", t.t(id)), ctx.theme.alarm());
+        lines.wrapped(&error_text(t, &e), ctx.theme.fg(Color::Red));
+        lines.blank();
+    }
 }
 
 /// What the plan does, to how many machines, from which version to which, and the spec field
@@ -72,7 +129,7 @@ fn plan_effect(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
         (false, None) => String::new(),
     };
     if !line.is_empty() {
-        lines.push(line, Style::default());
+        lines.wrapped(&line, Style::default());
     }
     match (&plan.spec_change, plan.target.is_empty()) {
         (Some(c), _) => lines.wrapped(
@@ -99,20 +156,41 @@ fn plan_effect(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     }
 }
 
-/// What else to know: a CA rotation's passes and the secrets bundle, clusters that share the
-/// change, and the machines held back.
-fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
+/// What else to know: a CA rotation's passes, the credentials and the secrets bundle, and
+/// clusters that share the change.
+fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     let t = ctx.texts;
     let warn = ctx.theme.fg(Color::Yellow);
+    let name = sanitize(&d.cluster.name);
     if plan.kind == OperationKind::CaRotation {
         for id in ["ca-note-passes", "ca-note-kubelet"] {
-            lines.wrapped(&format!("• {}", t.t(id)), Style::default());
+            lines.hanging("• ", &t.t(id), Style::default());
         }
-        if plan.replaces_secrets_bundle {
-            let name = sanitize(&d.cluster.name);
-            let note = t.tr("ca-note-bundle", &[("name", &name)]);
-            lines.wrapped(&format!("• {note}"), warn);
-        }
+    }
+    if let Some(r) = &plan.shut_down {
+        let [time, user, operation] = shutdown_text(state, t, r);
+        let said = t.tr(
+            "review-shut-down",
+            &[
+                ("cluster", &name),
+                ("time", &time),
+                ("user", &user),
+                ("operation", &operation),
+            ],
+        );
+        lines.hanging(
+            "⚠ ",
+            &said,
+            ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        );
+    }
+    if plan.credentials_stop_working {
+        let note = t.tr("ca-note-credentials", &[("name", &name)]);
+        lines.hanging("• ", &note, warn);
+    }
+    if plan.replaces_secrets_bundle {
+        let note = t.tr("ca-note-bundle", &[("name", &name)]);
+        lines.hanging("• ", &note, warn);
     }
     if !plan.shared_with.is_empty() {
         let names: Vec<String> = plan.shared_with.iter().map(|c| sanitize(c)).collect();
@@ -125,38 +203,92 @@ fn plan_notes(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
         );
         lines.wrapped(&shared, warn);
     }
+}
+
+/// The machines besides the plain steps: held and skipped, held but handled anyway (and why),
+/// and not approved (not touched), each named.
+fn machines_aside(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
+    let t = ctx.texts;
+    let warn = ctx.theme.fg(Color::Yellow);
+    let n = |v: usize| fluent_bundle::FluentValue::from(v);
     if !plan.held.is_empty() {
-        lines.push(t.tn("review-held", &[("n", plan.held.len().into())]), warn);
-        for h in plan.held.iter().take(HELD_NAMED) {
+        lines.wrapped(&t.tn("review-held", &[("n", n(plan.held.len()))]), warn);
+        for h in &plan.held {
             let held = format!("  – {}: {}", sanitize(&h.name), sanitize(&h.reason));
-            lines.push(held, warn);
+            lines.wrapped(&held, warn);
         }
-        if plan.held.len() > HELD_NAMED {
-            let more = plan.held.len() - HELD_NAMED;
-            lines.push(t.tn("review-held-more", &[("n", more.into())]), warn);
+    }
+    if !plan.held_not_skipped.is_empty() {
+        let said = t.tn(
+            "review-held-not-skipped",
+            &[
+                ("n", n(plan.held_not_skipped.len())),
+                ("kind", plan.kind.as_str().into()),
+            ],
+        );
+        lines.wrapped(&said, warn);
+        for h in &plan.held_not_skipped {
+            let held = format!("  – {}: {}", sanitize(&h.name), sanitize(&h.reason));
+            lines.wrapped(&held, warn);
+        }
+    }
+    if !plan.unapproved.is_empty() {
+        let said = t.tn("review-unapproved", &[("n", n(plan.unapproved.len()))]);
+        lines.wrapped(&said, ctx.theme.dim());
+        for m in &plan.unapproved {
+            let role = role_word(t, &m.role);
+            let said = t.tr(
+                "review-step",
+                &[("machines", &sanitize(&m.name)), ("role", &role)],
+            );
+            lines.wrapped(&format!("  – {said}"), ctx.theme.dim());
         }
     }
 }
 
-/// The lines under the steps: why the plan is blocked, or that it is starting, or the typed
-/// name and how to Start.
-fn start_lines(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, w: usize) -> Lines {
+/// The steps in order. A step with many machines (a shutdown's workers) wraps onto indented
+/// lines.
+fn steps(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     let t = ctx.texts;
-    let mut lines = Lines::new(w);
-    if let Some((id, b)) = plan
-        .blocked
-        .as_ref()
-        .map(|b| ("review-blocked", b))
-        .or_else(|| plan.denied.as_ref().map(|b| ("review-denied", b)))
-    {
-        let e = ApiError::from_refusal(b.clone());
-        lines.wrapped(&format!("✗ {}", t.t(id)), ctx.theme.alarm());
-        lines.wrapped(&error_text(t, &e), ctx.theme.fg(Color::Red));
-        return lines;
+    if plan.steps.is_empty() {
+        return;
+    }
+    lines.push(t.t("review-steps"), ctx.theme.bold());
+    let num_w = width(&plan.steps.len().to_string());
+    let indent = " ".repeat(num_w + 3);
+    let text_w = lines.wrap_width.saturating_sub(num_w + 3);
+    for (i, step) in plan.steps.iter().enumerate() {
+        let names: Vec<String> = step.iter().map(|m| sanitize(&m.name)).collect();
+        let role = step
+            .first()
+            .map(|m| role_word(t, &m.role))
+            .unwrap_or_default();
+        let text = t.tr(
+            "review-step",
+            &[("machines", &names.join(", ")), ("role", &role)],
+        );
+        for (j, l) in wrap(&text, text_w).into_iter().enumerate() {
+            let l = if j == 0 {
+                format!(" {:>num_w$}. {l}", i + 1)
+            } else {
+                format!("{indent}{l}")
+            };
+            lines.push(l, Style::default());
+        }
+    }
+}
+
+/// The lines under the text: that it is starting, or the typed name and how to Start (nothing
+/// when Start is not offered: the text says why, first).
+fn start_lines(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
+    let t = ctx.texts;
+    if plan.blocked.is_some() || plan.denied.is_some() {
+        lines.wrapped(&t.t("review-not-offered"), ctx.theme.alarm());
+        return;
     }
     if matches!(d.step, NewOpStep::Starting { .. }) {
         lines.wrapped(&t.t("review-starting"), ctx.theme.bold());
-        return lines;
+        return;
     }
     if d.needs_typed_name() && d.start_offered() {
         let ok = d.typed_name == d.cluster.name;
@@ -182,64 +314,4 @@ fn start_lines(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, w: usize) -> Lines 
         (true, _) => "review-start",
     };
     lines.wrapped(&t.t(id), ctx.theme.bold());
-    lines
-}
-
-/// The steps in order, in the room between (scrolled by the person). A step with many machines
-/// (a shutdown's workers) wraps onto indented lines. When not every step is shown, the heading
-/// says which are.
-fn steps(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    let t = ctx.texts;
-    if area.height < 2 || plan.steps.is_empty() {
-        return;
-    }
-    let w = usize::from(area.width);
-    let rows = usize::from(area.height - 1);
-    let scroll = d.scroll.min(plan.steps.len().saturating_sub(rows));
-    let num_w = width(&plan.steps.len().to_string());
-    let indent = " ".repeat(num_w + 2);
-    let mut body = Lines::new(w.saturating_sub(1));
-    let mut last_shown = scroll;
-    for (i, step) in plan.steps.iter().enumerate().skip(scroll) {
-        if body.len() >= rows {
-            break;
-        }
-        let names: Vec<String> = step.iter().map(|m| sanitize(&m.name)).collect();
-        let role = step
-            .first()
-            .map(|m| role_word(t, &m.role))
-            .unwrap_or_default();
-        let step = t.tr(
-            "review-step",
-            &[("machines", &names.join(", ")), ("role", &role)],
-        );
-        let text = format!("{:>num_w$}. {step}", i + 1);
-        for (j, l) in wrap(&text, w.saturating_sub(1 + num_w + 2))
-            .into_iter()
-            .enumerate()
-        {
-            let l = if j == 0 { l } else { format!("{indent}{l}") };
-            body.push(l, Style::default());
-        }
-        last_shown = i + 1;
-    }
-    let all_shown = scroll == 0 && last_shown == plan.steps.len() && body.len() <= rows;
-    let range = if all_shown {
-        String::new()
-    } else {
-        t.tr(
-            "review-steps-range",
-            &[
-                ("from", &(scroll + 1).to_string()),
-                ("to", &last_shown.to_string()),
-                ("n", &plan.steps.len().to_string()),
-            ],
-        )
-    };
-    let mut heading = Lines::new(w);
-    heading.push(format!("{}{range}", t.t("review-steps")), ctx.theme.bold());
-    let [head, list] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
-    heading.draw(head, buf);
-    let [_, list] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(list);
-    body.draw(list, buf);
 }

@@ -14,6 +14,8 @@ pub struct Lines {
     pub width: usize,
     /// Where wrapped text breaks (a margin inside the width, or the width).
     pub wrap_width: usize,
+    /// Lines too long for the width are wrapped, not cut (a text read whole).
+    whole: bool,
     lines: Vec<Line<'static>>,
 }
 
@@ -22,8 +24,15 @@ impl Lines {
         Lines {
             width,
             wrap_width: width,
+            whole: false,
             lines: Vec::new(),
         }
+    }
+
+    /// Nothing is cut: a line too long for the width goes on under itself.
+    pub fn whole(mut self) -> Lines {
+        self.whole = true;
+        self
     }
 
     /// Wrapped text keeps `margin` columns free on the right.
@@ -32,10 +41,18 @@ impl Lines {
         self
     }
 
-    /// One line, cut to the width.
+    /// One line, cut to the width (wrapped, when the lines are read whole).
     pub fn push(&mut self, text: impl AsRef<str>, style: Style) {
+        let text = text.as_ref();
+        if self.whole && crate::views::text::width(text) > self.width {
+            for l in wrap(text, self.width) {
+                self.lines
+                    .push(Line::styled(truncate(&l, self.width), style));
+            }
+            return;
+        }
         self.lines
-            .push(Line::styled(truncate(text.as_ref(), self.width), style));
+            .push(Line::styled(truncate(text, self.width), style));
     }
 
     /// Text wrapped to the wrap width.
@@ -47,6 +64,33 @@ impl Lines {
     pub fn wrapped_max(&mut self, text: &str, style: Style, max: usize) {
         for l in wrap(text, self.wrap_width).into_iter().take(max) {
             self.push(l, style);
+        }
+    }
+
+    /// Keeps at most `rows` lines: when there are more, the first `rows - 1` and then
+    /// `marker(hidden)`, which says how many are not shown and where to read them. Whether
+    /// anything was cut.
+    pub fn cut_to(&mut self, rows: usize, marker: impl Fn(usize) -> String, style: Style) -> bool {
+        if self.lines.len() <= rows || rows == 0 {
+            return false;
+        }
+        let hidden = self.lines.len() - (rows - 1);
+        self.lines.truncate(rows - 1);
+        self.push(marker(hidden), style);
+        true
+    }
+
+    /// `mark` and the text wrapped after it, its further lines under the text (a point of a
+    /// list, a glyph before a sentence).
+    pub fn hanging(&mut self, mark: &str, text: &str, style: Style) {
+        let indent = crate::views::text::width(mark);
+        let pad = " ".repeat(indent);
+        for (i, l) in wrap(text, self.wrap_width.saturating_sub(indent))
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 { mark } else { pad.as_str() };
+            self.push(format!("{lead}{l}"), style);
         }
     }
 
@@ -64,9 +108,14 @@ impl Lines {
 
     /// Draws the lines from the top of `area`; returns the rows used.
     pub fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
+        self.draw_from(area, buf, 0)
+    }
+
+    /// Draws the lines from line `first` on, from the top of `area`; returns the rows used.
+    pub fn draw_from(&self, area: Rect, buf: &mut Buffer, first: usize) -> u16 {
         let mut rows = area.rows();
         let mut used = 0;
-        for line in &self.lines {
+        for line in self.lines.iter().skip(first) {
             let Some(row) = rows.next() else { break };
             line.render(row, buf);
             used += 1;

@@ -1,11 +1,13 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use crate::model::{
-    ApiError, Cluster, Confirmed, Created, Operation, OperationKind, Permissions, Plan,
-};
+use crate::model::{ApiError, Cluster, Created, Operation, Permissions};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
+
+mod dialog;
+
+pub use dialog::*;
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +60,8 @@ pub struct Viewport {
     pub list_rows: usize,
     /// Rows of a page's table (an operation's machines).
     pub page_rows: usize,
+    /// The open dialog's text that scrolls (the Review, the keys, a whole text).
+    pub dialog: ScrollRoom,
 }
 
 impl Default for Viewport {
@@ -66,7 +70,22 @@ impl Default for Viewport {
         Viewport {
             list_rows: 18,
             page_rows: 18,
+            dialog: ScrollRoom::default(),
         }
+    }
+}
+
+/// A text that scrolls: how many lines it runs to at this size, and how many show at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScrollRoom {
+    pub lines: usize,
+    pub rows: usize,
+}
+
+impl ScrollRoom {
+    /// The first line shown when scrolled to the end.
+    pub fn last_start(&self) -> usize {
+        self.lines.saturating_sub(self.rows)
     }
 }
 
@@ -156,12 +175,16 @@ pub struct DetailState {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClustersState {
     pub all: Loaded<Vec<Cluster>>,
+    /// Indices into `all` that pass the filter (computed in `update`, not per frame).
+    pub visible: Vec<usize>,
     pub list: ListView,
+    pub filter: String,
 }
 
 impl ClustersState {
     pub fn selected(&self) -> Option<&Cluster> {
-        self.all.data.as_ref()?.get(self.list.selected)
+        let idx = *self.visible.get(self.list.selected)?;
+        self.all.data.as_ref()?.get(idx)
     }
 }
 
@@ -174,117 +197,24 @@ pub struct ClusterPage {
     pub scroll: usize,
 }
 
-/// An open dialog.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Dialog {
-    Help,
-    Confirm(Confirm),
-    NewOperation(Box<NewOperation>),
-    /// The page's events, all of them, from this row down.
-    Events {
-        scroll: usize,
-    },
-}
-
-/// The focused part of the new-operation form.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FormField {
-    #[default]
-    Kind,
-    Target,
-    MaxUnavailable,
-}
-
-/// Where the new-operation dialog is.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NewOpStep {
-    /// Choosing the kind and what it takes.
-    Form,
-    /// The plan is asked for or on screen; nothing has been written.
-    Review,
-    /// Start was pressed; CreateOperation is under way (since then). Esc stops waiting.
-    Starting { since: Timestamp },
-}
-
-/// The dialog that starts an operation: a form, then Review (the plan, nothing written), then a
-/// separate Start.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewOperation {
-    pub namespace: String,
-    pub cluster: Cluster,
-    pub step: NewOpStep,
-    pub kind: OperationKind,
-    pub field: FormField,
-    /// The version typed, or the kube-proxy mode chosen.
-    pub target: String,
-    pub max_unavailable: String,
-    pub plan: Loaded<Plan>,
-    /// The cluster name typed to confirm a shutdown or CA rotation.
-    pub typed_name: String,
-    /// The first plan step shown.
-    pub scroll: usize,
-    /// The last start's failure (a refusal, or a half-success), shown on the Review.
-    pub start_error: Option<ApiError>,
-    pub seq: u64,
-}
-
-impl NewOperation {
-    /// Shutdown and CA rotation need the cluster name typed before Start.
-    pub fn needs_typed_name(&self) -> bool {
-        matches!(
-            self.kind,
-            OperationKind::Shutdown | OperationKind::CaRotation
-        )
-    }
-
-    /// Whether Start is offered: the plan is on screen, nothing blocks it and the caller may
-    /// start it. Only then does the typed-name field exist.
-    pub fn start_offered(&self) -> bool {
-        self.step == NewOpStep::Review
-            && !self.plan.loading
-            && self
-                .plan
-                .data
-                .as_ref()
-                .is_some_and(|p| p.blocked.is_none() && p.denied.is_none())
-    }
-
-    /// Whether Enter starts it now: Start is offered and the name (where needed) is typed
-    /// exactly.
-    pub fn can_start(&self) -> bool {
-        self.start_offered() && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
-    }
-}
-
-/// A y/N question before a write. The default answer is No.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Confirm {
-    pub action: WriteAction,
-    pub namespace: String,
-    pub name: String,
-    /// The operation was running when asked (a delete then stops it after the current machine).
-    pub running: bool,
-    /// What the question was asked about: the write is refused if the operation differs.
-    pub confirmed: Confirmed,
-}
-
-/// A write that was sent and whose answer has not come yet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PendingWrite {
-    pub action: WriteAction,
-    pub namespace: String,
-    pub name: String,
-    pub since: Timestamp,
-    /// The write's request number: an answer with another one is not this write's.
-    pub seq: u64,
-}
-
 /// The focused text field, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Input {
     #[default]
     None,
+    /// The list's filter (`/`).
     Filter,
+    /// The command line (`:`).
+    Command,
+}
+
+/// The command line (`:ops`, `:clusters`, `:q`) as it is being typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandLine {
+    pub text: String,
+    /// Tab is cycling through the commands that start with what was typed: that text, and
+    /// which of them is shown.
+    pub completing: Option<(String, usize)>,
 }
 
 /// A line for the user: the outcome of a write, a refusal, a note.
@@ -302,6 +232,8 @@ pub enum Notice {
     Unavailable(Why),
     /// The person stopped waiting for a write; it may still have happened.
     Abandoned(WriteAction, String),
+    /// The command line was given a command it does not know (as typed).
+    UnknownCommand(String),
 }
 
 /// Why a command is not offered: decided by the dashboard, said in the user's language.
@@ -353,6 +285,13 @@ pub enum Conn {
     GaveUp {
         since: Timestamp,
     },
+}
+
+/// The dashboard's own credentials were refused, and the CA rotation that replaced them, if
+/// one is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CredentialsRefused<'a> {
+    pub rotation: Option<&'a Operation>,
 }
 
 /// How the dashboard reaches OperationService, and why: the status bar says it in words.
@@ -409,6 +348,7 @@ pub struct State {
     pub cluster: Option<ClusterPage>,
     pub dialog: Option<Dialog>,
     pub input: Input,
+    pub command: CommandLine,
     pub notice: Option<Notice>,
     /// The write whose answer is awaited (one at a time).
     pub pending: Option<PendingWrite>,
@@ -446,6 +386,7 @@ impl State {
             cluster: None,
             dialog: None,
             input: Input::None,
+            command: CommandLine::default(),
             notice: None,
             pending: None,
             permissions: BTreeMap::new(),
@@ -487,14 +428,38 @@ impl State {
 
     /// Whether the visible screen's last load failed.
     pub fn load_failed(&self) -> bool {
+        self.load_error().is_some()
+    }
+
+    /// Why the visible screen's last load failed, if it did.
+    pub fn load_error(&self) -> Option<&ApiError> {
         match self.screen {
-            Screen::Operations => self.ops.all.error.is_some(),
-            Screen::Operation => self.detail.as_ref().is_some_and(|d| d.op.error.is_some()),
-            Screen::Clusters => self.clusters.all.error.is_some(),
-            Screen::Cluster => self
-                .cluster
-                .as_ref()
-                .is_some_and(|p| p.cluster.error.is_some()),
+            Screen::Operations => self.ops.all.error.as_ref(),
+            Screen::Operation => self.detail.as_ref().and_then(|d| d.op.error.as_ref()),
+            Screen::Clusters => self.clusters.all.error.as_ref(),
+            Screen::Cluster => self.cluster.as_ref().and_then(|p| p.cluster.error.as_ref()),
         }
+    }
+
+    /// The dashboard's own Kubernetes credentials were refused (401 on the in-process path,
+    /// not a server's bearer token): with the CA rotation that most likely replaced them, when
+    /// one the dashboard has seen has handed new credentials over or completed.
+    pub fn credentials_refused(&self) -> Option<CredentialsRefused<'_>> {
+        let e = self.load_error()?;
+        let own = !matches!(e.param("via"), Some("token" | "no-token"));
+        if e.code != crate::model::Code::Unauthenticated || !own {
+            return None;
+        }
+        let seen = self
+            .ops
+            .all
+            .data
+            .iter()
+            .flatten()
+            .chain(self.detail.iter().filter_map(|d| d.op.data.as_ref()));
+        let rotation = seen
+            .filter(|o| o.credentials_handed_over())
+            .max_by_key(|o| o.created_at);
+        Some(CredentialsRefused { rotation })
     }
 }

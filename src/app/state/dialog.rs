@@ -1,0 +1,181 @@
+//! The dialogs over the screens: the new-operation dialog, the y/N question before a write,
+//! and what a write waits for.
+
+use super::{Loaded, WriteAction};
+use crate::model::{ApiError, Cluster, Confirmed, Operation, OperationKind, Plan};
+use jiff::Timestamp;
+
+/// An open dialog.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dialog {
+    /// A text to read, scrolled: the keys, a resource as YAML, a page's text whole.
+    Read(Reading),
+    Confirm(Confirm),
+    NewOperation(Box<NewOperation>),
+    /// The page's events, all of them, from this row down.
+    Events {
+        scroll: usize,
+    },
+}
+
+impl Dialog {
+    /// The keys (`?`), from the top.
+    pub fn keys() -> Dialog {
+        Dialog::Read(Reading::of(ReadingOf::Keys))
+    }
+}
+
+/// A text read in a dialog, and how far it is scrolled. Read only: nothing in it writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    pub what: ReadingOf,
+    /// The first line shown.
+    pub scroll: usize,
+}
+
+impl Reading {
+    pub fn of(what: ReadingOf) -> Reading {
+        Reading { what, scroll: 0 }
+    }
+}
+
+/// What is read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadingOf {
+    /// Every key of the screen (`?`).
+    Keys,
+    /// An operation's resource as YAML (`y`), as the service read it.
+    Manifest {
+        namespace: String,
+        name: String,
+        yaml: Loaded<String>,
+    },
+    /// Everything the operation's page says, whole: names, reasons and messages uncut (Enter
+    /// on the page). Drawn from the page's operation, so it follows the polls.
+    Operation,
+    /// Everything the cluster's page says, whole.
+    Cluster,
+}
+
+/// The focused part of the new-operation form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FormField {
+    #[default]
+    Kind,
+    Target,
+    MaxUnavailable,
+}
+
+/// Where the new-operation dialog is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewOpStep {
+    /// Choosing the kind and what it takes.
+    Form,
+    /// The plan is asked for or on screen; nothing has been written.
+    Review,
+    /// Start was pressed; CreateOperation is under way (since then). Esc stops waiting.
+    Starting { since: Timestamp },
+}
+
+/// The dialog that starts an operation: a form, then Review (the plan, nothing written), then a
+/// separate Start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewOperation {
+    pub namespace: String,
+    pub cluster: Cluster,
+    pub step: NewOpStep,
+    pub kind: OperationKind,
+    pub field: FormField,
+    /// The version typed, or the kube-proxy mode chosen.
+    pub target: String,
+    pub max_unavailable: String,
+    pub plan: Loaded<Plan>,
+    /// The cluster name typed to confirm a shutdown or CA rotation.
+    pub typed_name: String,
+    /// The first plan step shown.
+    pub scroll: usize,
+    /// The last start's failure (a refusal, or a half-success), shown on the Review.
+    pub start_error: Option<ApiError>,
+    pub seq: u64,
+}
+
+impl NewOperation {
+    /// Shutdown and CA rotation need the cluster name typed before Start.
+    pub fn needs_typed_name(&self) -> bool {
+        matches!(
+            self.kind,
+            OperationKind::Shutdown | OperationKind::CaRotation
+        )
+    }
+
+    /// Whether Start is offered: the plan is on screen, nothing blocks it and the caller may
+    /// start it. Only then does the typed-name field exist.
+    pub fn start_offered(&self) -> bool {
+        self.step == NewOpStep::Review
+            && !self.plan.loading
+            && self
+                .plan
+                .data
+                .as_ref()
+                .is_some_and(|p| p.blocked.is_none() && p.denied.is_none())
+    }
+
+    /// Whether Enter starts it now: Start is offered and the name (where needed) is typed
+    /// exactly.
+    pub fn can_start(&self) -> bool {
+        self.start_offered() && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
+    }
+}
+
+/// A y/N question before a write. The default answer is No.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confirm {
+    pub action: WriteAction,
+    pub namespace: String,
+    pub name: String,
+    /// Where the operation was when asked: what a delete does depends on it.
+    pub asked: AskedAbout,
+    /// What the question was asked about: the write is refused if the operation differs.
+    pub confirmed: Confirmed,
+}
+
+/// Where an operation was when a question about it was asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AskedAbout {
+    /// Running (a delete stops it after the current machine).
+    Running,
+    /// Not started yet: waiting for the cluster lock or the controller.
+    Waiting,
+    /// Paused by the person.
+    Paused,
+    /// Paused by a failed machine.
+    PausedByFailure,
+    Completed,
+    Failed,
+}
+
+impl AskedAbout {
+    /// Where `op` is now.
+    pub fn of(op: &Operation) -> AskedAbout {
+        use crate::model::Phase;
+        match &op.phase {
+            _ if op.paused_by_failure() => AskedAbout::PausedByFailure,
+            Phase::Completed => AskedAbout::Completed,
+            Phase::Failed => AskedAbout::Failed,
+            Phase::Paused => AskedAbout::Paused,
+            Phase::Pending | Phase::Unknown => AskedAbout::Waiting,
+            Phase::Running | Phase::Other(_) => AskedAbout::Running,
+        }
+    }
+}
+
+/// A write that was sent and whose answer has not come yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingWrite {
+    pub action: WriteAction,
+    pub namespace: String,
+    pub name: String,
+    pub since: Timestamp,
+    /// The write's request number: an answer with another one is not this write's.
+    pub seq: u64,
+}

@@ -1,0 +1,108 @@
+//! Texts read in a dialog: the keys (`?`), an operation's resource as YAML (`y`), a page's
+//! text whole (Enter). They scroll, within what the views say they hold, and close; nothing in
+//! them writes.
+
+use crate::app::action::{Effect, Key, KeyCode};
+use crate::app::keymap::{self, Command};
+use crate::app::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
+use crate::model::ApiError;
+
+/// A key while a text is read.
+pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+    let room = state.viewport.dialog;
+    let Some(Dialog::Read(r)) = state.dialog.as_mut() else {
+        return Vec::new();
+    };
+    // The key that opened it closes it too.
+    let toggle = matches!(
+        (&r.what, key.code),
+        (ReadingOf::Keys, KeyCode::Char('?')) | (ReadingOf::Manifest { .. }, KeyCode::Char('y'))
+    );
+    let page = room.rows.max(1);
+    let to = match keymap::lookup_in(keymap::READING, key) {
+        _ if toggle && !key.ctrl => {
+            state.dialog = None;
+            return Vec::new();
+        }
+        Some(Command::Cancel) => {
+            state.dialog = None;
+            return Vec::new();
+        }
+        Some(Command::Up) => r.scroll.saturating_sub(1),
+        Some(Command::Down) => r.scroll + 1,
+        Some(Command::PageUp) => r.scroll.saturating_sub(page),
+        Some(Command::PageDown) => r.scroll + page,
+        Some(Command::Top) => 0,
+        Some(Command::Bottom) => usize::MAX,
+        _ => r.scroll,
+    };
+    r.scroll = to.min(room.last_start());
+    Vec::new()
+}
+
+/// Opens a page's text whole (Enter on an operation's or a cluster's page).
+pub(super) fn whole_text(state: &mut State) {
+    let what = match state.screen {
+        Screen::Operation if state.detail.as_ref().is_some_and(|d| d.op.data.is_some()) => {
+            ReadingOf::Operation
+        }
+        Screen::Cluster
+            if state
+                .cluster
+                .as_ref()
+                .is_some_and(|p| p.cluster.data.is_some()) =>
+        {
+            ReadingOf::Cluster
+        }
+        _ => return,
+    };
+    state.dialog = Some(Dialog::Read(Reading::of(what)));
+}
+
+/// `y`: the resource of the operation the keys act on, as YAML, read from the service.
+pub(super) fn manifest(state: &mut State) -> Vec<Effect> {
+    let Some(op) = state.target() else {
+        state.notice = Some(Notice::Unavailable(Why::NothingSelected));
+        return Vec::new();
+    };
+    let (namespace, name) = (op.namespace.clone(), op.name.clone());
+    state.dialog = Some(Dialog::Read(Reading::of(ReadingOf::Manifest {
+        namespace: namespace.clone(),
+        name: name.clone(),
+        yaml: Loaded {
+            data: None,
+            error: None,
+            loading: true,
+        },
+    })));
+    vec![Effect::GetManifest { namespace, name }]
+}
+
+/// The resource arrived: shown if its dialog is still open and waiting for it.
+pub(super) fn on_manifest(
+    state: &mut State,
+    namespace: &str,
+    name: &str,
+    result: Result<String, ApiError>,
+) -> Vec<Effect> {
+    if let Some(Dialog::Read(Reading {
+        what:
+            ReadingOf::Manifest {
+                namespace: ns,
+                name: n,
+                yaml,
+            },
+        ..
+    })) = state.dialog.as_mut()
+        && ns == namespace
+        && n == name
+        && yaml.loading
+    {
+        *yaml = Loaded {
+            loading: false,
+            error: result.as_ref().err().cloned(),
+            data: result.ok(),
+        };
+    }
+    Vec::new()
+}
