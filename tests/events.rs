@@ -137,6 +137,32 @@ async fn the_operations_and_its_machines_events_newest_first(path: Path) {
     assert!(api.write_log().is_empty(), "a read writes nothing");
 }
 
+/// Event times have whole seconds: a step started and completed within one second reads
+/// completed first, as the API wrote them.
+async fn within_one_second_the_later_write_is_the_newer(path: Path) {
+    let (api, uid) = world();
+    for e in [
+        event(1, "TalosOperation", NAME, Some(&uid), "Started", 10),
+        event(2, "Machine", "m1", None, "StepStarted", 10),
+        event(3, "Machine", "m1", None, "StepCompleted", 10),
+        event(4, "TalosOperation", NAME, Some(&uid), "Completed", 10),
+    ] {
+        api.seed(&e).unwrap();
+    }
+    let c = connect(path, &api, User::Viewer).await;
+    let events = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(
+        reasons(&events),
+        [
+            &format!("{NAME} Completed"),
+            "m1 StepCompleted",
+            "m1 StepStarted",
+            &format!("{NAME} Started"),
+        ],
+        "{path:?}"
+    );
+}
+
 async fn text_from_the_cluster_is_made_inert_and_bounded(path: Path) {
     let (api, uid) = world();
     let mut e = event(1, "TalosOperation", NAME, Some(&uid), "Started", 10);
@@ -283,6 +309,7 @@ macro_rules! matrix {
 
 matrix!(
     the_operations_and_its_machines_events_newest_first,
+    within_one_second_the_later_write_is_the_newer,
     text_from_the_cluster_is_made_inert_and_bounded,
     at_most_the_newest_hundred,
     a_caller_who_may_not_read_events_is_refused,

@@ -228,6 +228,66 @@ fn a_rollouts_events_appear_on_its_page_as_machines_progress() {
     assert_restored(&mut pty);
 }
 
+/// The screen's words in one line, borders and wrapping gone.
+fn flat(screen: &str) -> String {
+    screen
+        .replace(['│', '┌', '┐', '└', '┘', '─'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A CA rotation started from the dashboard and followed to the end: the Review says the
+/// credentials stop working and must be typed for; the start and the completed page say to
+/// fetch the new bundle.
+#[test]
+fn a_ca_rotation_followed_from_start_to_completion() {
+    let home = tempfile::tempdir().unwrap();
+    let mut spawn = demo(home.path());
+    spawn.args[2] = "20".into();
+    let mut pty = spawn.start();
+    pty.wait_text("Operations (7)");
+    pty.send("2");
+    pty.wait_text("Clusters (3)");
+    let staging_done = |s: &str| cluster_row(s, "staging").is_some_and(|r| r.contains(" — "));
+    refresh_until(&mut pty, "staging's upgrade to finish", staging_done);
+    select_cluster(&mut pty, "staging");
+    pty.wait_for("staging selected", |s| {
+        cluster_row(s, "staging").is_some_and(|r| r.starts_with("│> "))
+    });
+
+    // The form: CA rotation is the last kind, one up from the first.
+    pty.send("n");
+    pty.wait_text("What to do");
+    pty.send("k");
+    pty.wait_text("> CA rotation");
+    pty.send(keys::ENTER);
+    let review = pty.wait_text("Review: CA rotation on staging");
+    assert!(review.contains("stop working"), "{review}");
+    pty.wait_text("Type the cluster name staging to confirm");
+    pty.send("staging");
+    pty.wait_text("matches");
+    pty.send(keys::ENTER);
+    let page = pty.wait_for("the rotation's page", |s| {
+        field(s, "Name").is_some_and(|n| n.starts_with("staging-ca-rotation-"))
+    });
+    assert!(
+        page.contains("bundle-export staging"),
+        "the start's notice: {page}"
+    );
+    let done = refresh_until(&mut pty, "the rotation to complete", |s| {
+        field(s, "State").is_some_and(|v| v.ends_with("Completed"))
+    });
+    assert!(done.contains("Pass 5 of 5"), "{done}");
+    let words = flat(&done);
+    assert!(
+        words.contains("your copy is stale. Run ichor cluster bundle-export staging."),
+        "{done}"
+    );
+    pty.send("q");
+    assert_restored(&mut pty);
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
     let home = tempfile::tempdir().unwrap();

@@ -47,6 +47,16 @@ fn event(e: &Event) -> OperationEvent {
     }
 }
 
+/// The order in which the API wrote the event: its resourceVersion, when it is a number (as
+/// etcd's revisions are; an opaque one orders nothing).
+fn written(e: &Event) -> u64 {
+    e.metadata
+        .resource_version
+        .as_deref()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Whether `e` is about `op` or one of its machines since it was created.
 fn belongs(e: &Event, op: &Operation) -> bool {
     let o = &e.involved_object;
@@ -96,15 +106,16 @@ impl OperationService {
                     .await?
             }
         };
-        let mut events: Vec<OperationEvent> = own
+        let mut events: Vec<(OperationEvent, u64)> = own
             .iter()
             .chain(machines.iter())
             .filter(|e| belongs(e, &op))
-            .map(event)
+            .map(|e| (event(e), written(e)))
             .collect();
-        events.sort_by_key(|e| std::cmp::Reverse(e.at()));
+        // Event times have whole seconds: within one, the later write is the newer.
+        events.sort_by_key(|(e, rv)| std::cmp::Reverse((e.at(), *rv)));
         events.truncate(MAX_EVENTS);
-        Ok(events)
+        Ok(events.into_iter().map(|(e, _)| e).collect())
     }
 
     /// The events of `namespace` the field selector names, each decoded on its own.

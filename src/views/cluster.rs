@@ -46,7 +46,12 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
     facts(state, ctx, c, &mut lines);
-    if let Some(e) = &p.cluster.error {
+    if let Some(e) = p
+        .cluster
+        .error
+        .as_ref()
+        .filter(|_| state.credentials_refused().is_none())
+    {
         lines.push(error_text(t, e), ctx.theme.fg(Color::Red));
     }
     lines.blank();

@@ -69,7 +69,12 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(area);
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
-    if let Some(e) = &d.op.error {
+    // Refused credentials are the banner's to say.
+    if let Some(e) =
+        d.op.error
+            .as_ref()
+            .filter(|_| state.credentials_refused().is_none())
+    {
         let said = if e.code == Code::NotFound {
             t.tr("operation-gone", &[("name", &sanitize(&d.name))])
         } else {
