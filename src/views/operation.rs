@@ -49,12 +49,10 @@ pub(super) fn field(label: &str, value: String) -> String {
 }
 
 /// Draws the page into `area`.
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+/// The page's title: the kind and the cluster, or what is known.
+fn title(ctx: &Ctx<'_>, d: &DetailState) -> String {
     let t = ctx.texts;
-    let Some(d) = state.detail.as_ref() else {
-        return;
-    };
-    let title = match &d.op.data {
+    match &d.op.data {
         Some(op) if op.unreadable.is_some() => {
             format!("{} · {}", t.t("kind-unreadable"), sanitize(&op.name))
         }
@@ -64,8 +62,15 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
             sanitize(&op.cluster)
         ),
         None => sanitize(&d.name),
+    }
+}
+
+pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let Some(d) = state.detail.as_ref() else {
+        return;
     };
-    let mut block = titled_block(title);
+    let mut block = titled_block(title(ctx, d));
     let inner = block.inner(area);
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
