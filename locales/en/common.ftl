@@ -23,6 +23,9 @@ help-title = Keys
 help-confirm = answer a question (No is the default)
 list-more = +{ $n } more
 list-above = ↑ { $n } above
+# The same, for lines of text that scroll (help, a Review, a text read whole).
+lines-more = +{ $n } more lines
+lines-above = ↑ { $n } lines above
 key-up = move up
 key-down = move down
 key-top = first

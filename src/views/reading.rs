@@ -50,7 +50,7 @@ pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut B
     let (rect, inner) = rects(area);
     clear(rect, buf);
     let (title, lines) = text(state, r, ctx, usize::from(inner.width));
-    let window = Window::new(lines.len(), r.scroll, usize::from(inner.height));
+    let window = Window::new(lines.len(), r.scroll, usize::from(inner.height)).of_text();
     let mut block = titled_block(title);
     if let Some(m) = window.marker(ctx.texts) {
         block = block.title_bottom(m);

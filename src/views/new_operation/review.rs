@@ -74,7 +74,7 @@ pub(super) fn render(
 ) -> Option<Line<'static>> {
     let laid = lay_out(state, d, ctx, area);
     let rows = usize::from(laid.doc_area.height);
-    let window = Window::new(laid.doc.len(), d.scroll, rows);
+    let window = Window::new(laid.doc.len(), d.scroll, rows).of_text();
     laid.doc.draw_from(laid.doc_area, buf, window.offset);
     laid.bottom.draw(laid.bottom_area, buf);
     window.marker(ctx.texts)

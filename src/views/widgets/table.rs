@@ -384,6 +384,8 @@ pub struct Window {
     pub total: usize,
     /// Rows after the last one held that the server has and has not sent yet.
     pub unloaded: usize,
+    /// The rows are lines of text (the marker counts lines, not items).
+    pub text: bool,
 }
 
 impl Window {
@@ -394,7 +396,13 @@ impl Window {
             rows,
             total,
             unloaded: 0,
+            text: false,
         }
+    }
+
+    /// The same window over lines of text.
+    pub fn of_text(self) -> Window {
+        Window { text: true, ..self }
     }
 
     /// The same window over a list of which `n` more rows are on the server.
@@ -420,11 +428,15 @@ impl Window {
     pub fn marker(&self, t: &Texts) -> Option<Line<'static>> {
         let (above, below) = self.hidden();
         let mut parts = Vec::new();
+        let (up, down) = match self.text {
+            true => ("lines-above", "lines-more"),
+            false => ("list-above", "list-more"),
+        };
         if above > 0 {
-            parts.push(t.tr("list-above", &[("n", &above.to_string())]));
+            parts.push(t.tr(up, &[("n", &above.to_string())]));
         }
         if below > 0 {
-            parts.push(t.tr("list-more", &[("n", &below.to_string())]));
+            parts.push(t.tr(down, &[("n", &below.to_string())]));
         }
         (!parts.is_empty()).then(|| Line::from(format!(" {} ", parts.join(" · "))).right_aligned())
     }
