@@ -262,9 +262,13 @@ fn a_ca_rotation_followed_from_start_to_completion() {
     pty.send("k");
     pty.wait_text("> CA rotation");
     pty.send(keys::ENTER);
-    let review = pty.wait_text("Review: CA rotation on staging");
-    assert!(review.contains("stop working"), "{review}");
-    pty.wait_text("Type the cluster name staging to confirm");
+    // The plan, once it has come: the credentials stop working, and the name is asked for.
+    let review = pty.wait_text("Type the cluster name staging to confirm");
+    assert!(
+        review.contains("Review: CA rotation on staging"),
+        "{review}"
+    );
+    assert!(flat(&review).contains("stop working"), "{review}");
     pty.send("staging");
     pty.wait_text("matches");
     pty.send(keys::ENTER);
