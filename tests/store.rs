@@ -101,6 +101,21 @@ async fn an_idle_list_reads_memory_and_costs_the_api_nothing() {
     assert_eq!(api.request_count_of(users::VIEWER), requests + 2);
 }
 
+/// The first poll waits for the watch's first list rather than listing everything from the
+/// API as well.
+#[tokio::test]
+async fn the_first_poll_reads_the_watchs_first_list() {
+    let api = seeded(&["a", "b"]);
+    let c = watching(&api, users::VIEWER_TOKEN);
+    assert_eq!(names(&c).await, ["a", "b"]);
+    eventually("the watch is open", async || api.watch_count() == 1).await;
+    assert_eq!(
+        api.request_count_of(users::VIEWER),
+        2,
+        "the watch's list and the watch, and no list of the poll's own"
+    );
+}
+
 #[tokio::test]
 async fn a_change_shows_without_a_list() {
     let api = seeded(&["a"]);

@@ -3,7 +3,7 @@
 use super::{Backend, OperationClient, read_only_refusal};
 use crate::model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
-    OperationRequest, Permissions, Plan,
+    OperationRequest, Permissions, Plan, View,
 };
 use crate::service::OperationService;
 use crate::service::access::Caller;
@@ -20,6 +20,9 @@ pub struct InProcessClient {
     /// The list's rows as a watch keeps them (see [`super::store`]).
     store: Option<super::store::OperationStore>,
 }
+
+/// How long a summary list waits for the watch's first list before it lists from the API.
+const FIRST_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl InProcessClient {
     pub fn new(
@@ -48,17 +51,14 @@ impl InProcessClient {
     /// The page from the watched rows, when the query is for summaries of a scope the watch
     /// holds and its first list has arrived.
     fn watched_page(&self, query: &ListQuery) -> Option<Result<OperationPage, ApiError>> {
-        if query.view != crate::model::View::Summary {
+        if query.view != View::Summary {
             return None;
         }
-        let ops = self
-            .store
-            .as_ref()?
-            .operations(query.namespace.as_deref())?;
-        Some(
-            crate::service::list::check(query)
-                .and_then(|()| crate::service::list::page(ops, query)),
-        )
+        let store = self.store.as_ref()?;
+        if let Err(e) = crate::service::list::check(query) {
+            return Some(Err(e));
+        }
+        store.page(query)
     }
 
     /// Names the kubeconfig user whose credentials the calls carry.
@@ -97,6 +97,9 @@ impl OperationClient for InProcessClient {
     }
 
     async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
+        if let Some(store) = self.store.as_ref().filter(|_| query.view == View::Summary) {
+            store.settled(FIRST_LIST_WAIT).await;
+        }
         if let Some(page) = self.watched_page(query) {
             return page;
         }

@@ -8,7 +8,7 @@
 //! Only the list screen's summaries come from here: the full view, and every read a write or
 //! its refusal depends on, read the API (a write decision never trusts a cache).
 
-use crate::model::Operation;
+use crate::model::{ApiError, ListQuery, Operation, OperationPage};
 use crate::service::{convert, tolerant};
 use futures::StreamExt as _;
 use ichor_resources::TalosOperation;
@@ -26,6 +26,9 @@ struct Shared {
     /// A complete list has arrived and the watch follows it: false until the first list, and
     /// from a failed watch until the watch delivers again (the rows may have fallen behind).
     ready: bool,
+    /// The watch has failed since it started (forbidden, say): a first poll does not wait for
+    /// it.
+    failed: bool,
 }
 
 /// The operations of one scope, as a watch keeps them.
@@ -34,6 +37,8 @@ pub struct OperationStore {
     /// The namespace watched; `None`: every namespace.
     scope: Option<String>,
     shared: Arc<Mutex<Shared>>,
+    /// Woken when the first list has arrived or the watch has failed.
+    settled: Arc<tokio::sync::Notify>,
     task: Arc<tokio::task::AbortHandle>,
 }
 
@@ -65,10 +70,12 @@ impl OperationStore {
             None => Api::all_with(kube, &resource),
         };
         let shared = Arc::new(Mutex::new(Shared::default()));
-        let task = tokio::spawn(follow(api, shared.clone()));
+        let settled = Arc::new(tokio::sync::Notify::new());
+        let task = tokio::spawn(follow(api, shared.clone(), settled.clone()));
         OperationStore {
             scope,
             shared,
+            settled,
             task: Arc::new(task.abort_handle()),
         }
     }
@@ -77,25 +84,43 @@ impl OperationStore {
         self.shared.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The rows of `namespace` (`None`: every namespace), when this store holds that scope
-    /// and its first list has arrived; else `None` (the caller lists from the API).
-    pub fn operations(&self, namespace: Option<&str>) -> Option<Vec<Operation>> {
+    /// The page `query` names, from the rows of its namespace (`None`: every namespace), when
+    /// this store holds that scope and its first list has arrived; else `None` (the caller
+    /// lists from the API). The rows are read in place: only the page is copied.
+    pub fn page(&self, query: &ListQuery) -> Option<Result<OperationPage, ApiError>> {
         let shared = self.lock();
         if !shared.ready {
             return None;
         }
-        match (&self.scope, namespace) {
-            (None, None) => Some(shared.rows.values().cloned().collect()),
-            (Some(s), Some(ns)) if s == ns => Some(shared.rows.values().cloned().collect()),
-            (None, Some(ns)) => Some(
-                shared
-                    .rows
-                    .iter()
-                    .filter(|((n, _), _)| n == ns)
-                    .map(|(_, o)| o.clone())
-                    .collect(),
-            ),
+        let rows = shared.rows.iter();
+        let page = |rows| crate::service::list::page_of(rows, query);
+        match (&self.scope, query.namespace.as_deref()) {
+            (None, None) => Some(page(rows.map(|(_, o)| o).collect::<Vec<_>>())),
+            (Some(s), Some(ns)) if s == ns => Some(page(rows.map(|(_, o)| o).collect())),
+            (None, Some(ns)) => Some(page(
+                rows.filter(|((n, _), _)| n == ns).map(|(_, o)| o).collect(),
+            )),
             (Some(_), _) => None,
+        }
+    }
+
+    /// Waits, at most `limit`, while the watch is starting: until its first list has arrived
+    /// or it has failed. So the first poll reads the rows the watch lists instead of listing
+    /// everything from the API as well (twice the memory and the API's work at 10,000).
+    pub async fn settled(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            // Made before the check, so a wake-up between the two is not lost.
+            let woken = self.settled.notified();
+            {
+                let s = self.lock();
+                if s.ready || s.failed {
+                    return;
+                }
+            }
+            if tokio::time::timeout_at(deadline, woken).await.is_err() {
+                return;
+            }
         }
     }
 
@@ -108,7 +133,11 @@ impl OperationStore {
 /// Follows the watch for as long as the store lives; errors are retried with kube-runtime's
 /// backoff. From an error until the watch delivers again the rows are not used (lists read
 /// the API): they may have fallen behind.
-async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>) {
+async fn follow(
+    api: Api<DynamicObject>,
+    shared: Arc<Mutex<Shared>>,
+    settled: Arc<tokio::sync::Notify>,
+) {
     use kube::runtime::WatchStreamExt as _;
     let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
     futures::pin_mut!(stream);
@@ -124,7 +153,12 @@ async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>) {
                     tracing::info!(error = %detail, "the operations watch failed; lists read the API until it is back");
                     said_error = true;
                 }
-                shared.lock().unwrap_or_else(|p| p.into_inner()).ready = false;
+                {
+                    let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+                    s.ready = false;
+                    s.failed = true;
+                }
+                settled.notify_waiters();
                 continue;
             }
         };
@@ -138,9 +172,12 @@ async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>) {
                 }
             }
             Event::InitDone => {
-                let mut s = lock();
-                s.rows = pending.take().unwrap_or_default();
-                s.ready = true;
+                {
+                    let mut s = lock();
+                    s.rows = pending.take().unwrap_or_default();
+                    s.ready = true;
+                }
+                settled.notify_waiters();
             }
             Event::Apply(obj) => {
                 let mut s = lock();

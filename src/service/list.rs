@@ -139,7 +139,7 @@ fn decode_token(q: &ListQuery, token: &str) -> Result<Operation, ApiError> {
 
 /// Names a page: the view, the count, where the next page starts and each operation's identity
 /// and resourceVersion (which changes with any change to it, its status included).
-fn version(view: View, total: usize, next: Option<&str>, ops: &[Operation]) -> String {
+fn version(view: View, total: usize, next: Option<&str>, ops: &[&Operation]) -> String {
     let mut h = Sha256::new();
     h.update(format!(
         "{view:?}\u{0}{total}\u{0}{}\u{0}",
@@ -156,19 +156,31 @@ fn version(view: View, total: usize, next: Option<&str>, ops: &[Operation]) -> S
 }
 
 /// The page a query names, from every operation in its scope.
-pub fn page(mut ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, ApiError> {
+pub fn page(ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, ApiError> {
+    page_of(&ops, q)
+}
+
+/// The page a query names, from every operation in its scope, read in place: only the page's
+/// operations are copied (a watch-kept list of 10,000 is filtered and ordered by reference).
+pub fn page_of<'a>(
+    ops: impl IntoIterator<Item = &'a Operation>,
+    q: &ListQuery,
+) -> Result<OperationPage, ApiError> {
     let after = q
         .page_token
         .as_deref()
         .map(|t| decode_token(q, t))
         .transpose()?;
     let needle = q.text.to_lowercase();
-    ops.retain(|o| {
-        q.cluster.as_ref().is_none_or(|c| &o.cluster == c)
-            && (q.phases.is_empty() || q.phases.contains(&o.phase))
-            && o.matches(&needle)
-    });
-    ops.sort_by(list_order);
+    let mut ops: Vec<&Operation> = ops
+        .into_iter()
+        .filter(|o| {
+            q.cluster.as_ref().is_none_or(|c| &o.cluster == c)
+                && (q.phases.is_empty() || q.phases.contains(&o.phase))
+                && o.matches(&needle)
+        })
+        .collect();
+    ops.sort_unstable_by(|a, b| list_order(a, b));
     let total = ops.len();
     let start = match &after {
         Some(a) => ops.partition_point(|o| list_order(o, a) != Ordering::Greater),
@@ -179,20 +191,20 @@ pub fn page(mut ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, Api
         n => n.min(MAX_PAGE_SIZE) as usize,
     };
     let end = start.saturating_add(size).min(total);
-    let mut ops: Vec<Operation> = ops.drain(start.min(end)..end).collect();
+    let shown = &ops[start.min(end)..end];
     let next_page_token = match end < total {
-        true => ops.last().map(|last| encode_token(q, last)),
+        true => shown.last().map(|last| encode_token(q, last)),
         false => None,
     };
-    let version = version(q.view, total, next_page_token.as_deref(), &ops);
+    let version = version(q.view, total, next_page_token.as_deref(), shown);
     let unchanged = q.known_version.as_deref() == Some(version.as_str());
-    if unchanged {
-        ops.clear();
-    } else if q.view == View::Summary {
-        ops = ops.into_iter().map(Operation::summarized).collect();
-    }
+    let operations = match (unchanged, q.view) {
+        (true, _) => Vec::new(),
+        (false, View::Summary) => shown.iter().map(|o| (*o).clone().summarized()).collect(),
+        (false, _) => shown.iter().map(|o| (*o).clone()).collect(),
+    };
     Ok(OperationPage {
-        operations: ops,
+        operations,
         next_page_token,
         total,
         version,
