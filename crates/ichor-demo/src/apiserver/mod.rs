@@ -6,8 +6,8 @@
 //! (bearer tokens, impersonation, the reviews) and authorised by the RBAC rules of [`auth`];
 //! `store` carries the verb out on the objects after `validation` (the CRD schemas) and
 //! `admission` (the ValidatingAdmissionPolicy); `responses` shapes the answers; `discovery`
-//! and `table` serve what kubectl reads; `faults` and `write_log` are for tests; [`server`]
-//! serves it all over HTTP.
+//! and `table` serve what kubectl reads; `faults` and `write_log` are for tests, [`requests`]
+//! for the benchmarks; [`server`] serves it all over HTTP.
 
 mod admission;
 pub mod auth;
@@ -17,6 +17,7 @@ mod faults;
 mod kinds;
 mod pods;
 mod portforward;
+pub mod requests;
 mod responses;
 mod routing;
 mod selector;
@@ -57,6 +58,8 @@ struct ApiState {
     write_log: WriteLog,
     /// Requests served (every verb, refused ones included).
     requests: u64,
+    /// Requests by user, verb and resource (benchmarks: what a client costs the API server).
+    requests_by: requests::Requests,
     forwards: portforward::Forwards,
 }
 

@@ -6,7 +6,7 @@ use super::authn::{self, Review};
 use super::kinds::{ResourceType, resource};
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
-use super::{ApiState, EmbeddedApi, discovery, portforward, table};
+use super::{ApiState, EmbeddedApi, discovery, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -188,6 +188,11 @@ impl EmbeddedApi {
         }
         let mut st = self.lock();
         let who = authn::authenticate(&st.auth, req.headers())?;
+        if path == requests::PATH && req.method() == Method::GET {
+            return Ok((200, Reply::Json(st.requests_by.document())));
+        }
+        st.requests_by
+            .count(&who.user, req.method(), path, req.uri().query());
         if portforward::parse_path(path).is_some() {
             // A port-forward is an upgrade: the server takes those before they get here.
             return Err(portforward::upgrade_required());
