@@ -57,7 +57,11 @@ fn the_page_polls_3_s_running_10_s_paused_and_stops_when_finished() {
     assert!(
         matches!(
             e.as_slice(),
-            [Effect::GetOperation { .. }, Effect::Permissions { .. }]
+            [
+                Effect::GetOperation { .. },
+                Effect::ListEvents { .. },
+                Effect::Permissions { .. }
+            ]
         ),
         "{e:?}"
     );
@@ -369,7 +373,10 @@ fn a_refusal_is_shown_and_the_screen_refreshed() {
         },
     );
     assert!(matches!(s.notice, Some(Notice::Failed(_))));
-    assert!(matches!(e.as_slice(), [Effect::GetOperation { .. }]));
+    assert!(matches!(
+        e.as_slice(),
+        [Effect::GetOperation { .. }, Effect::ListEvents { .. }]
+    ));
 }
 
 #[test]

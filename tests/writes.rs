@@ -224,7 +224,14 @@ async fn write_case(path: Path, write: Write, fault: Fault, ch: Change) {
         };
         assert!(text.contains(words), "{case}: screen says\n{text}");
     } else {
-        assert!(log.is_empty(), "{case}: wrote {log:?}");
+        // A write carried through late by the server may land while the client reads back
+        // (on a loaded machine the deadline and the read-back can outlast the delay); it is
+        // still the one write, and the screen said it might.
+        if late(path, fault) {
+            assert!(log.is_empty() || log == wrote, "{case}: wrote {log:?}");
+        } else {
+            assert!(log.is_empty(), "{case}: wrote {log:?}");
+        }
         assert!(
             text.contains("did not happen") && text.contains("Nothing was retried"),
             "{case}: screen says\n{text}"

@@ -79,6 +79,13 @@ pub enum Action {
         seq: u64,
         result: Result<Vec<Operation>, ApiError>,
     },
+    /// An operation page's events arrived (or could not be read).
+    Events {
+        seq: u64,
+        namespace: String,
+        name: String,
+        result: Result<Vec<crate::model::OperationEvent>, ApiError>,
+    },
     /// A page of the Operations list (`more`: the next page, to append).
     OperationsPage {
         seq: u64,
@@ -137,6 +144,12 @@ pub enum Effect {
         more: bool,
     },
     GetOperation {
+        seq: u64,
+        namespace: String,
+        name: String,
+    },
+    /// The events of an operation's page.
+    ListEvents {
         seq: u64,
         namespace: String,
         name: String,

@@ -25,6 +25,8 @@ pub enum Command {
     Suspend,
     ShowOperations,
     ShowClusters,
+    /// The operation's events, all of them, scrollable.
+    Events,
     SwitchScreen,
     New,
     // The new-operation dialog.
@@ -125,6 +127,7 @@ pub const OPERATION: &[Binding] = &[
     b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
     b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
+    b(&[Key::ch('e')], Command::Events, "e", "key-events", false),
 ];
 
 /// The Clusters list.

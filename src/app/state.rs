@@ -148,6 +148,8 @@ pub struct DetailState {
     /// The first machine row shown, once the user has scrolled; `None`: follow the machine that
     /// matters (the failed one, else the running one).
     pub scroll: Option<usize>,
+    /// What the executor recorded (Kubernetes Events), newest first, refreshed with the page.
+    pub events: Loaded<Vec<crate::model::OperationEvent>>,
 }
 
 /// The Clusters screen.
@@ -178,6 +180,10 @@ pub enum Dialog {
     Help,
     Confirm(Confirm),
     NewOperation(Box<NewOperation>),
+    /// The page's events, all of them, from this row down.
+    Events {
+        scroll: usize,
+    },
 }
 
 /// The focused part of the new-operation form.

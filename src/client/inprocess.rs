@@ -159,6 +159,17 @@ impl OperationClient for InProcessClient {
             .map_err(|e| self.explain(e))
     }
 
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+        self.service
+            .list_operation_events(&self.caller, namespace, name)
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         if self.read_only {
             return Ok(Permissions::default());

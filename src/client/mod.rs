@@ -9,8 +9,8 @@ pub mod store;
 pub mod tunnel;
 
 use crate::model::{
-    ApiError, Cluster, Confirmed, Created, ListQuery, Operation, OperationPage, OperationRequest,
-    Permissions, Plan,
+    ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationEvent,
+    OperationPage, OperationRequest, Permissions, Plan,
 };
 
 /// Which way the dashboard reaches OperationService, for the status bar.
@@ -67,6 +67,18 @@ pub trait OperationClient: Send + Sync {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError>;
+    /// The events of an operation and its machines, newest first. A server from before events
+    /// answers Unimplemented.
+    async fn list_operation_events(
+        &self,
+        _namespace: &str,
+        _name: &str,
+    ) -> Result<Vec<OperationEvent>, ApiError> {
+        Err(ApiError::new(
+            Code::Unimplemented,
+            "this backend does not list events",
+        ))
+    }
     /// What the caller may do in `namespace`.
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError>;
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError>;
@@ -151,6 +163,13 @@ impl OperationClient for std::sync::Arc<dyn OperationClient> {
     }
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         (**self).permissions(namespace).await
+    }
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<OperationEvent>, ApiError> {
+        (**self).list_operation_events(namespace, name).await
     }
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         (**self).list_clusters(namespace).await

@@ -383,6 +383,17 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.find_out("delete", name, &cause, read).await
     }
 
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+        self.plain("reading the events", || {
+            self.inner.list_operation_events(namespace, name)
+        })
+        .await
+    }
+
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         self.plain("asking what you may do", || {
             self.inner.permissions(namespace)

@@ -2,11 +2,13 @@
 //! No proto or kube types appear here.
 
 mod error;
+mod events;
 mod list;
 mod reach;
 mod version;
 
 pub use error::{ApiError, Code, Reason, Refusal};
+pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{
     ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
 };

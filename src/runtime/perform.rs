@@ -13,34 +13,9 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             more,
             result: client.list_page(&query).await,
         },
-        Effect::GetOperation {
-            seq,
-            namespace,
-            name,
-        } => {
-            let result = client.get_operation(&namespace, &name).await;
-            Action::Operation {
-                seq,
-                namespace,
-                name,
-                result,
-            }
-        }
-        Effect::GetCluster {
-            seq,
-            purpose,
-            namespace,
-            name,
-        } => {
-            let result = client.get_cluster(&namespace, &name).await;
-            Action::Cluster {
-                seq,
-                purpose,
-                namespace,
-                name,
-                result,
-            }
-        }
+        read @ (Effect::GetOperation { .. }
+        | Effect::ListEvents { .. }
+        | Effect::GetCluster { .. }) => return read_one(client, read).await,
         Effect::ListClusters { seq, namespace } => Action::Clusters {
             seq,
             result: client.list_clusters(namespace.as_deref()).await,
@@ -74,6 +49,54 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             Action::Permissions { namespace, result }
         }
         Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
+    })
+}
+
+/// A read of one operation, its events or one cluster.
+async fn read_one(client: &dyn OperationClient, effect: Effect) -> Option<Action> {
+    Some(match effect {
+        Effect::GetOperation {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.get_operation(&namespace, &name).await;
+            Action::Operation {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::ListEvents {
+            seq,
+            namespace,
+            name,
+        } => {
+            let result = client.list_operation_events(&namespace, &name).await;
+            Action::Events {
+                seq,
+                namespace,
+                name,
+                result,
+            }
+        }
+        Effect::GetCluster {
+            seq,
+            purpose,
+            namespace,
+            name,
+        } => {
+            let result = client.get_cluster(&namespace, &name).await;
+            Action::Cluster {
+                seq,
+                purpose,
+                namespace,
+                name,
+                result,
+            }
+        }
+        _ => return None,
     })
 }
 

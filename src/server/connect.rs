@@ -372,6 +372,7 @@ calls! {
     "/ichor.v1alpha1.OperationService/SetOperationPaused" => OperationService::set_operation_paused(SetOperationPausedRequest, SetOperationPausedResponse),
     "/ichor.v1alpha1.OperationService/DeleteOperation" => OperationService::delete_operation(DeleteOperationRequest, DeleteOperationResponse),
     "/ichor.v1alpha1.OperationService/GetPermissions" => OperationService::get_permissions(GetPermissionsRequest, GetPermissionsResponse),
+    "/ichor.v1alpha1.OperationService/ListOperationEvents" => OperationService::list_operation_events(ListOperationEventsRequest, ListOperationEventsResponse),
     "/ichor.v1alpha1.ClusterService/ListClusters" => ClusterService::list_clusters(ListClustersRequest, ListClustersResponse),
     "/ichor.v1alpha1.ClusterService/GetCluster" => ClusterService::get_cluster(GetClusterRequest, GetClusterResponse),
 }

@@ -210,6 +210,22 @@ impl proto::operation_service_server::OperationService for Handlers {
         .await
     }
 
+    async fn list_operation_events(
+        &self,
+        request: Request<proto::ListOperationEventsRequest>,
+    ) -> Result<Response<proto::ListOperationEventsResponse>, Status> {
+        self.handle("ListOperationEvents", request, |caller, r| async move {
+            let events = self
+                .service
+                .list_operation_events(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::ListOperationEventsResponse {
+                events: events.iter().map(wire::event_to_proto).collect(),
+            })
+        })
+        .await
+    }
+
     async fn get_permissions(
         &self,
         request: Request<proto::GetPermissionsRequest>,

@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod convert;
+mod events;
 pub mod list;
 pub mod permissions;
 pub mod plan;

@@ -276,6 +276,7 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
         Some(Dialog::Help) => return format!(" {}", t.t("footer-help")),
+        Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,

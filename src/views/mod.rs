@@ -10,6 +10,7 @@ pub mod chrome;
 pub mod cluster;
 pub mod clusters;
 pub mod confirm;
+pub mod events;
 pub mod help;
 pub mod new_operation;
 pub mod operation;
@@ -77,6 +78,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Some(Dialog::Help) => help::render(state, ctx, area, buf),
         Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
         Some(Dialog::NewOperation(d)) => new_operation::render(d, ctx, area, buf),
+        Some(Dialog::Events { scroll }) => events::render_dialog(state, ctx, *scroll, area, buf),
         None => {}
     }
 }

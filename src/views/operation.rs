@@ -88,7 +88,18 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let used = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)
         .min(inner.height);
-    let [_, table] = Layout::vertical([Constraint::Length(used), Constraint::Fill(1)]).areas(inner);
+    // The latest events go under the machines, when there is anything to say of them and
+    // room for both.
+    let events_h = match inner.height.saturating_sub(used) >= 8 && op.is_some() {
+        true => super::events::rows_on_page(ctx, d),
+        false => 0,
+    };
+    let [_, table, events] = Layout::vertical([
+        Constraint::Length(used),
+        Constraint::Fill(1),
+        Constraint::Length(events_h),
+    ])
+    .areas(inner);
     let window = op.map(|op| machine_window(d, op, table));
     if let Some(more) = window.and_then(|w| w.marker(t)) {
         block = block.title_bottom(more);
@@ -97,6 +108,9 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     lines.draw(text, buf);
     if let (Some(op), Some(window)) = (op, window) {
         machines(state, ctx, op, window, table, buf);
+    }
+    if events_h > 0 {
+        super::events::render_on_page(state, ctx, d, indented(events), buf);
     }
 }
 

@@ -379,7 +379,8 @@ pub fn opened(op: Operation) -> State {
     let mut s = listed(vec![op.clone()]);
     let effects = update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
     assert!(matches!(effects[0], Effect::GetOperation { .. }));
-    assert!(matches!(effects[1], Effect::GetCluster { .. }));
+    assert!(matches!(effects[1], Effect::ListEvents { .. }));
+    assert!(matches!(effects[2], Effect::GetCluster { .. }));
     let seq = s.seq;
     let (namespace, name) = (op.namespace.clone(), op.name.clone());
     update(

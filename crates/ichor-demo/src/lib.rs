@@ -20,6 +20,16 @@
 //!   The same for any pod: [`apiserver::EmbeddedApi`]'s `set_forward`, `clear_forward`,
 //!   `restart_pod`, `set_pod_ready` and `remove_pod`.
 //!
+//! Watches and Events, for clients that follow the cluster (kube-runtime's watcher and
+//! reflector work against [`apiserver::EmbeddedApi::client`] as against kube-apiserver):
+//! - every resource answers `?watch=true` (see the `apiserver::watch` module's documentation);
+//!   [`apiserver::EmbeddedApi`]'s `watch_count` counts the open watches (apart from
+//!   `request_count`, and `request_count_of(user)` for one client's), `set_bookmark_interval`
+//!   and `set_history_limit` tune them, and `history_size` says what the change history holds.
+//! - the controller records core Events (also served as `events.k8s.io/v1`), with the reasons
+//!   of [`controller::reasons`] and the source [`controller::COMPONENT`]; users who may not
+//!   read them: [`apiserver::auth::users::OPERATIONS_READER`].
+//!
 //! For tests, besides those:
 //! - [`apiserver::EmbeddedApi`]: `default()` (the demo users, no objects) and `seed` (store an
 //!   object as it is). [`demo::seed`] stores the demo data in it.
@@ -36,7 +46,8 @@
 //! and a write) and `conflict_next_writes` inject `Fault`s; `edit`, `remove` and `object`
 //! change and read the store as another writer would; `write_log`, `writes_by` and
 //! `clear_write_log` read the `WriteRecord`s of stored writes; `add_token` and `add_rule` add
-//! users and rules at run time. Without the feature none of them exists, the request path has
+//! users and rules at run time; `compact` forgets the change history (a watch from an older
+//! version is then 410 Gone) and `end_watches` ends every open watch (clients watch again). Without the feature none of them exists, the request path has
 //! no fault code, and no write log is kept.
 
 pub mod apiserver;

@@ -17,6 +17,24 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     match state.dialog.clone() {
         Some(Dialog::Confirm(c)) => return on_confirm_key(state, c, key),
         Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
+        Some(Dialog::Events { scroll }) => {
+            state.dialog = match key.code {
+                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') | KeyCode::Enter => None,
+                KeyCode::Up | KeyCode::Char('k') => Some(Dialog::Events {
+                    scroll: scroll.saturating_sub(1),
+                }),
+                KeyCode::Down | KeyCode::Char('j') => Some(Dialog::Events { scroll: scroll + 1 }),
+                KeyCode::PageUp => Some(Dialog::Events {
+                    scroll: scroll.saturating_sub(page(state)),
+                }),
+                KeyCode::PageDown => Some(Dialog::Events {
+                    scroll: scroll + page(state),
+                }),
+                KeyCode::Home | KeyCode::Char('g') => Some(Dialog::Events { scroll: 0 }),
+                _ => Some(Dialog::Events { scroll }),
+            };
+            return Vec::new();
+        }
         Some(Dialog::Help) => {
             if matches!(
                 key.code,
@@ -176,6 +194,7 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
             return effects;
         }
         Command::Help => state.dialog = Some(Dialog::Help),
+        Command::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
         Command::Quit => return quit(state),
         Command::Suspend => return vec![Effect::Suspend],
     }

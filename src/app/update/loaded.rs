@@ -10,6 +10,44 @@ use crate::client::RetryEvent;
 use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan};
 use jiff::SignedDuration;
 
+/// An operation page's events arrived: kept, or the reason they cannot be read (the page is
+/// drawn without them, saying why). The same events as on screen change nothing drawn.
+pub(super) fn on_events(
+    state: &mut State,
+    seq: u64,
+    namespace: String,
+    name: String,
+    result: Result<Vec<crate::model::OperationEvent>, ApiError>,
+) -> Vec<Effect> {
+    let Some(d) = state
+        .detail
+        .as_mut()
+        .filter(|d| seq == state.seq && d.namespace == namespace && d.name == name)
+    else {
+        state.quiet = true;
+        return Vec::new();
+    };
+    d.events.loading = false;
+    match result {
+        Ok(events) => {
+            state.quiet = d.events.error.is_none() && d.events.data.as_ref() == Some(&events);
+            d.events.data = Some(events);
+            d.events.error = None;
+        }
+        Err(e) => {
+            // Events say what happened; they are not the page: on a refusal keep none, on a
+            // passing fault keep the last ones. The same refusal again changes nothing drawn.
+            let keep = e.code.is_transient();
+            state.quiet = d.events.error.as_ref() == Some(&e) && (keep || d.events.data.is_none());
+            if !keep {
+                d.events.data = None;
+            }
+            d.events.error = Some(e);
+        }
+    }
+    Vec::new()
+}
+
 /// An operation's page data arrived.
 pub(super) fn on_operation(
     state: &mut State,

@@ -70,6 +70,12 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
             list::on_page(state, seq, false, result.map(list::whole))
         }
         Action::OperationsPage { seq, more, result } => list::on_page(state, seq, more, result),
+        Action::Events {
+            seq,
+            namespace,
+            name,
+            result,
+        } => loaded::on_events(state, seq, namespace, name, result),
         Action::Operation {
             seq,
             namespace,
@@ -138,11 +144,19 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
         Screen::Operation => match state.detail.as_mut() {
             Some(d) => {
                 d.op.loading = true;
-                vec![Effect::GetOperation {
-                    seq,
-                    namespace: d.namespace.clone(),
-                    name: d.name.clone(),
-                }]
+                d.events.loading = true;
+                vec![
+                    Effect::GetOperation {
+                        seq,
+                        namespace: d.namespace.clone(),
+                        name: d.name.clone(),
+                    },
+                    Effect::ListEvents {
+                        seq,
+                        namespace: d.namespace.clone(),
+                        name: d.name.clone(),
+                    },
+                ]
             }
             None => Vec::new(),
         },

@@ -67,6 +67,7 @@ pub(super) fn open_operation(state: &mut State, op: crate::model::Operation) -> 
         },
         cluster: None,
         scroll: None,
+        events: Loaded::default(),
     });
     let mut effects = fetch_current(state);
     let seq = state.seq;

@@ -37,6 +37,7 @@ mod paths {
     pub const SET_OPERATION_PAUSED: &str = "/ichor.v1alpha1.OperationService/SetOperationPaused";
     pub const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
     pub const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
+    pub const LIST_OPERATION_EVENTS: &str = "/ichor.v1alpha1.OperationService/ListOperationEvents";
     pub const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
     pub const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
 }
@@ -331,6 +332,23 @@ impl OperationClient for RemoteClient {
             .call("deleting the operation", paths::DELETE_OPERATION, req)
             .await?;
         Ok(())
+    }
+
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+        let (namespace, name) = name_request(namespace, name);
+        let req = proto::ListOperationEventsRequest { namespace, name };
+        let resp: proto::ListOperationEventsResponse = self
+            .call("reading the events", paths::LIST_OPERATION_EVENTS, req)
+            .await?;
+        Ok(resp
+            .events
+            .into_iter()
+            .map(wire::event_from_proto)
+            .collect())
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {

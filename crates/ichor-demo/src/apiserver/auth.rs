@@ -60,13 +60,22 @@ pub(crate) struct AuthConfig {
 }
 
 /// The demo users, their tokens and what they may do.
+///
+/// Every human user below reads the ichor kinds and Leases (get, list, watch) in every
+/// namespace, finds ichor-ui and port-forwards to it in `ichor-system`; all but
+/// [`OPERATIONS_READER`](users::OPERATIONS_READER) also read Events (what the controller records about operations and
+/// machines).
 pub mod users {
     /// Cluster admin (group system:masters).
     pub const ADMIN: &str = "admin";
     pub const ADMIN_TOKEN: &str = "demo-admin-token";
-    /// Read only.
+    /// Read only, Events included.
     pub const VIEWER: &str = "viewer";
     pub const VIEWER_TOKEN: &str = "demo-viewer-token";
+    /// Reads operations, clusters and machines but not Events (group
+    /// `ichor:operation-readers`): for the dashboard's "you may not read events".
+    pub const OPERATIONS_READER: &str = "operations-reader";
+    pub const OPERATIONS_READER_TOKEN: &str = "demo-operations-reader-token";
     /// May create, pause and delete operations (and take the start claim, a Lease); may not
     /// edit clusters.
     pub const OPERATOR: &str = "operator";
@@ -74,7 +83,7 @@ pub mod users {
     /// May edit clusters and installations; may not create operations.
     pub const CLUSTER_EDITOR: &str = "cluster-editor";
     pub const CLUSTER_EDITOR_TOKEN: &str = "demo-cluster-editor-token";
-    /// The simulated controller's service account.
+    /// The simulated controller's service account; it records Events (create, patch).
     pub const CONTROLLER: &str = "system:serviceaccount:ichor-system:ichor-controller";
     pub const CONTROLLER_TOKEN: &str = "demo-controller-token";
     /// `ichor-tui serve`'s own identity: may review tokens and impersonate.
@@ -93,6 +102,9 @@ const ALL_ICHOR: &[&str] = &[
 ];
 const READ: &[&str] = &["get", "list", "watch"];
 
+/// What the controller records: core Events (also read as `events.k8s.io`).
+const EVENTS: &[&str] = &["events"];
+
 /// What finds and reaches ichor-ui: its Service, Endpoints (and slices) and pods.
 const ICHOR_UI_READ: &[&str] = &["services", "endpoints", "endpointslices", "pods"];
 
@@ -108,6 +120,11 @@ impl AuthConfig {
         let u = |s: &str| Subject::User(s.to_string());
         a.add_token(ADMIN_TOKEN, ADMIN, &["system:masters"]);
         a.add_token(VIEWER_TOKEN, VIEWER, &["ichor:viewers"]);
+        a.add_token(
+            OPERATIONS_READER_TOKEN,
+            OPERATIONS_READER,
+            &["ichor:operation-readers"],
+        );
         a.add_token(OPERATOR_TOKEN, OPERATOR, &["ichor:operators"]);
         a.add_token(
             CLUSTER_EDITOR_TOKEN,
@@ -118,6 +135,10 @@ impl AuthConfig {
         a.add_token(SERVER_TOKEN, SERVER, &["system:serviceaccounts"]);
         a.add_rule(Rule::new(g("system:masters"), &["*"], &["*"]));
         a.add_rule(Rule::new(g("ichor:viewers"), READ, ALL_ICHOR));
+        a.add_rule(Rule::new(g("ichor:operation-readers"), READ, ALL_ICHOR));
+        for readers in ["ichor:viewers", "ichor:operators", "ichor:cluster-editors"] {
+            a.add_rule(Rule::new(g(readers), READ, EVENTS));
+        }
         a.add_rule(Rule::new(g("ichor:operators"), READ, ALL_ICHOR));
         a.add_rule(Rule::new(
             g("ichor:operators"),
@@ -131,7 +152,9 @@ impl AuthConfig {
             &["talosclusters", "ichorinstallations"],
         ));
         a.add_rule(Rule::new(u(CONTROLLER), &["*"], ALL_ICHOR));
+        a.add_rule(Rule::new(u(CONTROLLER), &["*"], EVENTS));
         a.add_rule(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
+        a.add_rule(Rule::new(u(SERVER), READ, EVENTS));
         a.add_rule(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
         a.add_rule(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
         a.add_ichor_ui_rules();
@@ -141,7 +164,12 @@ impl AuthConfig {
     /// Every human demo user may find ichor-ui and port-forward to its pod in ichor-system: the
     /// dashboard reaches it that way whoever runs it.
     fn add_ichor_ui_rules(&mut self) {
-        for group in ["ichor:viewers", "ichor:operators", "ichor:cluster-editors"] {
+        for group in [
+            "ichor:viewers",
+            "ichor:operation-readers",
+            "ichor:operators",
+            "ichor:cluster-editors",
+        ] {
             let subject = Subject::Group(group.to_string());
             let in_ichor_system = |mut r: Rule| {
                 r.namespaces = Some(vec![ICHOR_SYSTEM.to_string()]);

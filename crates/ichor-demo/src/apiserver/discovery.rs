@@ -1,24 +1,27 @@
 //! The discovery documents kubectl reads before anything else: the version, the API groups,
 //! each group's resources, and the OpenAPI v3 document of the ichor group.
 
-use super::kinds::{CORE, ENDPOINT_SLICES, RESOURCES, ResourceType};
+use super::kinds::{CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, RESOURCES, ResourceType};
 use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 
 /// The API groups served besides the core group: (group, version).
-const GROUPS: [(&str, &str); 5] = [
+const GROUPS: [(&str, &str); 6] = [
     (GROUP, VERSION),
     ("authentication.k8s.io", "v1"),
     ("authorization.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
     ("discovery.k8s.io", "v1"),
+    ("events.k8s.io", "v1"),
 ];
 
 /// The verbs of the read-only kinds.
-const READ_VERBS: [&str; 2] = ["get", "list"];
+const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
 
-/// The verbs of every ichor kind and of Leases.
-const OBJECT_VERBS: [&str; 6] = ["create", "delete", "get", "list", "patch", "update"];
+/// The verbs of every ichor kind, Leases and core Events.
+const OBJECT_VERBS: [&str; 7] = [
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
 
 /// The discovery document for `path`, if it is one.
 pub(crate) fn document(path: &str) -> Option<Value> {
@@ -32,6 +35,10 @@ pub(crate) fn document(path: &str) -> Option<Value> {
         "/apis/discovery.k8s.io/v1" => resource_list(
             "discovery.k8s.io/v1",
             vec![read_only_resource(&ENDPOINT_SLICES, &[])],
+        ),
+        "/apis/events.k8s.io/v1" => resource_list(
+            "events.k8s.io/v1",
+            vec![read_only_resource(&EVENTS_V1, &[])],
         ),
         "/apis" => group_list(),
         "/apis/authentication.k8s.io/v1" => resource_list(
@@ -115,10 +122,13 @@ fn read_only_resource(r: &ResourceType, categories: &[&str]) -> Value {
     v
 }
 
-/// The core group: Services, Endpoints and Pods (read only) and the Pods' `portforward`
-/// subresource, which is only ever created (a connection upgrade).
+/// The core group: Events, Services, Endpoints and Pods (the last three read only) and the
+/// Pods' `portforward` subresource, which is only ever created (a connection upgrade).
 fn core_resource_list() -> Value {
-    let mut resources = Vec::new();
+    let mut resources = vec![json!({
+        "name": EVENTS.plural, "singularName": EVENTS.singular, "namespaced": true,
+        "kind": EVENTS.kind, "verbs": OBJECT_VERBS, "shortNames": EVENTS.short_names
+    })];
     for r in CORE {
         let categories: &[&str] = if r.plural == "endpoints" {
             &[]
@@ -212,7 +222,9 @@ mod tests {
                 {"name": "coordination.k8s.io", "versions": [gv("coordination.k8s.io")],
                  "preferredVersion": gv("coordination.k8s.io")},
                 {"name": "discovery.k8s.io", "versions": [gv("discovery.k8s.io")],
-                 "preferredVersion": gv("discovery.k8s.io")}
+                 "preferredVersion": gv("discovery.k8s.io")},
+                {"name": "events.k8s.io", "versions": [gv("events.k8s.io")],
+                 "preferredVersion": gv("events.k8s.io")}
             ]
         });
         assert_eq!(document("/apis"), Some(want_groups));
@@ -233,13 +245,14 @@ mod tests {
         let want_leases = json!({
             "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "coordination.k8s.io/v1",
             "resources": [{"name": "leases", "singularName": "lease", "namespaced": true, "kind": "Lease",
-                           "verbs": ["create", "delete", "get", "list", "patch", "update"]}]
+                           "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}]
         });
         assert_eq!(document("/apis/coordination.k8s.io/v1"), Some(want_leases));
         assert_eq!(document("/apis/nothing"), None);
     }
 
-    /// The core group lists Services, Endpoints, Pods and the port-forward subresource.
+    /// The core group lists Events, Services, Endpoints, Pods and the port-forward
+    /// subresource.
     #[test]
     fn core_group_lists_what_reaches_ichor_ui() {
         let Some(doc) = document("/api/v1") else {
@@ -251,8 +264,21 @@ mod tests {
             .flatten()
             .filter_map(|r| r["name"].as_str())
             .collect();
-        assert_eq!(names, ["services", "endpoints", "pods", "pods/portforward"]);
-        assert_eq!(doc["resources"][0]["shortNames"], json!(["svc"]));
-        assert_eq!(doc["resources"][3]["verbs"], json!(["create", "get"]));
+        assert_eq!(
+            names,
+            [
+                "events",
+                "services",
+                "endpoints",
+                "pods",
+                "pods/portforward"
+            ]
+        );
+        assert_eq!(doc["resources"][1]["shortNames"], json!(["svc"]));
+        assert_eq!(
+            doc["resources"][1]["verbs"],
+            json!(["get", "list", "watch"])
+        );
+        assert_eq!(doc["resources"][4]["verbs"], json!(["create", "get"]));
     }
 }

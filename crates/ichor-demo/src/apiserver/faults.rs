@@ -13,6 +13,7 @@ pub(crate) use self::stand_in::Faults;
 mod injection {
     use crate::apiserver::responses::{json_response, status_body};
     use crate::apiserver::routing::{Query, parse_path};
+    use crate::apiserver::watch::query_bool;
     use crate::apiserver::{BoxError, EmbeddedApi};
     use bytes::Bytes;
     use http_body_util::Full;
@@ -36,7 +37,7 @@ mod injection {
     /// Which requests a targeted fault meets: `None` matches anything; dry runs never match.
     #[derive(Clone, Debug, Default, PartialEq, Eq)]
     pub struct FaultRule {
-        /// `get`, `list`, `create`, `update`, `patch` or `delete`.
+        /// `get`, `list`, `watch`, `create`, `update`, `patch` or `delete`.
         pub verb: Option<String>,
         /// The resource plural (`/status` for the subresource).
         pub resource: Option<String>,
@@ -128,12 +129,14 @@ mod injection {
 
     /// The kind of a request for fault rules; `None` for dry runs and paths that name no resource.
     fn request_kind(req: &http::Request<Bytes>) -> Option<RequestKind> {
-        if Query::parse(req.uri().query()).dry_run() {
+        let query = Query::parse(req.uri().query());
+        if query.dry_run() {
             return None;
         }
         let target = parse_path(req.uri().path().trim_end_matches('/')).ok()?;
         let verb = match (req.method().as_str(), target.name.is_some()) {
             ("GET", true) => "get",
+            ("GET", false) if query_bool(query.get("watch")) => "watch",
             ("GET", false) => "list",
             ("POST", _) => "create",
             ("PUT", _) => "update",

@@ -1,6 +1,7 @@
-//! The kinds the embedded API serves: the four ichor kinds and the Leases of the start claim,
-//! and, read only, the core kinds that reach ichor-ui (Services, Endpoints, Pods) with the
-//! EndpointSlices of `discovery.k8s.io`.
+//! The kinds the embedded API serves: the four ichor kinds, the Leases of the start claim and
+//! the core Events the controller records; read only, the core kinds that reach ichor-ui
+//! (Services, Endpoints, Pods) with the EndpointSlices of `discovery.k8s.io`, and the same
+//! Events as `events.k8s.io/v1` shows them.
 
 use ichor_resources::{GROUP, VERSION};
 
@@ -75,6 +76,31 @@ pub(crate) const LEASES: ResourceType = ResourceType {
     read_only: false,
 };
 
+/// Core (`v1`) Events: what the controller records about operations and machines.
+pub(crate) const EVENTS: ResourceType = ResourceType {
+    group: "",
+    version: "v1",
+    plural: "events",
+    singular: "event",
+    kind: "Event",
+    has_status: false,
+    short_names: &["ev"],
+    read_only: false,
+};
+
+/// `events.k8s.io/v1` Events: the core Events, stored once and shown converted (`regarding`,
+/// `note`, `series`); read only here.
+pub(crate) const EVENTS_V1: ResourceType = ResourceType {
+    group: "events.k8s.io",
+    version: "v1",
+    plural: "events",
+    singular: "event",
+    kind: "Event",
+    has_status: false,
+    short_names: &["ev"],
+    read_only: true,
+};
+
 /// A read-only core (`v1`) or `discovery.k8s.io/v1` kind.
 const fn read_only(
     group: &'static str,
@@ -116,7 +142,7 @@ pub(crate) fn resource(group: &str, version: &str, plural: &str) -> Option<Resou
     RESOURCES
         .iter()
         .copied()
-        .chain([LEASES, ENDPOINT_SLICES])
+        .chain([LEASES, ENDPOINT_SLICES, EVENTS, EVENTS_V1])
         .chain(CORE)
         .find(|r| r.group == group && r.version == version && r.plural == plural)
 }

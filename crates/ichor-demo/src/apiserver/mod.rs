@@ -6,14 +6,18 @@
 //! (bearer tokens, impersonation, the reviews) and authorised by the RBAC rules of [`auth`];
 //! `store` carries the verb out on the objects after `validation` (the CRD schemas) and
 //! `admission` (the ValidatingAdmissionPolicy); `responses` shapes the answers; `discovery`
-//! and `table` serve what kubectl reads; `faults` and `write_log` are for tests, [`requests`]
-//! for the benchmarks; [`server`] serves it all over HTTP.
+//! and `table` serve what kubectl reads; `watch` streams changes from each resource's history
+//! (every stored change goes through `ApiState::put_object` and `take_object`); `events`
+//! converts Events for `events.k8s.io`; `faults` and `write_log` are for tests, [`requests`]
+//! (what each client costs) for tests and benchmarks; [`server`] serves it all over HTTP.
 
 mod admission;
 pub mod auth;
 mod authn;
 mod discovery;
+mod events;
 mod faults;
+mod fields;
 mod kinds;
 mod pods;
 mod portforward;
@@ -25,16 +29,18 @@ pub mod server;
 mod store;
 mod table;
 mod validation;
+mod watch;
 mod write_log;
 
 #[cfg(feature = "faults")]
 pub use faults::{Fault, FaultRule};
+pub use watch::HistorySize;
 #[cfg(feature = "faults")]
 pub use write_log::WriteRecord;
 
 use self::auth::AuthConfig;
 use self::faults::Faults;
-use self::responses::{Reply, json_response, raw_response};
+use self::responses::{Body, Reply, full, with_status};
 use self::store::Key;
 use self::write_log::WriteLog;
 use bytes::Bytes;
@@ -58,9 +64,11 @@ struct ApiState {
     write_log: WriteLog,
     /// Requests served (every verb, refused ones included).
     requests: u64,
-    /// Requests by user, verb and resource (benchmarks: what a client costs the API server).
+    /// Authenticated requests by user (after impersonation), verb and resource: what each
+    /// client costs.
     requests_by: requests::Requests,
     forwards: portforward::Forwards,
+    watches: watch::Hub,
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -96,6 +104,7 @@ impl EmbeddedApi {
     }
 
     /// How many requests it has served (for measures of what a client costs the API server).
+    /// A watch counts once, when it starts; [`EmbeddedApi::watch_count`] counts the open ones.
     pub fn request_count(&self) -> u64 {
         self.lock().requests
     }
@@ -115,20 +124,24 @@ impl EmbeddedApi {
     pub(crate) async fn serve(
         &self,
         req: http::Request<Bytes>,
-    ) -> Result<http::Response<Full<Bytes>>, BoxError> {
+    ) -> Result<http::Response<Body>, BoxError> {
         self.lock().requests += 1;
         if let Some(faulted) = self.inject_fault(&req).await {
-            return faulted;
+            return faulted.map(|resp| resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()));
         }
         Ok(self.respond(&req))
     }
 
-    /// The HTTP response to a request: its answer or its failure.
-    fn respond(&self, req: &http::Request<Bytes>) -> http::Response<Full<Bytes>> {
-        match self.answer(req) {
-            Ok((code, Reply::Json(body))) | Err((code, body)) => json_response(code, &body),
-            Ok((code, Reply::Raw(bytes))) => raw_response(code, bytes),
-        }
+    /// The HTTP response to a request: its answer (a watch's a stream) or its failure.
+    fn respond(&self, req: &http::Request<Bytes>) -> http::Response<Body> {
+        let (code, bytes) = match self.answer(req) {
+            Ok((code, Reply::Json(body))) | Err((code, body)) => {
+                (code, serde_json::to_vec(&body).unwrap_or_default())
+            }
+            Ok((code, Reply::Raw(bytes))) => (code, bytes),
+            Ok((code, Reply::Watch(w))) => return with_status(code, watch::body(*w)),
+        };
+        with_status(code, full(Bytes::from(bytes)))
     }
 }
 
@@ -168,8 +181,7 @@ impl tower::Service<http::Request<kube::client::Body>> for BearerService {
             if req.headers().contains_key(http::header::UPGRADE) {
                 return upgrade_in_memory(api, req).await;
             }
-            let resp = api.serve(req).await?;
-            Ok(resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()))
+            api.serve(req).await
         })
     }
 }

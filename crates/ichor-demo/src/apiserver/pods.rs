@@ -45,8 +45,7 @@ impl EmbeddedApi {
     /// whether it existed.
     pub fn remove_pod(&self, namespace: &str, pod: &str) -> bool {
         let mut st = self.lock();
-        let existed = st.objects.remove(&pod_key(namespace, pod)).is_some();
-        st.resource_version += 1;
+        let existed = st.take_object(&pod_key(namespace, pod)).is_some();
         st.forwards.pod_gone(namespace, pod);
         st.sync_endpoints(namespace);
         existed
@@ -59,7 +58,7 @@ impl EmbeddedApi {
     /// was no such pod.
     pub fn restart_pod(&self, namespace: &str, pod: &str) -> Option<String> {
         let mut st = self.lock();
-        let old = st.objects.remove(&pod_key(namespace, pod))?;
+        let old = st.take_object(&pod_key(namespace, pod))?;
         let base = pod.rsplit_once('-').map_or(pod, |(b, _)| b);
         let name = loop {
             let candidate = format!("{base}-{}", random_suffix());
@@ -118,8 +117,7 @@ impl EmbeddedApi {
         Ok(())
     }
 
-    /// A stored object as JSON (unit tests).
-    #[cfg(test)]
+    /// A stored object as JSON (demo data and unit tests).
     pub(crate) fn stored(&self, plural: &str, namespace: &str, name: &str) -> Option<Value> {
         self.lock()
             .objects
@@ -221,7 +219,7 @@ impl ApiState {
                 .unwrap_or_else(|| json!(now_rfc3339()));
             meta.entry("creationTimestamp").or_insert(created);
         }
-        self.objects.insert(key.clone(), obj);
+        self.put_object(key.clone(), obj, rv);
     }
 
     /// A new pod's status: running and ready since now, with an IP of its own.

@@ -1,11 +1,14 @@
-//! What each client costs the API server: the requests served, by user, verb and resource,
-//! for the benchmarks. In-process through [`EmbeddedApi::requests_by`]; from a `demo-cluster`
-//! process at `GET /debug/ichor-demo/requests` (JSON, to any demo user; the read itself is not
-//! counted). A request is counted once it is authenticated, refused or not; a port-forward
-//! is not (it is an upgrade, not a request to a resource).
+//! What each client costs the API server: the authenticated requests served, by the user they
+//! acted as (after impersonation), verb and resource, for tests and benchmarks. In-process
+//! through [`EmbeddedApi::request_count_of`] (one user's total) and
+//! [`EmbeddedApi::requests_by`] (every row); from a `demo-cluster` process at
+//! `GET /debug/ichor-demo/requests` (JSON, to any demo user; the read itself is not counted).
+//! A request is counted once it is authenticated, refused or not; discovery documents and
+//! port-forwards are not (a port-forward is an upgrade, not a request to a resource). A watch
+//! counts once, when it starts.
 
 use super::EmbeddedApi;
-use super::routing::{Query, parse_path};
+use super::routing::{Query, Verb, parse_path};
 use http::Method;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -42,6 +45,15 @@ impl Requests {
             .or_default() += 1;
     }
 
+    /// `user`'s requests, every verb and resource.
+    fn of(&self, user: &str) -> u64 {
+        self.counts
+            .iter()
+            .filter(|((u, _, _), _)| u == user)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
     fn rows(&self) -> Vec<RequestCount> {
         self.counts
             .iter()
@@ -60,20 +72,12 @@ impl Requests {
     }
 }
 
-/// The verb and resource of a request, as RBAC would name them.
+/// The verb and resource of a request, as RBAC names them (the routing's own reading; a
+/// method no resource answers is `other`).
 fn classify(method: &Method, path: &str, query: Option<&str>) -> (&'static str, String) {
     let target = parse_path(path).ok();
     let named = target.as_ref().is_some_and(|t| t.name.is_some());
-    let verb = match (method, named) {
-        (&Method::GET, true) => "get",
-        (&Method::GET, false) if Query::parse(query).get("watch") == Some("true") => "watch",
-        (&Method::GET, false) => "list",
-        (&Method::POST, _) => "create",
-        (&Method::PUT, _) => "update",
-        (&Method::PATCH, _) => "patch",
-        (&Method::DELETE, _) => "delete",
-        _ => "other",
-    };
+    let verb = Verb::of(method, named, &Query::parse(query)).map_or("other", Verb::as_str);
     let resource = match target {
         Some(t) => t.resource(),
         None => path.rsplit('/').next().unwrap_or(path).to_string(),
@@ -82,6 +86,12 @@ fn classify(method: &Method, path: &str, query: Option<&str>) -> (&'static str, 
 }
 
 impl EmbeddedApi {
+    /// How many requests `user` made (as whom they acted; see the module's notes): the
+    /// simulated controller's own polling, for one, apart from a dashboard's.
+    pub fn request_count_of(&self, user: &str) -> u64 {
+        self.lock().requests_by.of(user)
+    }
+
     /// The requests served so far, by user, verb and resource (see the module's notes).
     pub fn requests_by(&self) -> Vec<RequestCount> {
         self.lock().requests_by.rows()
@@ -149,5 +159,7 @@ mod tests {
             .find(|c| c.verb == "list")
             .map(|c| (c.user.as_str(), c.count));
         assert_eq!(lists, Some(("viewer", 2)));
+        assert_eq!(r.of("viewer"), 6);
+        assert_eq!(r.of("admin"), 0);
     }
 }

@@ -1,18 +1,29 @@
 //! What the API answers: Kubernetes `Status` failure bodies, the common failures, and JSON
 //! responses.
 
+use super::BoxError;
 use super::routing::Target;
+use super::watch::Watch;
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+
+/// A response body: a whole answer, or a watch's stream of events.
+pub(crate) type Body = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
+
+/// A whole answer as a [`Body`].
+pub(crate) fn full(bytes: Bytes) -> Body {
+    Full::new(bytes).map_err(|e| match e {}).boxed_unsync()
+}
 
 /// A refused request: the HTTP status and its `Status` body.
 pub(crate) type Failure = (u16, Value);
 
-/// A response body: a JSON value, or JSON already encoded.
+/// What a request is answered with: a JSON value, JSON already encoded, or a watch.
 pub(crate) enum Reply {
     Json(Value),
     Raw(Vec<u8>),
+    Watch(Box<Watch>),
 }
 
 /// A list response that borrows its items from the store.
@@ -104,7 +115,12 @@ pub(crate) fn json_response(code: u16, body: &Value) -> http::Response<Full<Byte
 }
 
 pub(crate) fn raw_response(code: u16, bytes: Vec<u8>) -> http::Response<Full<Bytes>> {
-    let mut resp = http::Response::new(Full::new(Bytes::from(bytes)));
+    with_status(code, Full::new(Bytes::from(bytes)))
+}
+
+/// A JSON response with `code` and `body`.
+pub(crate) fn with_status<B>(code: u16, body: B) -> http::Response<B> {
+    let mut resp = http::Response::new(body);
     *resp.status_mut() =
         http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     resp.headers_mut().insert(

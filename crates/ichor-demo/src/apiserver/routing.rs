@@ -3,9 +3,13 @@
 
 use super::auth::{AuthConfig, Identity};
 use super::authn::{self, Review};
+use super::events::to_events_v1;
+use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
+use super::table::Include;
+use super::watch::{Watch, query_bool};
 use super::{ApiState, EmbeddedApi, discovery, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
@@ -116,7 +120,7 @@ fn method_not_allowed() -> Failure {
 
 /// What a request does to its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Verb {
+pub(crate) enum Verb {
     Get,
     List,
     Watch,
@@ -128,10 +132,10 @@ enum Verb {
 
 impl Verb {
     /// The verb of a method on a named object or a collection; 405 for the other pairs.
-    fn of(method: &Method, named: bool, query: &Query) -> Result<Verb, Failure> {
+    pub(crate) fn of(method: &Method, named: bool, query: &Query) -> Result<Verb, Failure> {
         Ok(match (method, named) {
             (&Method::GET, true) => Verb::Get,
-            (&Method::GET, false) if query.get("watch") == Some("true") => Verb::Watch,
+            (&Method::GET, false) if query_bool(query.get("watch")) => Verb::Watch,
             (&Method::GET, false) => Verb::List,
             (&Method::POST, false) => Verb::Create,
             (&Method::PUT, true) => Verb::Update,
@@ -142,7 +146,7 @@ impl Verb {
     }
 
     /// The verb as RBAC names it.
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verb::Get => "get",
             Verb::List => "list",
@@ -176,6 +180,11 @@ impl Call<'_> {
     fn wants_table(&self) -> bool {
         table::wants_table(self.header(http::header::ACCEPT))
     }
+
+    /// What a Table's rows carry of their objects (`?includeObject=`).
+    fn include(&self) -> Result<Include, Failure> {
+        Include::parse(self.query.get("includeObject")).map_err(|e| fail(400, "BadRequest", e))
+    }
 }
 
 impl EmbeddedApi {
@@ -191,12 +200,12 @@ impl EmbeddedApi {
         if path == requests::PATH && req.method() == Method::GET {
             return Ok((200, Reply::Json(st.requests_by.document())));
         }
-        st.requests_by
-            .count(&who.user, req.method(), path, req.uri().query());
         if portforward::parse_path(path).is_some() {
             // A port-forward is an upgrade: the server takes those before they get here.
             return Err(portforward::upgrade_required());
         }
+        st.requests_by
+            .count(&who.user, req.method(), path, req.uri().query());
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
@@ -211,6 +220,15 @@ impl EmbeddedApi {
             return Err(method_not_allowed());
         }
         authorize(&st.auth, &who, verb, &target)?;
+        if verb == Verb::Watch {
+            let table = table::wants_table(
+                req.headers()
+                    .get(http::header::ACCEPT)
+                    .and_then(|v| v.to_str().ok()),
+            );
+            let w = Watch::open(self, &mut st, &target, &query, table)?;
+            return Ok((200, Reply::Watch(Box::new(w))));
+        }
         let call = Call {
             target,
             who,
@@ -267,27 +285,41 @@ fn dispatch(st: &mut ApiState, verb: Verb, call: &Call) -> Result<(u16, Reply), 
 fn get(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
     let obj = st.get(&call.target)?;
     if !call.wants_table() {
+        if call.target.rt.group == "events.k8s.io" {
+            return Ok((200, Reply::Json(to_events_v1(&obj))));
+        }
         return Ok((200, Reply::Json(obj)));
     }
     // kubectl's default output: the kind's columns, printed server-side.
     let rv = st.resource_version.to_string();
     let now = jiff::Timestamp::now();
-    let table = table::table(&call.target.rt, &[&obj], &rv, now);
+    let table = table::table(&call.target.rt, &[&obj], &rv, now, call.include()?);
     Ok((200, Reply::Json(table)))
 }
 
-/// A list (a watch is answered as a list).
+/// A list, with its label and field selectors.
 fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
+    let rt = &call.target.rt;
     let selector = LabelSelector::parse(call.query.get("labelSelector").unwrap_or(""))
         .map_err(|e| fail(400, "BadRequest", e))?;
-    let items = st.list_items(&call.target, &selector);
+    let fields = FieldSelector::parse(rt, call.query.get("fieldSelector").unwrap_or(""))
+        .map_err(|e| fail(400, "BadRequest", e))?;
+    let mut items = st.list_items(&call.target, &selector);
+    if !fields.is_empty() {
+        items.retain(|obj| fields.matches_object(rt.plural, obj));
+    }
     let rv = st.resource_version.to_string();
-    let rt = &call.target.rt;
     if call.wants_table() {
-        let table = table::table(rt, &items, &rv, jiff::Timestamp::now());
+        let table = table::table(rt, &items, &rv, jiff::Timestamp::now(), call.include()?);
         return Ok((200, Reply::Json(table)));
     }
     // Serialised from the stored objects as they are: no copy of a large list.
+    if rt.group == "events.k8s.io" {
+        let items: Vec<Value> = items.into_iter().map(to_events_v1).collect();
+        let list = json!({"apiVersion": rt.api_version(), "kind": "EventList",
+                          "metadata": {"resourceVersion": rv}, "items": items});
+        return Ok((200, Reply::Json(list)));
+    }
     let list = ListOut {
         api_version: rt.api_version(),
         kind: format!("{}List", rt.kind),

@@ -90,7 +90,21 @@ impl LabelSelector {
     /// Whether an object's labels satisfy every requirement.
     pub(crate) fn matches(&self, obj: &Value) -> bool {
         let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
-        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        self.matches_with(|k| labels.and_then(|l| l.get(k)).and_then(Value::as_str))
+    }
+
+    /// Whether labels kept apart from their object (see [`labels_of`]) satisfy it.
+    pub(crate) fn matches_labels(&self, labels: &Labels) -> bool {
+        self.matches_with(|k| {
+            labels
+                .iter()
+                .find(|(name, _)| name == k)
+                .map(|(_, v)| v.as_str())
+        })
+    }
+
+    /// Whether the labels that `get` reads satisfy every requirement.
+    fn matches_with<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.0.iter().all(|r| match r {
             Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
             Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
@@ -100,6 +114,19 @@ impl LabelSelector {
             Requirement::NotExists(k) => get(k).is_none(),
         })
     }
+}
+
+/// An object's labels, kept apart from it (as the watch history keeps them with each change).
+pub(crate) type Labels = Vec<(String, String)>;
+
+/// The labels of `obj`.
+pub(crate) fn labels_of(obj: &Value) -> Labels {
+    obj.pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+        .collect()
 }
 
 #[cfg(test)]

@@ -68,7 +68,8 @@ where
             }
             if super::portforward::parse_path(parts.uri.path().trim_end_matches('/')).is_some() {
                 // An upgrade: the body stays unread, the connection is handed over.
-                return Ok(api.port_forward(hyper::Request::from_parts(parts, body)));
+                let resp = api.port_forward(hyper::Request::from_parts(parts, body));
+                return Ok(resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()));
             }
             let bytes: Bytes = body
                 .collect()

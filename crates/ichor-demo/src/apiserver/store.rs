@@ -114,7 +114,7 @@ impl ApiState {
         if let Some(meta) = meta_mut(&mut obj) {
             meta.insert("resourceVersion".into(), json!(rv.to_string()));
         }
-        self.objects.insert(Self::key(t, name), obj.clone());
+        self.put_object(Self::key(t, name), obj.clone(), rv);
         self.write_log.record(verb, t, name, who);
         obj
     }
@@ -216,8 +216,7 @@ impl ApiState {
             }
         }
         if !dry_run {
-            self.objects.remove(&Self::key(t, &name));
-            self.resource_version += 1;
+            self.take_object(&Self::key(t, &name));
             self.write_log.record("delete", t, &name, who);
         }
         Ok(obj)
@@ -403,7 +402,7 @@ impl EmbeddedApi {
         meta.entry("creationTimestamp")
             .or_insert_with(|| json!(now_rfc3339()));
         meta.entry("generation").or_insert(json!(1));
-        st.objects.insert((plural, ns, name), v);
+        st.put_object((plural, ns, name), v, rv);
         Ok(())
     }
 }
@@ -423,28 +422,27 @@ impl EmbeddedApi {
         let mut st = self.lock();
         let rv = st.next_resource_version();
         let key = (plural.to_string(), namespace.to_string(), name.to_string());
-        let Some(obj) = st.objects.get_mut(&key) else {
+        let Some(mut obj) = st.objects.get(&key).cloned() else {
             return false;
         };
         let spec = obj.get("spec").cloned();
-        f(obj);
+        f(&mut obj);
         let bump = obj.get("spec") != spec.as_ref();
-        if let Some(meta) = meta_mut(obj) {
+        if let Some(meta) = meta_mut(&mut obj) {
             meta.insert("resourceVersion".into(), json!(rv.to_string()));
             if bump {
                 let g = meta.get("generation").and_then(Value::as_i64).unwrap_or(1);
                 meta.insert("generation".into(), json!(g + 1));
             }
         }
+        st.put_object(key, obj, rv);
         true
     }
 
     /// Removes a stored object as another writer would. Not logged.
     pub fn remove(&self, plural: &str, namespace: &str, name: &str) -> bool {
         let mut st = self.lock();
-        st.resource_version += 1;
-        st.objects
-            .remove(&(plural.to_string(), namespace.to_string(), name.to_string()))
+        st.take_object(&(plural.to_string(), namespace.to_string(), name.to_string()))
             .is_some()
     }
 

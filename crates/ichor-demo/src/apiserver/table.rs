@@ -13,22 +13,23 @@ fn text(v: &Value, pointer: &str) -> String {
     }
 }
 
-/// kubectl's short age: 42s, 7m, 3h, 12d.
-fn age(v: &Value, now: jiff::Timestamp) -> String {
-    let Some(created) = v
-        .pointer("/metadata/creationTimestamp")
+/// kubectl's short age of the time at `pointer`: 42s, 7m, 3h, 12d.
+fn age_at(v: &Value, pointer: &str, now: jiff::Timestamp) -> Option<String> {
+    let then = v
+        .pointer(pointer)
         .and_then(Value::as_str)
-        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
-    else {
-        return "<unknown>".into();
-    };
-    let s = now.duration_since(created).as_secs().max(0);
-    match s {
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())?;
+    let s = now.duration_since(then).as_secs().max(0);
+    Some(match s {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m", s / 60),
         3600..86_400 => format!("{}h", s / 3600),
         _ => format!("{}d", s / 86_400),
-    }
+    })
+}
+
+fn age(v: &Value, now: jiff::Timestamp) -> String {
+    age_at(v, "/metadata/creationTimestamp", now).unwrap_or_else(|| "<unknown>".into())
 }
 
 /// How a column's cell is read from an object.
@@ -38,48 +39,165 @@ enum Cell {
     At(&'static str),
     /// Computed, as kubectl's own printers do for the core kinds.
     Computed(fn(&Value) -> String),
+    /// Computed from the object and the time now (ages).
+    Timed(fn(&Value, jiff::Timestamp) -> String),
 }
 
-/// The columns of a kind: (header, cell); Name first and Age last are added.
-fn columns(rt: &ResourceType) -> &'static [(&'static str, Cell)] {
-    use Cell::{At, Computed};
-    match rt.kind {
-        "TalosOperation" => &[
-            ("Cluster", At("/spec/cluster")),
-            ("Kind", At("/spec/kind")),
-            ("Phase", At("/status/phase")),
-            ("Paused", At("/spec/paused")),
-        ],
-        "TalosCluster" => &[
-            ("Talos", At("/spec/talosVersion")),
-            ("Kubernetes", At("/spec/kubernetesVersion")),
-            ("Kube-Proxy", At("/spec/cni/kubeProxy")),
-        ],
-        "Machine" => &[
-            ("Cluster", At("/spec/cluster")),
-            ("Role", At("/spec/role")),
-            ("Approved", At("/spec/approved")),
-        ],
-        "IchorInstallation" => &[("Version", At("/spec/version"))],
-        "Service" => &[
-            ("Type", At("/spec/type")),
-            ("Cluster-IP", At("/spec/clusterIP")),
-            ("External-IP", Computed(|_| "<none>".into())),
-            ("Port(s)", Computed(service_ports)),
-        ],
-        "Endpoints" => &[("Endpoints", Computed(endpoints_addresses))],
-        "EndpointSlice" => &[
-            ("AddressType", At("/addressType")),
-            ("Ports", Computed(slice_ports)),
-            ("Endpoints", Computed(slice_addresses)),
-        ],
-        "Pod" => &[
-            ("Ready", Computed(pod_ready)),
-            ("Status", At("/status/phase")),
-            ("Restarts", Computed(pod_restarts)),
-        ],
-        _ => &[],
+/// One column: its header, its cell, and its priority (0 always shown, 1 with `-o wide`).
+#[derive(Clone, Copy)]
+struct Column {
+    header: &'static str,
+    cell: Cell,
+    priority: u8,
+}
+
+const fn col(header: &'static str, cell: Cell) -> Column {
+    Column {
+        header,
+        cell,
+        priority: 0,
     }
+}
+
+const fn wide(header: &'static str, cell: Cell) -> Column {
+    Column {
+        header,
+        cell,
+        priority: 1,
+    }
+}
+
+const NAME: Column = col("Name", Cell::At("/metadata/name"));
+const AGE: Column = col("Age", Cell::Timed(age));
+
+const OPERATION_COLUMNS: &[Column] = &[
+    NAME,
+    col("Cluster", Cell::At("/spec/cluster")),
+    col("Kind", Cell::At("/spec/kind")),
+    col("Phase", Cell::At("/status/phase")),
+    col("Paused", Cell::At("/spec/paused")),
+    AGE,
+];
+
+const CLUSTER_COLUMNS: &[Column] = &[
+    NAME,
+    col("Talos", Cell::At("/spec/talosVersion")),
+    col("Kubernetes", Cell::At("/spec/kubernetesVersion")),
+    col("Kube-Proxy", Cell::At("/spec/cni/kubeProxy")),
+    AGE,
+];
+
+const MACHINE_COLUMNS: &[Column] = &[
+    NAME,
+    col("Cluster", Cell::At("/spec/cluster")),
+    col("Role", Cell::At("/spec/role")),
+    col("Approved", Cell::At("/spec/approved")),
+    AGE,
+];
+
+const INSTALLATION_COLUMNS: &[Column] = &[NAME, col("Version", Cell::At("/spec/version")), AGE];
+
+const SERVICE_COLUMNS: &[Column] = &[
+    NAME,
+    col("Type", Cell::At("/spec/type")),
+    col("Cluster-IP", Cell::At("/spec/clusterIP")),
+    col("External-IP", Cell::Computed(no_external_ip)),
+    col("Port(s)", Cell::Computed(service_ports)),
+    AGE,
+];
+
+const ENDPOINTS_COLUMNS: &[Column] = &[
+    NAME,
+    col("Endpoints", Cell::Computed(endpoints_addresses)),
+    AGE,
+];
+
+const SLICE_COLUMNS: &[Column] = &[
+    NAME,
+    col("AddressType", Cell::At("/addressType")),
+    col("Ports", Cell::Computed(slice_ports)),
+    col("Endpoints", Cell::Computed(slice_addresses)),
+    AGE,
+];
+
+const POD_COLUMNS: &[Column] = &[
+    NAME,
+    col("Ready", Cell::Computed(pod_ready)),
+    col("Status", Cell::At("/status/phase")),
+    col("Restarts", Cell::Computed(pod_restarts)),
+    AGE,
+];
+
+/// The columns of a kind, as kube-apiserver prints them (Events) or as the CRDs'
+/// additionalPrinterColumns would (Name first, Age last).
+fn columns(rt: &ResourceType) -> &'static [Column] {
+    match rt.kind {
+        "TalosOperation" => OPERATION_COLUMNS,
+        "TalosCluster" => CLUSTER_COLUMNS,
+        "Machine" => MACHINE_COLUMNS,
+        "IchorInstallation" => INSTALLATION_COLUMNS,
+        "Service" => SERVICE_COLUMNS,
+        "Endpoints" => ENDPOINTS_COLUMNS,
+        "EndpointSlice" => SLICE_COLUMNS,
+        "Pod" => POD_COLUMNS,
+        "Event" => EVENT_COLUMNS,
+        _ => &[NAME, AGE],
+    }
+}
+
+fn no_external_ip(_: &Value) -> String {
+    "<none>".into()
+}
+
+/// kube-apiserver's columns for Events.
+const EVENT_COLUMNS: &[Column] = &[
+    col("Last Seen", Cell::Timed(event_last_seen)),
+    col("Type", Cell::At("/type")),
+    col("Reason", Cell::At("/reason")),
+    col("Object", Cell::Computed(event_object)),
+    wide("Subobject", Cell::At("/involvedObject/fieldPath")),
+    wide("Source", Cell::At("/source/component")),
+    col("Message", Cell::At("/message")),
+    wide("First Seen", Cell::Timed(event_first_seen)),
+    wide("Count", Cell::At("/count")),
+    wide("Name", Cell::At("/metadata/name")),
+];
+
+/// When an Event was last seen: its lastTimestamp (or eventTime, or creation), with the
+/// count and first time when it repeated: `12s (x3 over 2m)`.
+fn event_last_seen(v: &Value, now: jiff::Timestamp) -> String {
+    let last = [
+        "/lastTimestamp",
+        "/eventTime",
+        "/metadata/creationTimestamp",
+    ]
+    .iter()
+    .find_map(|p| age_at(v, p, now))
+    .unwrap_or_else(|| "<unknown>".into());
+    match v.get("count").and_then(Value::as_i64) {
+        Some(n) if n > 1 => format!("{last} (x{n} over {})", event_first_seen(v, now)),
+        _ => last,
+    }
+}
+
+fn event_first_seen(v: &Value, now: jiff::Timestamp) -> String {
+    [
+        "/firstTimestamp",
+        "/eventTime",
+        "/metadata/creationTimestamp",
+    ]
+    .iter()
+    .find_map(|p| age_at(v, p, now))
+    .unwrap_or_else(|| "<unknown>".into())
+}
+
+/// `talosoperation/staging-talos-x7k2p`: the involved object's kind (lowercase) and name.
+fn event_object(v: &Value) -> String {
+    format!(
+        "{}/{}",
+        text(v, "/involvedObject/kind").to_lowercase(),
+        text(v, "/involvedObject/name")
+    )
 }
 
 fn items<'a>(v: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> {
@@ -146,45 +264,107 @@ fn or_none(s: String) -> String {
     if s.is_empty() { "<none>".into() } else { s }
 }
 
+/// What a row carries of its object (`?includeObject=`): nothing, its metadata (the
+/// default), or all of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Include {
+    None,
+    #[default]
+    Metadata,
+    Object,
+}
+
+impl Include {
+    /// The `includeObject` parameter; `Err` for a value the apiserver does not know.
+    pub(crate) fn parse(v: Option<&str>) -> Result<Include, String> {
+        match v {
+            None | Some("") | Some("Metadata") => Ok(Include::Metadata),
+            Some("None") => Ok(Include::None),
+            Some("Object") => Ok(Include::Object),
+            Some(other) => Err(format!(
+                "includeObject: Unsupported value: {other:?}: supported values: \"Metadata\", \"None\", \"Object\""
+            )),
+        }
+    }
+}
+
+/// The column definitions of a kind's Table.
+fn column_definitions(rt: &ResourceType) -> Vec<Value> {
+    columns(rt)
+        .iter()
+        .map(|c| {
+            let format = if c.header == "Name" && c.priority == 0 {
+                "name"
+            } else {
+                ""
+            };
+            json!({"name": c.header, "type": "string", "format": format,
+                   "description": c.header, "priority": c.priority})
+        })
+        .collect()
+}
+
+/// One row: the cells, and the object as `include` asks.
+fn row(rt: &ResourceType, item: &Value, now: jiff::Timestamp, include: Include) -> Value {
+    let cells: Vec<Value> = columns(rt)
+        .iter()
+        .map(|c| match c.cell {
+            Cell::At(p) => json!(text(item, p)),
+            Cell::Computed(f) => json!(f(item)),
+            Cell::Timed(f) => json!(f(item, now)),
+        })
+        .collect();
+    let object = match include {
+        Include::None => Value::Null,
+        Include::Metadata => json!({
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": item.get("metadata").cloned().unwrap_or(Value::Null),
+        }),
+        Include::Object => item.clone(),
+    };
+    json!({"cells": cells, "object": object})
+}
+
 /// The Table for `items`.
 pub(crate) fn table(
     rt: &ResourceType,
     items: &[&Value],
     resource_version: &str,
     now: jiff::Timestamp,
+    include: Include,
 ) -> Value {
-    let cols = columns(rt);
-    let mut defs = vec![
-        json!({"name": "Name", "type": "string", "format": "name", "description": "name", "priority": 0}),
-    ];
-    defs.extend(cols.iter().map(|(h, _)| json!({"name": h, "type": "string", "format": "", "description": h, "priority": 0})));
-    defs.push(
-        json!({"name": "Age", "type": "string", "format": "", "description": "age", "priority": 0}),
-    );
-    let rows: Vec<Value> = items
-        .iter()
-        .map(|item| {
-            let mut cells = vec![json!(text(item, "/metadata/name"))];
-            cells.extend(cols.iter().map(|(_, cell)| match cell {
-                Cell::At(p) => json!(text(item, p)),
-                Cell::Computed(f) => json!(f(item)),
-            }));
-            cells.push(json!(age(item, now)));
-            json!({
-                "cells": cells,
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": item.get("metadata").cloned().unwrap_or(Value::Null),
-                }
-            })
-        })
-        .collect();
+    let rows: Vec<Value> = items.iter().map(|i| row(rt, i, now, include)).collect();
     json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": {"resourceVersion": resource_version},
-        "columnDefinitions": defs,
+        "columnDefinitions": column_definitions(rt),
+        "rows": rows,
+    })
+}
+
+/// The Table of one watch event: one row (none for a bookmark), the column definitions only
+/// when `with_columns` (the first event), as kube-apiserver sends them to kubectl's `get -w`.
+pub(crate) fn watch_table(
+    rt: &ResourceType,
+    item: Option<&Value>,
+    resource_version: &str,
+    now: jiff::Timestamp,
+    include: Include,
+    with_columns: bool,
+) -> Value {
+    let columns = if with_columns {
+        json!(column_definitions(rt))
+    } else {
+        Value::Null
+    };
+    let rows: Vec<Value> = item.map(|i| row(rt, i, now, include)).into_iter().collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": resource_version},
+        "columnDefinitions": columns,
         "rows": rows,
     })
 }

@@ -22,8 +22,11 @@ fn invalid(t: &Target, name: &str, field: &str, detail: String) -> Failure {
         422,
         "Invalid",
         format!(
-            "{}.{} {name:?} is invalid: {field}: {detail}",
-            t.rt.kind, t.rt.group
+            "{} {name:?} is invalid: {field}: {detail}",
+            match t.rt.group {
+                "" => t.rt.kind.to_string(),
+                group => format!("{}.{group}", t.rt.kind),
+            }
         ),
     )
 }
@@ -112,6 +115,28 @@ pub(crate) fn validate(t: &Target, name: &str, obj: &Value) -> Result<(), Failur
             fields.one_of("/spec/role", "spec.role", MACHINE_ROLES)
         }
         "IchorInstallation" => fields.required("/spec/version", "spec.version"),
+        "Event" => validate_event(&fields),
+        _ => Ok(()),
+    }
+}
+
+/// An Event names the object it is about, in its own namespace.
+fn validate_event(f: &Fields) -> Result<(), Failure> {
+    if !f.obj.get("involvedObject").is_some_and(Value::is_object) {
+        return Err(f.invalid("involvedObject", "Required value".into()));
+    }
+    f.required("/involvedObject/kind", "involvedObject.kind")?;
+    f.required("/involvedObject/name", "involvedObject.name")?;
+    let ns = f.obj.pointer("/metadata/namespace").and_then(Value::as_str);
+    match f
+        .obj
+        .pointer("/involvedObject/namespace")
+        .and_then(Value::as_str)
+    {
+        Some(io) if Some(io) != ns => Err(f.invalid(
+            "involvedObject.namespace",
+            format!("Invalid value: {io:?}: does not match event.namespace"),
+        )),
         _ => Ok(()),
     }
 }

@@ -1,6 +1,7 @@
 //! The demo cluster set: three clusters in `default` with running, paused-by-failure and
 //! finished operations, so every screen has something real to show.
 
+mod events;
 mod extras;
 pub mod ichor_ui;
 
@@ -149,14 +150,16 @@ fn names_of(ms: &[Machine]) -> Vec<String> {
     ms.iter().filter_map(|m| m.metadata.name.clone()).collect()
 }
 
-/// Stores the demo data in `api`, with times relative to `now`: the clusters and operations in
-/// [`NAMESPACE`], and ichor-ui in [`ichor_ui::NAMESPACE`] (no forward target).
+/// Stores the demo data in `api`, with times relative to `now`: the clusters, operations and
+/// the Events of the operations in flight in [`NAMESPACE`], and ichor-ui in
+/// [`ichor_ui::NAMESPACE`] (no forward target).
 pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     seed_installation(api)?;
     let prod_machines = seed_prod_eu(api)?;
     let staging_machines = seed_staging(api, now)?;
     seed_edge_tokyo(api, now)?;
     seed_history(api, now, &prod_machines, &staging_machines)?;
+    events::seed_events(api, now)?;
     ichor_ui::seed(api)
 }
 

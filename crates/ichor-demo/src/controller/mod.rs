@@ -1,13 +1,26 @@
 //! The simulated ichor controller: carries operations out inside the embedded cluster the way
 //! the real controller does (cluster lock, machine order, steps, pause, failure, CA passes), so
-//! the demo and the tests have something real to follow.
+//! the demo and the tests have something real to follow; and records what it does as core
+//! Events, as a real controller does (`notes` says which, `recorder` records them).
 
+mod notes;
+mod progress;
+mod recorder;
+
+pub use self::notes::reasons;
+pub(crate) use self::notes::{Context as NoteContext, Note, Regarding};
+pub use self::recorder::COMPONENT;
+pub(crate) use self::recorder::{event, event_name};
+
+use self::notes::notes;
+use self::progress::{Progress, start};
+use self::recorder::Recorder;
 use anyhow::Context as _;
+use ichor_resources::format_time;
 use ichor_resources::{
-    CA_PASS_STAGES, CA_PASSES, CaRotationStatus, Condition, Machine, MachineProgress, MachineSteps,
-    OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names, plan_steps,
+    Condition, Machine, OperationKind, TalosCluster, TalosOperation, TalosOperationStatus, names,
+    plan_steps,
 };
-use ichor_resources::{format_time, parse_time};
 use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, ListParams, PostParams};
 use std::collections::BTreeMap;
@@ -16,10 +29,11 @@ use std::time::Duration;
 /// How long one machine step takes at speed 1.
 const STEP_AT_SPEED_1: Duration = Duration::from_secs(4);
 
-/// The controller, acting through its own kube client.
+/// The controller, acting through its own kube client (its Events too).
 pub struct Controller {
     client: kube::Client,
     step: SignedDuration,
+    recorder: Recorder,
 }
 
 fn is_finished(op: &TalosOperation) -> bool {
@@ -53,6 +67,7 @@ impl Controller {
         };
         let step = Duration::from_secs_f64(STEP_AT_SPEED_1.as_secs_f64() / speed);
         Controller {
+            recorder: Recorder::new(client.clone()),
             client,
             step: SignedDuration::try_from(step).unwrap_or(SignedDuration::from_secs(4)),
         }
@@ -132,18 +147,24 @@ impl Controller {
         st.phase = "Failed".into();
         st.failure_reason = Some(reason.into());
         st.finished_at = Some(format_time(now));
-        self.write_status(&op).await
+        if self.write_status(&op).await? {
+            self.recorder
+                .record(&[Note::failed(reason)], &op, &[], now)
+                .await;
+        }
+        Ok(())
     }
 
-    async fn write_status(&self, op: &TalosOperation) -> anyhow::Result<()> {
+    /// Writes an operation's status; whether it was written.
+    async fn write_status(&self, op: &TalosOperation) -> anyhow::Result<bool> {
         let api: Api<TalosOperation> = Api::namespaced(self.client.clone(), &ns_of(op));
         match api
             .replace_status(&name_of(op), &PostParams::default(), op)
             .await
         {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(true),
             // Someone wrote first (a pause, a delete): the next pass reads afresh.
-            Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(false),
             Err(e) => Err(e).context("writing operation status"),
         }
     }
@@ -189,7 +210,7 @@ impl Controller {
             } else if !paused_on_failure(op)
                 && let Some(h) = &holder
             {
-                self.wait_for_lock(op, h, now).await?;
+                self.wait_for_lock(op, &name_of(cluster), h, now).await?;
             }
         }
         Ok(())
@@ -198,6 +219,7 @@ impl Controller {
     async fn wait_for_lock(
         &self,
         op: &TalosOperation,
+        cluster: &str,
         holder: &str,
         now: Timestamp,
     ) -> anyhow::Result<()> {
@@ -209,11 +231,11 @@ impl Controller {
         let message = format!("cluster lock held by {holder}");
         st.conditions
             .retain(|c| c.type_ != names::CLUSTER_LOCK_HELD || c.message == message);
-        if !st
+        let newly = !st
             .conditions
             .iter()
-            .any(|c| c.type_ == names::CLUSTER_LOCK_HELD)
-        {
+            .any(|c| c.type_ == names::CLUSTER_LOCK_HELD);
+        if newly {
             st.conditions.push(Condition {
                 type_: names::CLUSTER_LOCK_HELD.into(),
                 status: "True".into(),
@@ -222,8 +244,9 @@ impl Controller {
                 last_transition_time: Some(format_time(now)),
             });
         }
-        if next.status != op.status {
-            self.write_status(&next).await?;
+        if next.status != op.status && self.write_status(&next).await? && newly {
+            let note = Note::waiting_for_lock(cluster, holder);
+            self.recorder.record(&[note], op, &[], now).await;
         }
         Ok(())
     }
@@ -285,6 +308,7 @@ impl Controller {
             .retain(|c| c.type_ != names::CLUSTER_LOCK_HELD);
         let plan = plan_steps(kind, machines, op.spec.max_unavailable);
         let paused = op.spec.paused;
+        let target = Self::target_text(kind, cluster);
         match st.phase.as_str() {
             "" | "Pending" if st.started_at.is_none() => start(st, kind, &plan, paused, now),
             "" | "Pending" => st.phase = if paused { "Paused" } else { "Running" }.into(),
@@ -292,7 +316,7 @@ impl Controller {
             "Running" => {
                 let progress = Progress {
                     kind,
-                    target: Self::target_text(kind, cluster),
+                    target: target.clone(),
                     pass: st.ca_rotation.as_ref().map_or(0, |c| c.pass),
                     machines,
                     now,
@@ -303,8 +327,21 @@ impl Controller {
             _ => {}
         }
         let finished = next.status.as_ref().is_some_and(|s| s.phase == "Completed");
-        if next.status != op.status {
-            self.write_status(&next).await?;
+        if next.status != op.status && self.write_status(&next).await? {
+            let ctx = NoteContext {
+                operation: &name_of(op),
+                kind,
+                cluster: &name_of(cluster),
+                target: &target,
+                plan: &plan,
+            };
+            let empty = TalosOperationStatus::default();
+            let (old, new) = (
+                op.status.as_ref().unwrap_or(&empty),
+                next.status.as_ref().unwrap_or(&empty),
+            );
+            let notes = notes(&ctx, old, new);
+            self.recorder.record(&notes, op, machines, now).await;
         }
         if finished {
             self.set_lock(cluster, None).await?;
@@ -313,180 +350,5 @@ impl Controller {
             }
         }
         Ok(())
-    }
-}
-
-/// An operation's first status: every machine of the plan Pending in its order, the held
-/// ones Skipped; Running (or Paused); the first CA pass of a CA rotation.
-fn start(
-    st: &mut TalosOperationStatus,
-    kind: OperationKind,
-    plan: &MachineSteps,
-    paused: bool,
-    now: Timestamp,
-) {
-    st.machines = plan
-        .order()
-        .map(|n| MachineProgress {
-            name: n.to_string(),
-            phase: "Pending".into(),
-            ..Default::default()
-        })
-        .chain(plan.held.iter().map(|(n, reason)| MachineProgress {
-            name: n.clone(),
-            phase: "Skipped".into(),
-            message: format!("held: {reason}"),
-            ..Default::default()
-        }))
-        .collect();
-    st.phase = if paused { "Paused" } else { "Running" }.into();
-    st.started_at = Some(format_time(now));
-    if kind == OperationKind::CaRotation {
-        st.ca_rotation = Some(CaRotationStatus {
-            stage: CA_PASS_STAGES[0].0.into(),
-            pass: 1,
-            passes: CA_PASSES,
-        });
-    }
-}
-
-/// What moving a running operation along needs to know.
-struct Progress<'a> {
-    kind: OperationKind,
-    /// The version or mode the operation goes to (see [`Controller::target_text`]).
-    target: String,
-    /// The CA rotation's pass (0 for other kinds).
-    pass: i32,
-    /// The cluster's machines.
-    machines: &'a [Machine],
-    now: Timestamp,
-    /// How long one machine step takes.
-    step: SignedDuration,
-}
-
-impl Progress<'_> {
-    /// One move of a Running operation: finish the step under way, or pause, or start the next
-    /// step, or (every machine of the pass done) start the next CA pass, or complete.
-    fn advance_running(&self, paused: bool, plan: &MachineSteps, st: &mut TalosOperationStatus) {
-        if st.machines.iter().any(|m| m.phase == "Running") {
-            self.finish_due_machines(st);
-            return;
-        }
-        if paused {
-            st.phase = "Paused".into();
-            return;
-        }
-        if self.start_next_step(plan, st) {
-            return;
-        }
-        // Every machine of this pass is done.
-        if self.kind == OperationKind::Ichor && self.elapsed(st.started_at.as_deref()) < self.step {
-            return;
-        }
-        if self.next_ca_pass(st) {
-            return;
-        }
-        st.phase = "Completed".into();
-        st.finished_at = Some(format_time(self.now));
-    }
-
-    /// The time since `since` (zero when unknown).
-    fn elapsed(&self, since: Option<&str>) -> SignedDuration {
-        since
-            .and_then(parse_time)
-            .map(|t| self.now.duration_since(t))
-            .unwrap_or(SignedDuration::ZERO)
-    }
-
-    /// Whether the demo data marks the machine `name` to fail this kind of operation.
-    fn fails(&self, name: &str) -> bool {
-        self.machines.iter().any(|x| {
-            name_of(x) == name
-                && x.metadata
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| a.get(names::DEMO_FAIL))
-                    .is_some_and(|k| k == self.kind.as_str())
-        })
-    }
-
-    /// The step under way: its machines whose time has come are done, or failed (which pauses
-    /// the operation with the failure).
-    fn finish_due_machines(&self, st: &mut TalosOperationStatus) {
-        for m in st.machines.iter_mut().filter(|m| m.phase == "Running") {
-            if self.elapsed(m.started_at.as_deref()) < self.step {
-                continue;
-            }
-            m.finished_at = Some(format_time(self.now));
-            if self.fails(&m.name) {
-                m.phase = "Failed".into();
-                m.message = "installer exited with code 1: image verification failed".into();
-                st.failure_reason = Some(format!("machine {} failed: {}", m.name, m.message));
-                st.phase = "Paused".into();
-            } else {
-                m.phase = "Completed".into();
-                m.message = Controller::done_message(self.kind, &self.target, self.pass);
-            }
-        }
-    }
-
-    /// Starts the first step of the plan that still has Pending machines; false when none has.
-    fn start_next_step(&self, plan: &MachineSteps, st: &mut TalosOperationStatus) -> bool {
-        let pending = |name: &str| {
-            st.machines
-                .iter()
-                .any(|m| m.name == name && m.phase == "Pending")
-        };
-        let Some(step) = plan
-            .steps
-            .iter()
-            .map(|s| s.iter().filter(|n| pending(n)).cloned().collect::<Vec<_>>())
-            .find(|s| !s.is_empty())
-        else {
-            return false;
-        };
-        for m in st.machines.iter_mut().filter(|m| step.contains(&m.name)) {
-            m.phase = "Running".into();
-            m.started_at = Some(format_time(self.now));
-            m.finished_at = None;
-            m.message = Controller::running_message(self.kind, &self.target, self.pass);
-        }
-        true
-    }
-
-    /// A CA rotation whose pass is done moves on: after pass 3 it first awaits the new
-    /// credentials for a step, then every machine is Pending again for the next pass. False
-    /// when there is no pass left (or no CA rotation).
-    fn next_ca_pass(&self, st: &mut TalosOperationStatus) -> bool {
-        let Some(ca) = st.ca_rotation.as_mut().filter(|ca| ca.pass < CA_PASSES) else {
-            return false;
-        };
-        let last_finish = st
-            .machines
-            .iter()
-            .filter_map(|m| m.finished_at.as_deref().and_then(parse_time))
-            .max()
-            .unwrap_or(self.now);
-        // Between the issuing and the dropping passes the controller hands the new
-        // credentials over and waits briefly for them to be picked up.
-        if ca.pass == 3 && ca.stage != "AwaitingCredentials" {
-            ca.stage = "AwaitingCredentials".into();
-            return true;
-        }
-        if ca.stage == "AwaitingCredentials" && self.now.duration_since(last_finish) < self.step {
-            return true;
-        }
-        ca.pass += 1;
-        let idx = usize::try_from(ca.pass - 1)
-            .unwrap_or(0)
-            .min(CA_PASS_STAGES.len() - 1);
-        ca.stage = CA_PASS_STAGES[idx].0.into();
-        for m in st.machines.iter_mut() {
-            m.phase = "Pending".into();
-            m.started_at = None;
-            m.finished_at = None;
-            m.message = String::new();
-        }
-        true
     }
 }

@@ -1,0 +1,730 @@
+//! Watches on the embedded API, as kube-apiserver serves them: through the real kube client and
+//! kube-runtime's watcher (kubectl's side is in tests/kubectl.rs).
+
+mod common;
+
+use common::{op, small_cluster};
+use futures::{Stream, StreamExt};
+use ichor_demo::apiserver::auth::users;
+use ichor_demo::apiserver::{EmbeddedApi, FaultRule};
+use ichor_resources::*;
+use k8s_openapi::api::core::v1::Event as CoreEvent;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
+use kube::runtime::watcher;
+use serde_json::json;
+use std::time::Duration;
+
+fn api() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    api
+}
+
+fn ops(api: &EmbeddedApi, token: &str) -> Api<TalosOperation> {
+    Api::namespaced(api.client(token), "default")
+}
+
+/// The next event within 5 s (a test that waits longer is broken).
+async fn next<S, T>(s: &mut S) -> T
+where
+    S: Stream<Item = T> + Unpin,
+{
+    tokio::time::timeout(Duration::from_secs(5), s.next())
+        .await
+        .expect("an event within 5 s")
+        .expect("the stream goes on")
+}
+
+/// Whether the stream yields nothing for 200 ms.
+async fn quiet<S: Stream + Unpin>(s: &mut S) -> bool {
+    tokio::time::timeout(Duration::from_millis(200), s.next())
+        .await
+        .is_err()
+}
+
+/// (type, name, resourceVersion) of a watch event.
+fn summary(e: &WatchEvent<TalosOperation>) -> (String, String, String) {
+    let (t, o) = match e {
+        WatchEvent::Added(o) => ("ADDED", o),
+        WatchEvent::Modified(o) => ("MODIFIED", o),
+        WatchEvent::Deleted(o) => ("DELETED", o),
+        WatchEvent::Bookmark(b) => {
+            return (
+                "BOOKMARK".into(),
+                String::new(),
+                b.metadata.resource_version.clone(),
+            );
+        }
+        WatchEvent::Error(e) => return ("ERROR".into(), e.reason.clone(), e.code.to_string()),
+    };
+    (
+        t.into(),
+        o.metadata.name.clone().unwrap_or_default(),
+        o.metadata.resource_version.clone().unwrap_or_default(),
+    )
+}
+
+fn rv(o: &TalosOperation) -> String {
+    o.metadata.resource_version.clone().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut w = ops.watch(&wp, "0").await.unwrap().boxed();
+    assert_eq!(summary(&next(&mut w).await.unwrap()).0, "ADDED");
+    assert!(quiet(&mut w).await, "one object, one synthetic ADDED");
+    assert_eq!(api.watch_count(), 1);
+
+    let b = ops
+        .create(&PostParams::default(), &op("b", "c1", "kubernetes", 1))
+        .await
+        .unwrap();
+    let patched = ops
+        .patch(
+            "b",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"paused": true}})),
+        )
+        .await
+        .unwrap();
+    ops.delete("a", &DeleteParams::default()).await.unwrap();
+    let got = [
+        summary(&next(&mut w).await.unwrap()),
+        summary(&next(&mut w).await.unwrap()),
+        summary(&next(&mut w).await.unwrap()),
+    ];
+    assert_eq!(got[0], ("ADDED".into(), "b".into(), rv(&b)));
+    assert_eq!(got[1], ("MODIFIED".into(), "b".into(), rv(&patched)));
+    assert_eq!((got[2].0.as_str(), got[2].1.as_str()), ("DELETED", "a"));
+    // A delete is a change of its own, with a resourceVersion after the patch's.
+    let deleted_rv: u64 = got[2].2.parse().unwrap();
+    assert!(deleted_rv > rv(&patched).parse().unwrap());
+    // Changes to other kinds are not this watch's.
+    let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    machines
+        .patch(
+            "c1-w-a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"approved": false}})),
+        )
+        .await
+        .unwrap();
+    assert!(quiet(&mut w).await);
+    drop(w);
+    eventually("the watch ends with its client", || api.watch_count() == 0).await;
+}
+
+#[tokio::test]
+async fn a_watch_from_a_resource_version_sends_the_changes_after_it() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let a = ops
+        .create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let b = ops
+        .create(&PostParams::default(), &op("b", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut w = ops.watch(&wp, &rv(&a)).await.unwrap().boxed();
+    assert_eq!(
+        summary(&next(&mut w).await.unwrap()),
+        ("ADDED".into(), "b".into(), rv(&b))
+    );
+    assert!(
+        quiet(&mut w).await,
+        "nothing before or at the version named"
+    );
+}
+
+#[tokio::test]
+async fn a_version_older_than_the_history_is_gone() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let a = ops
+        .create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    ops.create(&PostParams::default(), &op("b", "c1", "talos", 1))
+        .await
+        .unwrap();
+    api.compact();
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut w = ops.watch(&wp, &rv(&a)).await.unwrap().boxed();
+    match next(&mut w).await.unwrap() {
+        WatchEvent::Error(e) => {
+            assert_eq!((e.code, e.reason.as_str()), (410, "Expired"));
+            assert!(e.message.starts_with("too old resource version"), "{e:?}");
+        }
+        other => panic!("expected 410 Gone, got {:?}", summary(&other)),
+    }
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), w.next())
+            .await
+            .expect("the stream ends")
+            .is_none()
+    );
+    // From the newest version the watch is served.
+    let list = ops.list(&Default::default()).await.unwrap();
+    let newest = list.metadata.resource_version.unwrap();
+    let mut w = ops.watch(&wp, &newest).await.unwrap().boxed();
+    assert!(quiet(&mut w).await);
+    ops.delete("a", &DeleteParams::default()).await.unwrap();
+    assert_eq!(summary(&next(&mut w).await.unwrap()).0, "DELETED");
+}
+
+#[tokio::test]
+async fn the_history_keeps_only_the_newest_changes() {
+    let api = api();
+    api.set_history_limit(3);
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let first = ops
+        .create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    for paused in [true, false, true] {
+        ops.patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"paused": paused}})),
+        )
+        .await
+        .unwrap();
+    }
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
+    // The three patches after the create are kept: the create's version is still served.
+    for _ in 0..3 {
+        assert_eq!(summary(&next(&mut w).await.unwrap()).0, "MODIFIED");
+    }
+    ops.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"paused": false}})),
+    )
+    .await
+    .unwrap();
+    let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
+    assert_eq!(summary(&next(&mut w).await.unwrap()).0, "ERROR");
+}
+
+#[tokio::test]
+async fn bookmarks_carry_only_the_resource_version() {
+    let api = api();
+    api.set_bookmark_interval(Duration::from_millis(50));
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let list = ops.list(&Default::default()).await.unwrap();
+    let at = list.metadata.resource_version.unwrap();
+    let mut w = ops
+        .watch(&WatchParams::default(), &at)
+        .await
+        .unwrap()
+        .boxed();
+    assert_eq!(
+        summary(&next(&mut w).await.unwrap()),
+        ("BOOKMARK".into(), String::new(), at.clone())
+    );
+    // A change to another kind moves the bookmarks on: a watcher restarting from one is not
+    // sent that change, and is not too old after a compaction.
+    let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let m = machines
+        .patch(
+            "c1-w-a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"approved": false}})),
+        )
+        .await
+        .unwrap();
+    let later = m.metadata.resource_version.unwrap();
+    loop {
+        let (t, _, v) = summary(&next(&mut w).await.unwrap());
+        assert_eq!(t, "BOOKMARK");
+        if v == later {
+            break;
+        }
+    }
+    // Without allowWatchBookmarks, none.
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut quiet_watch = ops.watch(&wp, &later).await.unwrap().boxed();
+    assert!(quiet(&mut quiet_watch).await);
+}
+
+#[tokio::test]
+async fn timeout_seconds_ends_the_stream() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let wp = WatchParams::default().disable_bookmarks().timeout(1);
+    let started = std::time::Instant::now();
+    let mut w = ops.watch(&wp, "0").await.unwrap().boxed();
+    let end = tokio::time::timeout(Duration::from_secs(5), async {
+        while w.next().await.is_some() {}
+    })
+    .await;
+    assert!(end.is_ok(), "the stream ended");
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    eventually("nothing left open", || api.watch_count() == 0).await;
+}
+
+#[tokio::test]
+async fn selectors_filter_the_events_and_an_object_leaving_them_is_deleted() {
+    let api = api();
+    let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let wp = WatchParams::default()
+        .disable_bookmarks()
+        .labels("ichor.maesh.dev/upgrade-order in (1,2)");
+    let mut w = machines.watch(&wp, "0").await.unwrap().boxed();
+    let mut initial = Vec::new();
+    for _ in 0..3 {
+        match next(&mut w).await.unwrap() {
+            WatchEvent::Added(m) => initial.push(m.metadata.name.unwrap()),
+            _ => panic!("expected ADDED"),
+        }
+    }
+    initial.sort();
+    assert_eq!(initial, ["c1-cp-a", "c1-cp-b", "c1-w-unapproved"]);
+    assert!(quiet(&mut w).await);
+    let set_order = |name: &'static str, order: &'static str| {
+        let machines = machines.clone();
+        async move {
+            machines
+                .patch(
+                    name,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"labels": {names::UPGRADE_ORDER: order}}})),
+                )
+                .await
+                .unwrap();
+        }
+    };
+    set_order("c1-cp-b", "9").await;
+    set_order("c1-w-b", "2").await;
+    set_order("c1-w-c", "8").await;
+    let kinds: Vec<(String, String)> = vec![next(&mut w).await, next(&mut w).await]
+        .into_iter()
+        .map(|e| match e.unwrap() {
+            WatchEvent::Deleted(m) => ("DELETED".into(), m.metadata.name.unwrap()),
+            WatchEvent::Added(m) => ("ADDED".into(), m.metadata.name.unwrap()),
+            _ => ("OTHER".into(), String::new()),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("DELETED".to_string(), "c1-cp-b".to_string()),
+            ("ADDED".to_string(), "c1-w-b".to_string())
+        ]
+    );
+    assert!(quiet(&mut w).await, "c1-w-c never matched");
+
+    let wp = WatchParams::default()
+        .disable_bookmarks()
+        .fields("metadata.name=c1-w-a");
+    let mut w = machines.watch(&wp, "0").await.unwrap().boxed();
+    assert!(matches!(next(&mut w).await.unwrap(), WatchEvent::Added(_)));
+    assert!(quiet(&mut w).await);
+    let wp = WatchParams::default().fields("spec.nothing=x");
+    let err = machines.watch(&wp, "0").await.err().expect("refused");
+    match err {
+        kube::Error::Api(s) => assert_eq!(s.code, 400, "{s:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn rbac_decides_the_watch_verb_and_impersonation_works_as_for_lists() {
+    let api = api();
+    let wp = WatchParams::default().disable_bookmarks();
+    let viewer = ops(&api, users::VIEWER_TOKEN);
+    assert!(viewer.watch(&wp, "0").await.is_ok());
+    let events: Api<CoreEvent> =
+        Api::namespaced(api.client(users::OPERATIONS_READER_TOKEN), "default");
+    match events.watch(&wp, "0").await.err() {
+        Some(kube::Error::Api(s)) => {
+            assert_eq!(s.code, 403);
+            assert!(
+                s.message.contains("cannot watch resource \"events\""),
+                "{}",
+                s.message
+            );
+        }
+        other => panic!("expected 403, got {other:?}"),
+    }
+    let reader_ops = ops(&api, users::OPERATIONS_READER_TOKEN);
+    assert!(
+        reader_ops.watch(&wp, "0").await.is_ok(),
+        "operations it may watch"
+    );
+    let viewer_events: Api<CoreEvent> = Api::namespaced(api.client(users::VIEWER_TOKEN), "default");
+    assert!(
+        viewer_events.watch(&wp, "0").await.is_ok(),
+        "viewers read events"
+    );
+    // `serve`'s identity watching as someone else: that person's rules decide.
+    let as_reader: Api<CoreEvent> = Api::namespaced(
+        impersonating(
+            &api,
+            users::SERVER_TOKEN,
+            users::OPERATIONS_READER,
+            &["ichor:operation-readers"],
+        ),
+        "default",
+    );
+    assert!(as_reader.watch(&wp, "0").await.is_err());
+    let as_viewer: Api<CoreEvent> = Api::namespaced(
+        impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]),
+        "default",
+    );
+    assert!(as_viewer.watch(&wp, "0").await.is_ok());
+}
+
+/// A kube client whose requests carry impersonation headers.
+fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]) -> kube::Client {
+    let inner = api.client(token);
+    let user = user.to_string();
+    let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
+    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
+        let inner = inner.clone();
+        req.headers_mut()
+            .insert("impersonate-user", user.parse().unwrap());
+        for g in &groups {
+            req.headers_mut()
+                .append("impersonate-group", g.parse().unwrap());
+        }
+        async move { inner.send(req).await }
+    });
+    kube::Client::new(svc, "default")
+}
+
+#[tokio::test]
+async fn the_kube_runtime_watcher_lists_then_follows_changes() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let mut w = watcher(ops.clone(), watcher::Config::default()).boxed();
+    let mut initial = Vec::new();
+    loop {
+        match next(&mut w).await.unwrap() {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(o) => initial.push(o.metadata.name.unwrap()),
+            watcher::Event::InitDone => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(initial, ["a"]);
+    ops.create(&PostParams::default(), &op("b", "c1", "talos", 1))
+        .await
+        .unwrap();
+    match next(&mut w).await.unwrap() {
+        watcher::Event::Apply(o) => assert_eq!(o.metadata.name.as_deref(), Some("b")),
+        other => panic!("expected b applied, got {other:?}"),
+    }
+    ops.delete("a", &DeleteParams::default()).await.unwrap();
+    match next(&mut w).await.unwrap() {
+        watcher::Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("a")),
+        other => panic!("expected a deleted, got {other:?}"),
+    }
+    // One list and one watch: nothing polls.
+    let before = api.request_count();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(api.request_count(), before);
+    assert_eq!(
+        api.request_count_of(users::ADMIN),
+        5,
+        "a create, the list, the watch, a create, a delete"
+    );
+    assert_eq!(api.watch_count(), 1);
+    drop(w);
+    eventually("the watcher's watch ends with it", || {
+        api.watch_count() == 0
+    })
+    .await;
+}
+
+/// The watcher's watch ends; just before it watches again, a change is made and the history
+/// compacted: the watch it asks for is too old, and it lists again.
+#[tokio::test]
+async fn the_kube_runtime_watcher_lists_again_after_410() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let config = watcher::Config::default().disable_bookmarks();
+    let mut w = watcher(ops.clone(), config).boxed();
+    while !matches!(next(&mut w).await.unwrap(), watcher::Event::InitDone) {}
+    api.before(FaultRule::on("watch", "talosoperations"), |api| {
+        let mut b = op("b", "c1", "talos", 1);
+        b.metadata.namespace = Some("default".into());
+        api.seed(&b).unwrap();
+        api.compact();
+    });
+    api.end_watches();
+    match next(&mut w).await {
+        Err(watcher::Error::WatchError(e)) => assert_eq!(e.code, 410),
+        other => panic!("expected 410, got {other:?}"),
+    }
+    let mut relisted = Vec::new();
+    loop {
+        match next(&mut w).await.unwrap() {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(o) => relisted.push(o.metadata.name.unwrap()),
+            watcher::Event::InitDone => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(relisted, ["a", "b"]);
+}
+
+/// A watcher that gets bookmarks restarts from the newest version: after a compaction it is
+/// not too old, and it does not list again.
+#[tokio::test]
+async fn bookmarks_spare_the_kube_runtime_watcher_a_relist() {
+    let api = api();
+    api.set_bookmark_interval(Duration::from_millis(50));
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let mut w = watcher(ops.clone(), watcher::Config::default()).boxed();
+    while !matches!(next(&mut w).await.unwrap(), watcher::Event::InitDone) {}
+    // Changes elsewhere move the API's version on; a bookmark carries it to the watcher.
+    let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    machines
+        .patch(
+            "c1-w-a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"approved": false}})),
+        )
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        assert!(
+            quiet(&mut w).await,
+            "bookmarks are not the watcher's events"
+        );
+    }
+    api.compact();
+    api.end_watches();
+    let requests = api.request_count();
+    if let Ok(got) = tokio::time::timeout(Duration::from_millis(200), w.next()).await {
+        panic!("no relist, no error: {got:?}");
+    }
+    eventually("it watches again", || api.watch_count() == 1).await;
+    assert_eq!(api.request_count(), requests + 1, "one watch, no list");
+}
+
+#[tokio::test]
+async fn the_kube_runtime_watcher_with_streaming_lists() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let mut w = watcher(ops.clone(), watcher::Config::default().streaming_lists()).boxed();
+    let mut initial = Vec::new();
+    loop {
+        match next(&mut w).await.unwrap() {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(o) => initial.push(o.metadata.name.unwrap()),
+            watcher::Event::InitDone => break,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(initial, ["a"]);
+    ops.delete("a", &DeleteParams::default()).await.unwrap();
+    assert!(matches!(
+        next(&mut w).await.unwrap(),
+        watcher::Event::Delete(_)
+    ));
+}
+
+/// Waits up to 5 s for `done`.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what}");
+}
+
+/// A demo API served over HTTP on loopback, and a plain HTTP client for it.
+async fn served(api: &EmbeddedApi) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn({
+        let api = api.clone();
+        async move {
+            let _ = ichor_demo::apiserver::server::serve(api, listener).await;
+        }
+    });
+    (addr, server)
+}
+
+/// The frames of a streamed response body, as text, one per JSON line.
+async fn lines(body: &mut hyper::body::Incoming, n: usize) -> Vec<serde_json::Value> {
+    use http_body_util::BodyExt;
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    while out.len() < n {
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("a frame within 5 s")
+            .expect("the body goes on")
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            buf.extend_from_slice(&data);
+        }
+        while let Some(i) = buf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=i).collect();
+            out.push(serde_json::from_slice(&line).unwrap());
+        }
+    }
+    out
+}
+
+async fn get(
+    addr: std::net::SocketAddr,
+    path_and_query: &str,
+    accept: &str,
+) -> http::Response<hyper::body::Incoming> {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Empty<bytes::Bytes>>();
+    let req = http::Request::get(format!("http://{addr}{path_and_query}"))
+        .header(http::header::ACCEPT, accept)
+        .body(http_body_util::Empty::new())
+        .unwrap();
+    client.request(req).await.unwrap()
+}
+
+const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+const OPS_PATH: &str = "/apis/ichor.maesh.dev/v1alpha1/namespaces/default/talosoperations";
+
+/// kubectl's `get -w`: each event's object a Table of one row, the columns in the first only.
+#[tokio::test]
+async fn a_table_watch_sends_one_row_per_event_and_the_columns_once() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let (addr, _server) = served(&api).await;
+    let resp = get(
+        addr,
+        &format!("{OPS_PATH}?watch=1&resourceVersion=0"),
+        TABLE,
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    let mut body = resp.into_body();
+    let first = lines(&mut body, 1).await.remove(0);
+    assert_eq!(first["type"], "ADDED");
+    assert_eq!(first["object"]["kind"], "Table");
+    assert_eq!(first["object"]["apiVersion"], "meta.k8s.io/v1");
+    let cols: Vec<&str> = first["object"]["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, ["Name", "Cluster", "Kind", "Phase", "Paused", "Age"]);
+    let row = &first["object"]["rows"][0];
+    assert_eq!(row["cells"][0], "a");
+    assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
+    ops.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"paused": true}})),
+    )
+    .await
+    .unwrap();
+    let second = lines(&mut body, 1).await.remove(0);
+    assert_eq!(second["type"], "MODIFIED");
+    assert!(second["object"]["columnDefinitions"].is_null(), "{second}");
+    assert_eq!(second["object"]["rows"][0]["cells"][4], "true");
+    // includeObject=Object puts the whole object in the row.
+    let resp = get(
+        addr,
+        &format!("{OPS_PATH}?watch=true&includeObject=Object"),
+        TABLE,
+    )
+    .await;
+    let mut body = resp.into_body();
+    let row = lines(&mut body, 1).await.remove(0);
+    assert_eq!(row["object"]["rows"][0]["object"]["kind"], "TalosOperation");
+    assert_eq!(row["object"]["rows"][0]["object"]["spec"]["paused"], true);
+}
+
+/// A client that goes away ends its watch on the server: nothing stays open.
+#[tokio::test]
+async fn a_client_going_away_ends_its_watch() {
+    let api = api();
+    let (addr, _server) = served(&api).await;
+    for _ in 0..3 {
+        let resp = get(addr, &format!("{OPS_PATH}?watch=true"), "application/json").await;
+        assert_eq!(resp.status(), 200);
+        eventually("the watch is open", || api.watch_count() == 1).await;
+        drop(resp);
+        eventually("the watch ends with its connection", || {
+            api.watch_count() == 0
+        })
+        .await;
+    }
+    // A raw socket closed mid-stream, as a killed kubectl leaves it.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+    sock.write_all(format!("GET {OPS_PATH}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let n = sock.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    eventually("the watch is open", || api.watch_count() == 1).await;
+    drop(sock);
+    eventually("the watch ends with its socket", || api.watch_count() == 0).await;
+}
+
+/// An idle watch waits: no wake-ups, no events, no CPU (a busy loop would wake its task)
+/// until its deadline (kube sends `timeoutSeconds=290`), which ends it.
+#[tokio::test(start_paused = true)]
+async fn an_idle_watch_does_not_wake() {
+    let api = api();
+    let ops = ops(&api, users::ADMIN_TOKEN);
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut w = ops.watch(&wp, "0").await.unwrap().boxed();
+    let wakes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let waker = futures::task::waker(std::sync::Arc::new(CountingWaker(wakes.clone())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    // A fresh budget: tokio's cooperative scheduling may otherwise ask for one yield.
+    tokio::task::yield_now().await;
+    assert!(w.as_mut().poll_next(&mut cx).is_pending());
+    tokio::time::sleep(Duration::from_secs(289)).await;
+    assert_eq!(wakes.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert!(w.as_mut().poll_next(&mut cx).is_pending());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        wakes.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the deadline"
+    );
+    assert!(matches!(
+        w.as_mut().poll_next(&mut cx),
+        std::task::Poll::Ready(None)
+    ));
+    assert_eq!(api.watch_count(), 0);
+}
+
+struct CountingWaker(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl futures::task::ArcWake for CountingWaker {
+    fn wake_by_ref(me: &std::sync::Arc<Self>) {
+        me.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
