@@ -1,11 +1,16 @@
-//! The dashboard itself, idle in a pty (120×36, the Operations screen, a poll every 3 s while
-//! the demo's paused operation is unfinished): its CPU per idle minute, its memory, the bytes
-//! it writes to the terminal, the bytes on its wire, and, in-process, the requests it makes
-//! of the Kubernetes API (counted by `demo-cluster`, by user).
+//! Programs idle in a pty (120×36), measured side by side over one window: the dashboard on
+//! the Operations screen (a poll every 3 s while the demo's paused operation is unfinished)
+//! over a server and in-process at each size, and kdash beside the 7-operation dashboard. For
+//! each: CPU per idle minute, memory, the bytes written to the terminal, the bytes on its wire,
+//! and, in-process, the requests it makes of the Kubernetes API (counted by `demo-cluster`, by
+//! user).
 //!
 //! - over a server: `--server` (gRPC) to `serve --demo`, through a counting relay;
 //! - in-process: `--kubeconfig` (the demo admin) to a `demo-cluster` process, through a
 //!   counting relay, `--backend in-process`.
+//!
+//! Each subject has its own processes and its own home; they share the machine's cores, and
+//! CPU is counted per process, so one window measures them all.
 
 use super::common::procs::{self, Cpu, Proc};
 use super::common::relay::Relay;
@@ -13,7 +18,7 @@ use super::pty;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::requests::RequestCount;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 
@@ -33,7 +38,7 @@ impl Reach {
     }
 }
 
-/// What one idle window measured.
+/// What one idle window measured of one subject.
 pub struct Idle {
     pub cpu_s: f64,
     pub peak_kb: u32,
@@ -95,7 +100,14 @@ pub fn difference(
         .collect()
 }
 
-/// The dashboard's pty: `args` added to the log file, 120×36.
+/// A subject's own home (HOME, its logs), under `home`.
+pub fn own_home(home: &Path, name: &str) -> PathBuf {
+    let dir = home.join(name);
+    std::fs::create_dir_all(&dir).expect("a subject's home");
+    dir
+}
+
+/// The dashboard's pty, 120×36, its log in `home`, with `args`.
 pub fn dashboard<'a>(bin: &'a Path, home: &'a Path, args: &[&str]) -> pty::Spawn<'a> {
     let mut s = pty::Spawn::demo(bin, home).size(120, 36);
     s.args = vec![
@@ -105,68 +117,162 @@ pub fn dashboard<'a>(bin: &'a Path, home: &'a Path, args: &[&str]) -> pty::Spawn
     s.args(args)
 }
 
-/// Waits (at most `limit`) until the demo's rollout has finished on screen: no row says
-/// Running, so the polls answer `unchanged` from here on.
-pub fn settle(p: &pty::Pty, limit: Duration) {
-    let t = Instant::now();
-    let _ = p.try_wait_for(limit, &|s| !s.contains("Running"));
-    // The poll after the last change, and its frame.
-    std::thread::sleep(Duration::from_secs(4).min(limit.saturating_sub(t.elapsed())));
+/// One program in a pty and what it reaches.
+pub struct Subject {
+    pub label: String,
+    pty: pty::Pty,
+    /// The dashboard's server or Kubernetes API (killed on drop).
+    _backend: Option<Proc>,
+    relay: Option<Relay>,
+    /// In-process: the `demo-cluster` whose counts hold the dashboard's requests.
+    counted_at: Option<String>,
+    /// What the screen says once the list has loaded (none for kdash).
+    loaded: Option<String>,
 }
 
-/// One idle window of `window` with `n` operations in all.
-pub fn idle(
-    rt: &Runtime,
-    bin: &Path,
-    home: &Path,
-    n: usize,
-    reach: Reach,
-    window: Duration,
-) -> Idle {
-    let (_backend, target): (Proc, String) = match reach {
-        Reach::Server => {
-            let (p, url) = procs::serve_demo(bin, home, n - 7);
-            (p, url.trim_start_matches("http://").to_string())
+/// A reading at the start of a window.
+struct Reading {
+    cpu: Cpu,
+    bytes: usize,
+    requests: BTreeMap<String, u64>,
+}
+
+impl Subject {
+    /// The dashboard with `n` operations in all, reaching its own backend.
+    pub fn dashboard(rt: &Runtime, bin: &Path, home: &Path, n: usize, reach: Reach) -> Subject {
+        let tag = match reach {
+            Reach::Server => "server",
+            Reach::InProcess => "in-process",
+        };
+        let home = own_home(home, &format!("idle-{tag}-{n}"));
+        let (backend, target): (Proc, String) = match reach {
+            Reach::Server => {
+                let (p, url) = procs::serve_demo(bin, &home, n - 7);
+                (p, url.trim_start_matches("http://").to_string())
+            }
+            Reach::InProcess => procs::demo_cluster(bin, &home, n - 7),
+        };
+        let relay = rt.block_on(Relay::start(target.clone()));
+        let kubeconfig = home.join("kubeconfig-relay");
+        let server_url = format!("http://{}", relay.addr);
+        let args: Vec<&str> = match reach {
+            Reach::Server => vec!["--server", &server_url, "--protocol", "grpc"],
+            Reach::InProcess => {
+                procs::write_kubeconfig(&kubeconfig, &relay.addr, users::ADMIN_TOKEN);
+                vec![
+                    "--kubeconfig",
+                    kubeconfig.to_str().unwrap_or_default(),
+                    "--backend",
+                    "in-process",
+                ]
+            }
+        };
+        let pty = dashboard(bin, &home, &args).start();
+        Subject {
+            label: format!("idle, {n} operations, {}", reach.name()),
+            pty,
+            _backend: Some(backend),
+            relay: Some(relay),
+            counted_at: (reach == Reach::InProcess).then_some(target),
+            loaded: Some(format!("Operations ({n})")),
         }
-        Reach::InProcess => procs::demo_cluster(bin, home, n - 7),
-    };
-    let relay = rt.block_on(Relay::start(target.clone()));
-    let kubeconfig = home.join("kubeconfig-relay");
-    let server_url = format!("http://{}", relay.addr);
-    let args: Vec<&str> = match reach {
-        Reach::Server => vec!["--server", &server_url, "--protocol", "grpc"],
-        Reach::InProcess => {
-            procs::write_kubeconfig(&kubeconfig, &relay.addr, users::ADMIN_TOKEN);
-            vec![
-                "--kubeconfig",
-                kubeconfig.to_str().unwrap_or_default(),
-                "--backend",
-                "in-process",
-            ]
-        }
-    };
-    let mut p = dashboard(bin, home, &args).start();
-    p.wait_text(&format!("Operations ({n})"));
-    settle(&p, Duration::from_secs(90));
-    let admin = |u: &str| u == users::ADMIN;
-    let asked = |rt: &Runtime| match reach {
-        Reach::InProcess => counts_of(&requests(rt, &target), &admin),
-        Reach::Server => BTreeMap::new(),
-    };
-    let (cpu0, bytes0, req0) = (Cpu::read(p.pid()), p.raw_len(), asked(rt));
-    relay.reset();
-    std::thread::sleep(window);
-    let (cpu1, bytes1, req1) = (Cpu::read(p.pid()), p.raw_len(), asked(rt));
-    let wire = relay.counts();
-    let (peak_kb, rss_kb) = procs::memory_kb(p.pid());
-    p.send("q");
-    assert_eq!(p.wait_exit(), 0);
-    Idle {
-        cpu_s: cpu0.since(&cpu1),
-        peak_kb,
-        rss_kb,
-        terminal_bytes: bytes1 - bytes0,
-        wire,
-        requests: difference(&req0, &req1),
     }
+
+    /// Any program in a 120×36 pty, reaching nothing we count.
+    pub fn other(label: &str, spawn: pty::Spawn<'_>) -> Subject {
+        Subject {
+            label: label.to_string(),
+            pty: spawn.size(120, 36).start(),
+            _backend: None,
+            relay: None,
+            counted_at: None,
+            loaded: None,
+        }
+    }
+
+    /// Waits (at most `limit`) until the list has loaded and the demo's rollout has finished
+    /// on screen: no row says Running, so the polls answer `unchanged` from then on.
+    fn settle(&self, limit: Duration) {
+        let Some(loaded) = &self.loaded else {
+            return;
+        };
+        let _ = self.pty.try_wait_for(limit, &|s| {
+            s.contains(loaded.as_str()) && !s.contains("Running")
+        });
+    }
+
+    fn read(&self, rt: &Runtime) -> Reading {
+        let admin = |u: &str| u == users::ADMIN;
+        Reading {
+            cpu: Cpu::read(self.pty.pid()),
+            bytes: self.pty.raw_len(),
+            requests: self
+                .counted_at
+                .as_ref()
+                .map(|at| counts_of(&requests(rt, at), &admin))
+                .unwrap_or_default(),
+        }
+    }
+
+    fn since(&self, rt: &Runtime, start: &Reading) -> Idle {
+        let end = self.read(rt);
+        let (peak_kb, rss_kb) = procs::memory_kb(self.pty.pid());
+        Idle {
+            cpu_s: start.cpu.since(&end.cpu),
+            peak_kb,
+            rss_kb,
+            terminal_bytes: end.bytes - start.bytes,
+            wire: self.relay.as_ref().map(Relay::counts).unwrap_or_default(),
+            requests: difference(&start.requests, &end.requests),
+        }
+    }
+
+    /// Whether this is an ichor-tui dashboard (which exits on `q` with 0).
+    fn quits_cleanly(&self) -> bool {
+        self.loaded.is_some()
+    }
+
+    /// Ends it: `q`, and for the dashboard its exit status checked.
+    fn end(mut self) {
+        self.pty.send("q");
+        if self.quits_cleanly() {
+            assert_eq!(self.pty.wait_exit(), 0, "{} exits with 0", self.label);
+        }
+    }
+}
+
+/// Settles every subject, then measures them over `runs` windows of `window`; returns each
+/// subject's label and its windows, and ends the subjects.
+pub fn measure(
+    rt: &Runtime,
+    subjects: Vec<Subject>,
+    runs: usize,
+    window: Duration,
+) -> Vec<(String, Vec<Idle>)> {
+    let t = Instant::now();
+    for s in &subjects {
+        s.settle(Duration::from_secs(120).saturating_sub(t.elapsed()));
+    }
+    // The poll after the last change, and its frame.
+    std::thread::sleep(Duration::from_secs(4));
+    let mut out: Vec<(String, Vec<Idle>)> = subjects
+        .iter()
+        .map(|s| (s.label.clone(), Vec::new()))
+        .collect();
+    for _ in 0..runs {
+        for s in &subjects {
+            if let Some(r) = &s.relay {
+                r.reset();
+            }
+        }
+        let start: Vec<Reading> = subjects.iter().map(|s| s.read(rt)).collect();
+        std::thread::sleep(window);
+        for ((s, r), (_, windows)) in subjects.iter().zip(&start).zip(out.iter_mut()) {
+            windows.push(s.since(rt, r));
+        }
+    }
+    for s in subjects {
+        s.end();
+    }
+    out
 }

@@ -4,13 +4,13 @@
 //!
 //! 1. Bytes per list poll (in this process): the first page of summaries, an unchanged poll
 //!    and the old full-view list, over gRPC and Connect and in-process (`polls`).
-//! 2. The dashboard idle in a pty, over a server and in-process: CPU per idle minute, peak
-//!    memory, terminal and wire bytes, and in-process the Kubernetes API requests it makes
-//!    (`idle`).
-//! 3. `serve` under 20 simulated dashboards polling at 3 s: its CPU and the API server's
-//!    requests per minute (`many`).
-//! 4. The dashboard's idle CPU beside kdash's in one run, when `ICHOR_KDASH` names a kdash
-//!    binary (`kdash`).
+//! 2. `serve` under 20 simulated dashboards polling at 3 s: its CPU and the API server's
+//!    requests per minute (`many`; a 30 s window, scaled to a minute).
+//! 3. The dashboard idle in a pty, over a server and in-process, at the demo's 7 operations
+//!    and at each size: CPU per idle minute, peak memory, terminal and wire bytes, and
+//!    in-process the Kubernetes API requests it makes (`idle`); beside it kdash, when
+//!    `ICHOR_KDASH` names a kdash binary (`kdash`). All of them side by side in one window
+//!    (each its own processes; CPU is counted per process), so the run takes a few minutes.
 //!
 //! In-process, the list's rows come from a watch-fed store once the API serves watches; the
 //! reports say whether the polls were answered by the store or by lists from the API, so the
@@ -18,9 +18,10 @@
 //!
 //!     cargo bench --bench scale
 //!
-//! Knobs (environment): `ICHOR_SCALE_WINDOW_S` (the idle window, 60), `ICHOR_SCALE_RUNS`
-//! (runs of each process measure, 3; the medians are reported), `ICHOR_SCALE_SIZES` (e.g.
-//! `100,10000`), `ICHOR_SCALE_ONLY` (some of `polls,idle,serve,kdash`), `ICHOR_KDASH`.
+//! Knobs (environment): `ICHOR_SCALE_WINDOW_S` (the idle window, 60),
+//! `ICHOR_SCALE_SERVE_WINDOW_S` (serve's, 30), `ICHOR_SCALE_RUNS` (idle windows one after
+//! another, 1; with more the medians are reported), `ICHOR_SCALE_SIZES` (e.g. `100,10000`),
+//! `ICHOR_SCALE_ONLY` (some of `polls,idle,serve,kdash`), `ICHOR_KDASH`.
 //! Under `cargo test` only the poll measures run, once, at 100 operations.
 
 #[path = "../common/mod.rs"]
@@ -74,42 +75,76 @@ fn requests_line(r: &BTreeMap<String, u64>, window: Duration) -> String {
         .join(", ")
 }
 
-fn idle_measures(rt: &tokio::runtime::Runtime, home: &Path, runs: usize, window: Duration) {
+/// The idle subjects: the dashboard over a server (7 operations too) and in-process at each
+/// size, and kdash when `ICHOR_KDASH` names it.
+fn idle_subjects(rt: &tokio::runtime::Runtime, home: &Path) -> Vec<idle::Subject> {
+    let bin = Path::new(BIN);
+    let mut out = vec![idle::Subject::dashboard(
+        rt,
+        bin,
+        home,
+        7,
+        idle::Reach::Server,
+    )];
+    match std::env::var_os("ICHOR_KDASH") {
+        Some(k) if wanted("kdash") => out.push(kdash::subject(Path::new(&k), home)),
+        _ => println!("scale: kdash skipped (ICHOR_KDASH names its binary)"),
+    }
     for reach in [idle::Reach::Server, idle::Reach::InProcess] {
         for n in sizes() {
-            let r: Vec<idle::Idle> = (0..runs)
-                .map(|_| idle::idle(rt, Path::new(BIN), home, n, reach, window))
-                .collect();
-            let m = |f: &dyn Fn(&idle::Idle) -> f64| {
-                common::median_f(&r.iter().map(f).collect::<Vec<_>>())
-            };
-            common::report(
-                &format!("idle, {n} operations, {}", reach.name()),
-                format!(
-                    "CPU {:.3} s/min (runs: {}); peak RSS {:.1} MiB (RSS {:.1}); terminal {:.0} B/min; wire {:.0} B up, {:.0} B down a minute; API requests a minute: {}",
-                    m(&|i| per_minute(i.cpu_s, window)),
-                    r.iter()
-                        .map(|i| format!("{:.3}", per_minute(i.cpu_s, window)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    m(&|i| f64::from(i.peak_kb)) / 1024.0,
-                    m(&|i| f64::from(i.rss_kb)) / 1024.0,
-                    m(&|i| per_minute(i.terminal_bytes as f64, window)),
-                    m(&|i| per_minute(i.wire.0 as f64, window)),
-                    m(&|i| per_minute(i.wire.1 as f64, window)),
-                    match reach {
-                        idle::Reach::Server => "(serve's, see below)".to_string(),
-                        idle::Reach::InProcess => requests_line(&r[r.len() / 2].requests, window),
-                    },
-                ),
-            );
+            out.push(idle::Subject::dashboard(rt, bin, home, n, reach));
         }
+    }
+    out
+}
+
+fn idle_measures(rt: &tokio::runtime::Runtime, home: &Path, runs: usize, window: Duration) {
+    let measured = idle::measure(rt, idle_subjects(rt, home), runs, window);
+    let mut cpu_of = BTreeMap::new();
+    for (label, r) in &measured {
+        let m =
+            |f: &dyn Fn(&idle::Idle) -> f64| common::median_f(&r.iter().map(f).collect::<Vec<_>>());
+        let cpu = m(&|i| per_minute(i.cpu_s, window));
+        cpu_of.insert(label.clone(), cpu);
+        common::report(
+            label,
+            format!(
+                "CPU {cpu:.3} s/min (windows: {}); peak RSS {:.1} MiB (RSS {:.1}); terminal {:.0} B/min; wire {:.0} B up, {:.0} B down a minute; API requests a minute: {}",
+                r.iter()
+                    .map(|i| format!("{:.3}", per_minute(i.cpu_s, window)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                m(&|i| f64::from(i.peak_kb)) / 1024.0,
+                m(&|i| f64::from(i.rss_kb)) / 1024.0,
+                m(&|i| per_minute(i.terminal_bytes as f64, window)),
+                m(&|i| per_minute(i.wire.0 as f64, window)),
+                m(&|i| per_minute(i.wire.1 as f64, window)),
+                if label.contains("in-process") {
+                    requests_line(&r[r.len() / 2].requests, window)
+                } else {
+                    "(none of its own)".to_string()
+                },
+            ),
+        );
+    }
+    let alone = cpu_of
+        .iter()
+        .find(|(l, _)| l.starts_with("idle, 7 operations"));
+    if let (Some((_, i)), Some(k)) = (alone, cpu_of.get(kdash::LABEL)) {
+        common::report(
+            "idle beside kdash, one window",
+            format!(
+                "ichor-tui {i:.3} s/min, kdash {k:.3} s/min: 1/{:.0} of kdash's",
+                k / i
+            ),
+        );
     }
 }
 
-fn serve_measures(rt: &tokio::runtime::Runtime, home: &Path, window: Duration) {
-    for n in sizes() {
-        let m = many::many(rt, Path::new(BIN), home, n, 20, window);
+fn serve_measures(rt: &tokio::runtime::Runtime, backends: Vec<many::Backend>, window: Duration) {
+    for b in backends {
+        let n = b.n;
+        let m = many::many(rt, Path::new(BIN), b, 20, window);
         common::report(
             &format!("serve, 20 dashboards at 3 s, {n} operations"),
             format!(
@@ -123,36 +158,6 @@ fn serve_measures(rt: &tokio::runtime::Runtime, home: &Path, window: Duration) {
             ),
         );
     }
-}
-
-fn kdash_measures(home: &Path, kdash: &Path, runs: usize, window: Duration) {
-    let r: Vec<kdash::SideBySide> = (0..runs)
-        .map(|_| kdash::side_by_side(Path::new(BIN), kdash, home, window))
-        .collect();
-    let m = |f: &dyn Fn(&kdash::SideBySide) -> f64| {
-        common::median_f(&r.iter().map(f).collect::<Vec<_>>())
-    };
-    let (i, k) = (
-        m(&|s| per_minute(s.ichor_cpu_s, window)),
-        m(&|s| per_minute(s.kdash_cpu_s, window)),
-    );
-    common::report(
-        "idle beside kdash, 7 operations, 120x36, one window",
-        format!(
-            "ichor-tui {i:.3} s/min, kdash {k:.3} s/min (1/{:.0}); runs: {}; terminal {:.0} B/min vs {:.0} B/min",
-            k / i,
-            r.iter()
-                .map(|s| format!(
-                    "{:.3}/{:.3}",
-                    per_minute(s.ichor_cpu_s, window),
-                    per_minute(s.kdash_cpu_s, window)
-                ))
-                .collect::<Vec<_>>()
-                .join(" "),
-            m(&|s| per_minute(s.ichor_bytes as f64, window)),
-            m(&|s| per_minute(s.kdash_bytes as f64, window)),
-        ),
-    );
 }
 
 fn main() {
@@ -169,22 +174,26 @@ fn main() {
         println!("scale: the process measures are skipped (run `cargo bench --bench scale`)");
         return;
     }
+    let home = tempfile::tempdir().expect("a temporary directory");
+    let window = Duration::from_secs(env_or("ICHOR_SCALE_WINDOW_S", 60));
+    let serve_window = Duration::from_secs(env_or("ICHOR_SCALE_SERVE_WINDOW_S", 30));
+    let runs = env_or("ICHOR_SCALE_RUNS", 1usize).max(1);
+    // serve's demo clusters first: their rollouts finish while the polls are counted.
+    let backends: Vec<many::Backend> = if wanted("serve") {
+        sizes()
+            .into_iter()
+            .map(|n| many::Backend::start(Path::new(BIN), home.path(), n))
+            .collect()
+    } else {
+        Vec::new()
+    };
     if wanted("polls") {
         for n in sizes() {
             polls::measure(&rt, n, true);
         }
     }
-    let home = tempfile::tempdir().expect("a temporary directory");
-    let window = Duration::from_secs(env_or("ICHOR_SCALE_WINDOW_S", 60));
-    let runs = env_or("ICHOR_SCALE_RUNS", 3usize).max(1);
+    serve_measures(&rt, backends, serve_window);
     if wanted("idle") {
         idle_measures(&rt, home.path(), runs, window);
-    }
-    if wanted("serve") {
-        serve_measures(&rt, home.path(), window);
-    }
-    match std::env::var_os("ICHOR_KDASH") {
-        Some(k) if wanted("kdash") => kdash_measures(home.path(), Path::new(&k), runs, window),
-        _ => println!("scale: kdash skipped (ICHOR_KDASH names its binary)"),
     }
 }

@@ -5,8 +5,13 @@
 //! call's token reviewed, cached 30 s, and the list read as the caller by impersonation), so
 //! its CPU is its own and the API server's requests are counted at the API server, by user
 //! (the demo's simulated controller left out).
+//!
+//! The demo clusters start first ([`Backend::start`]), so their rollouts finish while the
+//! benchmark does other things (the poll measures count bytes, not time); the dashboards start
+//! once the rollout is over, and the window opens after their first two polls.
 
-use super::common::procs::{self, Cpu};
+use super::common::procs::{self, Cpu, Proc};
+use super::idle::own_home;
 use super::idle::{counts_of, difference, requests};
 use super::polls::summary_query;
 use super::server;
@@ -69,18 +74,44 @@ async fn dashboard(url: String, start_after: Duration, tally: Arc<Tally>) {
     }
 }
 
-/// `dashboards` dashboards on `serve` with `n` operations in all, measured over `window`.
+/// How long the demo's rollout takes to finish from the demo cluster's start, with margin.
+const ROLLOUT: Duration = Duration::from_secs(25);
+
+/// A `demo-cluster` with `n` operations in all, for `serve` to reach.
+pub struct Backend {
+    pub n: usize,
+    _api: Proc,
+    addr: String,
+    home: std::path::PathBuf,
+    started: Instant,
+}
+
+impl Backend {
+    pub fn start(bin: &Path, home: &Path, n: usize) -> Backend {
+        let home = own_home(home, &format!("serve-{n}"));
+        let (api, addr) = procs::demo_cluster(bin, &home, n - 7);
+        Backend {
+            n,
+            _api: api,
+            addr,
+            home,
+            started: Instant::now(),
+        }
+    }
+}
+
+/// `dashboards` dashboards on `serve` against `backend`, measured over `window`.
 pub fn many(
     rt: &Runtime,
     bin: &Path,
-    home: &Path,
-    n: usize,
+    backend: Backend,
     dashboards: usize,
     window: Duration,
 ) -> Many {
-    let (_api, addr) = procs::demo_cluster(bin, home, n - 7);
+    std::thread::sleep(ROLLOUT.saturating_sub(backend.started.elapsed()));
+    let (home, addr) = (&backend.home, &backend.addr);
     let kubeconfig = home.join("kubeconfig-server");
-    procs::write_kubeconfig(&kubeconfig, &addr, users::SERVER_TOKEN);
+    procs::write_kubeconfig(&kubeconfig, addr, users::SERVER_TOKEN);
     let (serve, url) = procs::serve_kubeconfig(bin, home, &kubeconfig);
     let tally = Arc::new(Tally::default());
     let tasks: Vec<_> = (0..dashboards)
@@ -90,19 +121,19 @@ pub fn many(
             rt.spawn(dashboard(url.clone(), spread, tally.clone()))
         })
         .collect();
-    // The demo's rollout finishes (about 15 s), and every dashboard holds the page after it.
-    std::thread::sleep(Duration::from_secs(25));
+    // Every dashboard's first poll (the page) and its second (unchanged).
+    std::thread::sleep(POLL * 2 + Duration::from_secs(1));
     let not_controller = |u: &str| u != users::CONTROLLER;
     let (cpu0, req0) = (
         Cpu::read(serve.pid()),
-        counts_of(&requests(rt, &addr), &not_controller),
+        counts_of(&requests(rt, addr), &not_controller),
     );
     tally.counting.store(true, Ordering::SeqCst);
     std::thread::sleep(window);
     tally.counting.store(false, Ordering::SeqCst);
     let (cpu1, req1) = (
         Cpu::read(serve.pid()),
-        counts_of(&requests(rt, &addr), &not_controller),
+        counts_of(&requests(rt, addr), &not_controller),
     );
     let (serve_peak_kb, _) = procs::memory_kb(serve.pid());
     tally.stop.store(true, Ordering::SeqCst);
