@@ -38,7 +38,7 @@ mod polls;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
@@ -187,13 +187,27 @@ fn main() {
     } else {
         Vec::new()
     };
+    let mut took = Vec::new();
+    let t = Instant::now();
     if wanted("polls") {
         for n in sizes() {
             polls::measure(&rt, n, true);
         }
     }
+    took.push(("polls", t.elapsed()));
+    let t = Instant::now();
     serve_measures(&rt, backends, serve_window);
+    took.push(("serve", t.elapsed()));
+    let t = Instant::now();
     if wanted("idle") {
         idle_measures(&rt, home.path(), runs, window);
     }
+    took.push(("idle", t.elapsed()));
+    println!(
+        "scale: {}",
+        took.iter()
+            .map(|(part, d)| format!("{part} {:.0} s", d.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
 }
