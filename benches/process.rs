@@ -53,54 +53,12 @@ fn startup(home: &Path, answers: pty::Answers, extra: &[&str]) -> (Duration, Dur
     (chrome, loaded)
 }
 
-/// `ichor-tui serve --demo` with `extra` history operations, on a free loopback port: the
-/// process and its URL. Killed (by its pid) on drop.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(home: &Path, extra: usize) -> (Server, String) {
-    use std::io::BufRead as _;
-    let mut child = std::process::Command::new(BIN)
-        .args([
-            "serve",
-            "--demo",
-            "--listen",
-            "127.0.0.1:0",
-            "--allow-anonymous",
-        ])
-        .arg("--log-file")
-        .arg(home.join("serve.log"))
-        .env("ICHOR_DEMO_OPERATIONS", extra.to_string())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawning ichor-tui serve");
-    let stdout = child.stdout.take().expect("serve's stdout");
-    let server = Server(child);
-    let mut line = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("reading serve's first line");
-    let addr = line
-        .trim()
-        .strip_prefix("serving on ")
-        .unwrap_or_else(|| panic!("serve said {line:?}"))
-        .to_string();
-    (server, format!("http://{addr}"))
-}
-
 /// Peak and current resident memory (kB) of the dashboard with `extra` history operations,
 /// once the list is on screen; and the time until it was. `remote`: the dashboard reaches a
 /// separate `serve --demo` over gRPC, so the figure is the dashboard's alone; else `--demo`
 /// runs the embedded API and simulated controller in the same process.
 fn memory(home: &Path, extra: usize, remote: bool) -> (u32, u32, Duration) {
-    let server = remote.then(|| serve(home, extra));
+    let server = remote.then(|| common::procs::serve_demo(Path::new(BIN), home, extra));
     let t = Instant::now();
     let mut spawn =
         pty::Spawn::demo(Path::new(BIN), home).env("ICHOR_DEMO_OPERATIONS", &extra.to_string());
@@ -111,16 +69,7 @@ fn memory(home: &Path, extra: usize, remote: bool) -> (u32, u32, Duration) {
     let mut p = spawn.start();
     p.wait_text(&format!("Operations ({})", extra + 7));
     let shown = t.elapsed();
-    let status = std::fs::read_to_string(format!("/proc/{}/status", p.pid()))
-        .expect("reading /proc/PID/status");
-    let kb = |key: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
-    let (hwm, rss) = (kb("VmHWM:"), kb("VmRSS:"));
+    let (hwm, rss) = common::procs::memory_kb(p.pid());
     p.send("q");
     assert_eq!(p.wait_exit(), 0);
     (hwm, rss, shown)

@@ -17,22 +17,18 @@ mod common;
 mod server;
 
 use bytes::{BufMut as _, Bytes, BytesMut};
+use common::relay::Relay;
+use common::world::world;
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_resources::{MachineProgress, TalosOperation, TalosOperationSpec, TalosOperationStatus};
 use ichor_tui::client::OperationClient as _;
 use ichor_tui::client::remote::{Protocol, RemoteClient};
 use ichor_tui::wire::proto;
 use prost::Message as _;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 
 const PATH: &str = "/ichor.v1alpha1.OperationService/ListOperations";
@@ -147,113 +143,6 @@ impl Raw {
         }
         body.len()
     }
-}
-
-/// A loopback relay to `target` that counts the bytes each way.
-struct Relay {
-    addr: String,
-    up: Arc<AtomicU64>,
-    down: Arc<AtomicU64>,
-}
-
-impl Relay {
-    async fn start(target: String) -> Relay {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        let (up, down) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-        let (u, d) = (up.clone(), down.clone());
-        tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let server = TcpStream::connect(&target).await.unwrap();
-                let _ = client.set_nodelay(true);
-                let _ = server.set_nodelay(true);
-                let (cr, cw) = client.into_split();
-                let (sr, sw) = server.into_split();
-                tokio::spawn(pump(cr, sw, u.clone()));
-                tokio::spawn(pump(sr, cw, d.clone()));
-            }
-        });
-        Relay { addr, up, down }
-    }
-
-    fn reset(&self) {
-        self.up.store(0, Ordering::SeqCst);
-        self.down.store(0, Ordering::SeqCst);
-    }
-
-    fn counts(&self) -> (u64, u64) {
-        (
-            self.up.load(Ordering::SeqCst),
-            self.down.load(Ordering::SeqCst),
-        )
-    }
-}
-
-async fn pump(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    count: Arc<AtomicU64>,
-) {
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match from.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                count.fetch_add(n as u64, Ordering::SeqCst);
-                if to.write_all(&buf[..n]).await.is_err() {
-                    break;
-                }
-            }
-        }
-    }
-    let _ = to.shutdown().await;
-}
-
-/// The demo's data, and `extra` more Completed operations of a 4-machine cluster.
-fn world(extra: usize) -> EmbeddedApi {
-    let api = EmbeddedApi::default();
-    let now = jiff::Timestamp::now();
-    ichor_demo::demo::seed(&api, now).expect("seeding the demo");
-    for i in 0..extra {
-        let mut op = TalosOperation::new(
-            &format!("staging-talos-h{i:06}"),
-            TalosOperationSpec {
-                cluster: "staging".into(),
-                kind: "talos".into(),
-                max_unavailable: 1,
-                paused: false,
-            },
-        );
-        op.metadata.namespace = Some("default".into());
-        op.metadata.annotations = Some(
-            [(
-                ichor_resources::names::ACTOR.to_string(),
-                "history-bot".to_string(),
-            )]
-            .into(),
-        );
-        let at = |mins: i64| (now - jiff::SignedDuration::from_mins(mins)).to_string();
-        let start = 60 * 24 * (40 + i as i64);
-        op.status = Some(TalosOperationStatus {
-            phase: "Completed".into(),
-            machines: ["staging-cp1", "staging-w01", "staging-w02", "staging-w03"]
-                .iter()
-                .enumerate()
-                .map(|(m, name)| MachineProgress {
-                    name: (*name).into(),
-                    phase: "Completed".into(),
-                    message: "running Talos v1.9.3".into(),
-                    started_at: Some(at(start - 3 * m as i64)),
-                    finished_at: Some(at(start - 3 * m as i64 - 3)),
-                })
-                .collect(),
-            started_at: Some(at(start)),
-            finished_at: Some(at(start - 15)),
-            ..Default::default()
-        });
-        api.seed(&op).expect("seeding an operation");
-    }
-    api
 }
 
 struct Plan {

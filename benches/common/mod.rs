@@ -5,6 +5,9 @@
 #![allow(dead_code)]
 
 pub mod data;
+pub mod procs;
+pub mod relay;
+pub mod world;
 pub mod wrap_before;
 
 use std::time::{Duration, Instant};
@@ -69,4 +72,15 @@ pub fn time_runs(runs: usize, iters: usize, mut f: impl FnMut()) -> Vec<Duration
 /// Prints a line of the report.
 pub fn report(name: &str, value: String) {
     println!("{name:<60} {value}");
+}
+
+/// The median of floating-point values (NaN when there are none).
+pub fn median_f(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
 }

@@ -24,8 +24,10 @@
 //! reflector work against [`apiserver::EmbeddedApi::client`] as against kube-apiserver):
 //! - every resource answers `?watch=true` (see the `apiserver::watch` module's documentation);
 //!   [`apiserver::EmbeddedApi`]'s `watch_count` counts the open watches (apart from
-//!   `request_count`, and `request_count_of(user)` for one client's), `set_bookmark_interval`
-//!   and `set_history_limit` tune them, and `history_size` says what the change history holds.
+//!   `request_count`, `request_count_of(user)` for one client's, and `requests_by()` by user,
+//!   verb and resource, which a `demo-cluster` also answers at `GET /debug/ichor-demo/requests`),
+//!   `set_bookmark_interval` and `set_history_limit` tune them, and `history_size` says what
+//!   the change history holds.
 //! - the controller records core Events (also served as `events.k8s.io/v1`), with the reasons
 //!   of [`controller::reasons`] and the source [`controller::COMPONENT`]; users who may not
 //!   read them: [`apiserver::auth::users::OPERATIONS_READER`].

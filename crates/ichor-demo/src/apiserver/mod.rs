@@ -8,8 +8,8 @@
 //! `admission` (the ValidatingAdmissionPolicy); `responses` shapes the answers; `discovery`
 //! and `table` serve what kubectl reads; `watch` streams changes from each resource's history
 //! (every stored change goes through `ApiState::put_object` and `take_object`); `events`
-//! converts Events for `events.k8s.io`; `faults` and `write_log` are for tests; [`server`]
-//! serves it all over HTTP.
+//! converts Events for `events.k8s.io`; `faults` and `write_log` are for tests, [`requests`]
+//! (what each client costs) for tests and benchmarks; [`server`] serves it all over HTTP.
 
 mod admission;
 pub mod auth;
@@ -21,6 +21,7 @@ mod fields;
 mod kinds;
 mod pods;
 mod portforward;
+pub mod requests;
 mod responses;
 mod routing;
 mod selector;
@@ -63,8 +64,9 @@ struct ApiState {
     write_log: WriteLog,
     /// Requests served (every verb, refused ones included).
     requests: u64,
-    /// Authenticated requests by user (after impersonation): what each client costs.
-    requests_by: BTreeMap<String, u64>,
+    /// Authenticated requests by user (after impersonation), verb and resource: what each
+    /// client costs.
+    requests_by: requests::Requests,
     forwards: portforward::Forwards,
     watches: watch::Hub,
 }
@@ -105,13 +107,6 @@ impl EmbeddedApi {
     /// A watch counts once, when it starts; [`EmbeddedApi::watch_count`] counts the open ones.
     pub fn request_count(&self) -> u64 {
         self.lock().requests
-    }
-
-    /// How many authenticated requests `user` made (as whom they acted, after impersonation;
-    /// discovery documents and port-forwards are not counted): the simulated controller's
-    /// own polling, for one, apart from a dashboard's.
-    pub fn request_count_of(&self, user: &str) -> u64 {
-        self.lock().requests_by.get(user).copied().unwrap_or(0)
     }
 
     /// A kube client that authenticates with `token` (see [`auth::users`]).

@@ -10,7 +10,7 @@ use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
-use super::{ApiState, EmbeddedApi, discovery, portforward, table};
+use super::{ApiState, EmbeddedApi, discovery, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -120,7 +120,7 @@ fn method_not_allowed() -> Failure {
 
 /// What a request does to its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Verb {
+pub(crate) enum Verb {
     Get,
     List,
     Watch,
@@ -132,7 +132,7 @@ enum Verb {
 
 impl Verb {
     /// The verb of a method on a named object or a collection; 405 for the other pairs.
-    fn of(method: &Method, named: bool, query: &Query) -> Result<Verb, Failure> {
+    pub(crate) fn of(method: &Method, named: bool, query: &Query) -> Result<Verb, Failure> {
         Ok(match (method, named) {
             (&Method::GET, true) => Verb::Get,
             (&Method::GET, false) if query_bool(query.get("watch")) => Verb::Watch,
@@ -146,7 +146,7 @@ impl Verb {
     }
 
     /// The verb as RBAC names it.
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verb::Get => "get",
             Verb::List => "list",
@@ -197,11 +197,15 @@ impl EmbeddedApi {
         }
         let mut st = self.lock();
         let who = authn::authenticate(&st.auth, req.headers())?;
+        if path == requests::PATH && req.method() == Method::GET {
+            return Ok((200, Reply::Json(st.requests_by.document())));
+        }
         if portforward::parse_path(path).is_some() {
             // A port-forward is an upgrade: the server takes those before they get here.
             return Err(portforward::upgrade_required());
         }
-        *st.requests_by.entry(who.user.clone()).or_default() += 1;
+        st.requests_by
+            .count(&who.user, req.method(), path, req.uri().query());
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
