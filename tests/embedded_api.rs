@@ -519,3 +519,54 @@ async fn delete_and_token_review() {
         &["tokenreviews"],
     ));
 }
+
+/// `limit` and `continue` as kube-apiserver serves them: pages in order, each answered at the
+/// first page's resourceVersion, a token for the rest and how many are left; an object
+/// created between the pages is in a later page when its key comes after, and a watch from
+/// the list's version sees it either way.
+#[tokio::test]
+async fn lists_in_pages_with_limit_and_continue() {
+    let api = EmbeddedApi::default();
+    for i in 0..5 {
+        api.seed(&op(&format!("op-{i}"), "c1", "talos", 1)).unwrap();
+    }
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let first = ops.list(&ListParams::default().limit(2)).await.unwrap();
+    let names = |l: &kube::core::ObjectList<TalosOperation>| -> Vec<String> {
+        l.items
+            .iter()
+            .map(|o| o.metadata.name.clone().unwrap())
+            .collect()
+    };
+    assert_eq!(names(&first), ["op-0", "op-1"]);
+    assert_eq!(first.metadata.remaining_item_count, Some(3));
+    let rv = first.metadata.resource_version.clone();
+    let token = first.metadata.continue_.clone().unwrap();
+    ops.create(&PostParams::default(), &op("op-9", "c1", "talos", 1))
+        .await
+        .unwrap();
+    let second = ops
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap();
+    assert_eq!(names(&second), ["op-2", "op-3"]);
+    assert_eq!(
+        second.metadata.resource_version, rv,
+        "the first page's version"
+    );
+    let token = second.metadata.continue_.clone().unwrap();
+    let last = ops
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap();
+    assert_eq!(names(&last), ["op-4", "op-9"]);
+    assert!(last.metadata.continue_.is_none());
+    // kube's own pager walks them all.
+    let all = ops.list(&ListParams::default()).await.unwrap();
+    assert_eq!(all.items.len(), 6);
+    let e = ops
+        .list(&ListParams::default().continue_token("not-a-token"))
+        .await
+        .unwrap_err();
+    assert_eq!(status_of(e).0, 400);
+}

@@ -827,3 +827,33 @@ async fn a_call_through_kubectls_port_forward_lists_the_operations() {
     drop(pf);
     drop(serve);
 }
+
+/// kubectl lists in chunks (`--chunk-size`, 500 by default) and follows `continue`: every
+/// row is there, once, in Tables and in JSON.
+#[test]
+fn kubectl_lists_in_chunks() {
+    if !kubectl_available() {
+        return;
+    }
+    let dc = start();
+    let kc = dc.kubeconfig.as_path();
+    let (ok, out) = kubectl(kc, &["get", "top", "--chunk-size=2", "--no-headers"], None);
+    assert!(ok, "{out}");
+    assert_eq!(out.lines().count(), 7, "{out}");
+    let (ok, out) = kubectl(
+        kc,
+        &[
+            "get",
+            "top",
+            "--chunk-size=3",
+            "-o",
+            "jsonpath={.items[*].metadata.name}",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    let mut names: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(names.len(), 7, "{out}");
+    names.dedup();
+    assert_eq!(names.len(), 7, "{out}");
+}

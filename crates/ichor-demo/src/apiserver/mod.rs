@@ -19,6 +19,7 @@ mod events;
 mod faults;
 mod fields;
 mod kinds;
+mod paging;
 mod pods;
 mod portforward;
 pub mod requests;

@@ -10,7 +10,7 @@ use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
-use super::{ApiState, EmbeddedApi, discovery, portforward, requests, table};
+use super::{ApiState, EmbeddedApi, discovery, paging, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -309,21 +309,28 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
         items.retain(|obj| fields.matches_object(rt.plural, obj));
     }
     let rv = st.resource_version.to_string();
+    let paging::Page { items, metadata } = paging::page(
+        items,
+        call.query.get("limit"),
+        call.query.get("continue"),
+        &rv,
+    )?;
     if call.wants_table() {
-        let table = table::table(rt, &items, &rv, jiff::Timestamp::now(), call.include()?);
+        let mut table = table::table(rt, &items, &rv, jiff::Timestamp::now(), call.include()?);
+        table["metadata"] = metadata;
         return Ok((200, Reply::Json(table)));
     }
     // Serialised from the stored objects as they are: no copy of a large list.
     if rt.group == "events.k8s.io" {
         let items: Vec<Value> = items.into_iter().map(to_events_v1).collect();
         let list = json!({"apiVersion": rt.api_version(), "kind": "EventList",
-                          "metadata": {"resourceVersion": rv}, "items": items});
+                          "metadata": metadata, "items": items});
         return Ok((200, Reply::Json(list)));
     }
     let list = ListOut {
         api_version: rt.api_version(),
         kind: format!("{}List", rt.kind),
-        metadata: json!({"resourceVersion": rv}),
+        metadata,
         items,
     };
     let bytes = serde_json::to_vec(&list)
