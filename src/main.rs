@@ -14,10 +14,15 @@ fn main() -> std::process::ExitCode {
             None
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The dashboard alone waits on the terminal, a timer and its calls: one thread, so an
+    // idle poll wakes no second one. Serving (serve, demo-cluster, --demo's embedded cluster
+    // and its ichor-ui) takes every core.
+    let dashboard_alone = cli.command.is_none() && !cli.demo;
+    let mut builder = match dashboard_alone {
+        true => tokio::runtime::Builder::new_current_thread(),
+        false => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("ichor-tui: starting the async runtime: {e}");

@@ -116,6 +116,33 @@ async fn the_first_poll_reads_the_watchs_first_list() {
     );
 }
 
+/// A poll that names the version it holds gets nothing back until the rows change.
+#[tokio::test]
+async fn a_poll_that_knows_the_version_gets_nothing_until_a_change() {
+    let api = seeded(&["a"]);
+    let c = watching(&api, users::VIEWER_TOKEN);
+    until_watched(&api, &c, users::VIEWER).await;
+    let first = c.list_page(&summaries()).await.unwrap();
+    let known = ListQuery {
+        known_version: Some(first.version.clone()),
+        ..summaries()
+    };
+    for _ in 0..3 {
+        let again = c.list_page(&known).await.unwrap();
+        assert!(again.unchanged && again.operations.is_empty(), "{again:?}");
+        assert_eq!((again.total, &again.version), (1, &first.version));
+    }
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.create(&PostParams::default(), &op("b", "c1", "talos", 1))
+        .await
+        .unwrap();
+    eventually("the change is a new page", async || {
+        let p = c.list_page(&known).await.unwrap();
+        !p.unchanged && p.operations.len() == 2 && p.version != first.version
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_change_shows_without_a_list() {
     let api = seeded(&["a"]);
