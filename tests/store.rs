@@ -200,6 +200,14 @@ async fn a_person_who_may_list_but_not_watch_reads_the_api() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(api.watch_count(), 0);
+    // What the next poll reads is the API's, as it is now.
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    for name in ["c", "d"] {
+        ops.create(&PostParams::default(), &op(name, "c1", "talos", 1))
+            .await
+            .unwrap();
+        assert!(names(&c).await.contains(&name.to_string()));
+    }
 }
 
 #[tokio::test]
