@@ -166,3 +166,19 @@ fn a_paged_list_counts_what_the_server_holds() {
     assert_eq!(s.ops.paging.total, 100);
     crate::snap_all!("list_paged_filtered", &s);
 }
+
+/// A filter the server finds nothing for says that nothing matched, not that the namespace is
+/// empty.
+#[test]
+fn a_filter_that_matches_nothing_on_the_server_says_so() {
+    let ops = history(250);
+    let mut s = started(&ops);
+    update(&mut s, Action::Key(Key::ch('/')));
+    for c in "zz".chars() {
+        update(&mut s, Action::Key(Key::ch(c)));
+    }
+    let e = tick_at(&mut s, now() + SignedDuration::from_millis(250));
+    answer(&mut s, &ops, &e);
+    assert_eq!(s.ops.paging.total, 0);
+    crate::snap_all!("list_filter_matches_nothing", &s);
+}
