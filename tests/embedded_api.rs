@@ -570,3 +570,35 @@ async fn lists_in_pages_with_limit_and_continue() {
         .unwrap_err();
     assert_eq!(status_of(e).0, 400);
 }
+
+/// Metadata-only lists (`as=PartialObjectMetadataList`), as kube's `list_metadata` asks:
+/// every object's metadata, nothing of its spec or status.
+#[tokio::test]
+async fn lists_of_metadata_only() {
+    let api = EmbeddedApi::default();
+    for i in 0..3 {
+        api.seed(&op(&format!("op-{i}"), "c1", "talos", 1)).unwrap();
+    }
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::VIEWER_TOKEN), "default");
+    let list = ops.list_metadata(&ListParams::default()).await.unwrap();
+    let names: Vec<String> = list
+        .items
+        .iter()
+        .map(|m| m.metadata.name.clone().unwrap())
+        .collect();
+    assert_eq!(names, ["op-0", "op-1", "op-2"]);
+    for m in &list.items {
+        let t = m.types.as_ref().unwrap();
+        assert_eq!(
+            (t.api_version.as_str(), t.kind.as_str()),
+            ("meta.k8s.io/v1", "PartialObjectMetadata")
+        );
+        assert!(m.metadata.resource_version.is_some() && m.metadata.uid.is_some());
+    }
+    let paged = ops
+        .list_metadata(&ListParams::default().limit(2))
+        .await
+        .unwrap();
+    assert_eq!(paged.items.len(), 2);
+    assert!(paged.metadata.continue_.is_some());
+}

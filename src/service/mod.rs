@@ -185,6 +185,9 @@ impl OperationService {
         query: &ListQuery,
     ) -> Result<OperationPage, ApiError> {
         list::check(query)?;
+        if let Some(page) = self.unchanged_by_metadata(caller, query).await? {
+            return Ok(page);
+        }
         let ops = self
             .read_operations(caller, query.namespace.as_deref())
             .await?;

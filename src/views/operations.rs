@@ -118,7 +118,13 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         .collect();
     if rows.is_empty() {
         // With a filter the server filters too: nothing held can mean nothing matched.
-        empty(state, ctx, all.is_empty() && ops.filter.is_empty(), rows_area, buf);
+        empty(
+            state,
+            ctx,
+            all.is_empty() && ops.filter.is_empty(),
+            rows_area,
+            buf,
+        );
     }
     let table_h = u16::try_from(rows.len()).unwrap_or(0).saturating_add(1);
     let selected = (window.range().contains(&ops.list.selected))

@@ -317,3 +317,41 @@ fn arguments_are_checked_before_anything_is_read() {
         .is_ok()
     );
 }
+
+/// A poll can be answered "unchanged" from the operations' metadata alone: a page's version
+/// and its next token read nothing else (ListOperations lists metadata only for such a poll).
+#[test]
+fn a_pages_version_reads_only_what_metadata_carries() {
+    let full = history(250);
+    let meta: Vec<Operation> = full
+        .iter()
+        .map(|o| Operation {
+            namespace: o.namespace.clone(),
+            name: o.name.clone(),
+            uid: o.uid.clone(),
+            resource_version: o.resource_version.clone(),
+            created_at: o.created_at,
+            ..Operation::default()
+        })
+        .collect();
+    for view in [View::Summary, View::Full] {
+        let mut q = ListQuery {
+            view,
+            page_size: 100,
+            ..ListQuery::everything(Some("default"))
+        };
+        let a = page(full.clone(), &q).unwrap();
+        let b = page(meta.clone(), &q).unwrap();
+        assert_eq!(
+            (&a.version, &a.next_page_token, a.total),
+            (&b.version, &b.next_page_token, b.total)
+        );
+        q.page_token = a.next_page_token.clone();
+        let a = page(full.clone(), &q).unwrap();
+        let b = page(meta.clone(), &q).unwrap();
+        assert_eq!(
+            (&a.version, &a.next_page_token),
+            (&b.version, &b.next_page_token)
+        );
+    }
+}

@@ -181,6 +181,13 @@ impl Call<'_> {
         table::wants_table(self.header(http::header::ACCEPT))
     }
 
+    /// Whether the client asks for the objects' metadata only
+    /// (`Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`).
+    fn wants_metadata(&self) -> bool {
+        self.header(http::header::ACCEPT)
+            .is_some_and(|a| a.contains("as=PartialObjectMetadataList"))
+    }
+
     /// What a Table's rows carry of their objects (`?includeObject=`).
     fn include(&self) -> Result<Include, Failure> {
         Include::parse(self.query.get("includeObject")).map_err(|e| fail(400, "BadRequest", e))
@@ -319,6 +326,18 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
         let mut table = table::table(rt, &items, &rv, jiff::Timestamp::now(), call.include()?);
         table["metadata"] = metadata;
         return Ok((200, Reply::Json(table)));
+    }
+    if call.wants_metadata() {
+        let items: Vec<Value> = items
+            .into_iter()
+            .map(|o| {
+                json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata",
+                            "metadata": o["metadata"]})
+            })
+            .collect();
+        let list = json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
+                          "metadata": metadata, "items": items});
+        return Ok((200, Reply::Json(list)));
     }
     // Serialised from the stored objects as they are: no copy of a large list.
     if rt.group == "events.k8s.io" {
