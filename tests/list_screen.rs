@@ -182,3 +182,21 @@ fn a_filter_that_matches_nothing_on_the_server_says_so() {
     assert_eq!(s.ops.paging.total, 0);
     crate::snap_all!("list_filter_matches_nothing", &s);
 }
+
+/// `G` pressed while a poll is in flight: no second request then, and the next page is asked
+/// for as soon as the poll's answer arrives (it used to wait for the next key).
+#[test]
+fn the_end_reached_during_a_poll_asks_for_more_when_the_poll_answers() {
+    let ops = history(250);
+    let mut s = started(&ops);
+    let poll = tick_at(&mut s, now() + SignedDuration::from_secs(10));
+    let (_, q, more) = list_query(&poll).expect("a poll");
+    assert!(!more && q.page_token.is_none());
+    let e = update(&mut s, Action::Key(Key::ch('G')));
+    assert_eq!(list_query(&e), None, "one request at a time");
+    let after = answer(&mut s, &ops, &poll);
+    let (_, q, more) = list_query(&after).expect("the next page, at once");
+    assert!(more && q.page_token.is_some(), "{q:?}");
+    answer(&mut s, &ops, &after);
+    assert_eq!(s.ops.all.data.as_ref().unwrap().len(), 200);
+}

@@ -5,7 +5,7 @@
 use super::nav::{refilter, reselect};
 use super::{ask_permissions, listed_namespace, schedule_poll};
 use crate::app::action::Effect;
-use crate::app::state::{HeldPage, Paging, State};
+use crate::app::state::{HeldPage, Paging, Screen, State};
 use crate::model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, View};
 use jiff::SignedDuration;
 
@@ -127,14 +127,24 @@ pub(super) fn on_page(
         // minute), and the clock's own changes are drawn when they come.
         state.quiet = true;
         schedule_poll(state);
-        return Vec::new();
+        return more_after_a_poll(state);
     }
     if !page.unchanged {
         replace(state, page);
     }
     refilter(state);
     schedule_poll(state);
-    ask_permissions(state, shown_namespaces(state))
+    let mut effects = ask_permissions(state, shown_namespaces(state));
+    effects.extend(more_after_a_poll(state));
+    effects
+}
+
+/// A selection that reached the end while the poll was out asks for the next page now.
+fn more_after_a_poll(state: &mut State) -> Vec<Effect> {
+    match state.screen {
+        Screen::Operations => more_if_near_the_end(state),
+        _ => Vec::new(),
+    }
 }
 
 /// The namespaces of the rows held.
