@@ -70,6 +70,31 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Whole numbers of four digits and more with their thousands grouped, as English and Japanese
+/// both write them ("10,007"); fluent-bundle's own formatting does not group. Anything else is
+/// left to it.
+fn grouped<M>(v: &fluent_bundle::FluentValue, _: &M) -> Option<String> {
+    let fluent_bundle::FluentValue::Number(n) = v else {
+        return None;
+    };
+    let x = n.value;
+    if x.fract() != 0.0 || x.abs() < 1000.0 || x.abs() > 1e15 {
+        return None;
+    }
+    let digits = format!("{}", x.abs() as u64);
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if x < 0.0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    Some(out)
+}
+
 fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
     let id: LanguageIdentifier = match lang {
         Lang::En => unic_langid::langid!("en"),
@@ -77,6 +102,7 @@ fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
     };
     let mut b = FluentBundle::new_concurrent(vec![id]);
     b.set_use_isolating(false);
+    b.set_formatter(Some(grouped));
     for (name, src) in sources(lang) {
         match FluentResource::try_new(src.to_string()) {
             Ok(res) => {
@@ -188,5 +214,25 @@ impl Texts {
     /// Whether the language bundle has `id` (tests).
     pub fn has(&self, id: &str) -> bool {
         self.main.has_message(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_four_digits_and_more_are_grouped() {
+        let t = Texts::new(Lang::En);
+        let title = |n: usize| t.tn("operations-title", &[("n", n.into())]);
+        assert_eq!(title(999), "Operations (999)");
+        assert_eq!(title(1000), "Operations (1,000)");
+        assert_eq!(title(10_007), "Operations (10,007)");
+        assert_eq!(title(1_234_567), "Operations (1,234,567)");
+        let t = Texts::new(Lang::Ja);
+        assert!(
+            t.tn("operations-title", &[("n", 10_007usize.into())])
+                .contains("10,007")
+        );
     }
 }

@@ -175,11 +175,14 @@ fn title(state: &State, ctx: &Ctx<'_>) -> String {
         } else {
             ""
         };
-        title.push_str(&t.tr(
+        title.push_str(&t.tn(
             "operations-filter",
             &[
-                ("filter", &format!("{}{cursor}", sanitize(&ops.filter))),
-                ("n", &(ops.visible.len() + unloaded(state)).to_string()),
+                (
+                    "filter",
+                    format!("{}{cursor}", sanitize(&ops.filter)).into(),
+                ),
+                ("n", (ops.visible.len() + unloaded(state)).into()),
             ],
         ));
     }

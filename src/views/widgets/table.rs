@@ -433,10 +433,10 @@ impl Window {
             false => ("list-above", "list-more"),
         };
         if above > 0 {
-            parts.push(t.tr(up, &[("n", &above.to_string())]));
+            parts.push(t.tn(up, &[("n", above.into())]));
         }
         if below > 0 {
-            parts.push(t.tr(down, &[("n", &below.to_string())]));
+            parts.push(t.tn(down, &[("n", below.into())]));
         }
         (!parts.is_empty()).then(|| Line::from(format!(" {} ", parts.join(" · "))).right_aligned())
     }
