@@ -101,40 +101,26 @@ impl OperationStore {
             known_version: None,
             ..query.clone()
         };
-        let made = match &shared.last {
-            Some((q, rev, page)) if *q == key && *rev == shared.revision => {
-                if query.known_version.as_deref() == Some(page.version.as_str()) {
-                    return Some(Ok(OperationPage {
-                        operations: Vec::new(),
-                        unchanged: true,
-                        next_page_token: page.next_page_token.clone(),
-                        total: page.total,
-                        version: page.version.clone(),
-                    }));
+        let held =
+            matches!(&shared.last, Some((q, rev, _)) if *q == key && *rev == shared.revision);
+        if !held {
+            let rows = shared.rows.iter();
+            let page = |rows| crate::service::list::page_of(rows, &key);
+            let made = match (&self.scope, query.namespace.as_deref()) {
+                (None, None) => page(rows.map(|(_, o)| o).collect::<Vec<_>>()),
+                (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| o).collect()),
+                (None, Some(ns)) => {
+                    page(rows.filter(|((n, _), _)| n == ns).map(|(_, o)| o).collect())
                 }
-                page.clone()
+                (Some(_), _) => return None,
+            };
+            match made {
+                Ok(p) => shared.last = Some((key, shared.revision, p)),
+                Err(e) => return Some(Err(e)),
             }
-            _ => {
-                let rows = shared.rows.iter();
-                let page = |rows| crate::service::list::page_of(rows, &key);
-                let made = match (&self.scope, query.namespace.as_deref()) {
-                    (None, None) => page(rows.map(|(_, o)| o).collect::<Vec<_>>()),
-                    (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| o).collect()),
-                    (None, Some(ns)) => {
-                        page(rows.filter(|((n, _), _)| n == ns).map(|(_, o)| o).collect())
-                    }
-                    (Some(_), _) => return None,
-                };
-                match made {
-                    Ok(p) => {
-                        shared.last = Some((key, shared.revision, p.clone()));
-                        p
-                    }
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-        };
-        Some(Ok(unchanged_if_known(made, query)))
+        }
+        let (_, _, page) = shared.last.as_ref()?;
+        Some(Ok(as_known(page, query)))
     }
 
     /// Waits, at most `limit`, while the watch is starting: until its first list has arrived
@@ -163,13 +149,18 @@ impl OperationStore {
     }
 }
 
-/// The page as the caller sees it: nothing but its version when it already holds it.
-fn unchanged_if_known(mut page: OperationPage, query: &ListQuery) -> OperationPage {
+/// The page as the caller sees it: only its version when the caller already holds it.
+fn as_known(page: &OperationPage, query: &ListQuery) -> OperationPage {
     if query.known_version.as_deref() == Some(page.version.as_str()) {
-        page.operations.clear();
-        page.unchanged = true;
+        return OperationPage {
+            operations: Vec::new(),
+            unchanged: true,
+            next_page_token: page.next_page_token.clone(),
+            total: page.total,
+            version: page.version.clone(),
+        };
     }
-    page
+    page.clone()
 }
 
 /// Follows the watch for as long as the store lives; errors are retried with kube-runtime's
