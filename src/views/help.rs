@@ -2,7 +2,7 @@
 //! short even for two, one column that scrolls, with a marker for what is above and below.
 
 use super::style::Ctx;
-use super::text::{fit, width};
+use super::text::{fit, width, wrap};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
@@ -21,26 +21,58 @@ fn rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
         .collect()
 }
 
-/// How the keys are laid out over `area`: the box, the columns, and the keys a column shows.
+/// How the keys are laid out over `area`: the box, the columns, the lines a column shows,
+/// and the lines (a key and what it does; in one column, wrapped under itself).
 struct Laid {
     rect: Rect,
     columns: u16,
     per_column: usize,
+    lines: Vec<String>,
 }
 
-/// `n` keys whose widest line is `line_w` columns, over `area`: one column when they fit, two
-/// when they fit whole side by side, else one column that scrolls.
-fn lay_out(n: usize, line_w: usize, area: Rect) -> Laid {
+/// Each key and what it does on one line, the key padded to `key_w`.
+fn one_line_each(rows: &[(String, String)], key_w: usize) -> Vec<String> {
+    rows.iter()
+        .map(|(k, v)| format!("{}  {v}", fit(k, key_w)))
+        .collect()
+}
+
+/// Each key and what it does, wrapped to `w` columns under the description's own start.
+fn wrapped(rows: &[(String, String)], key_w: usize, w: usize) -> Vec<String> {
+    let text_w = w.saturating_sub(key_w + 2).max(8);
+    let pad = " ".repeat(key_w);
+    rows.iter()
+        .flat_map(|(k, v)| {
+            wrap(v, text_w)
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| match i {
+                    0 => format!("{}  {l}", fit(k, key_w)),
+                    _ => format!("{pad}  {l}"),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The keys over `area`: in two columns when they fit whole side by side and the screen is
+/// too short for one, else in one column, wrapped to its width, that scrolls when it must.
+fn lay_out(rows: &[(String, String)], area: Rect) -> Laid {
+    let (key_w, line_w) = widths(rows);
+    let n = rows.len();
     // Between the status bar and the footer, with the box's two borders.
     let room = usize::from(area.height.saturating_sub(4)).max(1);
     let two_wide = 2 * (line_w + 2) <= usize::from(area.width.saturating_sub(4)).min(118);
-    let two_fit = n.div_ceil(2) <= room && two_wide;
-    let (columns, per_column) = if n <= room {
-        (1, n)
-    } else if two_fit {
-        (2, n.div_ceil(2))
+    let (columns, lines) = if n > room && n.div_ceil(2) <= room && two_wide {
+        (2, one_line_each(rows, key_w))
     } else {
-        (1, room)
+        // The box's borders, the margin and the column's last cell.
+        let w = usize::from(area.width.saturating_sub(2).min(64)).saturating_sub(4);
+        (1, wrapped(rows, key_w, w))
+    };
+    let per_column = match columns {
+        2 => n.div_ceil(2),
+        _ => lines.len().min(room),
     };
     let w = area
         .width
@@ -53,6 +85,7 @@ fn lay_out(n: usize, line_w: usize, area: Rect) -> Laid {
         rect: centered(area, w, h),
         columns,
         per_column,
+        lines,
     }
 }
 
@@ -67,13 +100,11 @@ fn widths(rows: &[(String, String)]) -> (usize, usize) {
     (key_w, line_w)
 }
 
-/// How many keys there are and how many show, over `area`.
+/// How many lines of keys there are and how many show, over `area`.
 pub fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
-    let rows = rows(state, ctx);
-    let n = rows.len();
-    let laid = lay_out(n, widths(&rows).1, area);
+    let laid = lay_out(&rows(state, ctx), area);
     ScrollRoom {
-        lines: n,
+        lines: laid.lines.len(),
         rows: laid.per_column * usize::from(laid.columns),
     }
 }
@@ -81,15 +112,17 @@ pub fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
 /// Draws the keys over `area`, scrolled as `r` says.
 pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
-    let rows = rows(state, ctx);
-    let (key_w, line_w) = widths(&rows);
-    let laid = lay_out(rows.len(), line_w, area);
+    let laid = lay_out(&rows(state, ctx), area);
     clear(laid.rect, buf);
-    let shown = Window::new(
-        rows.len(),
+    let mut shown = Window::new(
+        laid.lines.len(),
         r.scroll,
         laid.per_column * usize::from(laid.columns),
     );
+    if laid.lines.len() > rows(state, ctx).len() {
+        // Some keys take two lines: the marker counts lines.
+        shown = shown.of_text();
+    }
     let mut block = titled_block(t.t("help-title"));
     if let Some(more) = shown.marker(t) {
         block = block.title_bottom(more);
@@ -100,11 +133,14 @@ pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut B
     let col_w = keys.width / laid.columns;
     let areas =
         Layout::horizontal(vec![Constraint::Length(col_w); usize::from(laid.columns)]).split(keys);
-    let visible = &rows[shown.range()];
+    let visible = &laid.lines[shown.range()];
     for (area, chunk) in areas.iter().zip(visible.chunks(laid.per_column.max(1))) {
         let mut lines = Lines::new(usize::from(col_w.saturating_sub(1)));
-        for (k, v) in chunk {
-            lines.push(format!("{}  {v}", fit(k, key_w)), Default::default());
+        for l in chunk {
+            lines.push(
+                fit(l, usize::from(col_w.saturating_sub(1))),
+                Default::default(),
+            );
         }
         lines.draw(*area, buf);
     }
