@@ -1,6 +1,9 @@
 too-small = terminal too small (need { $w }×{ $h })
 status-all-namespaces = all namespaces
 status-namespace = namespace { $ns }
+# The same where the status bar is narrow.
+status-all-namespaces-short = all ns
+status-namespace-short = ns { $ns }
 status-user = user { $user }
 status-updated = updated { $age }
 status-never-updated = not updated yet

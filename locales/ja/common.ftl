@@ -17,6 +17,8 @@
 too-small = 端末が小さすぎます（{ $w }×{ $h } 以上が必要）
 status-all-namespaces = 全ネームスペース
 status-namespace = ネームスペース { $ns }
+status-all-namespaces-short = 全 NS
+status-namespace-short = NS { $ns }
 status-user = ユーザー { $user }
 status-updated = 更新 { $age }
 status-never-updated = 未更新

@@ -18,26 +18,69 @@ use ratatui::widgets::Widget;
 /// The most lines the banner takes.
 pub const BANNER_MAX: usize = 3;
 
+/// The status bar's words that fit in `room` columns.
+fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
+    let t = ctx.texts;
+    let s = &state.session;
+    let namespace = |short: bool| {
+        Some(match (s.all_namespaces, short) {
+            (true, false) => t.t("status-all-namespaces"),
+            (true, true) => t.t("status-all-namespaces-short"),
+            (false, false) => t.tr("status-namespace", &[("ns", &sanitize(&s.namespace))]),
+            (false, true) => t.tr("status-namespace-short", &[("ns", &sanitize(&s.namespace))]),
+        })
+    };
+    let user = s
+        .user
+        .as_ref()
+        .map(|u| t.tr("status-user", &[("user", &sanitize(u))]));
+    // After a failed load the age would read as fresh ("just now"): say the clock time the
+    // data on screen arrived instead.
+    let fresh = match state.last_ok {
+        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
+        None => t.t("status-never-updated"),
+    };
+    // What gives way on a narrow terminal: the server's version, the user, the namespace's
+    // long label, the program's name, why the route fell back (the log says it too), then the
+    // namespace; how fresh the data is stays.
+    let route = |detail: Detail, named: bool| {
+        let route = route_text(s, t, detail);
+        Some(match named {
+            true => format!(" ichor-tui · {route}"),
+            false => format!(" {route}"),
+        })
+    };
+    // (how much of the route, the program's name, the namespace: short or not, the user)
+    const STEPS: [(Detail, bool, Option<bool>, bool); 7] = [
+        (Detail::All, true, Some(false), true),
+        (Detail::NoVersion, true, Some(false), true),
+        (Detail::NoVersion, true, Some(false), false),
+        (Detail::NoVersion, true, Some(true), false),
+        (Detail::NoVersion, false, Some(true), false),
+        (Detail::Least, false, Some(true), false),
+        (Detail::Least, false, None, false),
+    ];
+    let mut text = String::new();
+    for (detail, named, short_ns, with_user) in STEPS {
+        let parts = [
+            route(detail, named),
+            short_ns.and_then(namespace),
+            user.clone().filter(|_| with_user),
+            Some(fresh.clone()),
+        ];
+        text = parts.into_iter().flatten().collect::<Vec<_>>().join(" │ ");
+        if width(&text) <= room {
+            break;
+        }
+    }
+    text
+}
+
 /// The status bar: program, backend, namespace, user, the age of the data, and badges.
 pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let s = &state.session;
-    let ns = if s.all_namespaces {
-        t.t("status-all-namespaces")
-    } else {
-        t.tr("status-namespace", &[("ns", &sanitize(&s.namespace))])
-    };
-    let mut parts = vec![format!(" ichor-tui · {}", route_text(s, t)), ns];
-    if let Some(u) = &s.user {
-        parts.push(t.tr("status-user", &[("user", &sanitize(u))]));
-    }
-    // After a failed load the age would read as fresh ("just now"): say the clock time the
-    // data on screen arrived instead.
-    parts.push(match state.last_ok {
-        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
-        Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
-        None => t.t("status-never-updated"),
-    });
     let mut badges = Vec::new();
     if s.read_only {
         badges.push(format!("[{}]", t.t("badge-read-only")));
@@ -62,7 +105,7 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         )
     };
     Line::from(vec![
-        Span::raw(format!("{} ", fit(&parts.join(" │ "), room))),
+        Span::raw(format!("{} ", fit(&status_text(state, ctx, room), room))),
         Span::styled(badge, badge_style),
     ])
     .style(bar)
@@ -85,7 +128,17 @@ fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String
 
 /// How OperationService is reached, in words: the demo, the route, why not ichor-ui, and the
 /// server's version where one answers.
-fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String {
+/// How much of the route the status bar says.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Detail {
+    /// The route without the server's version or why it fell back.
+    Least,
+    /// Without the server's version.
+    NoVersion,
+    All,
+}
+
+fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
     use crate::app::state::Route;
     use crate::model::ServerVersion;
     let route = match &s.route {
@@ -94,7 +147,7 @@ fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String 
         Route::InProcess { why: None, .. } if s.demo => String::new(),
         Route::InProcess { context, why } => {
             let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
-            match why {
+            match why.as_ref().filter(|_| detail > Detail::Least) {
                 Some(w) => t.tr(
                     "route-fallback",
                     &[("route", &base), ("why", &fallback_text(w, t))],
@@ -109,6 +162,7 @@ fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts) -> String 
         (false, _) => route,
     };
     match &s.server_version {
+        _ if detail < Detail::All => {}
         ServerVersion::NotYet => {}
         ServerVersion::Unknown => {
             text.push_str(" · ");
