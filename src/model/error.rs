@@ -129,6 +129,16 @@ impl ApiError {
         }
     }
 
+    /// An argument that is not valid (INVALID_ARGUMENT, reason Invalid), naming what.
+    pub fn invalid(what: &str, message: impl Into<String>) -> ApiError {
+        ApiError::refused(
+            Code::InvalidArgument,
+            Reason::Invalid,
+            &[("what", what)],
+            message,
+        )
+    }
+
     /// An error with a reason code and parameters.
     pub fn refused(
         code: Code,

@@ -7,8 +7,8 @@
 
 use super::access::Caller;
 use crate::model::{
-    ApiError, Code, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation, OperationPage, Phase,
-    Reason, View, list_order,
+    ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation, OperationPage, Phase, View,
+    list_order,
 };
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -17,15 +17,6 @@ use std::cmp::Ordering;
 
 /// The longest page token taken (ours are well under 200 bytes).
 pub const MAX_PAGE_TOKEN: usize = 1024;
-
-fn invalid(what: &str, message: String) -> ApiError {
-    ApiError::refused(
-        Code::InvalidArgument,
-        Reason::Invalid,
-        &[("what", what)],
-        message,
-    )
-}
 
 /// The query's arguments, checked before anything is read.
 pub fn check(q: &ListQuery) -> Result<(), ApiError> {
@@ -38,7 +29,7 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
         .iter()
         .find(|p| matches!(p, Phase::Unknown | Phase::Other(_)))
     {
-        return Err(invalid(
+        return Err(ApiError::invalid(
             "phases",
             format!(
                 "phase \"{}\" is not one of Pending, Running, Paused, Completed, Failed",
@@ -47,15 +38,15 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
         ));
     }
     if q.text.chars().count() > MAX_FILTER_CHARS {
-        return Err(invalid(
+        return Err(ApiError::invalid(
             "filter",
             format!("the filter is longer than {MAX_FILTER_CHARS} characters"),
         ));
     }
     if q.text.chars().any(char::is_control) {
-        return Err(invalid(
+        return Err(ApiError::invalid(
             "filter",
-            "the filter holds control characters".into(),
+            "the filter holds control characters",
         ));
     }
     match &q.page_token {
@@ -66,10 +57,9 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
 }
 
 fn bad_token() -> ApiError {
-    invalid(
+    ApiError::invalid(
         "page_token",
-        "the page token is not one this server gave for this query (ask for the first page again)"
-            .into(),
+        "the page token is not one this server gave for this query (ask for the first page again)",
     )
 }
 

@@ -112,14 +112,15 @@ pub fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
 /// Draws the keys over `area`, scrolled as `r` says.
 pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
-    let laid = lay_out(&rows(state, ctx), area);
+    let rows = rows(state, ctx);
+    let laid = lay_out(&rows, area);
     clear(laid.rect, buf);
     let mut shown = Window::new(
         laid.lines.len(),
         r.scroll,
         laid.per_column * usize::from(laid.columns),
     );
-    if laid.lines.len() > rows(state, ctx).len() {
+    if laid.lines.len() > rows.len() {
         // Some keys take two lines: the marker counts lines.
         shown = shown.of_text();
     }

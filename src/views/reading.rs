@@ -6,38 +6,19 @@
 use super::style::Ctx;
 use super::text::{sanitize, wrap};
 use super::widgets::lines::Lines;
-use super::widgets::overlay::{clear, titled_block};
+use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
 use crate::app::state::{Reading, ReadingOf, ScrollRoom, State};
 use crate::model::{Cluster, Operation};
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
-/// Where the text is drawn over `area` (between the status bar and the footer), and where its
-/// lines go: inside the border, a column of margin on each side.
-fn rects(area: Rect) -> (Rect, Rect) {
-    let [_, rect, _] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let inner = titled_block(String::new()).inner(rect);
-    let [_, inner, _] = Layout::horizontal([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    (rect, inner)
-}
-
 /// How long the text is over `area`, and how much of it shows.
 pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
-    let (_, inner) = rects(area);
+    let (_, inner) = dialog_rects(area);
     let (_, lines) = text(state, r, ctx, usize::from(inner.width));
     ScrollRoom {
         lines: lines.len(),
@@ -47,7 +28,7 @@ pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom
 
 /// Draws the text over `area`.
 pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    let (rect, inner) = rects(area);
+    let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
     let (title, lines) = text(state, r, ctx, usize::from(inner.width));
     let window = Window::new(lines.len(), r.scroll, usize::from(inner.height)).of_text();

@@ -45,15 +45,6 @@ pub fn list_query_to_proto(q: &ListQuery) -> proto::ListOperationsRequest {
     }
 }
 
-fn invalid(what: &str, message: String) -> ApiError {
-    ApiError::refused(
-        Code::InvalidArgument,
-        Reason::Invalid,
-        &[("what", what)],
-        message,
-    )
-}
-
 /// A list query from the wire. The scope is checked here (a namespace, or every namespace);
 /// the filters by the service, on every path alike.
 pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuery, ApiError> {
@@ -73,14 +64,14 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
         Ok(proto::OperationView::Summary) => View::Summary,
         Ok(proto::OperationView::Full | proto::OperationView::Unspecified) => View::Full,
         Err(_) => {
-            return Err(invalid(
+            return Err(ApiError::invalid(
                 "view",
                 format!("view {} is not one this server knows", r.view),
             ));
         }
     };
     let page_size = u32::try_from(r.page_size).map_err(|_| {
-        invalid(
+        ApiError::invalid(
             "page_size",
             format!("page_size must not be negative (it is {})", r.page_size),
         )

@@ -105,7 +105,11 @@ impl RemoteClient {
             }
             Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::new(&target, opts.deadline)?),
         };
-        Ok(RemoteClient {
+        Ok(RemoteClient::with(opts, &target, transport))
+    }
+
+    fn with(opts: RemoteOptions, target: &options::Target, transport: Transport) -> RemoteClient {
+        RemoteClient {
             transport,
             url: opts.url,
             protocol: opts.protocol,
@@ -113,7 +117,7 @@ impl RemoteClient {
             read_only: opts.read_only,
             has_token: target.token.is_some(),
             server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
-        })
+        }
     }
 
     /// A client that reaches the server through `tunnel` (plain HTTP over a port-forward;
@@ -129,15 +133,7 @@ impl RemoteClient {
             ))),
             Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::through(&target, tunnel)?),
         };
-        Ok(RemoteClient {
-            transport,
-            url: opts.url,
-            protocol: opts.protocol,
-            deadline: opts.deadline,
-            read_only: opts.read_only,
-            has_token: target.token.is_some(),
-            server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
-        })
+        Ok(RemoteClient::with(opts, &target, transport))
     }
 
     /// Runs one call under the deadline (enforced here too, so a call waiting for a connection

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{MachinePhase, MachineProgress};
+use crate::model::{Code, MachinePhase, MachineProgress};
 
 fn op(name: &str, minute: i64, cluster: &str, phase: Phase) -> Operation {
     Operation {

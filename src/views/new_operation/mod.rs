@@ -5,46 +5,27 @@ mod review;
 
 use super::style::Ctx;
 use super::text::sanitize;
-use super::widgets::overlay::{clear, titled_block};
+use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::words::kind_text;
 use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use crate::model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
-
-/// Where the dialog is drawn over `area` (everything between the status bar and the footer),
-/// and where its text goes: inside the border, a column of margin on each side.
-fn rects(area: Rect) -> (Rect, Rect) {
-    let [_, rect, _] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let inner = titled_block(String::new()).inner(rect);
-    let [_, inner, _] = Layout::horizontal([
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    (rect, inner)
-}
 
 /// How long the dialog's text that scrolls (the Review's) is over `area`, and how much shows.
 pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     match d.step {
         NewOpStep::Form => ScrollRoom::default(),
         NewOpStep::Review | NewOpStep::Starting { .. } => {
-            review::room(state, d, ctx, rects(area).1)
+            review::room(state, d, ctx, dialog_rects(area).1)
         }
     }
 }
 
 /// Draws the dialog over `area`: everything between the status bar and the footer.
 pub fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    let (rect, inner) = rects(area);
+    let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
     let t = ctx.texts;
     let cluster = sanitize(&d.cluster.name);

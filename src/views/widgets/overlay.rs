@@ -2,7 +2,7 @@
 
 use crate::views::text::width;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 /// The block around a screen's body or a dialog, with its title.
@@ -10,6 +10,26 @@ pub fn titled_block<'a>(title: String) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .title(format!(" {title} "))
+}
+
+/// A dialog over the whole of `area` (everything between the status bar and the footer) but
+/// a row above and below, and where its text goes: inside the border, a column of margin on
+/// each side.
+pub fn dialog_rects(area: Rect) -> (Rect, Rect) {
+    let [_, rect, _] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let inner = titled_block(String::new()).inner(rect);
+    let [_, inner, _] = Layout::horizontal([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    (rect, inner)
 }
 
 /// A `w`×`h` rectangle in the middle of `area` (no larger than it); an odd row or column left

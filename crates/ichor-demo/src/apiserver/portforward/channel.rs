@@ -17,8 +17,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// Channel messages as the agreed form encodes them.
 #[derive(Clone, Copy)]
@@ -79,12 +77,7 @@ pub(super) async fn serve<S>(
                 return;
             }
         }
-        let close = CloseFrame {
-            code: CloseCode::Normal,
-            reason: "".into(),
-        };
-        let _ = sink.send(Message::Close(Some(close))).await;
-        let _ = sink.close().await;
+        super::close_normally(&mut sink).await;
     });
     let mut to_target = Vec::with_capacity(ports.len());
     let mut tasks = JoinSet::new();

@@ -185,6 +185,25 @@ fn running_pod_uid(st: &ApiState, namespace: &str, pod: &str) -> Result<String, 
         .to_string())
 }
 
+/// Ends a WebSocket from our side: a Normal close frame, then the sink closed (errors ignored:
+/// the peer may be gone already).
+async fn close_normally<S>(sink: &mut S)
+where
+    S: futures_util::Sink<tokio_tungstenite::tungstenite::Message> + Unpin,
+{
+    use futures_util::SinkExt as _;
+    use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+    let close = CloseFrame {
+        code: CloseCode::Normal,
+        reason: "".into(),
+    };
+    let _ = sink
+        .send(tokio_tungstenite::tungstenite::Message::Close(Some(close)))
+        .await;
+    let _ = sink.close().await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

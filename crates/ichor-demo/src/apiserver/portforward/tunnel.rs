@@ -8,8 +8,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// How long one side may take to finish after the other has.
 pub(super) const LINGER: Duration = Duration::from_secs(5);
@@ -51,12 +49,7 @@ where
                 }
             }
         }
-        let close = CloseFrame {
-            code: CloseCode::Normal,
-            reason: "".into(),
-        };
-        let _ = sink.send(Message::Close(Some(close))).await;
-        let _ = sink.close().await;
+        super::close_normally(&mut sink).await;
     };
     tokio::pin!(inbound, outbound);
     tokio::select! {
