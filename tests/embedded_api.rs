@@ -316,7 +316,8 @@ async fn authentication_rbac_and_impersonation() {
     assert!(api.write_log().is_empty());
 
     // The server's identity may impersonate; the impersonated user's rights decide.
-    let as_viewer = impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]);
+    let as_viewer =
+        common::impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]);
     let ops: Api<TalosOperation> = Api::namespaced(as_viewer, "default");
     ops.list(&ListParams::default()).await.unwrap();
     let (code, _, message) = status_of(
@@ -326,7 +327,7 @@ async fn authentication_rbac_and_impersonation() {
     );
     assert_eq!(code, 403);
     assert!(message.contains("User \"viewer\""), "{message}");
-    let as_operator = impersonating(
+    let as_operator = common::impersonating(
         &api,
         users::SERVER_TOKEN,
         users::OPERATOR,
@@ -343,7 +344,7 @@ async fn authentication_rbac_and_impersonation() {
     );
 
     // An operator may not impersonate anyone.
-    let sneaky = impersonating(
+    let sneaky = common::impersonating(
         &api,
         users::OPERATOR_TOKEN,
         users::ADMIN,
@@ -361,24 +362,6 @@ async fn authentication_rbac_and_impersonation() {
         "{message}"
     );
     assert_eq!(api.write_log().len(), 1);
-}
-
-/// A kube client whose requests carry impersonation headers.
-fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]) -> kube::Client {
-    let inner = api.client(token);
-    let user = user.to_string();
-    let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
-        let inner = inner.clone();
-        req.headers_mut()
-            .insert("impersonate-user", user.parse().unwrap());
-        for g in &groups {
-            req.headers_mut()
-                .append("impersonate-group", g.parse().unwrap());
-        }
-        async move { inner.send(req).await }
-    });
-    kube::Client::new(svc, "default")
 }
 
 #[tokio::test]

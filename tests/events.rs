@@ -287,27 +287,7 @@ async fn a_rollouts_events_as_the_controller_records_them(path: Path) {
     panic!("{path:?}: the rollout did not complete");
 }
 
-macro_rules! matrix {
-    ($($name:ident),* $(,)?) => {
-        mod in_process {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
-        }
-        mod impersonated {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
-        }
-        mod grpc {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
-        }
-        mod connect {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
-        }
-        mod tunnel {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Tunnel).await } )*
-        }
-    };
-}
-
-matrix!(
+crate::matrix!(
     the_operations_and_its_machines_events_newest_first,
     within_one_second_the_later_write_is_the_newer,
     text_from_the_cluster_is_made_inert_and_bounded,

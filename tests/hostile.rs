@@ -360,26 +360,12 @@ async fn max_unavailable_is_at_most_the_clusters_workers(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
-macro_rules! matrix {
-    ($($name:ident),* $(,)?) => {
-        mod in_process {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
-        }
-        mod impersonated {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
-        }
-        mod grpc {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
-        }
-        mod connect {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
-        }
-    };
-}
-
-matrix!(
-    hostile_arguments_are_refused_before_any_call,
-    max_unavailable_is_at_most_the_clusters_workers,
+crate::matrix!(
+    paths: [InProcess => in_process, Impersonated => impersonated, Grpc => grpc, Connect => connect];
+    [
+        hostile_arguments_are_refused_before_any_call,
+        max_unavailable_is_at_most_the_clusters_workers,
+    ]
 );
 
 // ---- arbitrary requests ----

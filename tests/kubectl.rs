@@ -373,6 +373,46 @@ fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
 }
 
+/// `kubectl port-forward -n ichor-system svc/ichor-ui 0:api` (over WebSockets or SPDY when
+/// `websockets` says, with its log at -v=6 on stderr; else kubectl's default, stderr dropped):
+/// the child, the local port and the line it printed. Its stdout is read to the end meanwhile,
+/// so it never blocks on a full pipe.
+fn forward_ichor_ui(kubeconfig: &Path, websockets: Option<bool>) -> (Child, u16, String) {
+    let mut cmd = Command::new("kubectl");
+    cmd.env("KUBECONFIG", kubeconfig)
+        .args([
+            "port-forward",
+            "-n",
+            "ichor-system",
+            "svc/ichor-ui",
+            "0:api",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(ws) = websockets {
+        cmd.env(
+            "KUBECTL_PORT_FORWARD_WEBSOCKETS",
+            if ws { "true" } else { "false" },
+        )
+        .arg("-v=6")
+        .stderr(Stdio::piped());
+    }
+    let mut pf = cmd.spawn().unwrap();
+    let mut out = BufReader::new(pf.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let local: u16 = line
+        .strip_prefix("Forwarding from 127.0.0.1:")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("kubectl printed {line:?}"));
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut sink);
+    });
+    (pf, local, line)
+}
+
 /// `kubectl port-forward -n ichor-system svc/ichor-ui 0:api` against `demo-cluster
 /// --ichor-ui-forward` an echo server: two connections round-trip their bytes; when kubectl is
 /// killed, neither the demo cluster nor the target keeps anything open. `websockets: false`
@@ -388,38 +428,8 @@ fn port_forward_round_trips(websockets: bool) {
     let dc = start_with(&["--ichor-ui-forward", &target]);
     let pid = dc.child.id();
     let baseline = open_fds(pid);
-    let mut pf = Command::new("kubectl")
-        .env("KUBECONFIG", &dc.kubeconfig)
-        .env(
-            "KUBECTL_PORT_FORWARD_WEBSOCKETS",
-            if websockets { "true" } else { "false" },
-        )
-        .args([
-            "port-forward",
-            "-n",
-            "ichor-system",
-            "svc/ichor-ui",
-            "0:api",
-            "-v=6",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(pf.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let local: u16 = line
-        .strip_prefix("Forwarding from 127.0.0.1:")
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("kubectl printed {line:?}"));
+    let (mut pf, local, line) = forward_ichor_ui(&dc.kubeconfig, Some(websockets));
     assert!(line.trim_end().ends_with("-> 8080"), "{line}");
-    // Keep reading kubectl's output so that it never blocks on a full pipe.
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        let _ = out.read_to_string(&mut sink);
-    });
     let stderr = pf.stderr.take().unwrap();
     let log = std::thread::spawn(move || {
         let mut text = String::new();
@@ -791,32 +801,8 @@ async fn a_call_through_kubectls_port_forward_lists_the_operations() {
         .unwrap();
     let serve = Killed(serve);
     assert_eq!(line.trim(), format!("serving on {target}"));
-    let mut pf = Command::new("kubectl")
-        .env("KUBECONFIG", &dc.kubeconfig)
-        .args([
-            "port-forward",
-            "-n",
-            "ichor-system",
-            "svc/ichor-ui",
-            "0:api",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(pf.stdout.take().unwrap());
+    let (pf, local, _) = forward_ichor_ui(&dc.kubeconfig, None);
     let pf = Killed(pf);
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let local: u16 = line
-        .strip_prefix("Forwarding from 127.0.0.1:")
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("kubectl printed {line:?}"));
-    std::thread::spawn(move || {
-        let mut sink = String::new();
-        let _ = std::io::Read::read_to_string(&mut out, &mut sink);
-    });
     for protocol in [Protocol::Connect, Protocol::Grpc] {
         let mut o = RemoteOptions::new(format!("http://127.0.0.1:{local}")).with_protocol(protocol);
         o.token = Some("demo-admin-token".into());

@@ -222,27 +222,7 @@ async fn bad_pages_and_filters_are_refused_before_anything_is_read(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
-macro_rules! matrix {
-    ($($name:ident),* $(,)?) => {
-        mod in_process {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
-        }
-        mod impersonated {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
-        }
-        mod grpc {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
-        }
-        mod connect {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
-        }
-        mod tunnel {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Tunnel).await } )*
-        }
-    };
-}
-
-matrix!(
+crate::matrix!(
     pages_walk_the_whole_list_newest_first_as_summaries,
     filters_apply_on_the_server_before_paging,
     an_unchanged_list_comes_back_empty_and_a_change_comes_back_whole,

@@ -1888,27 +1888,7 @@ async fn an_unreadable_cluster_or_machine_is_listed_as_such_and_blocks_a_start(p
     assert_eq!(c.plan_operation(&talos()).await.unwrap().blocked, None);
 }
 
-macro_rules! matrix {
-    ($($name:ident),* $(,)?) => {
-        mod in_process {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
-        }
-        mod impersonated {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Impersonated).await } )*
-        }
-        mod grpc {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
-        }
-        mod connect {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
-        }
-        mod tunnel {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Tunnel).await } )*
-        }
-    };
-}
-
-matrix!(
+crate::matrix!(
     list_and_get_return_the_status_as_it_is,
     clusters_show_versions_machines_tracking_and_the_unfinished_operation,
     plan_talos_steps_held_and_versions,

@@ -85,21 +85,10 @@ async fn pre_releases_order_by_their_fields(path: Path) {
     );
 }
 
-macro_rules! paths {
-    ($($name:ident),* $(,)?) => {
-        mod in_process {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::InProcess).await } )*
-        }
-        mod grpc {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Grpc).await } )*
-        }
-        mod connect {
-            $( #[tokio::test] async fn $name() { super::$name(super::Path::Connect).await } )*
-        }
-    };
-}
-
-paths!(
-    jumps_beyond_what_the_executors_support_are_refused,
-    pre_releases_order_by_their_fields,
+crate::matrix!(
+    paths: [InProcess => in_process, Grpc => grpc, Connect => connect];
+    [
+        jumps_beyond_what_the_executors_support_are_refused,
+        pre_releases_order_by_their_fields,
+    ]
 );

@@ -25,6 +25,22 @@ fn ops(api: &EmbeddedApi, token: &str) -> Api<TalosOperation> {
 }
 
 /// The next event within 5 s (a test that waits longer is broken).
+/// The names a kube-runtime watcher lists (from Init to InitDone), in order.
+async fn listed<S>(w: &mut S) -> Vec<String>
+where
+    S: Stream<Item = Result<watcher::Event<TalosOperation>, watcher::Error>> + Unpin,
+{
+    let mut names = Vec::new();
+    loop {
+        match next(w).await.unwrap() {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(o) => names.push(o.metadata.name.unwrap()),
+            watcher::Event::InitDone => return names,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
 async fn next<S, T>(s: &mut S) -> T
 where
     S: Stream<Item = T> + Unpin,
@@ -368,7 +384,7 @@ async fn rbac_decides_the_watch_verb_and_impersonation_works_as_for_lists() {
     );
     // `serve`'s identity watching as someone else: that person's rules decide.
     let as_reader: Api<CoreEvent> = Api::namespaced(
-        impersonating(
+        common::impersonating(
             &api,
             users::SERVER_TOKEN,
             users::OPERATIONS_READER,
@@ -378,28 +394,10 @@ async fn rbac_decides_the_watch_verb_and_impersonation_works_as_for_lists() {
     );
     assert!(as_reader.watch(&wp, "0").await.is_err());
     let as_viewer: Api<CoreEvent> = Api::namespaced(
-        impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]),
+        common::impersonating(&api, users::SERVER_TOKEN, users::VIEWER, &["ichor:viewers"]),
         "default",
     );
     assert!(as_viewer.watch(&wp, "0").await.is_ok());
-}
-
-/// A kube client whose requests carry impersonation headers.
-fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]) -> kube::Client {
-    let inner = api.client(token);
-    let user = user.to_string();
-    let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
-        let inner = inner.clone();
-        req.headers_mut()
-            .insert("impersonate-user", user.parse().unwrap());
-        for g in &groups {
-            req.headers_mut()
-                .append("impersonate-group", g.parse().unwrap());
-        }
-        async move { inner.send(req).await }
-    });
-    kube::Client::new(svc, "default")
 }
 
 #[tokio::test]
@@ -410,15 +408,7 @@ async fn the_kube_runtime_watcher_lists_then_follows_changes() {
         .await
         .unwrap();
     let mut w = watcher(ops.clone(), watcher::Config::default()).boxed();
-    let mut initial = Vec::new();
-    loop {
-        match next(&mut w).await.unwrap() {
-            watcher::Event::Init => {}
-            watcher::Event::InitApply(o) => initial.push(o.metadata.name.unwrap()),
-            watcher::Event::InitDone => break,
-            other => panic!("unexpected {other:?}"),
-        }
-    }
+    let initial = listed(&mut w).await;
     assert_eq!(initial, ["a"]);
     ops.create(&PostParams::default(), &op("b", "c1", "talos", 1))
         .await
@@ -472,15 +462,7 @@ async fn the_kube_runtime_watcher_lists_again_after_410() {
         Err(watcher::Error::WatchError(e)) => assert_eq!(e.code, 410),
         other => panic!("expected 410, got {other:?}"),
     }
-    let mut relisted = Vec::new();
-    loop {
-        match next(&mut w).await.unwrap() {
-            watcher::Event::Init => {}
-            watcher::Event::InitApply(o) => relisted.push(o.metadata.name.unwrap()),
-            watcher::Event::InitDone => break,
-            other => panic!("unexpected {other:?}"),
-        }
-    }
+    let relisted = listed(&mut w).await;
     assert_eq!(relisted, ["a", "b"]);
 }
 
@@ -527,15 +509,7 @@ async fn the_kube_runtime_watcher_with_streaming_lists() {
         .await
         .unwrap();
     let mut w = watcher(ops.clone(), watcher::Config::default().streaming_lists()).boxed();
-    let mut initial = Vec::new();
-    loop {
-        match next(&mut w).await.unwrap() {
-            watcher::Event::Init => {}
-            watcher::Event::InitApply(o) => initial.push(o.metadata.name.unwrap()),
-            watcher::Event::InitDone => break,
-            other => panic!("unexpected {other:?}"),
-        }
-    }
+    let initial = listed(&mut w).await;
     assert_eq!(initial, ["a"]);
     ops.delete("a", &DeleteParams::default()).await.unwrap();
     assert!(matches!(

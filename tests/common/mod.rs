@@ -85,3 +85,21 @@ pub fn operations_created(api: &EmbeddedApi) -> usize {
         .filter(|w| w.verb == "create" && w.resource == "talosoperations")
         .count()
 }
+
+/// A kube client whose requests carry impersonation headers.
+pub fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]) -> kube::Client {
+    let inner = api.client(token);
+    let user = user.to_string();
+    let groups: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
+    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
+        let inner = inner.clone();
+        req.headers_mut()
+            .insert("impersonate-user", user.parse().unwrap());
+        for g in &groups {
+            req.headers_mut()
+                .append("impersonate-group", g.parse().unwrap());
+        }
+        async move { inner.send(req).await }
+    });
+    kube::Client::new(svc, "default")
+}

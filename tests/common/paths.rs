@@ -181,3 +181,30 @@ pub async fn tunnel(
     )
     .unwrap()
 }
+
+/// One `#[tokio::test]` per behaviour and path: `matrix!(a, b)` runs `a(path)` and `b(path)` on
+/// every path, each path's tests in a module of its name; `matrix!(paths: [InProcess =>
+/// in_process, …]; [a, b])` on the paths named.
+#[macro_export]
+macro_rules! matrix {
+    (@one $path:ident $module:ident [$($name:ident),* $(,)?]) => {
+        mod $module {
+            $( #[tokio::test] async fn $name() { super::$name(super::Path::$path).await } )*
+        }
+    };
+    (paths: [$($path:ident => $module:ident),* $(,)?]; $names:tt) => {
+        $( $crate::matrix!(@one $path $module $names); )*
+    };
+    ($($name:ident),* $(,)?) => {
+        $crate::matrix!(
+            paths: [
+                InProcess => in_process,
+                Impersonated => impersonated,
+                Grpc => grpc,
+                Connect => connect,
+                Tunnel => tunnel,
+            ];
+            [$($name),*]
+        );
+    };
+}
