@@ -5,11 +5,10 @@
 //! shape; control characters come out as escapes.
 
 use super::OperationService;
-use super::access::{Caller, map_kube_error};
+use super::access::Caller;
 use super::validate::{self, NameOf};
-use crate::model::{ApiError, Code, Reason};
+use crate::model::ApiError;
 use ichor_resources::TalosOperation;
-use kube::api::{Api, GetParams};
 use serde_json::Value;
 
 impl OperationService {
@@ -23,32 +22,12 @@ impl OperationService {
         validate::namespace(namespace)?;
         validate::name(NameOf::Operation, name)?;
         let what = "reading the operation's resource";
-        let api: Api<TalosOperation> = self.api(caller, Some(namespace));
-        let req = kube::core::Request::new(api.resource_url())
-            .get(name, &GetParams::default())
-            .map_err(|e| map_kube_error(what, kube::Error::BuildRequest(e)))?;
-        let client = self.access.as_caller(caller);
-        let body = match self.access.call(what, client.request_text(req)).await {
-            Ok(body) => body,
-            Err(e) if e.code == Code::NotFound => {
-                return Err(ApiError::refused(
-                    Code::NotFound,
-                    Reason::OperationNotFound,
-                    &[("operation", name), ("namespace", namespace)],
-                    format!("operation {name} not found in namespace {namespace}"),
-                ));
-            }
-            Err(e) => return Err(e),
+        let Some(mut raw) = self
+            .get_json::<TalosOperation>(caller, namespace, name, what)
+            .await?
+        else {
+            return Err(super::operation_not_found(namespace, name));
         };
-        let mut raw: Value = serde_json::from_str(&body).map_err(|e| {
-            let detail = super::tolerant::why(None, &e);
-            ApiError::refused(
-                Code::Internal,
-                Reason::Internal,
-                &[("what", what), ("detail", &detail)],
-                format!("{what}: {detail}"),
-            )
-        })?;
         if let Some(meta) = raw.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("managedFields");
         }

@@ -39,6 +39,11 @@ fn op_not_found(namespace: &str, name: &str, err: ApiError) -> ApiError {
     if err.code != Code::NotFound {
         return err;
     }
+    operation_not_found(namespace, name)
+}
+
+/// OPERATION_NOT_FOUND, naming it.
+fn operation_not_found(namespace: &str, name: &str) -> ApiError {
     ApiError::refused(
         Code::NotFound,
         Reason::OperationNotFound,

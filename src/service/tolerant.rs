@@ -193,6 +193,22 @@ impl OperationService {
     where
         K: Tolerant + kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
     {
+        let raw = self.get_json::<K>(caller, namespace, name, what).await?;
+        Ok(raw.map(decode::<K>))
+    }
+
+    /// Reads one `K` as the caller as JSON, whatever its fields hold: `None` when it does not
+    /// exist.
+    pub(super) async fn get_json<K>(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+        name: &str,
+        what: &str,
+    ) -> Result<Option<Value>, ApiError>
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
+    {
         let api: Api<K> = self.api(caller, Some(namespace));
         let req = kube::core::Request::new(api.resource_url())
             .get(name, &GetParams::default())
@@ -205,7 +221,7 @@ impl OperationService {
         };
         let raw: Value =
             serde_json::from_str(&body).map_err(|e| in_context(what, unreadable_answer(&e)))?;
-        Ok(Some(decode::<K>(raw)))
+        Ok(Some(raw))
     }
 }
 
