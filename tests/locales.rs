@@ -1,6 +1,9 @@
 //! Both locales have the same message ids with the same variables, every id the code uses
 //! exists in both, and every message of both renders whole with its variables filled.
 
+#[path = "common/fluent.rs"]
+mod fluent;
+
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
 use ichor_resources::CA_STAGES;
@@ -10,36 +13,6 @@ use ichor_tui::i18n::{Lang, Texts, sources};
 use ichor_tui::model::{ApiError, Code, OperationKind, Reason};
 use std::collections::{BTreeMap, BTreeSet};
 
-fn vars_in_pattern(p: &ast::Pattern<&str>, out: &mut BTreeSet<String>) {
-    for el in &p.elements {
-        if let ast::PatternElement::Placeable { expression } = el {
-            vars_in_expr(expression, out);
-        }
-    }
-}
-
-fn vars_in_expr(e: &ast::Expression<&str>, out: &mut BTreeSet<String>) {
-    match e {
-        ast::Expression::Select { selector, variants } => {
-            vars_in_inline(selector, out);
-            for v in variants {
-                vars_in_pattern(&v.value, out);
-            }
-        }
-        ast::Expression::Inline(i) => vars_in_inline(i, out),
-    }
-}
-
-fn vars_in_inline(i: &ast::InlineExpression<&str>, out: &mut BTreeSet<String>) {
-    match i {
-        ast::InlineExpression::VariableReference { id } => {
-            out.insert(id.name.to_string());
-        }
-        ast::InlineExpression::Placeable { expression } => vars_in_expr(expression, out),
-        _ => {}
-    }
-}
-
 /// id → variables, for one language.
 fn messages(lang: Lang) -> BTreeMap<String, BTreeSet<String>> {
     let mut out = BTreeMap::new();
@@ -48,10 +21,7 @@ fn messages(lang: Lang) -> BTreeMap<String, BTreeSet<String>> {
             .unwrap_or_else(|(_, errs)| panic!("{lang:?}/{file}: {errs:?}"));
         for entry in res.body {
             if let ast::Entry::Message(m) = entry {
-                let mut vars = BTreeSet::new();
-                if let Some(v) = &m.value {
-                    vars_in_pattern(v, &mut vars);
-                }
+                let vars = m.value.as_ref().map(fluent::variables).unwrap_or_default();
                 assert!(
                     out.insert(m.id.name.to_string(), vars).is_none(),
                     "{lang:?}: {} defined twice",

@@ -84,6 +84,20 @@ fn select_cluster(pty: &mut Pty, name: &str) {
     panic!("{name} never got selected:\n{}", pty.screen());
 }
 
+/// On the Clusters list, waits until staging has nothing unfinished (its demo upgrade
+/// finished), then selects it.
+fn staging_selected_once_idle(pty: &mut Pty) {
+    pty.send("2");
+    pty.wait_text("Clusters (3)");
+    let staging_done = |s: &str| cluster_row(s, "staging").is_some_and(|r| r.contains(" — "));
+    refresh_until(pty, "staging's upgrade to finish", staging_done);
+    select_cluster(pty, "staging");
+    let screen = pty.wait_for("staging selected", |s| {
+        cluster_row(s, "staging").is_some_and(|r| r.starts_with("│> "))
+    });
+    assert!(staging_done(&screen), "{screen}");
+}
+
 /// Waits for `pred`, pressing R (refresh now) every second instead of waiting for the poll.
 fn refresh_until(pty: &mut Pty, what: &str, pred: impl Fn(&str) -> bool) -> String {
     let until = std::time::Instant::now() + pty::DEADLINE;
@@ -127,15 +141,7 @@ fn a_session_from_list_to_start_pause_resume_delete_and_quit() {
     pty.wait_text("Operations (7)");
 
     // Clusters: wait until staging has nothing unfinished, then select it.
-    pty.send("2");
-    pty.wait_text("Clusters (3)");
-    let staging_done = |s: &str| cluster_row(s, "staging").is_some_and(|r| r.contains(" — "));
-    refresh_until(&mut pty, "staging's upgrade to finish", staging_done);
-    select_cluster(&mut pty, "staging");
-    let screen = pty.wait_for("staging selected", |s| {
-        cluster_row(s, "staging").is_some_and(|r| r.starts_with("│> "))
-    });
-    assert!(staging_done(&screen), "{screen}");
+    staging_selected_once_idle(&mut pty);
 
     // Start a Talos upgrade: form, Review (nothing written), Start.
     pty.send("n");
@@ -247,14 +253,7 @@ fn a_ca_rotation_followed_from_start_to_completion() {
     spawn.args[2] = "20".into();
     let mut pty = spawn.start();
     pty.wait_text("Operations (7)");
-    pty.send("2");
-    pty.wait_text("Clusters (3)");
-    let staging_done = |s: &str| cluster_row(s, "staging").is_some_and(|r| r.contains(" — "));
-    refresh_until(&mut pty, "staging's upgrade to finish", staging_done);
-    select_cluster(&mut pty, "staging");
-    pty.wait_for("staging selected", |s| {
-        cluster_row(s, "staging").is_some_and(|r| r.starts_with("│> "))
-    });
+    staging_selected_once_idle(&mut pty);
 
     // The form: CA rotation is the last kind, one up from the first.
     pty.send("n");

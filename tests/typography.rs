@@ -3,6 +3,9 @@
 //! line starts with closing punctuation, a small kana or `ー`, none ends with an opening
 //! bracket), one half-width space between Japanese and Latin text, and one term for each thing.
 
+#[path = "common/fluent.rs"]
+mod fluent;
+
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
 use ichor_tui::i18n::{Lang, Texts, sources};
@@ -161,10 +164,7 @@ fn rendered_ja_messages() -> Vec<(String, String)> {
             let ast::Entry::Message(m) = entry else {
                 continue;
             };
-            let mut vars = Vec::new();
-            if let Some(v) = &m.value {
-                vars_in_pattern(v, &mut vars);
-            }
+            let vars = m.value.as_ref().map(fluent::variables).unwrap_or_default();
             let mut args = FluentArgs::new();
             for var in vars {
                 args.set(var, FluentValue::from("x1"));
@@ -175,35 +175,6 @@ fn rendered_ja_messages() -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// The variables a pattern names, in selectors and variants too.
-fn vars_in_pattern(p: &ast::Pattern<&str>, out: &mut Vec<String>) {
-    for el in &p.elements {
-        if let ast::PatternElement::Placeable { expression } = el {
-            vars_in_expr(expression, out);
-        }
-    }
-}
-
-fn vars_in_expr(e: &ast::Expression<&str>, out: &mut Vec<String>) {
-    match e {
-        ast::Expression::Select { selector, variants } => {
-            vars_in_inline(selector, out);
-            for v in variants {
-                vars_in_pattern(&v.value, out);
-            }
-        }
-        ast::Expression::Inline(i) => vars_in_inline(i, out),
-    }
-}
-
-fn vars_in_inline(i: &ast::InlineExpression<&str>, out: &mut Vec<String>) {
-    match i {
-        ast::InlineExpression::VariableReference { id } => out.push(id.name.to_string()),
-        ast::InlineExpression::Placeable { expression } => vars_in_expr(expression, out),
-        _ => {}
-    }
 }
 
 #[test]
