@@ -46,12 +46,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
     facts(state, ctx, c, &mut lines);
-    if let Some(e) = p
-        .cluster
-        .error
-        .as_ref()
-        .filter(|_| state.credentials_refused().is_none())
-    {
+    if let Some(e) = super::words::screen_error(state, p.cluster.error.as_ref()) {
         lines.push(error_text(t, e), ctx.theme.fg(Color::Red));
     }
     lines.blank();

@@ -75,11 +75,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);
     // Refused credentials are the banner's to say.
-    if let Some(e) =
-        d.op.error
-            .as_ref()
-            .filter(|_| state.credentials_refused().is_none())
-    {
+    if let Some(e) = super::words::screen_error(state, d.op.error.as_ref()) {
         let said = if e.code == Code::NotFound {
             t.tr("operation-gone", &[("name", &sanitize(&d.name))])
         } else {

@@ -84,12 +84,7 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     };
     let mut height = usize::from(rows_area.height);
     // The banner says refused credentials, and what to do; the error is said once.
-    if let Some(e) = ops
-        .all
-        .error
-        .as_ref()
-        .filter(|_| state.credentials_refused().is_none())
-    {
+    if let Some(e) = super::words::screen_error(state, ops.all.error.as_ref()) {
         // Keep the last data on screen and say why it is not fresher.
         height = height.saturating_sub(1);
         let mut line = Lines::new(usize::from(rows_area.width.saturating_sub(1)));

@@ -234,3 +234,9 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
     };
     t.tr(id, &[("detail", &detail)])
 }
+
+/// A screen's load error as the screen says it: `None` when the banner says it instead
+/// (Kubernetes refused the dashboard's own credentials: the banner says why and what to run).
+pub fn screen_error<'a>(state: &State, e: Option<&'a ApiError>) -> Option<&'a ApiError> {
+    e.filter(|_| state.credentials_refused().is_none())
+}
