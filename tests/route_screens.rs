@@ -96,3 +96,47 @@ fn a_tunnel_that_closed_is_being_reopened() {
     };
     snap("route_tunnel_gave_up", &s);
 }
+
+/// On a narrow terminal the status bar gives way in order, and says how fresh the data is at
+/// every width: the server's version first, then the namespace's long label, the program's
+/// name, why the route fell back, the namespace, and at last the route itself.
+#[test]
+fn a_narrow_status_bar_keeps_how_fresh_the_data_is() {
+    use common::snap::draw;
+    use ichor_tui::i18n::Lang;
+    use ichor_tui::views::widgets::Theme;
+    let mut s = listed_via(Route::Tunnel {
+        service: "ichor-system/ichor-ui".into(),
+    });
+    s.session.server_version = ServerVersion::Known("0.1.0".into());
+    let bar = |s: &State, w: u16| {
+        let term = draw(s, Lang::En, w, 12, Theme::default());
+        let buf = term.backend().buffer();
+        (0..w)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    };
+    let cases: [(u16, &str); 5] = [
+        (
+            120,
+            " ichor-tui · via ichor-ui (tunnel) · server 0.1.0 │ namespace default │ updated just now",
+        ),
+        (
+            80,
+            " ichor-tui · via ichor-ui (tunnel) │ namespace default │ updated just now",
+        ),
+        (60, " via ichor-ui (tunnel) │ ns default │ updated just now"),
+        (44, " via ichor-ui (tunnel) │ updated just now"),
+        (40, " updated just now"),
+    ];
+    for (w, want) in cases {
+        assert_eq!(bar(&s, w), want, "at {w} columns");
+    }
+    let s = listed_via(in_process(Fallback::NotFound));
+    assert_eq!(
+        bar(&s, 80),
+        " in-process (prod-admin): ichor-ui not found │ ns default │ updated just now"
+    );
+}

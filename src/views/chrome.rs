@@ -43,23 +43,24 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
     };
     // What gives way on a narrow terminal: the server's version, the user, the namespace's
     // long label, the program's name, why the route fell back (the log says it too), then the
-    // namespace; how fresh the data is stays.
-    let route = |detail: Detail, named: bool| {
-        let route = route_text(s, t, detail);
+    // namespace, then the route itself; how fresh the data is stays.
+    let route = |detail: Option<Detail>, named: bool| {
+        let route = route_text(s, t, detail?);
         Some(match named {
             true => format!(" ichor-tui · {route}"),
             false => format!(" {route}"),
         })
     };
     // (how much of the route, the program's name, the namespace: short or not, the user)
-    const STEPS: [(Detail, bool, Option<bool>, bool); 7] = [
-        (Detail::All, true, Some(false), true),
-        (Detail::NoVersion, true, Some(false), true),
-        (Detail::NoVersion, true, Some(false), false),
-        (Detail::NoVersion, true, Some(true), false),
-        (Detail::NoVersion, false, Some(true), false),
-        (Detail::Least, false, Some(true), false),
-        (Detail::Least, false, None, false),
+    const STEPS: [(Option<Detail>, bool, Option<bool>, bool); 8] = [
+        (Some(Detail::All), true, Some(false), true),
+        (Some(Detail::NoVersion), true, Some(false), true),
+        (Some(Detail::NoVersion), true, Some(false), false),
+        (Some(Detail::NoVersion), true, Some(true), false),
+        (Some(Detail::NoVersion), false, Some(true), false),
+        (Some(Detail::Least), false, Some(true), false),
+        (Some(Detail::Least), false, None, false),
+        (None, false, None, false),
     ];
     let mut text = String::new();
     for (detail, named, short_ns, with_user) in STEPS {
@@ -70,6 +71,9 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
             Some(fresh.clone()),
         ];
         text = parts.into_iter().flatten().collect::<Vec<_>>().join(" │ ");
+        if !text.starts_with(' ') {
+            text.insert(0, ' ');
+        }
         if width(&text) <= room {
             break;
         }
