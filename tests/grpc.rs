@@ -218,6 +218,7 @@ async fn a_shutdown_lets_the_calls_in_flight_finish() {
             kube,
             allow_anonymous: false,
             tls: None,
+            settle_window: common::SETTLE_WINDOW,
         },
         listener,
         async move {

@@ -40,6 +40,7 @@ fn cluster(name: &str) -> Cluster {
         }),
         unreadable: None,
         last_shutdown: None,
+        stray_confirmation: false,
     }
 }
 

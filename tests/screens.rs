@@ -547,6 +547,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         active_operation: None,
         unreadable: None,
         last_shutdown: None,
+        stray_confirmation: false,
     };
     let bad = Cluster {
         namespace: "default".into(),
@@ -560,6 +561,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         active_operation: None,
         unreadable: Some("spec: missing field `talosVersion`".into()),
         last_shutdown: None,
+        stray_confirmation: false,
     };
     let mut s = loaded_list();
     update(&mut s, Action::Key(Key::ch('2')));

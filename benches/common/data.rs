@@ -180,5 +180,6 @@ pub fn rollout_cluster() -> ichor_tui::model::Cluster {
         active_operation: None,
         unreadable: None,
         last_shutdown: None,
+        stray_confirmation: false,
     }
 }

@@ -68,6 +68,12 @@ error-changed-since-confirmed = { $operation } changed since you confirmed: { $c
     }). Nothing was written; look at it again and decide.
 error-plan-changed = The plan changed since you reviewed it: nothing was written. The Review now shows the new plan; review it before you start.
 error-start-in-progress = Another start on cluster { $cluster } is under way (by { $actor }): it is creating operation { $operation }. Wait for it to appear, then decide.
+error-start-settling = A start on cluster { $cluster } (by { $actor }) got no answer to its create of operation { $operation }: its outcome is being settled until { $until }, and the cluster takes no other start until then. Then look at the list.
+error-start-outcome-unknown = Whether the start on cluster { $cluster } happened is not known yet: the create got no answer ({ $detail }). It is being settled: the dashboard looks for it until { $until } and says what came of it. Do not start again.
+error-claim-unreadable = The start claim of cluster { $cluster } (Lease { $lease }) cannot be read ({ $detail }): nothing was written. If no start is under way, delete it: kubectl delete lease { $lease } -n { $namespace }
+error-request-id-reused = Request id { $request_id } was already sent for another start (another namespace, cluster, kind, target or user): nothing was written. A new start needs a new request id.
+error-confirmation-removed = Cluster { $cluster } carried the kube-proxy confirmation ({ $annotation }) left by an earlier start that was stopped: this start removed it.
+error-task-failed = Something went wrong inside the dashboard while { $what } ({ $detail }). Nothing more was done; press R to load again, or q to quit.
 error-installation-busy = The ichor installation also serves cluster { $cluster }, where operation { $operation } has not completed ({ $phase }): an ichor upgrade waits until no cluster it serves has an unfinished operation.
 error-not-permitted = You may not { $verb } { $resource } in namespace { $namespace } (Kubernetes RBAC).
 error-write-not-applied = { $action ->

@@ -80,6 +80,12 @@ error-changed-since-confirmed = 確認した後に { $operation } が変わり�
     }）。何も書き込んでいません。もう一度確認してから判断してください。
 error-plan-changed = レビューした後に計画が変わりました。何も書き込んでいません。新しい計画を表示しているので、レビューしてから開始してください。
 error-start-in-progress = クラスター { $cluster } では別の開始操作が進行中です（{ $actor }）。オペレーション { $operation } を作成しています。表示されるのを待ってから判断してください。
+error-start-settling = クラスター { $cluster } の開始操作（{ $actor }）は、オペレーション { $operation } の作成に応答がありませんでした。{ $until } まで結果を確定中で、それまでこのクラスターでは他の開始操作を受け付けません。その後で一覧を確認してください。
+error-start-outcome-unknown = クラスター { $cluster } の開始操作が行われたかどうか、まだわかりません。作成に応答がありませんでした（{ $detail }）。結果を確定中です。{ $until } までダッシュボードが確認し、結果を表示します。もう一度開始しないでください。
+error-claim-unreadable = クラスター { $cluster } の開始クレーム（Lease { $lease }）を読み取れません（{ $detail }）。何も書き込んでいません。進行中の開始操作がなければ削除してください：kubectl delete lease { $lease } -n { $namespace }
+error-request-id-reused = リクエスト ID { $request_id } は別の開始操作（別の名前空間、クラスター、種類、変更先、ユーザー）に使われています。何も書き込んでいません。新しい開始操作には新しいリクエスト ID が必要です。
+error-confirmation-removed = クラスター { $cluster } には、停止された以前の開始操作が残した kube-proxy の確認（{ $annotation }）が付いていました。この開始操作で削除しました。
+error-task-failed = ダッシュボード内部で問題が起きました：{ $what }（{ $detail }）。それ以上は何もしていません。R で再読み込み、q で終了します。
 error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
 error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
 error-write-not-applied = { $action ->

@@ -128,6 +128,16 @@ pub enum Action {
         seq: u64,
         result: Result<Created, ApiError>,
     },
+    /// A look for the operation of a start whose outcome is being settled.
+    StartFound {
+        request_id: String,
+        result: Result<Option<Operation>, ApiError>,
+    },
+    /// A worker task failed inside (a bug): what it was doing, and what it said.
+    TaskFailed {
+        what: String,
+        message: String,
+    },
     /// An operation's resource as YAML (`y`).
     Manifest {
         namespace: String,
@@ -184,10 +194,6 @@ pub enum Effect {
     Permissions {
         namespace: String,
     },
-    /// The person stopped waiting for the write `seq`: drop it (its answer is ignored).
-    Abandon {
-        seq: u64,
-    },
     ListClusters {
         seq: u64,
         namespace: Option<String>,
@@ -202,12 +208,36 @@ pub enum Effect {
         seq: u64,
         request: OperationRequest,
     },
+    /// Looks for the operation a start whose answer was lost created, by its request id.
+    FindStart {
+        namespace: String,
+        request_id: String,
+    },
     /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
     Suspend,
     Quit,
 }
 
 impl Effect {
+    /// What the effect does, in English words for logs and for a worker that failed.
+    pub fn what(&self) -> &'static str {
+        match self {
+            Effect::ListOperations { .. } => "listing operations",
+            Effect::GetOperation { .. } => "reading the operation",
+            Effect::GetManifest { .. } => "reading the operation's resource",
+            Effect::ListEvents { .. } => "reading the events",
+            Effect::ListClusters { .. } => "listing clusters",
+            Effect::GetCluster { .. } => "reading the cluster",
+            Effect::Plan { .. } => "planning the operation",
+            Effect::Create { .. } => "starting the operation",
+            Effect::Write { .. } => "writing to the operation",
+            Effect::Permissions { .. } => "asking what you may do",
+            Effect::FindStart { .. } => "looking for a start's operation",
+            Effect::Suspend => "suspending",
+            Effect::Quit => "quitting",
+        }
+    }
+
     /// Whether the effect changes the cluster.
     pub fn is_write(&self) -> bool {
         matches!(self, Effect::Write { .. } | Effect::Create { .. })

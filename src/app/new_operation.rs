@@ -138,7 +138,7 @@ pub fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         // Review as the cluster holds it now; other keys wait.
         NewOpStep::Starting { .. } => {
             if key.code == KeyCode::Esc {
-                effects.push(Effect::Abandon { seq: d.seq });
+                // The start runs to its end on its worker; its answer is dropped.
                 review(state, &mut d, &mut effects);
                 d.start_error = Some(ApiError::refused(
                     Code::Aborted,

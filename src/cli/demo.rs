@@ -44,6 +44,7 @@ async fn start_ui_server(
         kube: cluster.api.client(users::SERVER_TOKEN),
         allow_anonymous: false,
         tls: None,
+        settle_window: crate::server::APISERVER_REQUEST_TIMEOUT,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(crate::server::serve(config, listener, async {

@@ -48,6 +48,18 @@ pub trait OperationClient: Send + Sync {
             .await?
             .operations)
     }
+    /// The operation a start with `request_id` created in `namespace`, if there is one.
+    async fn find_start(
+        &self,
+        namespace: &str,
+        request_id: &str,
+    ) -> Result<Option<Operation>, ApiError> {
+        Ok(self
+            .list_operations(Some(namespace))
+            .await?
+            .into_iter()
+            .find(|o| o.request_id.as_deref() == Some(request_id)))
+    }
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError>;
     /// The operation's resource as YAML (read only). A backend without it says so.
     async fn get_operation_manifest(

@@ -229,6 +229,38 @@ impl<C: OperationClient> Retrying<C> {
     }
 }
 
+/// How long a dashboard looks for a start whose answer it lost without the server's word on
+/// it: the server's claim work limit (30 s) and the API server's request timeout (60 s).
+pub const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
+
+/// START_OUTCOME_UNKNOWN made by the client: the start's answer was lost on its way back, and
+/// no operation carries its request id yet.
+fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> ApiError {
+    let until = Timestamp::now()
+        .checked_add(jiff::SignedDuration::from_secs(
+            LOST_START_SETTLES_AFTER.as_secs() as i64,
+        ))
+        .unwrap_or_else(|_| Timestamp::now());
+    let until = until.to_string();
+    let cluster = req.cluster.clone().unwrap_or_default();
+    let detail = cause.param("detail").unwrap_or(&cause.message).to_string();
+    ApiError::refused(
+        Code::Unavailable,
+        Reason::StartOutcomeUnknown,
+        &[
+            ("cluster", &cluster),
+            ("operation", ""),
+            ("actor", ""),
+            ("until", &until),
+            ("request_id", id),
+            ("detail", &detail),
+        ],
+        format!(
+            "the answer to the start on cluster {cluster} was lost ({detail}): whether it happened is not known yet; no operation carries its request id so far, and it is looked for until {until}: do not start again"
+        ),
+    )
+}
+
 /// What a read after a lost answer found.
 enum Found<T> {
     /// The write happened; here is its result.
@@ -287,7 +319,10 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
     }
 
     /// A start is sent once. When its answer is lost, the operation that carries its request
-    /// id is looked for: found, the start happened; not found, it did not (and is not repeated).
+    /// id is looked for: found, the start happened. Not found is not "did not happen": the
+    /// create may still land (the server settles it, holding the cluster's start claim), so the
+    /// answer is START_OUTCOME_UNKNOWN, the server's own when it gave one, and the dashboard
+    /// keeps looking until the outcome is settled.
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
         let mut req = req.clone();
         let id = req
@@ -298,30 +333,22 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
             Err(e) if outcome_unknown(&e) => e,
             r => return r,
         };
-        let ns = req.namespace.clone();
-        let read = async {
-            let ops = self
-                .plain("checking whether the start happened", || {
-                    self.inner.list_operations(Some(&ns))
-                })
-                .await?;
-            Ok(
-                match ops
-                    .into_iter()
-                    .find(|o| o.request_id.as_deref() == Some(id.as_str()))
-                {
-                    Some(operation) => Found::Applied(Created {
-                        operation,
-                        found: true,
-                        spec_written: None,
-                        warnings: Vec::new(),
-                    }),
-                    None => Found::NotApplied,
-                },
-            )
-        };
-        let cluster = req.cluster.clone().unwrap_or_default();
-        self.find_out("start", &cluster, &cause, read).await
+        tracing::info!(error = %cause, "a start's outcome is unknown: reading for its request id");
+        let found = self
+            .plain("checking whether the start happened", || {
+                self.inner.find_start(&req.namespace, &id)
+            })
+            .await;
+        match found {
+            Ok(Some(operation)) => Ok(Created {
+                operation,
+                found: true,
+                spec_written: None,
+                warnings: Vec::new(),
+            }),
+            Ok(None) | Err(_) if cause.reason == Some(Reason::StartOutcomeUnknown) => Err(cause),
+            Ok(None) | Err(_) => Err(start_outcome_unknown(&req, &id, &cause)),
+        }
     }
 
     /// A pause or resume is sent once; a lost answer is found out by reading the operation.

@@ -345,6 +345,9 @@ pub struct Plan {
     pub unapproved: Vec<PlanMachine>,
     /// The cluster was shut down and nothing was started on it since.
     pub shut_down: Option<ShutdownRecord>,
+    /// The cluster carries a kube-proxy confirmation annotation an earlier start left: this
+    /// start removes it.
+    pub stray_confirmation: bool,
 }
 
 impl Plan {
@@ -420,6 +423,8 @@ pub struct Cluster {
     pub unreadable: Option<String>,
     /// The last shutdown of the cluster that completed, if any.
     pub last_shutdown: Option<ShutdownRecord>,
+    /// The kube-proxy confirmation annotation is on the cluster though no start is under way.
+    pub stray_confirmation: bool,
 }
 
 /// A shutdown that completed.

@@ -3,8 +3,10 @@
 //! drawn only when it differs from the last one, and the loop wakes only for polls and for a
 //! clock whose display changes.
 
+mod panics;
 mod perform;
 
+pub use panics::{payload_text, report_panic};
 pub use perform::perform;
 
 use crate::app::action::{Action, Effect};
@@ -106,41 +108,28 @@ impl Runtime {
     }
 
     /// Starts the effects that call the service on workers, which post their results back as
-    /// Actions; returns the effects the loop itself handles (suspend, quit).
-    fn run_effects(
-        &self,
-        effects: Vec<Effect>,
-        tx: &mpsc::UnboundedSender<Action>,
-        writes: &mut Vec<(u64, tokio::task::AbortHandle)>,
-    ) -> Vec<Effect> {
+    /// Actions; returns the effects the loop itself handles (suspend, quit). A write once sent
+    /// runs to its end on its worker, as in `serve`: abandoning it stops the waiting (the app
+    /// drops its answer), never the write, so nothing it began is left half done.
+    fn run_effects(&self, effects: Vec<Effect>, tx: &mpsc::UnboundedSender<Action>) -> Vec<Effect> {
         let mut local = Vec::new();
-        writes.retain(|(_, h)| !h.is_finished());
         for e in effects {
-            let write_seq = match &e {
+            match &e {
                 Effect::Suspend | Effect::Quit => {
                     local.push(e);
                     continue;
                 }
-                // Stop the write's task: it is not retried, and its answer is not awaited.
-                Effect::Abandon { seq } => {
-                    for (_, h) in writes.iter().filter(|(s, _)| s == seq) {
-                        h.abort();
-                    }
-                    continue;
-                }
-                Effect::Write { seq, .. } | Effect::Create { seq, .. } => Some(*seq),
-                _ => None,
-            };
+                _ => {}
+            }
             let client = self.client.clone();
             let tx = tx.clone();
-            let task = tokio::spawn(async move {
-                if let Some(action) = perform(client.as_ref(), e).await {
+            let what = e.what();
+            tokio::spawn(async move {
+                let answer = panics::answered(what, perform(client.as_ref(), e)).await;
+                if let Some(action) = answer {
                     let _ = tx.send(action);
                 }
             });
-            if let Some(seq) = write_seq {
-                writes.push((seq, task.abort_handle()));
-            }
         }
         local
     }
@@ -164,8 +153,8 @@ impl Runtime {
         self.state.size = (size.width, size.height);
         self.state.now = self.clock.now();
         let first = start(&mut self.state);
-        let mut writes = Vec::new();
-        self.run_effects(first, &tx, &mut writes);
+        panics::report_to(tx.clone());
+        self.run_effects(first, &tx);
         let mut last: Option<Buffer> = None;
         let mut drawn: Option<Drawn> = None;
         let mut input_open = true;
@@ -180,11 +169,16 @@ impl Runtime {
             if self.state.quit || !input_open {
                 break;
             }
-            let wake = [self.state.next_poll, views::next_clock_change(&self.state)]
-                .into_iter()
-                .flatten()
-                .min()
-                .map(|t| self.clock.instant_at(t));
+            let settling = self.state.settling.as_ref().map(|s| s.next_check);
+            let wake = [
+                self.state.next_poll,
+                views::next_clock_change(&self.state),
+                settling,
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| self.clock.instant_at(t));
             let mut actions = Vec::new();
             tokio::select! {
                 Some(a) = rx.recv() => actions.push(a),
@@ -203,7 +197,7 @@ impl Runtime {
                 actions.push(a);
             }
             for a in actions {
-                if self.apply(a, terminal, host, &tx, &mut writes)? {
+                if self.apply(a, terminal, host, &tx)? {
                     last = None;
                 }
             }
@@ -279,7 +273,6 @@ impl Runtime {
         terminal: &mut Terminal<B>,
         host: &mut dyn Host,
         tx: &mpsc::UnboundedSender<Action>,
-        writes: &mut Vec<(u64, tokio::task::AbortHandle)>,
     ) -> anyhow::Result<bool>
     where
         B: Backend,
@@ -292,7 +285,7 @@ impl Runtime {
         }
         self.state.now = self.clock.now();
         let effects = update(&mut self.state, a);
-        for e in self.run_effects(effects, tx, writes) {
+        for e in self.run_effects(effects, tx) {
             match e {
                 Effect::Suspend => {
                     host.suspend()?;

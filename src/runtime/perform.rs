@@ -49,7 +49,14 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             let result = client.permissions(&namespace).await;
             Action::Permissions { namespace, result }
         }
-        Effect::Suspend | Effect::Quit | Effect::Abandon { .. } => return None,
+        Effect::FindStart {
+            namespace,
+            request_id,
+        } => {
+            let result = client.find_start(&namespace, &request_id).await;
+            Action::StartFound { request_id, result }
+        }
+        Effect::Suspend | Effect::Quit => return None,
     })
 }
 

@@ -69,7 +69,13 @@ pub struct ServerConfig {
     pub allow_anonymous: bool,
     /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
     pub tls: Option<TlsPem>,
+    /// How long a start whose create got no answer is settled: the API server's own request
+    /// timeout (kube-apiserver's default, 60 s, unless it runs with another).
+    pub settle_window: std::time::Duration,
 }
+
+/// kube-apiserver's default request timeout (`--request-timeout`).
+pub const APISERVER_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
 pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
@@ -113,7 +119,8 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let access = KubeAccess::new(config.kube, SERVER_ACTOR);
+    let mut access = KubeAccess::new(config.kube, SERVER_ACTOR);
+    access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
     let handlers = Handlers::new(service, auth);
@@ -244,6 +251,7 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
             kube,
             allow_anonymous: opts.allow_anonymous,
             tls: opts.tls,
+            settle_window: APISERVER_REQUEST_TIMEOUT,
         },
         listener,
         shutdown_signal(),

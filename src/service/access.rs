@@ -45,6 +45,10 @@ pub struct KubeAccess {
     in_process_actor: String,
     /// The deadline of one Kubernetes request.
     pub request_timeout: Duration,
+    /// How long a write the API server got may still land after it was sent: kube-apiserver's
+    /// own request timeout (`--request-timeout`, 60 s). A start whose create got no answer is
+    /// settled for this long.
+    pub settle_window: Duration,
 }
 
 impl KubeAccess {
@@ -55,6 +59,7 @@ impl KubeAccess {
             base,
             in_process_actor: in_process_actor.to_string(),
             request_timeout: Duration::from_secs(20),
+            settle_window: Duration::from_secs(60),
         }
     }
 

@@ -156,6 +156,7 @@ pub fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadabl
         active_operation: None,
         unreadable: Some(u.why.clone()),
         last_shutdown: None,
+        stray_confirmation: false,
     }
 }
 
@@ -250,5 +251,16 @@ pub fn cluster(
         }),
         unreadable: None,
         last_shutdown: last_shutdown(&c.metadata.name.clone().unwrap_or_default(), operations),
+        stray_confirmation: has_confirmation(c),
     }
+}
+
+/// Whether the cluster carries the kube-proxy confirmation annotation (ADR 0013). Outside a
+/// kube-proxy switch's own start it is stray: a start set it and was stopped before taking it
+/// back.
+pub fn has_confirmation(c: &TalosCluster) -> bool {
+    c.metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(names::CONFIRM_KUBE_PROXY_SWITCH))
 }

@@ -33,6 +33,8 @@ pub const CONFLICT_RETRIES: usize = 5;
 #[derive(Clone)]
 pub struct OperationService {
     access: KubeAccess,
+    /// The request ids this process was sent, and for what.
+    requests: std::sync::Arc<start::RequestLog>,
 }
 
 fn op_not_found(namespace: &str, name: &str, err: ApiError) -> ApiError {
@@ -139,7 +141,8 @@ struct World {
     /// Operations of the namespace that could not be read.
     unreadable_operations: Vec<Unreadable>,
     installation: Option<IchorInstallation>,
-    lease: Option<Lease>,
+    /// The cluster's start claim, if there is one: the Lease, or what can be said of it.
+    lease: Option<Result<Lease, Unreadable>>,
     tracking: Option<crate::model::Tracking>,
 }
 
@@ -149,11 +152,12 @@ impl World {
         namespace: &'a str,
         request_id: Option<&'a str>,
     ) -> plan::PlanInputs<'a> {
+        let now = jiff::Timestamp::now();
         plan::PlanInputs {
             clusters: &self.clusters,
-            claim: self.lease.as_ref().map(start::claim_of),
+            claim: start::claim_read(self.lease.as_ref(), now),
             request_id,
-            now: jiff::Timestamp::now(),
+            now,
             namespace,
             cluster: &self.cluster,
             machines: &self.machines,
@@ -168,7 +172,10 @@ impl World {
 
 impl OperationService {
     pub fn new(access: KubeAccess) -> OperationService {
-        OperationService { access }
+        OperationService {
+            access,
+            requests: Default::default(),
+        }
     }
 
     fn api<K>(&self, caller: &Caller, namespace: Option<&str>) -> Api<K>
@@ -366,13 +373,13 @@ impl OperationService {
         ns: &str,
         cluster: &str,
         needed: bool,
-    ) -> Result<Option<Lease>, ApiError> {
-        let leases: Api<Lease> = self.api(caller, Some(ns));
+    ) -> Result<Option<Result<Lease, Unreadable>>, ApiError> {
         match self
-            .access
-            .call(
+            .get_tolerant::<Lease>(
+                caller,
+                ns,
+                &start::claim_name(cluster),
                 "reading the cluster's start claim",
-                leases.get_opt(&start::claim_name(cluster)),
             )
             .await
         {

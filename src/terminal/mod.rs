@@ -61,10 +61,21 @@ pub fn restore() {
     }
 }
 
-/// Restores the terminal before a panic message is printed.
+/// Restores the terminal before a panic message is printed. A panic in a background task is
+/// reported to the running dashboard instead (logged, said on screen, the program goes on and
+/// still quits on `q`): restoring the terminal under a program that goes on would leave it
+/// unable to read keys.
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        let message = crate::runtime::payload_text(info.payload());
+        if crate::runtime::report_panic(&message) {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
+            tracing::error!(message, at, "a background task panicked");
+            return;
+        }
         restore();
         previous(info);
     }));

@@ -247,7 +247,10 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             (Some(p), _, _) => pending_text(p, ctx),
             (None, _, Some(refused)) => credentials_text(refused, ctx),
             (None, Some(n), None) => notice_text(n, ctx),
-            (None, None, None) => return None,
+            (None, None, None) => match &state.settling {
+                Some(s) => settling_text(s, ctx),
+                None => return None,
+            },
         },
     })
 }
@@ -283,6 +286,20 @@ fn pending_text(p: &PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
     )
 }
 
+/// A start whose outcome is being settled: which, and until when it is looked for.
+fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
+    (
+        ctx.texts.tr(
+            "start-settling",
+            &[
+                ("cluster", &sanitize(&s.cluster)),
+                ("until", &super::words::utc_clock(s.until)),
+            ],
+        ),
+        ctx.theme.bold(),
+    )
+}
+
 fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let said = |prefix: &str, a: &crate::app::state::WriteAction, name: &str| {
@@ -304,6 +321,10 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
         ),
         Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
         Notice::Started(created) => started_text(created, ctx),
+        Notice::StartNotCreated(cluster) => (
+            t.tr("start-not-created", &[("cluster", &sanitize(cluster))]),
+            ctx.theme.fg(Color::Yellow),
+        ),
         Notice::UnknownCommand(text) => (
             t.tr(
                 "unknown-command",

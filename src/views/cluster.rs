@@ -102,6 +102,19 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines
         lines.push(field(&t.t(label), value), style);
     }
     shutdown(state, ctx, c, lines);
+    if c.stray_confirmation {
+        let said = t.tr(
+            "cluster-stray-confirmation",
+            &[
+                ("cluster", &sanitize(&c.name)),
+                (
+                    "annotation",
+                    ichor_resources::names::CONFIRM_KUBE_PROXY_SWITCH,
+                ),
+            ],
+        );
+        lines.hanging("", &said, ctx.theme.fg(Color::Yellow));
+    }
 }
 
 /// The cluster's last shutdown: when, by whom; and, when nothing was started since, that its

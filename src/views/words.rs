@@ -197,12 +197,21 @@ pub fn hhmm(state: &State, t: Timestamp) -> String {
     t.to_zoned(state.tz.clone()).strftime("%H:%M").to_string()
 }
 
+/// A moment as a clock time in UTC ("15:42:10 UTC"): said where no time zone is at hand, so
+/// that it cannot be read as local time.
+pub fn utc_clock(t: Timestamp) -> String {
+    t.strftime("%H:%M:%S UTC").to_string()
+}
+
 /// What a failed call says, in the user's language, from its reason code.
 pub fn error_text(t: &Texts, e: &ApiError) -> String {
     let mut clean: Vec<(String, String)> = e
         .params
         .iter()
-        .map(|(k, v)| (k.clone(), sanitize(v)))
+        .map(|(k, v)| match (k.as_str(), v.parse::<Timestamp>()) {
+            ("until", Ok(at)) => (k.clone(), utc_clock(at)),
+            _ => (k.clone(), sanitize(v)),
+        })
         .collect();
     // Every error has a detail to show, even one built without the parameter: never a bare
     // `{$detail}` on screen.

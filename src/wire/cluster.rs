@@ -58,6 +58,7 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
         }),
         unreadable: c.unreadable.clone(),
         last_shutdown: c.last_shutdown.as_ref().map(shutdown_to_proto),
+        stray_confirmation: c.stray_confirmation,
     }
 }
 
@@ -93,6 +94,7 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
         }),
         unreadable: c.unreadable,
         last_shutdown: c.last_shutdown.map(shutdown_from_proto),
+        stray_confirmation: c.stray_confirmation,
     }
 }
 

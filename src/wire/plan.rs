@@ -43,6 +43,7 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
         held_not_skipped: p.held_not_skipped.iter().map(held_to_proto).collect(),
         unapproved: p.unapproved.iter().map(machine_to_proto).collect(),
         shut_down: p.shut_down.as_ref().map(super::cluster::shutdown_to_proto),
+        stray_confirmation: p.stray_confirmation,
     }
 }
 
@@ -108,6 +109,7 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
             .collect(),
         unapproved: p.unapproved.into_iter().map(machine_from_proto).collect(),
         shut_down: p.shut_down.map(super::cluster::shutdown_from_proto),
+        stray_confirmation: p.stray_confirmation,
     })
 }
 

@@ -135,6 +135,7 @@ fn plans_and_starts_survive_the_wire() {
             finished_at: Some(Timestamp::UNIX_EPOCH),
             still_down: true,
         }),
+        stray_confirmation: true,
     };
     assert_eq!(plan_from_proto(plan_to_proto(&plan)).unwrap(), plan);
     let created = Created {
@@ -241,6 +242,7 @@ fn clusters_survive_the_wire() {
             finished_at: None,
             still_down: false,
         }),
+        stray_confirmation: true,
     };
     assert_eq!(cluster_from_proto(cluster_to_proto(&c)), c);
 }

@@ -427,6 +427,7 @@ pub fn page(op: ichor_tui::model::Operation) -> State {
         active_operation: None,
         unreadable: None,
         last_shutdown: None,
+        stray_confirmation: false,
     };
     let seq = s.seq;
     update(

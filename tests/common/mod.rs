@@ -11,6 +11,7 @@ pub mod snap;
 
 use ichor_demo::apiserver::{EmbeddedApi, WriteRecord};
 use ichor_resources::*;
+pub use server::SETTLE_WINDOW;
 
 /// A small cluster `c1` (2 control planes, 4 workers, one held) with the ichor installation.
 pub fn small_cluster(api: &EmbeddedApi) {

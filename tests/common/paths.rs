@@ -142,6 +142,7 @@ async fn connect_with_deadline(
         }
     };
     let mut access = KubeAccess::new(base, "ichor-tui");
+    access.settle_window = super::SETTLE_WINDOW;
     if let Some(d) = deadline {
         access.request_timeout = d;
     }

@@ -10,6 +10,10 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+/// How long the tests' services settle a start whose create got no answer: the embedded API's
+/// "request timeout" (no fault in the tests delays a request longer than a second).
+pub const SETTLE_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How a test server is set up.
 #[derive(Clone, Default)]
 pub struct Options {
@@ -77,6 +81,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         kube: api.client(users::SERVER_TOKEN),
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls,
+        settle_window: SETTLE_WINDOW,
     };
     let task = tokio::spawn(serve(config, listener, async move {
         let _ = rx.await;

@@ -61,6 +61,11 @@ pub mod names {
     pub const START_CLAIM_PREFIX: &str = "ichor-start-";
     /// On the start claim: the name of the operation the claiming start creates.
     pub const CLAIM_OPERATION: &str = "ichor.maesh.dev/operation";
+    /// On the start claim, while the start's create got no answer: the outcome is being
+    /// settled (value `settling`); the claim stands until the create can no longer land.
+    pub const CLAIM_STATE: &str = "ichor.maesh.dev/claim-state";
+    /// The value of [`CLAIM_STATE`] while a start's outcome is being settled.
+    pub const CLAIM_SETTLING: &str = "settling";
 }
 
 /// A Talos cluster managed by ichor.

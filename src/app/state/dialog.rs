@@ -169,6 +169,21 @@ impl AskedAbout {
     }
 }
 
+/// A start whose answer was lost or whose create got no answer: its operation is looked for by
+/// the start's request id until the create can no longer land, then the outcome is said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettlingStart {
+    pub namespace: String,
+    pub cluster: String,
+    pub request_id: String,
+    /// Until when the create could still land.
+    pub until: Timestamp,
+    /// When it is looked for next.
+    pub next_check: Timestamp,
+    /// A look is out.
+    pub looking: bool,
+}
+
 /// A write that was sent and whose answer has not come yet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingWrite {

@@ -234,6 +234,8 @@ pub enum Notice {
     Abandoned(WriteAction, String),
     /// The command line was given a command it does not know (as typed).
     UnknownCommand(String),
+    /// A start whose outcome was being settled created nothing: the cluster's name.
+    StartNotCreated(String),
 }
 
 /// Why a command is not offered: decided by the dashboard, said in the user's language.
@@ -352,6 +354,8 @@ pub struct State {
     pub notice: Option<Notice>,
     /// The write whose answer is awaited (one at a time).
     pub pending: Option<PendingWrite>,
+    /// A start whose outcome is being settled: looked for until it is known.
+    pub settling: Option<SettlingStart>,
     /// What the caller may do, by namespace: absent, not asked yet; `None`, not known (the
     /// write keys are then offered and the API server decides).
     pub permissions: BTreeMap<String, Option<Permissions>>,
@@ -389,6 +393,7 @@ impl State {
             command: CommandLine::default(),
             notice: None,
             pending: None,
+            settling: None,
             permissions: BTreeMap::new(),
             conn: Conn::Ok,
             last_ok: None,

@@ -40,14 +40,13 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         }
         Input::None => {}
     }
-    // Esc first stops waiting for a pending write: it may still happen, and the screen says so.
+    // Esc first stops waiting for a pending write: it runs to its end on its worker (its
+    // answer, with the old request number, is dropped), and the screen says it may happen.
     if key.code == KeyCode::Esc
         && let Some(p) = state.pending.take()
     {
         state.notice = Some(Notice::Abandoned(p.action, p.name));
-        let mut effects = vec![Effect::Abandon { seq: p.seq }];
-        effects.extend(fetch_current(state));
-        return effects;
+        return fetch_current(state);
     }
     state.notice = None;
     let Some(cmd) = keymap::lookup(state.screen, key) else {

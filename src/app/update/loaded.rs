@@ -5,10 +5,12 @@ use super::nav::{back_to_list, open_operation};
 use super::{ask_permissions, fetch_current, schedule_poll};
 use crate::app::action::{ClusterFor, Effect};
 use crate::app::new_operation;
-use crate::app::state::{Conn, Dialog, Loaded, NewOpStep, Notice, State, WriteAction};
+use crate::app::state::{
+    Conn, Dialog, Loaded, NewOpStep, Notice, SettlingStart, State, WriteAction,
+};
 use crate::client::RetryEvent;
-use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan};
-use jiff::SignedDuration;
+use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan, Reason};
+use jiff::{SignedDuration, Timestamp};
 
 /// An operation page's events arrived: kept, or the reason they cannot be read (the page is
 /// drawn without them, saying why). The same events as on screen change nothing drawn.
@@ -210,11 +212,125 @@ pub(super) fn on_started(
         Err(e) => {
             // Back on the Review with what happened; the plan is asked for again, so a
             // half-success shows that a second Start writes no spec, and a changed plan
-            // is reviewed anew.
+            // is reviewed anew. A start whose outcome is not known yet is looked for until
+            // it is.
+            let settling = (e.reason == Some(Reason::StartOutcomeUnknown))
+                .then(|| settling_start(state.now, &d.namespace, &e))
+                .flatten();
             d.start_error = Some(e);
+            if settling.is_some() {
+                state.settling = settling;
+            }
             new_operation::replan(state)
         }
     }
+}
+
+/// How often a start whose outcome is being settled is looked for.
+const SETTLING_LOOK_EVERY: SignedDuration = SignedDuration::from_secs(3);
+
+/// What START_OUTCOME_UNKNOWN says to look for, and until when.
+fn settling_start(now: Timestamp, namespace: &str, e: &ApiError) -> Option<SettlingStart> {
+    let request_id = e.param("request_id").filter(|id| !id.is_empty())?;
+    let until = e
+        .param("until")
+        .and_then(|u| u.parse::<Timestamp>().ok())
+        .unwrap_or(now);
+    Some(SettlingStart {
+        namespace: namespace.to_string(),
+        cluster: e.param("cluster").unwrap_or_default().to_string(),
+        request_id: request_id.to_string(),
+        until,
+        next_check: now,
+        looking: false,
+    })
+}
+
+/// A tick: the settling start is looked for when it is due.
+pub(super) fn look_for_settling_start(state: &mut State) -> Vec<Effect> {
+    let Some(s) = state.settling.as_mut() else {
+        return Vec::new();
+    };
+    if s.looking || s.next_check > state.now {
+        return Vec::new();
+    }
+    s.looking = true;
+    vec![Effect::FindStart {
+        namespace: s.namespace.clone(),
+        request_id: s.request_id.clone(),
+    }]
+}
+
+/// A look for the settling start came back: found, it started (the Review that sent it, if
+/// still open, gives way to the operation); not found once the create can no longer land, it
+/// did not; otherwise it is looked for again.
+pub(super) fn on_start_found(
+    state: &mut State,
+    request_id: &str,
+    result: Result<Option<Operation>, ApiError>,
+) -> Vec<Effect> {
+    let Some(s) = state
+        .settling
+        .as_mut()
+        .filter(|s| s.request_id == request_id)
+    else {
+        return Vec::new();
+    };
+    s.looking = false;
+    match result {
+        Ok(Some(op)) => {
+            state.settling = None;
+            let sent_it = matches!(&state.dialog, Some(Dialog::NewOperation(d))
+                if d.start_error.as_ref().and_then(|e| e.param("request_id")) == Some(request_id));
+            state.notice = Some(Notice::Started(Box::new(Created {
+                operation: op.clone(),
+                found: true,
+                spec_written: None,
+                warnings: Vec::new(),
+            })));
+            if sent_it {
+                state.dialog = None;
+                return open_operation(state, op);
+            }
+        }
+        // Looked for once more after the moment it could land: a look that began before it
+        // may have missed a late create.
+        Ok(None) if s.next_check > s.until => {
+            let cluster = s.cluster.clone();
+            state.settling = None;
+            state.notice = Some(Notice::StartNotCreated(cluster));
+        }
+        Ok(None) | Err(_) => {
+            let next = state.now + SETTLING_LOOK_EVERY;
+            // The last look comes just after the create can no longer land.
+            s.next_check = if next > s.until && s.next_check <= s.until {
+                s.until + SignedDuration::from_secs(1)
+            } else {
+                next
+            };
+        }
+    }
+    Vec::new()
+}
+
+/// A worker task failed inside: said on screen; the dashboard goes on and still quits.
+pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Vec<Effect> {
+    tracing::error!(what, message, "a task of the dashboard failed");
+    state.notice = Some(Notice::Failed(ApiError::refused(
+        crate::model::Code::Internal,
+        Reason::TaskFailed,
+        &[("what", what), ("detail", message)],
+        format!("{what} failed inside the dashboard ({message})"),
+    )));
+    // Whatever waited for that task's answer waits no more.
+    state.pending = None;
+    if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
+        d.plan.loading = false;
+        if matches!(d.step, NewOpStep::Starting { .. }) {
+            d.step = NewOpStep::Review;
+        }
+    }
+    Vec::new()
 }
 
 /// The retrying client reports on its waits.

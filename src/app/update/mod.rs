@@ -65,10 +65,13 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Redraw => Vec::new(),
         Action::Terminate => quit(state),
-        Action::Tick => match state.next_poll {
-            Some(at) if at <= state.now => fetch_current(state),
-            _ => Vec::new(),
-        },
+        Action::Tick => {
+            let mut effects = loaded::look_for_settling_start(state);
+            if state.next_poll.is_some_and(|at| at <= state.now) {
+                effects.extend(fetch_current(state));
+            }
+            effects
+        }
         Action::Operations { seq, result } => {
             list::on_page(state, seq, false, result.map(list::whole))
         }
@@ -105,6 +108,10 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Clusters { seq, result } => loaded::on_clusters(state, seq, result),
         Action::Planned { seq, result } => loaded::on_planned(state, seq, result),
         Action::Started { seq, result } => loaded::on_started(state, seq, result),
+        Action::StartFound { request_id, result } => {
+            loaded::on_start_found(state, &request_id, result)
+        }
+        Action::TaskFailed { what, message } => loaded::on_task_failed(state, &what, &message),
         Action::Manifest {
             namespace,
             name,

@@ -492,8 +492,10 @@ async fn a_start_with_a_lost_answer_is_found_by_its_request_id() {
     ));
 }
 
+/// Not found after a lost answer is not "did not happen": the create may still land, so the
+/// outcome is unknown and said so (with the request id to look for), never "start again".
 #[tokio::test(start_paused = true)]
-async fn a_start_that_created_nothing_is_not_made_again() {
+async fn a_start_not_found_after_a_lost_answer_is_unknown_and_not_made_again() {
     let fake = Arc::new(Fake::default());
     let now = Timestamp::now();
     fake.creates.lock().unwrap().push_back(Err(unavailable()));
@@ -505,11 +507,25 @@ async fn a_start_that_created_nothing_is_not_made_again() {
     )]));
     let (c, _rx) = retrying(&fake, no_jitter());
     let e = c.create_operation(&req()).await.unwrap_err();
-    assert_eq!(
-        (e.reason, e.param("action")),
-        (Some(Reason::WriteNotApplied), Some("start"))
-    );
+    assert_eq!(e.reason, Some(Reason::StartOutcomeUnknown));
+    assert_eq!(e.code, Code::Unavailable);
+    let sent = fake.request_ids.lock().unwrap()[0].clone();
+    assert_eq!(e.param("request_id"), Some(sent.as_str()));
+    let until: Timestamp = e.param("until").unwrap().parse().unwrap();
+    assert!(until > Timestamp::now());
     assert_eq!(fake.calls(), ["create", "list"]);
+    // The server's own word on it is passed on as it is.
+    let fake = Arc::new(Fake::default());
+    let theirs = ApiError::refused(
+        Code::Unavailable,
+        Reason::StartOutcomeUnknown,
+        &[("until", "2026-12-01T12:00:00Z"), ("request_id", "r-2")],
+        "settling",
+    );
+    fake.creates.lock().unwrap().push_back(Err(theirs.clone()));
+    fake.lists.lock().unwrap().push_back(Ok(Vec::new()));
+    let (c, _rx) = retrying(&fake, no_jitter());
+    assert_eq!(c.create_operation(&req()).await.unwrap_err(), theirs);
     // The request id the client made was sent, and a given one is kept.
     let fake = Arc::new(Fake::default());
     fake.creates.lock().unwrap().push_back(Ok(created(operation(

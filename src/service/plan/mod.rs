@@ -162,14 +162,28 @@ pub struct Claim {
     pub actor: String,
     /// The claim blocks other starts until then (unless its operation exists by then).
     pub expires: jiff::Timestamp,
+    /// The claiming start's create got no answer: its outcome is being settled until
+    /// `expires`.
+    pub settling: bool,
+}
+
+/// A cluster's start claim as it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClaimRead {
+    Readable(Claim),
+    /// The Lease cannot be read: which, and why.
+    Unreadable {
+        lease: String,
+        why: String,
+    },
 }
 
 /// What the service read for a plan.
 pub struct PlanInputs<'a> {
     /// The names of every cluster in the namespace (an ichor upgrade changes them all).
     pub clusters: &'a [String],
-    /// The cluster's start claim, if one was read.
-    pub claim: Option<Claim>,
+    /// The cluster's start claim, if one stands or cannot be read.
+    pub claim: Option<ClaimRead>,
     /// The request id of the start this plan is for (a plan for a Review has none).
     pub request_id: Option<&'a str>,
     /// Now, to tell a standing claim from a stale one.
@@ -307,6 +321,7 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         unapproved,
         shut_down: crate::service::convert::last_shutdown(&cluster_name, inputs.operations)
             .filter(|r| r.still_down),
+        stray_confirmation: crate::service::convert::has_confirmation(inputs.cluster),
     };
     if kind == OperationKind::CaRotation {
         plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
@@ -450,6 +465,7 @@ pub fn fingerprint(plan: &Plan) -> String {
         "heldNotSkipped": plan.held_not_skipped.iter().map(|h| [&h.name, &h.reason]).collect::<Vec<_>>(),
         "unapproved": plan.unapproved.iter().map(|m| [&m.name, &m.role]).collect::<Vec<_>>(),
         "shutDown": plan.shut_down.as_ref().map(|r| &r.operation),
+        "strayConfirmation": plan.stray_confirmation,
     });
     let digest = sha2::Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()

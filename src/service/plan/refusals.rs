@@ -2,7 +2,7 @@
 //! hear them: another operation first, then what cannot be read, another start, the shared
 //! installation, the versions, GitOps, and no machine to touch.
 
-use super::{Claim, PlanInputs};
+use super::{Claim, ClaimRead, PlanInputs};
 use crate::model::{Plan, Reason, Refusal, Version, check_jump};
 use ichor_resources::{OperationKind, TalosOperation};
 
@@ -106,21 +106,48 @@ fn unreadable_machine(
 
 fn claimed(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
     let cluster = plan.cluster.as_str();
-    if let Some(claim) = claimed_by_another(inputs) {
+    if let Some(ClaimRead::Unreadable { lease, why }) = &inputs.claim {
+        let ns = inputs.namespace;
         return Some(Refusal::new(
-            Reason::StartInProgress,
+            Reason::ClaimUnreadable,
             &[
-                ("operation", &claim.operation),
                 ("cluster", cluster),
-                ("actor", &claim.actor),
+                ("lease", lease),
+                ("namespace", ns),
+                ("detail", why),
             ],
+            format!(
+                "the start claim of cluster {cluster} (Lease {lease}) cannot be read ({why}): if no start is under way, delete it: kubectl delete lease {lease} -n {ns}"
+            ),
+        ));
+    }
+    let claim = claimed_by_another(inputs)?;
+    let until = claim.expires.to_string();
+    let params = [
+        ("operation", claim.operation.as_str()),
+        ("cluster", cluster),
+        ("actor", claim.actor.as_str()),
+        ("until", until.as_str()),
+    ];
+    Some(if claim.settling {
+        Refusal::new(
+            Reason::StartSettling,
+            &params,
+            format!(
+                "a start on cluster {cluster} (by {}) got no answer to its create of operation {}: its outcome is being settled until {until}, and the cluster takes no other start until then",
+                claim.actor, claim.operation
+            ),
+        )
+    } else {
+        Refusal::new(
+            Reason::StartInProgress,
+            &params,
             format!(
                 "another start on cluster {cluster} is under way (by {}): it is creating operation {}",
                 claim.actor, claim.operation
             ),
-        ));
-    }
-    None
+        )
+    })
 }
 
 fn installation_busy(
@@ -253,7 +280,9 @@ fn phase_of(op: &TalosOperation) -> String {
 
 /// A standing start claim by another start whose operation does not exist yet.
 fn claimed_by_another<'a>(inputs: &'a PlanInputs<'_>) -> Option<&'a Claim> {
-    let claim = inputs.claim.as_ref()?;
+    let Some(ClaimRead::Readable(claim)) = inputs.claim.as_ref() else {
+        return None;
+    };
     let exists = inputs
         .operations
         .iter()

@@ -5,11 +5,20 @@
 //! one cluster exactly one goes on), the spec write preconditioned on the read the refusals were
 //! checked on, the create, and for kube-proxy switches the removal of the confirmation
 //! annotation. A conflict anywhere starts again from the read, re-checking everything.
+//!
+//! The claim ends with the start's outcome: given back once the create answered (the operation
+//! exists, or it was refused), so "delete it and start again" works at once. A create that got
+//! no answer may still land until the API server's own request timeout has passed: the claim is
+//! then kept, marked settling, and a detached task reads for the request id until then before it
+//! gives the claim back; the caller is told the outcome is being settled, never to start again.
 
 mod claim;
+mod requests;
+mod settle;
 mod spec;
 
-pub use claim::{claim_name, claim_of};
+pub use claim::{claim_name, claim_read};
+pub(crate) use requests::RequestLog;
 
 use super::access::Caller;
 use super::{OperationService, World, convert, plan};
@@ -17,7 +26,8 @@ use crate::model::{ApiError, Code, Created, OperationRequest, Plan, Reason};
 use ichor_resources::{OperationKind, TalosOperation, TalosOperationSpec, names};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, PostParams};
-use spec::{annotation_left, half_failure, has_confirmation};
+use requests::Binding;
+use spec::{annotation_left, confirmation_removed, half_failure};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -67,16 +77,16 @@ fn is_conflict(e: &ApiError) -> bool {
 }
 
 /// What one pass of a start came to.
-enum Pass {
+enum Step {
     Done(Box<Created>),
     /// Someone wrote first: read again and re-check everything.
     Conflict(ApiError),
 }
 
 /// A conflict makes another pass; anything else ends the start.
-fn conflict_or(e: ApiError) -> Result<Pass, ApiError> {
+fn conflict_or(e: ApiError) -> Result<Step, ApiError> {
     if is_conflict(&e) {
-        Ok(Pass::Conflict(e))
+        Ok(Step::Conflict(e))
     } else {
         Err(e)
     }
@@ -88,6 +98,20 @@ enum Decided {
     Found(Box<Created>),
     /// Go ahead with this plan.
     Go(Box<Plan>),
+}
+
+/// What the create of a start came to.
+enum Outcome {
+    /// The operation exists: created now, or found after its answer was lost.
+    Created(Box<TalosOperation>),
+    /// The API server answered that it was not created.
+    NotCreated(ApiError),
+    /// No answer, and not found: it may still land until the API server's request timeout has
+    /// passed since it was sent.
+    Unknown {
+        error: ApiError,
+        sent: jiff::Timestamp,
+    },
 }
 
 impl OperationService {
@@ -103,15 +127,21 @@ impl OperationService {
             .request_id
             .clone()
             .unwrap_or_else(crate::model::new_request_id);
-        // The claim this start holds, once taken: given back if the start ends without an
-        // operation, so a rerun is not kept waiting.
+        let binding = Binding {
+            namespace: req.namespace.clone(),
+            cluster: req.cluster.clone(),
+            kind: checked.kind.as_str().to_string(),
+            target: checked.target.clone().unwrap_or_default(),
+            actor: self.access.actor(caller),
+        };
+        self.requests.bind(&request_id, &binding)?;
+        // The claim this start holds, once taken: given back when the start's outcome is
+        // known (a settling start hands it to its settle task instead).
         let mut held = None;
         let result = self
-            .start_passes(caller, req, &checked, &request_id, &mut held)
+            .start_passes(caller, req, &checked, &request_id, &binding, &mut held)
             .await;
-        if result.is_err()
-            && let Some(lease) = held
-        {
+        if let Some(lease) = held {
             self.release(caller, &req.namespace, &lease).await;
         }
         result
@@ -124,6 +154,7 @@ impl OperationService {
         req: &OperationRequest,
         checked: &plan::Checked,
         request_id: &str,
+        binding: &Binding,
         held: &mut Option<Lease>,
     ) -> Result<Created, ApiError> {
         let mut last = None;
@@ -137,12 +168,10 @@ impl OperationService {
                     true,
                 )
                 .await?;
-            match self
-                .start_pass(caller, req, checked, request_id, &world, held)
-                .await?
-            {
-                Pass::Done(created) => return Ok(*created),
-                Pass::Conflict(e) => last = Some(e),
+            let pass = Pass::of(req, checked, request_id, binding, &world);
+            match self.start_pass(caller, pass, held).await? {
+                Step::Done(created) => return Ok(*created),
+                Step::Conflict(e) => last = Some(e),
             }
         }
         Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "starting: conflict")))
@@ -152,15 +181,19 @@ impl OperationService {
     async fn start_pass(
         &self,
         caller: &Caller,
-        req: &OperationRequest,
-        checked: &plan::Checked,
-        request_id: &str,
-        world: &World,
+        pass: Pass<'_>,
         held: &mut Option<Lease>,
-    ) -> Result<Pass, ApiError> {
+    ) -> Result<Step, ApiError> {
+        let Pass {
+            req,
+            checked,
+            request_id,
+            binding,
+            world,
+        } = pass;
         let ns = req.namespace.as_str();
-        let plan = match decide(req, checked, request_id, world)? {
-            Decided::Found(created) => return Ok(Pass::Done(created)),
+        let plan = match decide(req, checked, request_id, binding, world)? {
+            Decided::Found(created) => return Ok(Step::Done(created)),
             Decided::Go(plan) => plan,
         };
         let actor = self.access.actor(caller);
@@ -169,12 +202,18 @@ impl OperationService {
         if let Err(e) = self.dry_runs(caller, ns, &plan, &op, world).await {
             return conflict_or(e);
         }
+        let read_lease = match &world.lease {
+            Some(Ok(l)) => Some(l),
+            None => None,
+            // decide() refused it (CLAIM_UNREADABLE) already.
+            Some(Err(u)) => return Err(ApiError::new(Code::FailedPrecondition, u.why.clone())),
+        };
         let claimed = self
             .claim(
                 caller,
                 ns,
                 &plan.cluster,
-                world,
+                read_lease,
                 request_id,
                 &op_name,
                 &actor,
@@ -190,16 +229,15 @@ impl OperationService {
             Ok(written) => written,
             Err(e) => return conflict_or(e),
         };
-        let confirmation_present = plan.kind == OperationKind::Cni
-            && (spec_written.is_some() || has_confirmation(&world.cluster));
-        let created = self
-            .create_step(caller, ns, &op, request_id, since, held)
-            .await;
-        let created = match created {
-            Ok(c) => c,
-            Err(e) => {
+        // A confirmation found on the cluster before this start wrote anything is stray: an
+        // earlier start was stopped before taking it back. Any start takes it back.
+        let stray = convert::has_confirmation(&world.cluster);
+        let confirmation = stray || (plan.kind == OperationKind::Cni && spec_written.is_some());
+        let created = match self.create_step(caller, ns, &op, request_id, since).await {
+            Outcome::Created(op) => op,
+            Outcome::NotCreated(e) => {
                 // Nothing will carry the confirmation out: take it back before answering.
-                let left = if confirmation_present {
+                let left = if confirmation {
                     let removed = self.remove_confirmation(caller, ns, &plan.cluster).await;
                     Some(removed.is_err())
                 } else {
@@ -210,14 +248,30 @@ impl OperationService {
                     None => e,
                 });
             }
+            Outcome::Unknown { error, sent } => {
+                let lease = held.take();
+                let settling = settle::Settling {
+                    caller: caller.clone(),
+                    namespace: ns.to_string(),
+                    cluster: plan.cluster.clone(),
+                    operation: op_name,
+                    request_id: request_id.to_string(),
+                    actor,
+                    confirmation,
+                    until: self.settled_at(sent),
+                };
+                return Err(self.settle(settling, lease, &error).await);
+            }
         };
         let mut warnings = Vec::new();
-        if confirmation_present
-            && let Err(e) = self.remove_confirmation(caller, ns, &plan.cluster).await
-        {
-            warnings.push(annotation_left(&plan.cluster, &e));
+        if confirmation {
+            match self.remove_confirmation(caller, ns, &plan.cluster).await {
+                Err(e) => warnings.push(annotation_left(&plan.cluster, &e)),
+                Ok(()) if stray => warnings.push(confirmation_removed(&plan.cluster)),
+                Ok(()) => {}
+            }
         }
-        Ok(Pass::Done(Box::new(Created {
+        Ok(Step::Done(Box::new(Created {
             operation: convert::operation(&created),
             found: false,
             spec_written,
@@ -282,42 +336,42 @@ impl OperationService {
         op: &TalosOperation,
         request_id: &str,
         since: Instant,
-        held: &mut Option<Lease>,
-    ) -> Result<TalosOperation, ApiError> {
-        self.too_slow(since)?;
+    ) -> Outcome {
+        if let Err(e) = self.too_slow(since) {
+            return Outcome::NotCreated(e);
+        }
         let ops: Api<TalosOperation> = self.api(caller, Some(ns));
-        let created = self
+        let sent = jiff::Timestamp::now();
+        let error = match self
             .access
             .call(
                 "creating the operation",
                 ops.create(&PostParams::default(), op),
             )
-            .await;
-        let e = match created {
+            .await
+        {
+            Ok(created) => return Outcome::Created(Box::new(created)),
             Err(e) if e.code.is_transient() => e,
-            other => return other,
+            Err(e) => return Outcome::NotCreated(e),
         };
-        // An answer lost on the way back from the API server: the create may have happened.
+        // An answer lost on the way back from the API server: the create may have happened,
+        // or may still happen.
         let name = op.metadata.name.clone().unwrap_or_default();
-        match self.find_created(&ops, &name, request_id).await {
-            Ok(Some(found)) => Ok(found),
-            Ok(None) => Err(e),
-            // Unknown: say so (the client finds out by the request id); the claim stays, so no
-            // other start goes ahead while the operation may exist.
-            Err(_) => {
-                *held = None;
-                Err(e)
-            }
+        match self.find_created(caller, ns, &name, request_id).await {
+            Ok(Some(found)) => Outcome::Created(Box::new(found)),
+            Ok(None) | Err(_) => Outcome::Unknown { error, sent },
         }
     }
 
-    /// The operation this start created, read back after its create got no answer.
-    async fn find_created(
+    /// The operation a start created, read back after its create got no answer.
+    pub(super) async fn find_created(
         &self,
-        ops: &Api<TalosOperation>,
+        caller: &Caller,
+        ns: &str,
         name: &str,
         request_id: &str,
     ) -> Result<Option<TalosOperation>, ApiError> {
+        let ops: Api<TalosOperation> = self.api(caller, Some(ns));
         let found = self
             .access
             .call(
@@ -329,12 +383,41 @@ impl OperationService {
     }
 }
 
+/// What one pass of a start works from.
+struct Pass<'a> {
+    req: &'a OperationRequest,
+    checked: &'a plan::Checked,
+    request_id: &'a str,
+    binding: &'a Binding,
+    world: &'a World,
+}
+
+impl<'a> Pass<'a> {
+    fn of(
+        req: &'a OperationRequest,
+        checked: &'a plan::Checked,
+        request_id: &'a str,
+        binding: &'a Binding,
+        world: &'a World,
+    ) -> Pass<'a> {
+        Pass {
+            req,
+            checked,
+            request_id,
+            binding,
+            world,
+        }
+    }
+}
+
 /// The checks of a pass on its fresh read: a repeat of a start that already created its
-/// operation, every refusal, and the plan the person reviewed.
+/// operation (the same request: namespace, cluster, kind, target and caller), every refusal,
+/// and the plan the person reviewed.
 fn decide(
     req: &OperationRequest,
     checked: &plan::Checked,
     request_id: &str,
+    binding: &Binding,
     world: &World,
 ) -> Result<Decided, ApiError> {
     if let Some(op) = world
@@ -342,6 +425,10 @@ fn decide(
         .iter()
         .find(|o| request_id_of(o) == Some(request_id))
     {
+        let cluster = world.cluster.metadata.name.as_deref().unwrap_or_default();
+        if !binding.made(op, cluster) {
+            return Err(requests::reused(request_id));
+        }
         return Ok(Decided::Found(Box::new(Created {
             operation: convert::operation(op),
             found: true,

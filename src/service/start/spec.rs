@@ -8,13 +8,6 @@ use ichor_resources::{IchorInstallation, OperationKind, TalosCluster, names};
 use kube::api::{Api, PostParams};
 use std::collections::BTreeMap;
 
-pub(super) fn has_confirmation(c: &TalosCluster) -> bool {
-    c.metadata
-        .annotations
-        .as_ref()
-        .is_some_and(|a| a.contains_key(names::CONFIRM_KUBE_PROXY_SWITCH))
-}
-
 impl OperationService {
     /// The spec write of a start, as the caller, on the object as it was read for the refusals:
     /// its resourceVersion goes with it, so a change since then is a conflict, not overwritten.
@@ -125,6 +118,21 @@ pub(super) fn annotation_left(cluster: &str, e: &ApiError) -> Warning {
         message: format!(
             "the operation was created, but the annotation {annotation} could not be removed from TalosCluster {cluster} ({}); remove it by hand: kubectl annotate taloscluster {cluster} {annotation}-",
             e.message
+        ),
+    }
+}
+
+/// The warning of a start that took back a kube-proxy confirmation an earlier start left.
+pub(super) fn confirmation_removed(cluster: &str) -> Warning {
+    let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
+    let mut params = BTreeMap::new();
+    params.insert("annotation".to_string(), annotation.to_string());
+    params.insert("cluster".to_string(), cluster.to_string());
+    Warning {
+        reason: Reason::ConfirmationRemoved,
+        params,
+        message: format!(
+            "TalosCluster {cluster} carried the annotation {annotation}, left by an earlier start that was stopped before taking it back: this start removed it"
         ),
     }
 }

@@ -184,6 +184,19 @@ fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines
             ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
         );
     }
+    if plan.stray_confirmation {
+        let said = t.tr(
+            "review-stray-confirmation",
+            &[
+                ("cluster", &name),
+                (
+                    "annotation",
+                    ichor_resources::names::CONFIRM_KUBE_PROXY_SWITCH,
+                ),
+            ],
+        );
+        lines.hanging("", &said, warn);
+    }
     if plan.credentials_stop_working {
         let note = t.tr("ca-note-credentials", &[("name", &name)]);
         lines.hanging("• ", &note, warn);

@@ -32,6 +32,11 @@ mod injection {
         /// The request is carried out, then the connection is reset before the answer: the client
         /// cannot know whether it happened.
         ResetAfterApply,
+        /// Answered after the caller's deadline, then applied: the request is answered
+        /// `504 Timeout` after `answer` (as kube-apiserver's handler timeout answers, while
+        /// storage may still complete the write), and carried out after `apply`, whether or not
+        /// anyone still waits for it.
+        Late { answer: Duration, apply: Duration },
     }
 
     /// Which requests a targeted fault meets: `None` matches anything; dry runs never match.
@@ -147,6 +152,15 @@ mod injection {
         Some((verb, target.resource()))
     }
 
+    /// The same request, to be carried out later.
+    fn copy(req: &http::Request<Bytes>) -> http::Request<Bytes> {
+        let mut late = http::Request::new(req.body().clone());
+        *late.method_mut() = req.method().clone();
+        *late.uri_mut() = req.uri().clone();
+        *late.headers_mut() = req.headers().clone();
+        late
+    }
+
     fn connection_reset() -> BoxError {
         Box::new(std::io::Error::new(
             std::io::ErrorKind::ConnectionReset,
@@ -206,6 +220,22 @@ mod injection {
                 Fault::ResetAfterApply => {
                     let _applied = self.respond(req);
                     Some(Err(connection_reset()))
+                }
+                Fault::Late { answer, apply } => {
+                    let api = self.clone();
+                    let late = copy(req);
+                    tokio::spawn(async move {
+                        tokio::time::sleep(apply).await;
+                        let _applied = api.respond(&late);
+                    });
+                    tokio::time::sleep(answer).await;
+                    let body = status_body(
+                        504,
+                        "Timeout",
+                        "Timeout: request did not complete within the allowed duration",
+                        None,
+                    );
+                    Some(Ok(json_response(504, &body)))
                 }
             }
         }
