@@ -803,9 +803,10 @@ async fn create_writes_the_spec_then_the_operation(path: Path) {
         [
             format!("create leases by {u}"),
             format!("update talosclusters by {u}"),
-            format!("create talosoperations by {u}")
+            format!("create talosoperations by {u}"),
+            format!("delete leases by {u}")
         ],
-        "the claim, the spec, the operation"
+        "the claim, the spec, the operation, the claim given back"
     );
     assert_eq!(
         admin_clusters(&api)
@@ -879,7 +880,8 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
         names(&api.write_log()),
         [
             format!("create leases by {u}"),
-            format!("create talosoperations by {u}")
+            format!("create talosoperations by {u}"),
+            format!("delete leases by {u}")
         ],
         "no second spec write"
     );
@@ -923,7 +925,8 @@ async fn a_tracked_spec_is_refused_then_started_with_the_version_git_wrote(path:
         names(&api.write_log()),
         [
             format!("create leases by {u}"),
-            format!("create talosoperations by {u}")
+            format!("create talosoperations by {u}"),
+            format!("delete leases by {u}")
         ]
     );
 }
@@ -982,9 +985,10 @@ async fn kube_proxy_switch_sets_and_removes_the_confirmation(path: Path) {
             format!("update leases by {u}"),
             format!("update talosclusters by {u}"),
             format!("create talosoperations by {u}"),
-            format!("update talosclusters by {u}")
+            format!("update talosclusters by {u}"),
+            format!("delete leases by {u}")
         ],
-        "the conflicted write was made again after a fresh read (the claim renewed); the annotation came off in a second update"
+        "the conflicted write was made again after a fresh read (the claim renewed); the annotation came off in a second update; the claim given back"
     );
     let cl = admin_clusters(&api).get("c1").await.unwrap();
     assert_eq!(cl.spec.cni.kube_proxy, "replaced");
@@ -1056,8 +1060,12 @@ async fn the_kube_proxy_confirmation_never_outlives_its_start(path: Path) {
     );
     assert!(confirmation_present(&api));
     api.clear_write_log();
+    let plan = c.plan_operation(&replaced()).await.unwrap();
+    assert!(plan.stray_confirmation, "the Review names it");
     let again = c.create_operation(&replaced()).await.unwrap();
-    assert!(again.spec_written.is_none() && again.warnings.is_empty());
+    assert!(again.spec_written.is_none());
+    let said: Vec<Reason> = again.warnings.iter().map(|w| w.reason).collect();
+    assert_eq!(said, [Reason::ConfirmationRemoved], "and the start says so");
     assert!(
         !confirmation_present(&api),
         "found on the rerun, and removed"
@@ -1068,7 +1076,8 @@ async fn the_kube_proxy_confirmation_never_outlives_its_start(path: Path) {
         [
             format!("create leases by {u}"),
             format!("create talosoperations by {u}"),
-            format!("update talosclusters by {u}")
+            format!("update talosclusters by {u}"),
+            format!("delete leases by {u}")
         ]
     );
 }
@@ -1493,7 +1502,8 @@ async fn a_standing_claim_refuses_other_starts(path: Path) {
         names(&api.write_log()),
         [
             format!("update leases by {u}"),
-            format!("create talosoperations by {u}")
+            format!("create talosoperations by {u}"),
+            format!("delete leases by {u}")
         ]
     );
 }
@@ -1703,13 +1713,20 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
     let e = c.list_clusters(Some("default")).await.unwrap_err();
     assert_eq!(e.code, Code::Unavailable);
     c.list_operations(Some("default")).await.unwrap();
-    // A fault in the middle of a start: no operation, and the claim given back.
-    api.fail_when(FaultRule::on("create", "talosoperations"), Fault::Reset);
+    // A create answered 503: refused, so nothing was created and the claim is given back at
+    // once.
+    api.fail_when(
+        FaultRule::on("create", "talosoperations"),
+        Fault::Unavailable,
+    );
     let e = c
         .create_operation(&req(OperationKind::Shutdown, None))
         .await
         .unwrap_err();
-    assert_eq!(e.code, Code::Unavailable);
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::Aborted, Some(Reason::WriteNotApplied))
+    );
     let u = writer(path, User::Admin);
     assert_eq!(
         names(&api.write_log()),
@@ -1718,6 +1735,29 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
             format!("delete leases by {u}")
         ]
     );
+    // A create whose connection is reset: it may have landed, so the claim stands, marked
+    // settling, until the settle window has passed; then it is given back.
+    api.clear_write_log();
+    api.fail_when(FaultRule::on("create", "talosoperations"), Fault::Reset);
+    let e = c
+        .create_operation(&req(OperationKind::Shutdown, None))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.reason),
+        (Code::Unavailable, Some(Reason::StartOutcomeUnknown))
+    );
+    assert!(e.param("until").is_some() && e.param("request_id").is_some());
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("create leases by {u}"),
+            format!("update leases by {u}")
+        ],
+        "the claim kept, marked settling"
+    );
+    common::claim_given_back(&api).await;
+    assert_eq!(common::operations_created(&api), 0);
 }
 
 // ---- objects that cannot be read ----

@@ -90,10 +90,24 @@ impl KubeAccess {
         what: &str,
         fut: impl Future<Output = Result<T, kube::Error>>,
     ) -> Result<T, ApiError> {
+        self.call_answered(what, fut).await.map_err(|(e, _)| e)
+    }
+
+    /// Like [`KubeAccess::call`], and for an error, whether the API server answered that the
+    /// request was not carried out: any answer but 500 and 504 (which say the outcome is not
+    /// known) is one. No answer (refused, reset, our deadline) is not: a write may still land.
+    pub async fn call_answered<T>(
+        &self,
+        what: &str,
+        fut: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, (ApiError, bool)> {
         match tokio::time::timeout(self.request_timeout, fut).await {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(map_kube_error(what, e)),
-            Err(_) => Err(ApiError::refused(
+            Ok(Err(e)) => {
+                let answered = matches!(&e, kube::Error::Api(s) if !matches!(s.code, 500 | 504));
+                Err((map_kube_error(what, e), answered))
+            }
+            Err(_) => Err((ApiError::refused(
                 Code::DeadlineExceeded,
                 Reason::Unavailable,
                 &[("what", what)],
@@ -101,7 +115,7 @@ impl KubeAccess {
                     "{what}: the Kubernetes API did not answer within {} s",
                     self.request_timeout.as_secs()
                 ),
-            )),
+            ), false)),
         }
     }
 }

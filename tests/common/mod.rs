@@ -79,6 +79,19 @@ pub fn names(log: &[WriteRecord]) -> Vec<String> {
         .collect()
 }
 
+/// Waits (up to 10 s, polling) until no start claim stands on cluster `c1` of `default`: a
+/// settling start gave it back once its settle window passed.
+pub async fn claim_given_back(api: &EmbeddedApi) {
+    let name = format!("{}c1", names::START_CLAIM_PREFIX);
+    for _ in 0..200 {
+        if api.object("leases", "default", &name).is_none() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the start claim of c1 was not given back");
+}
+
 /// How many TalosOperations were created.
 pub fn operations_created(api: &EmbeddedApi) -> usize {
     api.write_log()

@@ -245,7 +245,7 @@ impl OperationService {
                 };
                 return Err(match &spec_written {
                     Some(change) => half_failure(e, change, left),
-                    None => e,
+                    None => not_created(e, &plan.cluster),
                 });
             }
             Outcome::Unknown { error, sent } => {
@@ -344,15 +344,15 @@ impl OperationService {
         let sent = jiff::Timestamp::now();
         let error = match self
             .access
-            .call(
+            .call_answered(
                 "creating the operation",
                 ops.create(&PostParams::default(), op),
             )
             .await
         {
             Ok(created) => return Outcome::Created(Box::new(created)),
-            Err(e) if e.code.is_transient() => e,
-            Err(e) => return Outcome::NotCreated(e),
+            Err((e, false)) if e.code.is_transient() => e,
+            Err((e, _)) => return Outcome::NotCreated(e),
         };
         // An answer lost on the way back from the API server: the create may have happened,
         // or may still happen.
@@ -381,6 +381,26 @@ impl OperationService {
             .await?;
         Ok(found.filter(|op| request_id_of(op) == Some(request_id)))
     }
+}
+
+/// The API server answered that the create was not carried out: said as an answer (nothing was
+/// created, nothing is retried), not as the transient fault a client would read as a lost one.
+fn not_created(e: ApiError, cluster: &str) -> ApiError {
+    if !e.code.is_transient() {
+        return e;
+    }
+    let detail = e.param("detail").unwrap_or(&e.message).to_string();
+    ApiError::refused(
+        Code::Aborted,
+        Reason::WriteNotApplied,
+        &[
+            ("action", "start"),
+            ("operation", cluster),
+            ("late", "no"),
+            ("detail", &detail),
+        ],
+        format!("the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"),
+    )
 }
 
 /// What one pass of a start works from.
