@@ -107,15 +107,18 @@ impl KubeAccess {
                 let answered = matches!(&e, kube::Error::Api(s) if !matches!(s.code, 500 | 504));
                 Err((map_kube_error(what, e), answered))
             }
-            Err(_) => Err((ApiError::refused(
-                Code::DeadlineExceeded,
-                Reason::Unavailable,
-                &[("what", what)],
-                format!(
-                    "{what}: the Kubernetes API did not answer within {} s",
-                    self.request_timeout.as_secs()
+            Err(_) => Err((
+                ApiError::refused(
+                    Code::DeadlineExceeded,
+                    Reason::Unavailable,
+                    &[("what", what)],
+                    format!(
+                        "{what}: the Kubernetes API did not answer within {} s",
+                        self.request_timeout.as_secs()
+                    ),
                 ),
-            ), false)),
+                false,
+            )),
         }
     }
 }

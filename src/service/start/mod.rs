@@ -399,7 +399,9 @@ fn not_created(e: ApiError, cluster: &str) -> ApiError {
             ("late", "no"),
             ("detail", &detail),
         ],
-        format!("the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"),
+        format!(
+            "the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"
+        ),
     )
 }
 
