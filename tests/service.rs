@@ -804,7 +804,7 @@ async fn create_writes_the_spec_then_the_operation(path: Path) {
             format!("create leases by {u}"),
             format!("update talosclusters by {u}"),
             format!("create talosoperations by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ],
         "the claim, the spec, the operation, the claim given back"
     );
@@ -861,7 +861,7 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
         [
             format!("create leases by {u}"),
             format!("update talosclusters by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ],
         "the claim is given back, so a rerun is not kept waiting"
     );
@@ -879,11 +879,11 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
     assert_eq!(
         names(&api.write_log()),
         [
-            format!("create leases by {u}"),
+            format!("update leases by {u}"),
             format!("create talosoperations by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ],
-        "no second spec write"
+        "no second spec write (the claim kept from the first start is taken again)"
     );
 }
 
@@ -926,7 +926,7 @@ async fn a_tracked_spec_is_refused_then_started_with_the_version_git_wrote(path:
         [
             format!("create leases by {u}"),
             format!("create talosoperations by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ]
     );
 }
@@ -986,7 +986,7 @@ async fn kube_proxy_switch_sets_and_removes_the_confirmation(path: Path) {
             format!("update talosclusters by {u}"),
             format!("create talosoperations by {u}"),
             format!("update talosclusters by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ],
         "the conflicted write was made again after a fresh read (the claim renewed); the annotation came off in a second update; the claim given back"
     );
@@ -1074,10 +1074,10 @@ async fn the_kube_proxy_confirmation_never_outlives_its_start(path: Path) {
     assert_eq!(
         names(&api.write_log()),
         [
-            format!("create leases by {u}"),
+            format!("update leases by {u}"),
             format!("create talosoperations by {u}"),
             format!("update talosclusters by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ]
     );
 }
@@ -1397,7 +1397,7 @@ async fn a_start_is_bound_to_the_plan_it_was_reviewed_on(path: Path) {
         names(&api.write_log()),
         [
             format!("create leases by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ],
         "only the claim, given back: no spec write, no operation"
     );
@@ -1503,7 +1503,7 @@ async fn a_standing_claim_refuses_other_starts(path: Path) {
         [
             format!("update leases by {u}"),
             format!("create talosoperations by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ]
     );
 }
@@ -1732,7 +1732,7 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
         names(&api.write_log()),
         [
             format!("create leases by {u}"),
-            format!("delete leases by {u}")
+            format!("update leases by {u}")
         ]
     );
     // A create whose connection is reset: it may have landed, so the claim stands, marked
@@ -1751,10 +1751,10 @@ async fn kubernetes_faults_come_back_as_codes(path: Path) {
     assert_eq!(
         names(&api.write_log()),
         [
-            format!("create leases by {u}"),
+            format!("update leases by {u}"),
             format!("update leases by {u}")
         ],
-        "the claim kept, marked settling"
+        "the claim taken (the Lease kept from the first start), and kept, marked settling"
     );
     common::claim_given_back(&api).await;
     assert_eq!(common::operations_created(&api), 0);

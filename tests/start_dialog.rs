@@ -286,7 +286,7 @@ async fn a_half_success_says_what_was_written_and_a_second_start_finishes_it() {
         [
             by("create leases"),
             by("update talosclusters"),
-            by("delete leases")
+            by("update leases")
         ],
         "the spec write, between taking and giving back the claim"
     );

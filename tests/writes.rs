@@ -403,7 +403,7 @@ async fn start_case(path: Path, fault: Fault, ch: StartChange) {
             [
                 by("create leases"),
                 by("update talosclusters"),
-                by("delete leases")
+                by("update leases")
             ],
             "{case}"
         );

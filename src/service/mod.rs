@@ -315,6 +315,11 @@ impl OperationService {
             (c, Vec::new())
         };
         let cluster_name = cluster.metadata.name.clone().unwrap_or_default();
+        // The claim before the operations: a start that claimed, created and gave the claim back
+        // since this read is seen in the operations, or conflicts when this start claims.
+        let lease = self
+            .read_claim(caller, ns, &cluster_name, claim_needed)
+            .await?;
         let (machines, unreadable_machines) = self
             .list_tolerant::<Machine>(caller, Some(ns), "listing machines")
             .await?;
@@ -326,9 +331,6 @@ impl OperationService {
         } else {
             None
         };
-        let lease = self
-            .read_claim(caller, ns, &cluster_name, claim_needed)
-            .await?;
         let tracking = self.tracking_check(ns, &cluster, kind).await?;
         Ok(World {
             cluster,

@@ -79,12 +79,19 @@ pub fn names(log: &[WriteRecord]) -> Vec<String> {
         .collect()
 }
 
-/// Waits (up to 10 s, polling) until no start claim stands on cluster `c1` of `default`: a
+/// Whether a start claim is held on cluster `c1` of `default` (a Lease with a holder).
+pub fn claim_held(api: &EmbeddedApi) -> bool {
+    let name = format!("{}c1", names::START_CLAIM_PREFIX);
+    api.object("leases", "default", &name)
+        .and_then(|l| l.pointer("/spec/holderIdentity").cloned())
+        .is_some_and(|h| !h.is_null() && h != "")
+}
+
+/// Waits (up to 10 s, polling) until no start claim is held on cluster `c1` of `default`: a
 /// settling start gave it back once its settle window passed.
 pub async fn claim_given_back(api: &EmbeddedApi) {
-    let name = format!("{}c1", names::START_CLAIM_PREFIX);
     for _ in 0..200 {
-        if api.object("leases", "default", &name).is_none() {
+        if !claim_held(api) {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

@@ -17,7 +17,7 @@ use ichor_resources::names;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
-use kube::api::{Api, DeleteParams, PostParams, Preconditions};
+use kube::api::{Api, PostParams};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -225,20 +225,27 @@ impl OperationService {
     }
 
     /// Gives the claim back once the start's outcome is known, so the next start is not kept
-    /// waiting. Best effort: a claim left behind lapses by itself.
+    /// waiting: the Lease stays, with no holder (as client-go's leader election releases one),
+    /// written with the resourceVersion this start holds. Keeping the object is what makes the
+    /// claim a version of the cluster's starts: a start that read the Lease before this one's
+    /// whole claim–create–release conflicts when it tries to claim, and reads again. Best effort:
+    /// a claim left behind lapses by itself.
     pub(crate) async fn release(&self, caller: &Caller, ns: &str, lease: &Lease) {
         let api: Api<Lease> = self.api(caller, Some(ns));
-        let dp = DeleteParams {
-            preconditions: Some(Preconditions {
-                uid: lease.metadata.uid.clone(),
-                resource_version: lease.metadata.resource_version.clone(),
-            }),
-            ..Default::default()
-        };
+        let mut released = lease.clone();
+        if let Some(a) = released.metadata.annotations.as_mut() {
+            a.remove(names::CLAIM_STATE);
+        }
+        let spec = released.spec.get_or_insert_with(LeaseSpec::default);
+        spec.holder_identity = None;
+        spec.renew_time = Some(MicroTime(Timestamp::now()));
         let name = lease.metadata.name.clone().unwrap_or_default();
         if let Err(e) = self
             .access
-            .call("giving back the start claim", api.delete(&name, &dp))
+            .call(
+                "giving back the start claim",
+                api.replace(&name, &PostParams::default(), &released),
+            )
             .await
         {
             tracing::info!(error = %e.message, "the start claim was left to lapse");
