@@ -12,7 +12,7 @@ use common::paths::{Path, User, dashboard_client};
 use common::{fixtures, names, op, small_cluster};
 use ichor_demo::apiserver::{self as apiserver, EmbeddedApi, FaultRule};
 use ichor_resources::{TalosOperationStatus, names as labels};
-use ichor_tui::app::action::{Key, KeyCode};
+use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{Dialog, NewOpStep, Screen, State};
 use ichor_tui::i18n::Lang;
 use ichor_tui::model::OperationKind;
@@ -21,9 +21,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use serde_json::json;
 use std::time::Duration;
 
-/// The deadline of every call in these tests; a delayed write outlasts it.
-const DEADLINE: Duration = Duration::from_millis(300);
-const DELAY: Duration = Duration::from_millis(900);
+/// The deadline of every call in these tests; a delayed write outlasts it. Generous, so that a
+/// loaded machine does not make a read outlast it.
+const DEADLINE: Duration = Duration::from_millis(1000);
+const DELAY: Duration = Duration::from_millis(2500);
 
 /// A fault met by the write itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,14 +38,18 @@ enum Fault {
     Timeout,
     /// 503.
     Unavailable,
+    /// Answered (504) after the deadline, then carried out: the API server got it, the caller
+    /// stopped waiting, and it lands later all the same.
+    Late,
 }
 
-const FAULTS: [Fault; 5] = [
+const FAULTS: [Fault; 6] = [
     Fault::None,
     Fault::Refused,
     Fault::AppliedThenReset,
     Fault::Timeout,
     Fault::Unavailable,
+    Fault::Late,
 ];
 
 fn inject(api: &EmbeddedApi, fault: Fault, verb: &str, resource: &str) {
@@ -55,6 +60,10 @@ fn inject(api: &EmbeddedApi, fault: Fault, verb: &str, resource: &str) {
         Fault::AppliedThenReset => apiserver::Fault::ResetAfterApply,
         Fault::Timeout => apiserver::Fault::Delay(DELAY),
         Fault::Unavailable => apiserver::Fault::Unavailable,
+        Fault::Late => apiserver::Fault::Late {
+            answer: DELAY,
+            apply: DELAY + Duration::from_millis(300),
+        },
     };
     api.fail_when(rule, f);
 }
@@ -66,9 +75,10 @@ fn applied(fault: Fault) -> bool {
 
 /// Whether the write arrives after its answer was given up on: over gRPC the server carries a
 /// write through to its end when the caller's deadline passes (in-process the request dies with
-/// the deadline). The screen then says it may still arrive, and it does, once.
+/// the deadline); a write the API server answered late and carried out arrives on every path.
+/// The screen then says it may still arrive, and it does, once.
 fn late(path: Path, fault: Fault) -> bool {
-    matches!(path, Path::Grpc | Path::Connect) && fault == Fault::Timeout
+    (matches!(path, Path::Grpc | Path::Connect) && fault == Fault::Timeout) || fault == Fault::Late
 }
 
 /// What changes between the question and the answer.
@@ -241,7 +251,7 @@ async fn write_case(path: Path, write: Write, fault: Fault, ch: Change) {
                 text.contains("the request may still arrive"),
                 "{case}\n{text}"
             );
-            tokio::time::sleep(DELAY).await;
+            tokio::time::sleep(DELAY + Duration::from_millis(400)).await;
             assert_eq!(
                 names(&api.write_log()),
                 wrote,
@@ -335,6 +345,29 @@ fn start_change(api: &EmbeddedApi, ch: StartChange) {
     }
 }
 
+/// What became of a start whose create met `fault` on `path`, once everything has landed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Came {
+    /// Answered: the operation exists.
+    Started,
+    /// Answered 503: the spec was written, the create refused.
+    HalfDone,
+    /// No answer in time: its outcome is settled afterwards, with this many operations.
+    Settled(usize),
+}
+
+fn came(path: Path, fault: Fault) -> Came {
+    match fault {
+        Fault::None | Fault::AppliedThenReset => Came::Started,
+        Fault::Unavailable => Came::HalfDone,
+        // Reset before it was carried out: nothing lands.
+        Fault::Refused => Came::Settled(0),
+        // In-process the request dies with the deadline; a server carries it to its end.
+        Fault::Timeout => Came::Settled(usize::from(late(path, fault))),
+        Fault::Late => Came::Settled(1),
+    }
+}
+
 async fn start_case(path: Path, fault: Fault, ch: StartChange) {
     let case = format!("{path:?} start fault={fault:?} change={ch:?}");
     let api = world();
@@ -368,56 +401,102 @@ async fn start_case(path: Path, fault: Fault, ch: StartChange) {
             assert_eq!(d.state.screen, Screen::Operation, "{case}");
             assert_eq!(common::operations_created(&api), 1, "{case}");
         }
-    } else if applied(fault) {
-        assert_eq!(
-            log,
-            [
-                by("create leases"),
-                by("update talosclusters"),
-                by("create talosoperations")
-            ],
-            "{case}"
-        );
-        assert_eq!(d.state.screen, Screen::Operation, "{case}");
-        assert!(text.contains("Started c1-talos-"), "{case}\n{text}");
-    } else if late(path, fault) {
-        assert!(log.len() <= 2, "{case}: {log:?}");
-        assert!(
-            text.contains("did not happen (yet: the request may still arrive)"),
-            "{case}: screen says\n{text}"
-        );
-        // The in-flight start still holds the cluster: the new Review cannot start a second.
-        assert!(
-            text.contains("Another start on cluster c1 is under way (by admin)"),
-            "{case}: screen says\n{text}"
-        );
-        tokio::time::sleep(DELAY).await;
-        assert_eq!(
-            common::operations_created(&api),
-            1,
-            "{case}: the one start, late"
-        );
-    } else {
-        assert_eq!(
-            log,
-            [
-                by("create leases"),
-                by("update talosclusters"),
-                by("update leases")
-            ],
-            "{case}"
-        );
-        assert!(
-            text.contains("was written on TalosCluster c1, but creating the operation failed"),
-            "{case}: screen says\n{text}"
-        );
-        let dl = dialog(&d);
-        assert!(
-            dl.plan.data.as_ref().unwrap().spec_change.is_none(),
-            "{case}: the Review now writes no spec"
-        );
+        nothing_later(&api, &case).await;
+        return;
+    }
+    match came(path, fault) {
+        Came::Started => {
+            assert_eq!(
+                log,
+                [
+                    by("create leases"),
+                    by("update talosclusters"),
+                    by("create talosoperations"),
+                    by("update leases")
+                ],
+                "{case}: the claim given back once the create answered"
+            );
+            assert_eq!(d.state.screen, Screen::Operation, "{case}");
+            assert!(text.contains("Started c1-talos-"), "{case}\n{text}");
+        }
+        Came::HalfDone => {
+            assert_eq!(
+                log,
+                [
+                    by("create leases"),
+                    by("update talosclusters"),
+                    by("update leases")
+                ],
+                "{case}"
+            );
+            assert!(
+                text.contains("was written on TalosCluster c1, but creating the operation failed"),
+                "{case}: screen says\n{text}"
+            );
+            let dl = dialog(&d);
+            assert!(
+                dl.plan.data.as_ref().unwrap().spec_change.is_none(),
+                "{case}: the Review now writes no spec"
+            );
+        }
+        Came::Settled(operations) => settled_start(&mut d, &api, &case, operations).await,
     }
     nothing_later(&api, &case).await;
+}
+
+/// A start whose create got no answer in time: the screen says its outcome is not known yet
+/// and not to start again (never "did not happen"), the claim keeps other starts out until it is
+/// settled, the late create (if any) lands once, and the dashboard's look for the start's request
+/// id then says what came of it.
+async fn settled_start(d: &mut Driver, api: &EmbeddedApi, case: &str, operations: usize) {
+    let text = screen(&d.state);
+    if operations == 1 && d.state.settling.is_none() {
+        // The late create landed before the client's read after its lost answer: found.
+        assert!(
+            text.contains("Started c1-talos-"),
+            "{case}: screen says\n{text}"
+        );
+        common::claim_given_back(api).await;
+        assert_eq!(common::operations_created(api), 1, "{case}");
+        return;
+    }
+    assert!(
+        text.contains("is not known yet") && text.contains("Do not start again"),
+        "{case}: screen says\n{text}"
+    );
+    assert!(!text.contains("did not happen"), "{case}\n{text}");
+    assert!(
+        !text.contains("start the same operation again"),
+        "{case}\n{text}"
+    );
+    let settling = d.state.settling.clone().expect("the start is looked for");
+    common::claim_given_back(api).await;
+    assert_eq!(
+        common::operations_created(api),
+        operations,
+        "{case}: {:?}",
+        names(&api.write_log())
+    );
+    // The dashboard looks for it once the create can no longer land.
+    d.state.now = settling.until + jiff::SignedDuration::from_secs(2);
+    d.act(Action::Tick).await;
+    d.state.now += jiff::SignedDuration::from_secs(4);
+    d.act(Action::Tick).await;
+    assert!(d.state.settling.is_none(), "{case}: settled");
+    let text = screen(&d.state);
+    if operations == 1 {
+        assert!(
+            text.contains("Started c1-talos-"),
+            "{case}: screen says\n{text}"
+        );
+        assert_eq!(d.state.screen, Screen::Operation, "{case}");
+    } else {
+        assert!(
+            text.contains("got no answer, and reading the cluster shows it did not happen"),
+            "{case}: screen says\n{text}"
+        );
+        assert!(dialog(d).start_offered(), "{case}: Start is offered again");
+    }
 }
 
 async fn every_start(path: Path) {

@@ -113,8 +113,8 @@ impl KubeAccess {
                     Reason::Unavailable,
                     &[("what", what)],
                     format!(
-                        "{what}: the Kubernetes API did not answer within {} s",
-                        self.request_timeout.as_secs()
+                        "{what}: the Kubernetes API did not answer within {:.1} s",
+                        self.request_timeout.as_secs_f64()
                     ),
                 ),
                 false,
@@ -184,7 +184,9 @@ pub fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
                 (409, _) => (Code::Aborted, Some(Reason::Conflict)),
                 (400 | 415 | 422, _) => (Code::InvalidArgument, Some(Reason::Invalid)),
                 (413, _) => (Code::ResourceExhausted, Some(Reason::Invalid)),
-                (429 | 500 | 502 | 503 | 504, _) => (Code::Unavailable, Some(Reason::Unavailable)),
+                // The API server's own request timeout: the write may still complete.
+                (504, _) => (Code::DeadlineExceeded, Some(Reason::Unavailable)),
+                (429 | 500 | 502 | 503, _) => (Code::Unavailable, Some(Reason::Unavailable)),
                 _ => (Code::Internal, Some(Reason::Internal)),
             };
             let mut err = with_detail(code, Reason::Internal, what, &s.message);

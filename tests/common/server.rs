@@ -11,8 +11,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// How long the tests' services settle a start whose create got no answer: the embedded API's
-/// "request timeout" (no fault in the tests delays a request longer than a second).
-pub const SETTLE_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+/// "request timeout" (no fault in the tests delays a request longer than 3 s).
+pub const SETTLE_WINDOW: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// How a test server is set up.
 #[derive(Clone, Default)]

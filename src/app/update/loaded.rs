@@ -269,6 +269,9 @@ pub(super) fn on_start_found(
     request_id: &str,
     result: Result<Option<Operation>, ApiError>,
 ) -> Vec<Effect> {
+    // The Review that sent the start, if it is still open.
+    let sent_it = matches!(&state.dialog, Some(Dialog::NewOperation(d))
+        if d.start_error.as_ref().and_then(|e| e.param("request_id")) == Some(request_id));
     let Some(s) = state
         .settling
         .as_mut()
@@ -280,8 +283,6 @@ pub(super) fn on_start_found(
     match result {
         Ok(Some(op)) => {
             state.settling = None;
-            let sent_it = matches!(&state.dialog, Some(Dialog::NewOperation(d))
-                if d.start_error.as_ref().and_then(|e| e.param("request_id")) == Some(request_id));
             state.notice = Some(Notice::Started(Box::new(Created {
                 operation: op.clone(),
                 found: true,
@@ -298,7 +299,17 @@ pub(super) fn on_start_found(
         Ok(None) if s.next_check > s.until => {
             let cluster = s.cluster.clone();
             state.settling = None;
-            state.notice = Some(Notice::StartNotCreated(cluster));
+            state.notice = Some(Notice::StartNotCreated(cluster.clone()));
+            if sent_it && let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
+                // The Review says it too, and is read again: Start is offered anew.
+                d.start_error = Some(ApiError::refused(
+                    crate::model::Code::Aborted,
+                    Reason::WriteNotApplied,
+                    &[("action", "start"), ("operation", &cluster), ("late", "no")],
+                    format!("the start on cluster {cluster} did not happen"),
+                ));
+                return new_operation::replan(state);
+            }
         }
         Ok(None) | Err(_) => {
             let next = state.now + SETTLING_LOOK_EVERY;
