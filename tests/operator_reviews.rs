@@ -347,3 +347,29 @@ async fn the_operation_page_at_40_by_12_counts_what_it_cannot_show() {
         "one start, through its Review"
     );
 }
+
+/// A kube-proxy confirmation left on a cluster by a start that was stopped between its spec
+/// write and its create: the cluster page shows it while it stands, and the Review of any start
+/// names it (the start takes it back).
+#[tokio::test]
+async fn a_stray_confirmation_is_shown_on_the_cluster_page_and_in_the_review() {
+    let (api, client) = world().await;
+    assert!(api.edit("talosclusters", "default", "staging", |c| {
+        c["metadata"]["annotations"][names::CONFIRM_KUBE_PROXY_SWITCH] = serde_json::json!("true");
+    }));
+    api.clear_write_log();
+    let mut d = on_clusters(client.clone()).await;
+    select(&mut d, "staging").await;
+    d.code(KeyCode::Enter).await;
+    let page = flat(&d.state, Lang::En, 160, 48);
+    assert!(
+        page.contains("The kube-proxy confirmation (ichor.maesh.dev/confirm-kube-proxy-switch) is on this cluster"),
+        "{page}"
+    );
+    snap_all!("cluster_page_stray_confirmation", &d.state);
+    let d = review(client, "staging", OperationKind::Talos, Some("v1.9.4")).await;
+    let all = flat(&d.state, Lang::En, 160, 48);
+    assert!(all.contains("this start removes it"), "{all}");
+    snap_all!("review_stray_confirmation", &d.state);
+    assert!(api.write_log().is_empty());
+}

@@ -23,6 +23,8 @@ use std::time::Duration;
 struct Scripted {
     ops: Mutex<Vec<Operation>>,
     lists: AtomicUsize,
+    /// Listing clusters panics (a bug in a worker).
+    panics: bool,
 }
 
 #[async_trait::async_trait]
@@ -73,6 +75,9 @@ impl OperationClient for Scripted {
         Ok(Permissions::default())
     }
     async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
+        if self.panics {
+            panic!("a bug while listing clusters");
+        }
         Ok(Vec::new())
     }
     async fn get_cluster(&self, _: &str, _: &str) -> Result<Cluster, ApiError> {
@@ -89,6 +94,7 @@ async fn run(
     let client = Arc::new(Scripted {
         ops: Mutex::new(ops),
         lists: AtomicUsize::new(0),
+        panics: false,
     });
     let clock = Clock::new(fixtures::now());
     let runtime = Runtime {
@@ -178,4 +184,61 @@ async fn a_retry_countdown_redraws_once_a_second() {
     .await;
     // The banner counts 8, 7, 6, 5, 4, 3: a frame each second while it is on screen.
     assert!((5..=8).contains(&stats.draws), "{stats:?}");
+}
+
+/// Runs the dashboard with a client whose cluster list panics: `2` opens Clusters, then `keys`
+/// are pressed a second apart; input ends a second after the last. Returns the last frame.
+async fn run_into_a_panic(keys: &[char]) -> String {
+    let client = Arc::new(Scripted {
+        ops: Mutex::new(vec![fixtures::completed()]),
+        lists: AtomicUsize::new(0),
+        panics: true,
+    });
+    let runtime = Runtime {
+        state: fixtures::state(),
+        client,
+        texts: Texts::new(Lang::En),
+        theme: Theme::default(),
+        clock: Clock::new(fixtures::now()),
+    };
+    let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
+    let keys: Vec<char> = std::iter::once('2').chain(keys.iter().copied()).collect();
+    tokio::spawn(async move {
+        for k in keys {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let _ = keys_tx.send(Action::Key(Key::ch(k)));
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    });
+    let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    runtime
+        .run(&mut term, tokio_stream_from(keys_rx), retry_rx, &mut NoHost)
+        .await
+        .expect("the dashboard goes on after a worker panicked");
+    let buf = term.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A panic in a performed effect ends in a clear error on screen, and the dashboard still
+/// answers: `R` loads again, `q` quits.
+#[tokio::test(start_paused = true)]
+async fn a_panicking_worker_is_said_on_screen_and_q_still_quits() {
+    let screen = run_into_a_panic(&[]).await;
+    assert!(
+        screen.contains("Something went wrong inside the dashboard while listing clusters"),
+        "{screen}"
+    );
+    assert!(screen.contains("a bug while listing clusters"), "{screen}");
+    // q quits: the run ends at the key, not when input ends.
+    let started = tokio::time::Instant::now();
+    let screen = run_into_a_panic(&['q']).await;
+    assert!(started.elapsed() < Duration::from_secs(3), "{screen}");
 }

@@ -522,3 +522,61 @@ async fn a_blocked_review_takes_no_typed_name_and_r_reads_it_again() {
         "Shift-Tab, Enter, Enter does not shut it down: the name was never typed"
     );
 }
+
+/// A start whose create got no answer: the Review says its outcome is not known yet and not to
+/// start again; the status line keeps saying it is looked for, until when; once the create can
+/// no longer land and no operation carries the request id, the dashboard says it did not happen.
+#[tokio::test]
+async fn a_start_whose_outcome_is_unknown_is_looked_for_until_it_is_settled() {
+    use ichor_tui::app::action::Action;
+    use ichor_tui::model::{ApiError, Code};
+    let (api, client) = world(true).await;
+    let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
+    let effects =
+        ichor_tui::app::update::update(&mut d.state, Action::Key(Key::plain(KeyCode::Enter)));
+    let [Effect::Create { seq, .. }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    let until = fixtures::now() + jiff::SignedDuration::from_secs(60);
+    let unknown = ApiError::refused(
+        Code::Unavailable,
+        Reason::StartOutcomeUnknown,
+        &[
+            ("cluster", "staging"),
+            ("operation", "staging-talos-abcde"),
+            ("actor", "ichor-tui"),
+            ("until", &until.to_string()),
+            ("request_id", "r-unknown"),
+            ("detail", "connection reset by peer"),
+        ],
+        "unknown",
+    );
+    d.act(Action::Started {
+        seq: *seq,
+        result: Err(unknown),
+    })
+    .await;
+    let settling = d.state.settling.clone().expect("looked for");
+    assert_eq!(
+        (settling.request_id.as_str(), settling.until),
+        ("r-unknown", until)
+    );
+    snap_all!("review_start_outcome_unknown", &d.state);
+    // Esc leaves the Review; the status line keeps saying it is looked for.
+    d.code(KeyCode::Esc).await;
+    assert!(d.state.dialog.is_none());
+    snap_all!("start_settling_status", &d.state);
+    // Looked for while it may land, and once after: nothing carries the request id.
+    d.state.now = until - jiff::SignedDuration::from_secs(10);
+    d.act(Action::Tick).await;
+    assert!(d.state.settling.is_some(), "still looked for");
+    d.state.now = until + jiff::SignedDuration::from_secs(2);
+    d.act(Action::Tick).await;
+    assert!(d.state.settling.is_none());
+    assert_eq!(
+        d.state.notice,
+        Some(Notice::StartNotCreated("staging".into()))
+    );
+    snap_all!("start_not_created", &d.state);
+    assert!(api.write_log().is_empty(), "no start was run here");
+}

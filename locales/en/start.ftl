@@ -95,6 +95,7 @@ review-held-not-skipped = Held, but not skipped ({ $n }): { $kind ->
     }
 review-unapproved = Not approved, not touched ({ $n }):
 review-not-offered = Start is not offered (the reason is at the top); nothing has been written.
+review-settling = Start is not offered while the last start’s outcome is being settled (above): it may still create its operation.
 ca-note-credentials = Your credentials for { $name } (kubeconfig, talosconfig) stop working when the old CA is dropped: when the rotation reaches “Awaiting credentials”, fetch the new ones with ichor cluster bundle-export { $name }.
 started-ca-bundle = {" "}When it awaits credentials, and again when it completes, run ichor cluster bundle-export { $name }: your credentials and your copy of the secrets bundle go stale.
 field-shutdown = Shut down

@@ -115,6 +115,7 @@ pub fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
         typed_name: String::new(),
         scroll: 0,
         start_error: None,
+        settling: false,
         seq: 0,
     })));
     Vec::new()

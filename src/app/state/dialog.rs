@@ -96,6 +96,8 @@ pub struct NewOperation {
     pub scroll: usize,
     /// The last start's failure (a refusal, or a half-success), shown on the Review.
     pub start_error: Option<ApiError>,
+    /// The last start's outcome is not known yet: Start is not offered until it is settled.
+    pub settling: bool,
     pub seq: u64,
 }
 
@@ -112,6 +114,7 @@ impl NewOperation {
     /// start it. Only then does the typed-name field exist.
     pub fn start_offered(&self) -> bool {
         self.step == NewOpStep::Review
+            && !self.settling
             && !self.plan.loading
             && self
                 .plan
@@ -180,8 +183,8 @@ pub struct SettlingStart {
     pub until: Timestamp,
     /// When it is looked for next.
     pub next_check: Timestamp,
-    /// A look is out.
-    pub looking: bool,
+    /// A look is out, begun then.
+    pub looking_since: Option<Timestamp>,
 }
 
 /// A write that was sent and whose answer has not come yet.

@@ -219,6 +219,7 @@ pub(super) fn on_started(
                 .flatten();
             d.start_error = Some(e);
             if settling.is_some() {
+                d.settling = true;
                 state.settling = settling;
             }
             new_operation::replan(state)
@@ -242,7 +243,7 @@ fn settling_start(now: Timestamp, namespace: &str, e: &ApiError) -> Option<Settl
         request_id: request_id.to_string(),
         until,
         next_check: now,
-        looking: false,
+        looking_since: None,
     })
 }
 
@@ -251,10 +252,10 @@ pub(super) fn look_for_settling_start(state: &mut State) -> Vec<Effect> {
     let Some(s) = state.settling.as_mut() else {
         return Vec::new();
     };
-    if s.looking || s.next_check > state.now {
+    if s.looking_since.is_some() || s.next_check > state.now {
         return Vec::new();
     }
-    s.looking = true;
+    s.looking_since = Some(state.now);
     vec![Effect::FindStart {
         namespace: s.namespace.clone(),
         request_id: s.request_id.clone(),
@@ -279,7 +280,7 @@ pub(super) fn on_start_found(
     else {
         return Vec::new();
     };
-    s.looking = false;
+    let began = s.looking_since.take().unwrap_or(state.now);
     match result {
         Ok(Some(op)) => {
             state.settling = None;
@@ -294,14 +295,15 @@ pub(super) fn on_start_found(
                 return open_operation(state, op);
             }
         }
-        // Looked for once more after the moment it could land: a look that began before it
-        // may have missed a late create.
-        Ok(None) if s.next_check > s.until => {
+        // Not found by a look begun after the create could land: a look that began before
+        // that may have missed a late create.
+        Ok(None) if began > s.until => {
             let cluster = s.cluster.clone();
             state.settling = None;
             state.notice = Some(Notice::StartNotCreated(cluster.clone()));
             if sent_it && let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
                 // The Review says it too, and is read again: Start is offered anew.
+                d.settling = false;
                 d.start_error = Some(ApiError::refused(
                     crate::model::Code::Aborted,
                     Reason::WriteNotApplied,
@@ -314,7 +316,7 @@ pub(super) fn on_start_found(
         Ok(None) | Err(_) => {
             let next = state.now + SETTLING_LOOK_EVERY;
             // The last look comes just after the create can no longer land.
-            s.next_check = if next > s.until && s.next_check <= s.until {
+            s.next_check = if next > s.until && began <= s.until {
                 s.until + SignedDuration::from_secs(1)
             } else {
                 next

@@ -295,6 +295,10 @@ fn steps(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
 /// when Start is not offered: the text says why, first).
 fn start_lines(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
     let t = ctx.texts;
+    if d.settling {
+        lines.wrapped(&t.t("review-settling"), ctx.theme.alarm());
+        return;
+    }
     if plan.blocked.is_some() || plan.denied.is_some() {
         lines.wrapped(&t.t("review-not-offered"), ctx.theme.alarm());
         return;
