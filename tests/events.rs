@@ -1,7 +1,7 @@
 //! ListOperationEvents on every path, through the real kube client code against the embedded
-//! API: the events of the operation (its uid) and of its machines since it was created, newest
-//! first, at most 100, their text made inert; a caller who may not read Events is refused as
-//! Kubernetes refuses them, and nothing is written.
+//! API: the events of the operation (its uid) and of its machines for it (related to its uid;
+//! naming no operation, while it lived), newest first, at most 100, their text made inert; a
+//! caller who may not read Events is refused as Kubernetes refuses them, and nothing is written.
 
 mod common;
 
@@ -287,7 +287,113 @@ async fn a_rollouts_events_as_the_controller_records_them(path: Path) {
     panic!("{path:?}: the rollout did not complete");
 }
 
+/// A machine's event counts by the operation it is related to: its uid when it names one, else
+/// (related by name only, or not at all) only while the operation lived, from its creation to
+/// its finish.
+async fn a_machines_events_count_by_the_operation_they_are_related_to(path: Path) {
+    let (api, uid) = world();
+    assert!(api.edit("talosoperations", "default", NAME, |o| {
+        o["status"]["phase"] = serde_json::json!("Completed");
+        o["status"]["finishedAt"] = serde_json::json!("2026-11-29T10:01:40Z");
+    }));
+    let related = |mut e: Event, uid: Option<&str>| {
+        e.related = Some(ObjectReference {
+            kind: Some("TalosOperation".into()),
+            name: Some(NAME.into()),
+            namespace: Some("default".into()),
+            uid: uid.map(str::to_string),
+            ..Default::default()
+        });
+        e
+    };
+    for e in [
+        related(event(1, "Machine", "m1", None, "Ours", 20), Some(&uid)),
+        // Another operation's (an earlier one of the same name), within this one's life.
+        related(
+            event(2, "Machine", "m1", None, "Theirs", 30),
+            Some("another-uid"),
+        ),
+        related(event(3, "Machine", "m2", None, "ByName", 40), None),
+        related(event(4, "Machine", "m2", None, "ByNameAfter", 130), None),
+        event(5, "Machine", "m1", None, "Unrelated", 50),
+        // After it finished: a later operation's, or no operation's.
+        event(6, "Machine", "m1", None, "UnrelatedAfter", 120),
+        // Ours, recorded late (after the finish time, as a slow recorder may): the uid says.
+        related(event(7, "Machine", "m2", None, "OursLate", 110), Some(&uid)),
+    ] {
+        api.seed(&e).unwrap();
+    }
+    let c = connect(path, &api, User::Viewer).await;
+    let events = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(
+        reasons(&events),
+        ["m2 OursLate", "m1 Unrelated", "m2 ByName", "m1 Ours"],
+        "{path:?}"
+    );
+}
+
+/// Two rollouts one after the other on the same cluster and machines, as the simulated
+/// controller carries them out and records them: each operation's events are its own. The
+/// second's machine steps came after the first was created, on the first's machines, but are
+/// related to the second (its uid), so the first's events leave them out; and the other way.
+async fn a_later_operations_machine_events_are_not_an_earlier_ones(path: Path) {
+    use ichor_demo::apiserver::auth::users;
+    use ichor_demo::controller::Controller;
+    use kube::api::{Api, PostParams};
+    let api = EmbeddedApi::default();
+    common::small_cluster(&api);
+    let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let mut now = Timestamp::now();
+    for name in ["c1-talos-first", "c1-kubernetes-second"] {
+        let kind = name.split('-').nth(1).unwrap();
+        ops.create(&PostParams::default(), &op(name, "c1", kind, 1))
+            .await
+            .unwrap();
+        let mut done = false;
+        for _ in 0..200 {
+            now += SignedDuration::from_secs(2);
+            ctrl.reconcile(now).await.unwrap();
+            let st = ops.get(name).await.unwrap().status.unwrap_or_default();
+            if st.phase == "Completed" {
+                done = true;
+                break;
+            }
+        }
+        assert!(done, "{name} did not complete");
+    }
+    let c = connect(path, &api, User::Viewer).await;
+    for (name, other) in [
+        ("c1-talos-first", "c1-kubernetes-second"),
+        ("c1-kubernetes-second", "c1-talos-first"),
+    ] {
+        let events = c.list_operation_events("default", name).await.unwrap();
+        let steps: Vec<&OperationEvent> = events
+            .iter()
+            .filter(|e| e.object_kind == "Machine")
+            .collect();
+        // Five machines (one held, one not approved), each started and completed.
+        assert_eq!(steps.len(), 10, "{path:?} {name}: {:?}", reasons(&events));
+        for e in &steps {
+            assert!(
+                e.message.starts_with(&format!("{name}: ")),
+                "{path:?}: {name} shows {other}'s {} of {}: {:?}",
+                e.reason,
+                e.object_name,
+                e.message
+            );
+        }
+        assert!(
+            events.iter().all(|e| !e.message.contains(other)),
+            "{path:?} {name}: {:?}",
+            reasons(&events)
+        );
+    }
+}
+
 crate::matrix!(
+    a_machines_events_count_by_the_operation_they_are_related_to,
+    a_later_operations_machine_events_are_not_an_earlier_ones,
     the_operations_and_its_machines_events_newest_first,
     within_one_second_the_later_write_is_the_newer,
     text_from_the_cluster_is_made_inert_and_bounded,

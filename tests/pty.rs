@@ -322,9 +322,10 @@ fn a_tiny_terminal_says_it_is_too_small() {
     let words: Vec<&str> = screen.split_whitespace().collect();
     assert_eq!(
         words.join(" "),
-        "terminal too small (need 40×12)",
+        "terminal too small (need 40×12) Keys are off until it is larger; q quits.",
         "the whole message, and nothing else:\n{screen}"
     );
+    // As it says: q quits.
     pty.send("q");
     assert_restored(&mut pty);
 }

@@ -589,3 +589,46 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
     );
     snap("cluster_page_unreadable_machine", &s);
 }
+
+/// Below 40×12 the screen says only that it is too small, the size it needs, and that keys are
+/// off but `q`, which quits. A dialog that does not scroll and needs more rows than there are
+/// (the new-operation form at 40×12) is not drawn cut either: the screen says the rows it
+/// needs at this width.
+#[test]
+fn a_terminal_too_small_says_so_and_that_keys_are_off() {
+    let s = loaded_list();
+    let mut form = loaded_list();
+    update(&mut form, Action::Key(Key::ch('2')));
+    let seq = form.seq;
+    let cluster = ichor_tui::model::Cluster {
+        namespace: "default".into(),
+        name: "prod-eu".into(),
+        talos_version: "v1.9.2".into(),
+        kubernetes_version: "v1.32.3".into(),
+        kube_proxy: "enabled".into(),
+        ichor_version: Some("v0.14.2".into()),
+        machines: Vec::new(),
+        tracking: None,
+        active_operation: None,
+        unreadable: None,
+        last_shutdown: None,
+    };
+    update(
+        &mut form,
+        Action::Clusters {
+            seq,
+            result: Ok(vec![cluster]),
+        },
+    );
+    update(&mut form, Action::Key(Key::ch('n')));
+    assert!(form.dialog.is_some());
+    for lang in [Lang::En, Lang::Ja] {
+        for (name, state, (w, h)) in [
+            ("too_small", &s, (30, 10)),
+            ("too_small_for_the_form", &form, (40, 12)),
+        ] {
+            let term = draw(state, lang, w, h, Theme::default());
+            insta::assert_snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
+        }
+    }
+}

@@ -1,4 +1,6 @@
 too-small = terminal too small (need { $w }×{ $h })
+# Under it: what keys do meanwhile.
+too-small-keys = Keys are off until it is larger; q quits.
 status-all-namespaces = all namespaces
 status-namespace = namespace { $ns }
 # The same where the status bar is narrow.

@@ -15,6 +15,7 @@
 ### 3. 括弧と約物は全角: （）「」：、。 — wrapped lines follow the kinsoku rules (views/text.rs).
 
 too-small = 端末が小さすぎます（{ $w }×{ $h } 以上が必要）
+too-small-keys = 大きくするまでキーは効きません。q で終了します。
 status-all-namespaces = 全ネームスペース
 status-namespace = ネームスペース { $ns }
 status-all-namespaces-short = 全 NS

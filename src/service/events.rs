@@ -1,7 +1,8 @@
 //! ListOperationEvents: the Kubernetes Events (core/v1) the controller recorded about an
-//! operation and about its machines since the operation was created, newest first, read as the
-//! caller (RBAC on events decides). Each event is decoded on its own; one that cannot be read is
-//! left out. Their text is the cluster's: made inert and bounded here.
+//! operation and about its machines for that operation (`related` to its uid; see `belongs`),
+//! newest first, read as the caller (RBAC on events decides). Each event is decoded on its
+//! own; one that cannot be read is left out. Their text is the cluster's: made inert and
+//! bounded here.
 
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
@@ -57,28 +58,55 @@ fn written(e: &Event) -> u64 {
         .unwrap_or(0)
 }
 
-/// Whether `e` is about `op` or one of its machines since it was created.
+/// Whether `e` is about `op` or about one of its machines for it.
+///
+/// The controller records a machine's step on the Machine with `related` naming the
+/// TalosOperation, so a machine's event is this operation's when it is related to its uid: a
+/// later operation on the same machines names its own, and is left out. An event related to
+/// the operation by name only (no uid) counts while the operation lived. An event about a
+/// machine that names no operation (another component's) is counted only while the operation
+/// lived: from its creation to its finish (to now while it runs).
 fn belongs(e: &Event, op: &Operation) -> bool {
     let o = &e.involved_object;
     let name = o.name.as_deref().unwrap_or("");
     match o.kind.as_deref() {
         // Of this operation, not of an earlier one of the same name.
-        Some("TalosOperation") => {
-            name == op.name
-                && o.uid
-                    .as_deref()
-                    .is_none_or(|u| op.uid.is_empty() || u == op.uid)
-        }
+        Some("TalosOperation") => name == op.name && same_uid(o.uid.as_deref(), op),
         Some("Machine") => {
-            let at = event(e).at();
             op.machines.iter().any(|m| m.name == name)
-                && match (at, op.created_at) {
-                    (Some(at), Some(created)) => at >= created,
-                    _ => true,
+                && match e.related.as_ref() {
+                    Some(r) if r.kind.as_deref() == Some("TalosOperation") => {
+                        match r.uid.as_deref().filter(|u| !u.is_empty()) {
+                            Some(uid) if !op.uid.is_empty() => uid == op.uid,
+                            _ => r.name.as_deref() == Some(op.name.as_str()) && while_alive(e, op),
+                        }
+                    }
+                    _ => while_alive(e, op),
                 }
         }
         _ => false,
     }
+}
+
+/// Whether an object's uid is the operation's (unknown on either side: not told apart).
+fn same_uid(uid: Option<&str>, op: &Operation) -> bool {
+    uid.is_none_or(|u| op.uid.is_empty() || u == op.uid)
+}
+
+/// Whether `e` happened while `op` lived: first seen no later than its finish and last seen no
+/// earlier than its creation (a time not known does not exclude it).
+fn while_alive(e: &Event, op: &Operation) -> bool {
+    let ev = event(e);
+    let (first, last) = (ev.first_at.or(ev.at()), ev.at());
+    let after_created = match (last, op.created_at) {
+        (Some(at), Some(created)) => at >= created,
+        _ => true,
+    };
+    let before_finished = match (first, op.finished_at) {
+        (Some(at), Some(finished)) => at <= finished,
+        _ => true,
+    };
+    after_created && before_finished
 }
 
 impl OperationService {

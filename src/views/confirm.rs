@@ -14,10 +14,9 @@ use ratatui::widgets::Widget;
 /// The widest the question's text runs.
 const TEXT_WIDTH: u16 = 64;
 
-/// Draws the question over `area`.
-pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+/// The question's text, wrapped to the width it takes over `area`, and that width.
+fn body(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> (Lines, u16) {
     let t = ctx.texts;
-    let id = action_id(c.action);
     let name = sanitize(&c.name);
     // What a delete does depends on where the operation is: a paused or failed one is not
     // "still running".
@@ -32,10 +31,29 @@ pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         (WriteAction::Resume, _) => "confirm-resume-body",
     };
     let text_w = area.width.saturating_sub(4).min(TEXT_WIDTH);
-    // The text between a margin of one column on each side; the prompt under a blank line.
+    // The text between a margin of one column on each side.
     let mut body = Lines::new(usize::from(text_w) + 1).margin(1);
     body.wrapped(&t.tr(body_id, &[("name", &name)]), Default::default());
-    let h = u16::try_from(body.len()).unwrap_or(8) + 4;
+    (body, text_w)
+}
+
+/// The rows the question takes over `area`: its text, a blank line, the prompt, the borders.
+/// It does not scroll: in fewer, it is not drawn (the question is never asked cut).
+pub fn rows_needed(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> u16 {
+    let (body, _) = body(c, ctx, area);
+    u16::try_from(body.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(4)
+}
+
+/// Draws the question over `area`.
+pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let id = action_id(c.action);
+    let name = sanitize(&c.name);
+    let (body, text_w) = body(c, ctx, area);
+    // The prompt under a blank line.
+    let h = rows_needed(c, ctx, area);
     let rect = centered(area, text_w + 4, h);
     clear(rect, buf);
     let block = titled_block(t.tr(&format!("confirm-{id}-title"), &[("name", &name)]));

@@ -21,7 +21,7 @@ pub mod text;
 pub mod widgets;
 pub mod words;
 
-use crate::app::state::{Conn, Dialog, ReadingOf, Screen, State};
+use crate::app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -32,13 +32,15 @@ use widgets::lines::Lines;
 /// borders, the list's header and the footer. (A list's "+N more" sits in its bottom border.)
 pub const CHROME_ROWS: u16 = 6;
 
-/// The rows the screens show in a terminal of `size`, and how the open dialog's text fits, for
-/// the app's scrolling and paging.
+/// The rows the screens show in a terminal of `size`, how the open dialog's text fits, and
+/// whether the screen and the dialog are drawn whole at this size, for the app's scrolling,
+/// paging and keys.
 pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::state::Viewport {
     let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
     let area = Rect::new(0, 0, size.0, size.1);
+    let short = short_of(state, ctx, area);
     let dialog = match &state.dialog {
-        _ if size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1 => Default::default(),
+        _ if short.is_some() => Default::default(),
         Some(Dialog::NewOperation(d)) => new_operation::room(state, d, ctx, area),
         Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, ctx, area),
         Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
@@ -48,11 +50,31 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
         list_rows: rows,
         page_rows: rows,
         dialog,
+        drawn: Some(Drawn {
+            shown: Shown {
+                size,
+                dialog: state.dialog.as_ref().map(Dialog::shown),
+            },
+            whole: short.is_none(),
+        }),
     }
 }
 
-/// The smallest terminal the screens are laid out for.
-pub const MIN_SIZE: (u16, u16) = (40, 12);
+/// The size a frame over `area` needs, when `area` is too small to draw it whole: the screens'
+/// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question and the
+/// new-operation form do not scroll, and the Review's typed name and Start stay under its
+/// text; the other dialogs scroll, so they fit wherever the screens do).
+pub fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
+    if !fits((area.width, area.height)) {
+        return Some(MIN_SIZE);
+    }
+    let rows = match &state.dialog {
+        Some(Dialog::Confirm(c)) => confirm::rows_needed(c, ctx, area),
+        Some(Dialog::NewOperation(d)) => new_operation::rows_needed(state, d, ctx, area),
+        Some(Dialog::Read(_) | Dialog::Events { .. }) | None => return None,
+    };
+    (rows > area.height).then_some((area.width, rows))
+}
 
 /// Draws everything into `buf`.
 pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
@@ -65,8 +87,8 @@ pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
-        too_small(ctx, area, buf);
+    if let Some(need) = short_of(state, ctx, area) {
+        too_small(ctx, need, area, buf);
         return;
     }
     let banner = chrome::banner(state, ctx, usize::from(area.width));
@@ -99,18 +121,18 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// A terminal smaller than the screens are laid out for says the size it needs: on one line
-/// when it fits, else wrapped, so even a very narrow terminal says it.
-fn too_small(ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    let line = ctx.texts.tr(
+/// A terminal too small for the screens (or for the open dialog) says the size it needs, and
+/// that keys do nothing until it is larger but `q`, which quits: on one line each when they
+/// fit, else wrapped, so even a very narrow terminal says it.
+fn too_small(ctx: &Ctx<'_>, need: (u16, u16), area: Rect, buf: &mut Buffer) {
+    let t = ctx.texts;
+    let size = t.tr(
         "too-small",
-        &[
-            ("w", &MIN_SIZE.0.to_string()),
-            ("h", &MIN_SIZE.1.to_string()),
-        ],
+        &[("w", &need.0.to_string()), ("h", &need.1.to_string())],
     );
     let mut lines = Lines::new(usize::from(area.width));
-    lines.wrapped(&line, Default::default());
+    lines.wrapped(&size, Default::default());
+    lines.wrapped(&t.t("too-small-keys"), ctx.theme.dim());
     lines.draw(area, buf);
 }
 

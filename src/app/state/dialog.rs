@@ -23,6 +23,40 @@ impl Dialog {
     pub fn keys() -> Dialog {
         Dialog::Read(Reading::of(ReadingOf::Keys))
     }
+
+    /// Which dialog this is, as far as its layout goes.
+    pub fn shown(&self) -> DialogShown {
+        match self {
+            Dialog::Read(r) => match r.what {
+                ReadingOf::Keys => DialogShown::Keys,
+                _ => DialogShown::Reading,
+            },
+            Dialog::Confirm(c) => DialogShown::Confirm(c.action),
+            Dialog::NewOperation(d) => match d.step {
+                NewOpStep::Form => DialogShown::Form,
+                NewOpStep::Review => DialogShown::Review {
+                    seq: d.seq,
+                    planned: !d.plan.loading && d.plan.data.is_some(),
+                },
+                NewOpStep::Starting { .. } => DialogShown::Starting,
+            },
+            Dialog::Events { .. } => DialogShown::Events,
+        }
+    }
+}
+
+/// Which dialog is open, as far as what it shows goes: a key goes to a dialog only once the
+/// views have drawn this one. A Review is another once its plan has come (Start only after the
+/// plan was on screen).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogShown {
+    Keys,
+    Reading,
+    Confirm(WriteAction),
+    Form,
+    Review { seq: u64, planned: bool },
+    Starting,
+    Events,
 }
 
 /// A text read in a dialog, and how far it is scrolled. Read only: nothing in it writes.

@@ -52,6 +52,16 @@ pub struct ListView {
     pub offset: usize,
 }
 
+/// The smallest terminal the screens are laid out for. Below it the views draw only that the
+/// terminal is too small, and no key but quit acts (see [`State::on_screen`]).
+pub const MIN_SIZE: (u16, u16) = (40, 12);
+
+/// Whether a terminal of `size` is large enough for the screens (a dialog may need more: the
+/// views say so in [`Viewport::drawn`]).
+pub fn fits(size: (u16, u16)) -> bool {
+    size.0 >= MIN_SIZE.0 && size.1 >= MIN_SIZE.1
+}
+
 /// How many rows the screens show, as the views lay them out: the runtime tells the app (the
 /// layout is the views' to know), and the app scrolls and pages by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +72,9 @@ pub struct Viewport {
     pub page_rows: usize,
     /// The open dialog's text that scrolls (the Review, the keys, a whole text).
     pub dialog: ScrollRoom,
+    /// What the views laid out, and whether they could draw it whole; `None` until a view has
+    /// laid anything out (the app driven without views, as tests of `update` alone drive it).
+    pub drawn: Option<Drawn>,
 }
 
 impl Default for Viewport {
@@ -71,8 +84,24 @@ impl Default for Viewport {
             list_rows: 18,
             page_rows: 18,
             dialog: ScrollRoom::default(),
+            drawn: None,
         }
     }
+}
+
+/// What the views laid out last: for which terminal size and dialog, and whether it was drawn
+/// whole (the screen and the open dialog fit) or only as "terminal too small".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Drawn {
+    pub shown: Shown,
+    pub whole: bool,
+}
+
+/// What a frame is laid out for, as far as keys go: the terminal's size and the open dialog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shown {
+    pub size: (u16, u16),
+    pub dialog: Option<DialogShown>,
 }
 
 /// A text that scrolls: how many lines it runs to at this size, and how many show at once.
@@ -404,6 +433,28 @@ impl State {
             quit: false,
             revision: 0,
             quiet: false,
+        }
+    }
+
+    /// What a frame drawn now is laid out for.
+    pub fn shown(&self) -> Shown {
+        Shown {
+            size: self.size,
+            dialog: self.dialog.as_ref().map(Dialog::shown),
+        }
+    }
+
+    /// Whether what keys act on is on screen: the terminal is large enough for the screens,
+    /// and the views have drawn what is open now, at this size, whole. A dialog opened or
+    /// changed since the last frame, or a terminal resized since, is not on screen yet: no
+    /// question is answered before it was seen. (Without views, the size alone decides.)
+    pub fn on_screen(&self) -> bool {
+        if !fits(self.size) {
+            return false;
+        }
+        match self.viewport.drawn {
+            None => true,
+            Some(d) => d.whole && d.shown == self.shown(),
         }
     }
 

@@ -18,6 +18,18 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if key == Key::ctrl('c') {
         return quit(state);
     }
+    // A key acts only on what is on screen. While the screen or the open dialog is not drawn
+    // (the terminal is too small for it, or it has not been drawn yet), `q` quits, as the
+    // screen that says so offers, and nothing else acts: no field takes text, no question is
+    // answered, no dialog closes unseen.
+    if !state.on_screen() {
+        if key == Key::ch('q') {
+            return quit(state);
+        }
+        // Nothing changed on screen.
+        state.quiet = true;
+        return Vec::new();
+    }
     match &state.dialog {
         Some(Dialog::Confirm(c)) => {
             let c = c.clone();

@@ -17,8 +17,19 @@ const KIND_WIDTH: usize = 26;
 const LABEL_WIDTH: usize = 18;
 
 pub(super) fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    lines(d, ctx, area.width).draw(area, buf);
+}
+
+/// The rows the form takes at `width` columns. It does not scroll: every field is on screen
+/// or the form is not drawn (a field that is not shown takes no keys).
+pub(super) fn rows_needed(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> u16 {
+    u16::try_from(lines(d, ctx, width).len()).unwrap_or(u16::MAX)
+}
+
+/// The form's lines at `width` columns.
+fn lines(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> Lines {
     let t = ctx.texts;
-    let mut lines = Lines::new(usize::from(area.width));
+    let mut lines = Lines::new(usize::from(width));
     kinds(d, ctx, &mut lines);
     lines.blank();
     if d.kind.takes_target() {
@@ -32,7 +43,7 @@ pub(super) fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buff
     }
     lines.blank();
     lines.wrapped(&t.t("form-nothing-written"), ctx.theme.dim());
-    lines.draw(area, buf);
+    lines
 }
 
 /// The style of a field: bold and reversed while it has the focus.

@@ -23,6 +23,18 @@ pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Scrol
     }
 }
 
+/// The rows the dialog needs over `area` (at its width) to be drawn whole: a row above and
+/// below it, its borders, and the form, or what the Review cannot scroll.
+pub fn rows_needed(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> u16 {
+    let (_, inner) = dialog_rects(area);
+    let around = area.height.saturating_sub(inner.height);
+    let rows = match d.step {
+        NewOpStep::Form => form::rows_needed(d, ctx, inner.width),
+        NewOpStep::Review | NewOpStep::Starting { .. } => review::rows_needed(state, d, ctx, inner),
+    };
+    rows.saturating_add(around)
+}
+
 /// Draws the dialog over `area`: everything between the status bar and the footer.
 pub fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = dialog_rects(area);

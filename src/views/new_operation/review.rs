@@ -80,6 +80,15 @@ pub(super) fn render(
     window.marker(ctx.texts)
 }
 
+/// The rows the Review takes in `area`'s width: the lines pinned under its text (the typed
+/// name, how to Start) and two rows of the text, which scrolls.
+pub(super) fn rows_needed(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> u16 {
+    let laid = lay_out(state, d, ctx, area);
+    u16::try_from(laid.bottom.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2)
+}
+
 /// How long the Review's text is in `area`, and how much of it shows.
 pub(super) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     let laid = lay_out(state, d, ctx, area);

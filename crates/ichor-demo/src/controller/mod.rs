@@ -2,10 +2,18 @@
 //! the real controller does (cluster lock, machine order, steps, pause, failure, CA passes), so
 //! the demo and the tests have something real to follow; and records what it does as core
 //! Events, as a real controller does (`notes` says which, `recorder` records them).
+//!
+//! It reads its lists object by object (`tolerant`), as Kubernetes controllers do: an object it
+//! cannot read is skipped with a Warning Event on it (once per resourceVersion), and every
+//! other operation goes on. An operation that cannot be read keeps the cluster lock it holds;
+//! a cluster that cannot be read, or a machine that may be one of its, holds that cluster's
+//! operations where they are (a plan read without that machine would leave it out), until it
+//! can be read.
 
 mod notes;
 mod progress;
 mod recorder;
+mod tolerant;
 
 pub use self::notes::reasons;
 pub(crate) use self::notes::{Context as NoteContext, Note, Regarding};
@@ -15,6 +23,7 @@ pub(crate) use self::recorder::{event, event_name};
 use self::notes::notes;
 use self::progress::{Progress, start};
 use self::recorder::Recorder;
+use self::tolerant::Unreadable;
 use anyhow::Context as _;
 use ichor_resources::format_time;
 use ichor_resources::{
@@ -22,8 +31,9 @@ use ichor_resources::{
     plan_steps,
 };
 use jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, ListParams, PostParams};
-use std::collections::BTreeMap;
+use kube::api::{Api, PostParams};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long one machine step takes at speed 1.
@@ -34,6 +44,10 @@ pub struct Controller {
     client: kube::Client,
     step: SignedDuration,
     recorder: Recorder,
+    /// The unreadable objects reported, each as read (kind, namespace, name, uid,
+    /// resourceVersion): a Warning once per reading, not on every pass. Only those unreadable
+    /// at the last pass are kept.
+    reported: Mutex<BTreeSet<tolerant::Identity>>,
 }
 
 fn is_finished(op: &TalosOperation) -> bool {
@@ -70,6 +84,7 @@ impl Controller {
             recorder: Recorder::new(client.clone()),
             client,
             step: SignedDuration::try_from(step).unwrap_or(SignedDuration::from_secs(4)),
+            reported: Mutex::new(BTreeSet::new()),
         }
     }
 
@@ -91,22 +106,29 @@ impl Controller {
 
     /// One pass over every cluster, as of `now`.
     pub async fn reconcile(&self, now: Timestamp) -> anyhow::Result<()> {
-        let ops: Api<TalosOperation> = Api::all(self.client.clone());
-        let clusters: Api<TalosCluster> = Api::all(self.client.clone());
-        let machines: Api<Machine> = Api::all(self.client.clone());
-        let lp = ListParams::default();
-        let ops = ops.list(&lp).await.context("listing operations")?.items;
-        let clusters = clusters.list(&lp).await.context("listing clusters")?.items;
-        let machines = machines.list(&lp).await.context("listing machines")?.items;
+        let ops = tolerant::list::<TalosOperation>(&self.client)
+            .await
+            .context("listing operations")?;
+        let clusters = tolerant::list::<TalosCluster>(&self.client)
+            .await
+            .context("listing clusters")?;
+        let machines = tolerant::list::<Machine>(&self.client)
+            .await
+            .context("listing machines")?;
+        self.report_unreadable(
+            [&ops.unreadable, &clusters.unreadable, &machines.unreadable],
+            now,
+        )
+        .await;
         let mut by_cluster: BTreeMap<(String, String), Vec<TalosOperation>> = BTreeMap::new();
-        for op in ops.into_iter().filter(|o| !is_finished(o)) {
+        for op in ops.items.into_iter().filter(|o| !is_finished(o)) {
             by_cluster
                 .entry((ns_of(&op), op.spec.cluster.clone()))
                 .or_default()
                 .push(op);
         }
-        for ((ns, cluster_name), mut ops) in by_cluster {
-            ops.sort_by(|a, b| {
+        for ((ns, cluster_name), mut ops_here) in by_cluster {
+            ops_here.sort_by(|a, b| {
                 let key = |o: &TalosOperation| {
                     (
                         o.metadata.creation_timestamp.clone(),
@@ -115,25 +137,75 @@ impl Controller {
                 };
                 key(a).cmp(&key(b))
             });
+            // The cluster, or a machine that may be one of its, cannot be read: its operations
+            // wait where they are (a cluster that cannot be read is not one that is gone).
+            let cluster_unreadable = clusters
+                .unreadable
+                .iter()
+                .any(|u| u.namespace == ns && u.name == cluster_name);
+            let machine_unreadable = machines.unreadable.iter().any(|u| {
+                u.namespace == ns && u.str_at("/spec/cluster").is_none_or(|c| c == cluster_name)
+            });
+            if cluster_unreadable || machine_unreadable {
+                continue;
+            }
             let Some(cluster) = clusters
+                .items
                 .iter()
                 .find(|c| ns_of(*c) == ns && name_of(*c) == cluster_name)
             else {
-                for op in &ops {
+                for op in &ops_here {
                     self.fail_operation(op, &format!("cluster {cluster_name} not found"), now)
                         .await?;
                 }
                 continue;
             };
             let cluster_machines: Vec<Machine> = machines
+                .items
                 .iter()
                 .filter(|m| ns_of(*m) == ns && m.spec.cluster == cluster_name)
                 .cloned()
                 .collect();
-            self.reconcile_cluster(cluster, &ops, &cluster_machines, now)
+            // An operation that cannot be read keeps the cluster lock it holds.
+            let unreadable_ops: Vec<&str> = ops
+                .unreadable
+                .iter()
+                .filter(|u| u.namespace == ns)
+                .map(|u| u.name.as_str())
+                .collect();
+            self.reconcile_cluster(cluster, &ops_here, &unreadable_ops, &cluster_machines, now)
                 .await?;
         }
         Ok(())
+    }
+
+    /// A Warning Event on each object that cannot be read, once per resourceVersion read.
+    async fn report_unreadable(&self, lists: [&Vec<Unreadable>; 3], now: Timestamp) {
+        let mut unreadable = BTreeSet::new();
+        let mut new = Vec::new();
+        {
+            let reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+            for u in lists.into_iter().flatten() {
+                let id = u.identity();
+                if !reported.contains(&id) {
+                    new.push(u);
+                }
+                unreadable.insert(id);
+            }
+        }
+        for u in new {
+            let skipped = match u.kind.as_str() {
+                "TalosOperation" => {
+                    "it is skipped until it can be read (it keeps the cluster lock it holds); every other operation goes on"
+                }
+                "TalosCluster" => "its operations wait until it can be read",
+                _ => "the operations of its cluster wait until it can be read",
+            };
+            let note = Note::unreadable(&u.kind, &u.why, skipped);
+            tracing::debug!(kind = %u.kind, namespace = %u.namespace, name = %u.name, why = %u.why, "skipping an object that cannot be read");
+            self.recorder.record_on(u.reference(), &note, now).await;
+        }
+        *self.reported.lock().unwrap_or_else(|p| p.into_inner()) = unreadable;
     }
 
     async fn fail_operation(
@@ -183,17 +255,22 @@ impl Controller {
         }
     }
 
+    /// One cluster's unfinished operations (`unreadable`: the names of the operations of its
+    /// namespace that cannot be read; one of them that holds the lock keeps it).
     async fn reconcile_cluster(
         &self,
         cluster: &TalosCluster,
         ops: &[TalosOperation],
+        unreadable: &[&str],
         machines: &[Machine],
         now: Timestamp,
     ) -> anyhow::Result<()> {
         let current = cluster.status.as_ref().and_then(|s| s.lock_holder.clone());
         let holds = |name: &str| {
-            ops.iter()
-                .any(|o| name_of(o) == name && !paused_on_failure(o))
+            unreadable.contains(&name)
+                || ops
+                    .iter()
+                    .any(|o| name_of(o) == name && !paused_on_failure(o))
         };
         let holder = match current.as_deref() {
             Some(h) if holds(h) => Some(h.to_string()),

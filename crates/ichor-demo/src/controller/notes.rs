@@ -5,7 +5,8 @@
 //! On the TalosOperation: `Started`, `WaitingForLock`, `Paused`, `Resumed`, `PassStarted` and
 //! `AwaitingCredentials` (CA rotation), `Completed`, and the Warnings `MachineFailed` and
 //! `Failed`. On each Machine, `related` to the operation: `StepStarted`, `StepCompleted` and
-//! the Warning `StepFailed`.
+//! the Warning `StepFailed`. On an object the controller cannot read (an operation, a cluster
+//! or a machine), the Warning `Unreadable`, once per resourceVersion.
 
 use ichor_resources::{MachineSteps, OperationKind, TalosOperationStatus, parse_time};
 
@@ -35,6 +36,8 @@ pub mod reasons {
     pub const STEP_COMPLETED: &str = "StepCompleted";
     /// A machine's step failed (Warning, on the machine).
     pub const STEP_FAILED: &str = "StepFailed";
+    /// An object cannot be read as its type: it is skipped (Warning, on the object).
+    pub const UNREADABLE: &str = "Unreadable";
 }
 
 /// What an Event is about.
@@ -119,6 +122,18 @@ impl Note {
     /// A machine's step finished, leaving it `done`.
     pub(crate) fn step_completed(op: &str, machine: &str, done: &str) -> Note {
         Note::on_machine(machine, reasons::STEP_COMPLETED, format!("{op}: {done}"))
+    }
+
+    /// A `kind` object that cannot be read, `why`, and what the controller does about it
+    /// (`skipped`). Recorded on that object with `Recorder::record_on` (`regarding` is not
+    /// looked at there).
+    pub(crate) fn unreadable(kind: &str, why: &str, skipped: &str) -> Note {
+        Note::on_operation(
+            reasons::UNREADABLE,
+            "Skip",
+            format!("Cannot read this {kind} ({why}); {skipped}"),
+        )
+        .warning()
     }
 
     /// A machine's step failed with `error`: on the machine, then on the operation.

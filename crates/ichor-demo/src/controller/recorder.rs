@@ -129,6 +129,19 @@ pub(crate) fn event(
             (reference("Machine", m, &ns, uid), Some(op_ref))
         }
     };
+    event_about(note, involved, related, now, name)
+}
+
+/// The Event `note` makes about `involved` (in its namespace), related to `related` if any, at
+/// `now`, named `name`.
+fn event_about(
+    note: &Note,
+    involved: ObjectReference,
+    related: Option<ObjectReference>,
+    now: Timestamp,
+    name: String,
+) -> Event {
+    let ns = involved.namespace.clone().unwrap_or_default();
     Event {
         metadata: ObjectMeta {
             name: Some(name),
@@ -209,6 +222,16 @@ impl Recorder {
             if let Err(e) = self.record_event(ev, now).await {
                 tracing::debug!(error = %format!("{e:#}"), reason = note.reason, "event not recorded");
             }
+        }
+    }
+
+    /// Records `note` about `involved`, an object the controller names itself (one it could
+    /// not read: `note.regarding` is not looked at).
+    pub(crate) async fn record_on(&self, involved: ObjectReference, note: &Note, now: Timestamp) {
+        let object = involved.name.clone().unwrap_or_default();
+        let ev = event_about(note, involved, None, now, self.name(&object, now));
+        if let Err(e) = self.record_event(ev, now).await {
+            tracing::debug!(error = %format!("{e:#}"), reason = note.reason, "event not recorded");
         }
     }
 
