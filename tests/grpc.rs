@@ -89,7 +89,8 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
         common::names(&api.write_log()),
         [
             format!("create leases by {}", users::SERVER),
-            format!("create talosoperations by {}", users::SERVER)
+            format!("create talosoperations by {}", users::SERVER),
+            format!("update leases by {}", users::SERVER)
         ],
         "the claim and the operation, written as the server's own identity"
     );

@@ -612,6 +612,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
         active_operation: None,
         unreadable: None,
         last_shutdown: None,
+        stray_confirmation: false,
     };
     update(
         &mut form,

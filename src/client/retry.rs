@@ -261,6 +261,25 @@ fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> 
     )
 }
 
+/// WRITE_NOT_APPLIED for a start that never left this client.
+fn not_sent_start(req: &OperationRequest, cause: &ApiError) -> ApiError {
+    let cluster = req.cluster.clone().unwrap_or_default();
+    let detail = cause.param("detail").unwrap_or(&cause.message).to_string();
+    ApiError::refused(
+        Code::Aborted,
+        Reason::WriteNotApplied,
+        &[
+            ("action", "start"),
+            ("operation", &cluster),
+            ("late", "no"),
+            ("detail", &detail),
+        ],
+        format!(
+            "the start on cluster {cluster} did not happen: no connection to the server could be made ({detail}); nothing was retried"
+        ),
+    )
+}
+
 /// What a read after a lost answer found.
 enum Found<T> {
     /// The write happened; here is its result.
@@ -347,6 +366,8 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
                 warnings: Vec::new(),
             }),
             Ok(None) | Err(_) if cause.reason == Some(Reason::StartOutcomeUnknown) => Err(cause),
+            // No connection could be made: the start never left, so it did not happen.
+            Ok(None) if cause.param("sent") == Some("no") => Err(not_sent_start(&req, &cause)),
             Ok(None) | Err(_) => Err(start_outcome_unknown(&req, &id, &cause)),
         }
     }

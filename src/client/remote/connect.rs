@@ -155,10 +155,13 @@ impl ConnectTransport {
                 .insert(http::header::AUTHORIZATION, t.clone());
         }
         let response = self.client.request(request).await.map_err(|e| {
-            ApiError::new(
-                Code::Unavailable,
-                crate::errors::one_line(&anyhow::Error::new(e)),
-            )
+            let connecting = e.is_connect();
+            let message = crate::errors::one_line(&anyhow::Error::new(e));
+            if connecting {
+                super::not_sent(message)
+            } else {
+                ApiError::new(Code::Unavailable, message)
+            }
         })?;
         let status = response.status();
         let server_version = response

@@ -100,7 +100,7 @@ impl GrpcTransport {
         let mut grpc = self.grpc.clone();
         grpc.ready()
             .await
-            .map_err(|e| ApiError::new(Code::Unavailable, format!("connecting: {e}")))?;
+            .map_err(|e| super::not_sent(format!("connecting: {e}")))?;
         // The deadline travels as `grpc-timeout`, so the server stops working on it too.
         let mut request = tonic::Request::new(req);
         request.set_timeout(deadline);

@@ -411,3 +411,11 @@ impl OperationClient for RemoteClient {
 
 #[cfg(test)]
 mod tests;
+
+/// UNAVAILABLE for a call that never left: no connection could be made, so no server got it.
+/// A write that met it did not happen (param `sent`: `no`).
+pub(crate) fn not_sent(message: String) -> ApiError {
+    let mut e = ApiError::new(Code::Unavailable, message);
+    e.params.insert("sent".into(), "no".into());
+    e
+}
