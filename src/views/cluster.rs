@@ -105,13 +105,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines
     if c.stray_confirmation {
         let said = t.tr(
             "cluster-stray-confirmation",
-            &[
-                ("cluster", &sanitize(&c.name)),
-                (
-                    "annotation",
-                    ichor_resources::names::CONFIRM_KUBE_PROXY_SWITCH,
-                ),
-            ],
+            &[("cluster", &sanitize(&c.name))],
         );
         lines.hanging("", &said, ctx.theme.fg(Color::Yellow));
     }

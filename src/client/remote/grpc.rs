@@ -127,7 +127,25 @@ impl GrpcTransport {
             {
                 Err(ApiError::new(Code::DeadlineExceeded, s.message()))
             }
+            // No connection could be made: the call never reached a server.
+            Err(s) if s.code() == tonic::Code::Unavailable && refused(&s) => {
+                Err(super::not_sent(s.message().to_string()))
+            }
             Err(s) => Err(error_from_status(&s)),
         }
     }
+}
+
+/// Whether a status says the connection was refused: the call was never sent.
+fn refused(s: &tonic::Status) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(s);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }

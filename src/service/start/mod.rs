@@ -232,49 +232,74 @@ impl OperationService {
         // A confirmation found on the cluster before this start wrote anything is stray: an
         // earlier start was stopped before taking it back. Any start takes it back.
         let stray = convert::has_confirmation(&world.cluster);
-        let confirmation = stray || (plan.kind == OperationKind::Cni && spec_written.is_some());
-        let created = match self.create_step(caller, ns, &op, request_id, since).await {
+        let written = Written {
+            caller,
+            ns,
+            plan: &plan,
+            op: &op,
+            request_id,
+            actor,
+            confirmation: stray || (plan.kind == OperationKind::Cni && spec_written.is_some()),
+            stray,
+            spec_written,
+        };
+        self.create_and_answer(written, since, held).await
+    }
+
+    /// The create of a start whose claim and spec write are done, and its answer: the operation
+    /// (the confirmation taken back), what was written before a refused create, or an outcome
+    /// being settled.
+    async fn create_and_answer(
+        &self,
+        w: Written<'_>,
+        since: Instant,
+        held: &mut Option<Lease>,
+    ) -> Result<Step, ApiError> {
+        let (caller, ns, cluster) = (w.caller, w.ns, w.plan.cluster.as_str());
+        let created = match self
+            .create_step(caller, ns, w.op, w.request_id, since)
+            .await
+        {
             Outcome::Created(op) => op,
             Outcome::NotCreated(e) => {
                 // Nothing will carry the confirmation out: take it back before answering.
-                let left = if confirmation {
-                    let removed = self.remove_confirmation(caller, ns, &plan.cluster).await;
+                let left = if w.confirmation {
+                    let removed = self.remove_confirmation(caller, ns, cluster).await;
                     Some(removed.is_err())
                 } else {
                     None
                 };
-                return Err(match &spec_written {
+                return Err(match &w.spec_written {
                     Some(change) => half_failure(e, change, left),
-                    None => not_created(e, &plan.cluster),
+                    None => not_created(e, cluster),
                 });
             }
             Outcome::Unknown { error, sent } => {
-                let lease = held.take();
                 let settling = settle::Settling {
                     caller: caller.clone(),
                     namespace: ns.to_string(),
-                    cluster: plan.cluster.clone(),
-                    operation: op_name,
-                    request_id: request_id.to_string(),
-                    actor,
-                    confirmation,
+                    cluster: cluster.to_string(),
+                    operation: w.op.metadata.name.clone().unwrap_or_default(),
+                    request_id: w.request_id.to_string(),
+                    actor: w.actor,
+                    confirmation: w.confirmation,
                     until: self.settled_at(sent),
                 };
-                return Err(self.settle(settling, lease, &error).await);
+                return Err(self.settle(settling, held.take(), &error).await);
             }
         };
         let mut warnings = Vec::new();
-        if confirmation {
-            match self.remove_confirmation(caller, ns, &plan.cluster).await {
-                Err(e) => warnings.push(annotation_left(&plan.cluster, &e)),
-                Ok(()) if stray => warnings.push(confirmation_removed(&plan.cluster)),
+        if w.confirmation {
+            match self.remove_confirmation(caller, ns, cluster).await {
+                Err(e) => warnings.push(annotation_left(cluster, &e)),
+                Ok(()) if w.stray => warnings.push(confirmation_removed(cluster)),
                 Ok(()) => {}
             }
         }
         Ok(Step::Done(Box::new(Created {
             operation: convert::operation(&created),
             found: false,
-            spec_written,
+            spec_written: w.spec_written,
             warnings,
         })))
     }
@@ -403,6 +428,21 @@ fn not_created(e: ApiError, cluster: &str) -> ApiError {
             "the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"
         ),
     )
+}
+
+/// A start whose writes before the create are done.
+struct Written<'a> {
+    caller: &'a Caller,
+    ns: &'a str,
+    plan: &'a Plan,
+    op: &'a TalosOperation,
+    request_id: &'a str,
+    actor: String,
+    /// The kube-proxy confirmation is on the cluster (this start's, or stray).
+    confirmation: bool,
+    /// It was there before this start wrote anything.
+    stray: bool,
+    spec_written: Option<crate::model::SpecChange>,
 }
 
 /// What one pass of a start works from.

@@ -194,16 +194,7 @@ fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines
         );
     }
     if plan.stray_confirmation {
-        let said = t.tr(
-            "review-stray-confirmation",
-            &[
-                ("cluster", &name),
-                (
-                    "annotation",
-                    ichor_resources::names::CONFIRM_KUBE_PROXY_SWITCH,
-                ),
-            ],
-        );
+        let said = t.tr("review-stray-confirmation", &[("cluster", &name)]);
         lines.hanging("", &said, warn);
     }
     if plan.credentials_stop_working {
