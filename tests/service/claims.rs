@@ -68,7 +68,11 @@ async fn a_late_create_of(path: Path, kind: OperationKind) {
         !e.message.contains("start the same operation again"),
         "{case}"
     );
-    assert_eq!(e.param("actor").is_some(), true, "{case}");
+    assert_eq!(
+        e.param("actor"),
+        Some(super::common::paths::actor(path, User::Admin)),
+        "{case}"
+    );
     let second = c.create_operation(&start_of(kind)).await.unwrap_err();
     assert_eq!(
         second.reason,
