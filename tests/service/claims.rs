@@ -110,23 +110,9 @@ pub async fn a_create_answered_late_then_applied_makes_one_operation(path: Path)
 
 /// Writes a Lease `ichor-start-c1` with `spec` as raw JSON (as anyone who may write leases can).
 fn hostile_claim(api: &EmbeddedApi, spec: serde_json::Value) {
-    use k8s_openapi::api::coordination::v1::Lease;
-    let lease = Lease {
-        metadata: kube::api::ObjectMeta {
-            name: Some("ichor-start-c1".into()),
-            namespace: Some("default".into()),
-            annotations: Some(
-                [
-                    (names::CLAIM_OPERATION.to_string(), "ghost".into()),
-                    (names::ACTOR.to_string(), "mallory".into()),
-                ]
-                .into(),
-            ),
-            ..Default::default()
-        },
-        spec: None,
-    };
-    api.seed(&lease).unwrap();
+    if api.object("leases", "default", "ichor-start-c1").is_none() {
+        super::claim(api, "x", jiff::Timestamp::now());
+    }
     assert!(api.edit("leases", "default", "ichor-start-c1", |l| {
         l["spec"] = spec.clone();
     }));
