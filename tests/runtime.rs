@@ -25,6 +25,8 @@ struct Scripted {
     lists: AtomicUsize,
     /// Listing clusters panics (a bug in a worker).
     panics: bool,
+    /// Pauses carried out (each takes 5 s to answer).
+    paused: AtomicUsize,
 }
 
 #[async_trait::async_trait]
@@ -57,11 +59,13 @@ impl OperationClient for Scripted {
     async fn set_operation_paused(
         &self,
         _: &str,
-        _: &str,
+        name: &str,
         _: bool,
         _: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
-        Err(ApiError::new(Code::Unimplemented, "not in this test"))
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        self.paused.fetch_add(1, Ordering::SeqCst);
+        self.get_operation("default", name).await
     }
     async fn delete_operation(
         &self,
@@ -72,7 +76,10 @@ impl OperationClient for Scripted {
         Err(ApiError::new(Code::Unimplemented, "not in this test"))
     }
     async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
-        Ok(Permissions::default())
+        Ok(Permissions {
+            pause: true,
+            ..Permissions::default()
+        })
     }
     async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         if self.panics {
@@ -95,6 +102,7 @@ async fn run(
         ops: Mutex::new(ops),
         lists: AtomicUsize::new(0),
         panics: false,
+        paused: AtomicUsize::new(0),
     });
     let clock = Clock::new(fixtures::now());
     let runtime = Runtime {
@@ -193,6 +201,7 @@ async fn run_into_a_panic(keys: &[char]) -> String {
         ops: Mutex::new(vec![fixtures::completed()]),
         lists: AtomicUsize::new(0),
         panics: true,
+        paused: AtomicUsize::new(0),
     });
     let runtime = Runtime {
         state: fixtures::state(),
@@ -241,4 +250,56 @@ async fn a_panicking_worker_is_said_on_screen_and_q_still_quits() {
     let started = tokio::time::Instant::now();
     let screen = run_into_a_panic(&['q']).await;
     assert!(started.elapsed() < Duration::from_secs(3), "{screen}");
+}
+
+/// A write once sent runs to its end, in-process as in `serve`: Esc stops the waiting (the
+/// screen says the write may still happen), never the write.
+#[tokio::test(start_paused = true)]
+async fn esc_stops_waiting_for_a_write_never_the_write() {
+    let client = Arc::new(Scripted {
+        ops: Mutex::new(vec![fixtures::running_rollout()]),
+        lists: AtomicUsize::new(0),
+        panics: false,
+        paused: AtomicUsize::new(0),
+    });
+    let runtime = Runtime {
+        state: fixtures::state(),
+        client: client.clone(),
+        texts: Texts::new(Lang::En),
+        theme: Theme::default(),
+        clock: Clock::new(fixtures::now()),
+    };
+    let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
+    tokio::spawn(async move {
+        for k in [
+            Key::ch('p'),
+            Key::ch('y'),
+            Key::plain(ichor_tui::app::action::KeyCode::Esc),
+        ] {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let _ = keys_tx.send(Action::Key(k));
+        }
+        // Input ends long after the write would have answered.
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    });
+    let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    runtime
+        .run(&mut term, tokio_stream_from(keys_rx), retry_rx, &mut NoHost)
+        .await
+        .unwrap();
+    let buf = term.backend().buffer();
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert_eq!(
+        client.paused.load(Ordering::SeqCst),
+        1,
+        "the pause ran to its end after Esc\n{screen}"
+    );
 }
