@@ -302,7 +302,60 @@ mod tests {
             .prop_map(|s| Timestamp::from_second(s).unwrap_or(Timestamp::UNIX_EPOCH))
     }
 
+    /// The plan of a CA rotation on a one-machine cluster, with the claim `lease` holds.
+    fn plan_with(lease: &Lease, now: Timestamp) -> Result<crate::model::Plan, ApiError> {
+        use crate::model::{OperationKind, OperationRequest};
+        use ichor_resources::{Machine, MachineSpec, TalosCluster, TalosClusterSpec};
+        let mut cluster = TalosCluster::new("c1", TalosClusterSpec::default());
+        cluster.metadata.namespace = Some("default".into());
+        let machine = Machine::new(
+            "c1-cp",
+            MachineSpec {
+                cluster: "c1".into(),
+                role: "controlplane".into(),
+                approved: true,
+            },
+        );
+        let machines = [machine];
+        let req = OperationRequest::new("default", Some("c1"), OperationKind::CaRotation);
+        let checked = plan::check_request(&req)?;
+        let read = Some(Ok(lease.clone()));
+        let inputs = plan::PlanInputs {
+            clusters: &[],
+            claim: claim_read(read.as_ref(), now),
+            request_id: Some("mine"),
+            now,
+            namespace: "default",
+            cluster: &cluster,
+            machines: &machines,
+            unreadable_machines: &[],
+            installation: None,
+            operations: &[],
+            unreadable_operations: &[],
+            tracking: None,
+        };
+        plan::compute(&checked, &inputs)
+    }
+
     proptest! {
+        /// The plan over arbitrary Lease fields: a plan, or a named refusal; never a panic.
+        #[test]
+        fn any_lease_plans_or_is_a_named_refusal(
+            renew in proptest::option::of(timestamp()),
+            seconds in proptest::option::of(any::<i32>()),
+            holder in proptest::option::of("[a-z0-9\\-]{0,8}"),
+            now in timestamp(),
+        ) {
+            let plan = plan_with(&lease(renew, seconds, holder.as_deref()), now);
+            let plan = plan.map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+            if let Some(refusal) = plan.blocked {
+                prop_assert!(matches!(
+                    refusal.reason,
+                    Reason::StartInProgress | Reason::StartSettling | Reason::ClaimUnreadable
+                ), "{refusal:?}");
+            }
+        }
+
         #[test]
         fn any_lease_decodes_or_is_named_unreadable(
             renew in proptest::option::of(timestamp()),
