@@ -2,6 +2,7 @@
 //! caller, encode the answer. No behaviour of their own: every refusal is the service's.
 
 use super::auth::Authenticator;
+use super::gate::CallDeadline;
 use crate::model::{ApiError, Code, Reason};
 use crate::service::OperationService;
 use crate::service::access::Caller;
@@ -31,6 +32,25 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
     }
 }
 
+/// The calls that write: once begun, each is carried to its end (see [`detached`]).
+const WRITES: [&str; 3] = ["CreateOperation", "SetOperationPaused", "DeleteOperation"];
+
+/// The answer to a call whose deadline passed: a read stopped there; a write once begun goes on
+/// to its end without the caller, and the answer says so.
+fn deadline_passed(rpc: &str) -> ApiError {
+    if WRITES.contains(&rpc) {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome",
+        )
+    } else {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed before the answer was ready",
+        )
+    }
+}
+
 /// Runs a write to its end even when the caller goes away (a deadline, a dropped connection):
 /// a start cut in half would leave the cluster claimed and its spec written with no operation.
 /// The service's own deadlines bound it.
@@ -50,8 +70,9 @@ impl Handlers {
         Handlers { service, auth }
     }
 
-    /// Authenticates, runs `call` as the caller, logs the outcome (never the token) and maps
-    /// the error to a status.
+    /// Runs `call` as the caller (authenticated from the headers by the gate before the body
+    /// was read; here again only when the gate did not run), until the call's deadline; logs
+    /// the outcome (never the token) and maps the error to a status.
     async fn handle<Req, T, Fut>(
         &self,
         rpc: &'static str,
@@ -61,20 +82,30 @@ impl Handlers {
     where
         Fut: std::future::Future<Output = Result<T, ApiError>>,
     {
-        let (metadata, _, message) = request.into_parts();
-        let caller = match self.auth.caller(&metadata).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
-                return Err(wire::status_from_error(&e));
-            }
+        let (metadata, extensions, message) = request.into_parts();
+        let deadline = extensions.get::<CallDeadline>().copied();
+        let caller = match extensions.get::<Caller>() {
+            Some(c) => c.clone(),
+            None => match self.auth.caller(metadata.as_ref()).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
+                    return Err(wire::status_from_error(&e));
+                }
+            },
         };
         let user = caller
             .identity
             .as_ref()
             .map(|i| i.user.clone())
             .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
-        match call(caller, message).await {
+        let answer = match deadline {
+            Some(CallDeadline(at)) => tokio::time::timeout_at(at, call(caller, message))
+                .await
+                .unwrap_or_else(|_| Err(deadline_passed(rpc))),
+            None => call(caller, message).await,
+        };
+        match answer {
             Ok(v) => {
                 tracing::debug!(rpc, user, "call answered");
                 Ok(Response::new(v))

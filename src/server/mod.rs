@@ -1,11 +1,18 @@
-//! `ichor-tui serve`: OperationService and ClusterService over gRPC (tonic), with the standard
-//! health service and server reflection so grpcurl works. Every call is made as the caller,
-//! whose bearer token a Kubernetes TokenReview verifies (see [`auth`]); the handlers run the
-//! same service the in-process dashboard runs.
+//! `ichor-tui serve`: OperationService and ClusterService over the Connect protocol, gRPC and
+//! gRPC-Web on one port (tonic's routes behind our Connect layer), with the standard health
+//! service and server reflection so grpcurl works. Every call is made as the caller, whose
+//! bearer token a Kubernetes TokenReview verifies from the headers before any body is read
+//! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
+//! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
 pub mod auth;
 pub mod connect;
+pub mod front;
+pub mod gate;
 pub mod handlers;
+pub mod listen;
+pub mod metrics;
+pub mod protocol;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
@@ -20,8 +27,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Identity, ServerTlsConfig};
 
 /// The actor recorded on what an anonymous caller (acting as the server) starts.
 pub const SERVER_ACTOR: &str = "ichor-tui-server";
@@ -69,6 +74,40 @@ pub struct ServerConfig {
     pub allow_anonymous: bool,
     /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
     pub tls: Option<TlsPem>,
+    /// Where the calls are counted (served by [`metrics::serve`] when asked for).
+    pub metrics: metrics::Metrics,
+}
+
+impl ServerConfig {
+    /// A server acting with `kube`: tokens required, plaintext, its own metrics.
+    pub fn new(kube: kube::Client) -> ServerConfig {
+        ServerConfig {
+            kube,
+            allow_anonymous: false,
+            tls: None,
+            metrics: metrics::Metrics::new(),
+        }
+    }
+}
+
+/// The rustls acceptor for `pem`, offering HTTP/2 and HTTP/1.1 (ALPN).
+fn tls_acceptor(pem: &TlsPem) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
+    use rustls_pki_types::pem::PemObject as _;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let certs = CertificateDer::pem_slice_iter(&pem.cert)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("reading the TLS certificate (PEM): {e}"))?;
+    let key = PrivateKeyDer::from_pem_slice(&pem.key)
+        .map_err(|e| anyhow::anyhow!("reading the TLS key (PEM): {e}"))?;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("setting up TLS")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .context("setting up TLS (is the key the certificate's, both PEM?)")?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
@@ -106,6 +145,48 @@ fn reflection() -> anyhow::Result<(
     Ok((v1, v1alpha))
 }
 
+/// The largest request message of health and reflection: theirs are a few names.
+pub const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
+
+/// Every call's way, outermost first: the front (version header, metrics, the in-flight
+/// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
+/// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
+fn stack(
+    config: &ServerConfig,
+) -> anyhow::Result<(
+    impl listen::RequestService,
+    tonic_health::server::HealthReporter,
+)> {
+    let access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR);
+    let service = OperationService::new(access.clone());
+    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
+    let handlers = Handlers::new(service, auth.clone());
+    let (health, health_service) = tonic_health::server::health_reporter();
+    let (reflection_v1, reflection_v1alpha) = reflection()?;
+    let routes = tonic::service::Routes::new(
+        health_service.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
+    )
+    .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(
+        OperationServiceServer::new(handlers.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    )
+    .add_service(
+        ClusterServiceServer::new(handlers.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+    )
+    .prepare();
+    let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
+    let inner = tower::ServiceBuilder::new()
+        .load_shed()
+        .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+        .layer(gate::GateLayer::new(auth))
+        .layer(connect)
+        .layer(tonic_web::GrpcWebLayer::new())
+        .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
+        .service(routes);
+    Ok((front::Front::new(inner, config.metrics.clone()), health))
+}
+
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
@@ -113,46 +194,16 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let access = KubeAccess::new(config.kube, SERVER_ACTOR);
-    let service = OperationService::new(access.clone());
-    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let handlers = Handlers::new(service, auth);
-
-    let (health, health_service) = tonic_health::server::health_reporter();
+    let (service, health) = stack(&config)?;
+    let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
     health
         .set_serving::<OperationServiceServer<Handlers>>()
         .await;
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
-    let (reflection_v1, reflection_v1alpha) = reflection()?;
 
-    let connect = connect::ConnectLayer::new(handlers.clone(), MAX_REQUEST_BYTES)?;
-    // HTTP/1.1 too (Connect and gRPC-Web travel over it), beside HTTP/2.
-    let mut builder = tonic::transport::Server::builder()
-        .http2_max_header_list_size(MAX_HEADER_LIST_BYTES)
-        .accept_http1(true);
-    if let Some(tls) = &config.tls {
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(&tls.cert, &tls.key)))
-            .context("setting up TLS (is the key the certificate's, both PEM?)")?;
-    }
-    // Connect first (it answers what is neither gRPC nor gRPC-Web), then gRPC-Web translated
-    // to gRPC, then tonic's routes.
-    let router = builder
-        .layer(connect)
-        .layer(tonic_web::GrpcWebLayer::new())
-        .add_service(health_service)
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .add_service(
-            OperationServiceServer::new(handlers.clone())
-                .max_decoding_message_size(MAX_REQUEST_BYTES),
-        )
-        .add_service(
-            ClusterServiceServer::new(handlers).max_decoding_message_size(MAX_REQUEST_BYTES),
-        );
-
-    let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
-    let signal = async move {
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let stopping = stop.clone();
+    tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutting down: no new calls; finishing the calls in flight");
         health
@@ -161,18 +212,20 @@ pub async fn serve(
         health
             .set_not_serving::<ClusterServiceServer<Handlers>>()
             .await;
-        let _ = stopping_tx.send(true);
-    };
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let serving = router.serve_with_incoming_shutdown(incoming, signal);
+        let _ = stop_tx.send(true);
+        // Keep the sender until the accept loop is done with it.
+        stop_tx.closed().await;
+    });
+    let serving = listen::accept(listener, tls, service, config.metrics.clone(), stop);
     let drain_limit = async move {
+        let mut stopping = stopping;
         if stopping.wait_for(|s| *s).await.is_err() {
             std::future::pending::<()>().await;
         }
         tokio::time::sleep(DRAIN_LIMIT).await;
     };
     tokio::select! {
-        r = serving => r.context("serving gRPC")?,
+        () = serving => {}
         _ = drain_limit => {
             tracing::warn!("calls still in flight {} s after the shutdown began; stopping", DRAIN_LIMIT.as_secs());
         }
@@ -239,14 +292,10 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         anonymous = opts.allow_anonymous,
         "serving OperationService and ClusterService"
     );
-    serve(
-        ServerConfig {
-            kube,
-            allow_anonymous: opts.allow_anonymous,
-            tls: opts.tls,
-        },
-        listener,
-        shutdown_signal(),
-    )
-    .await
+    let config = ServerConfig {
+        allow_anonymous: opts.allow_anonymous,
+        tls: opts.tls,
+        ..ServerConfig::new(kube)
+    };
+    serve(config, listener, shutdown_signal()).await
 }

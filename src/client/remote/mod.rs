@@ -46,7 +46,7 @@ mod paths {
 #[derive(Clone)]
 enum Transport {
     Connect(Box<connect::ConnectTransport>),
-    Grpc(grpc::GrpcTransport),
+    Grpc(Box<grpc::GrpcTransport>),
 }
 
 /// A call's answer and the server version its response said.
@@ -103,7 +103,9 @@ impl RemoteClient {
             Protocol::Connect => {
                 Transport::Connect(Box::new(connect::ConnectTransport::new(&target)?))
             }
-            Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::new(&target, opts.deadline)?),
+            Protocol::Grpc => {
+                Transport::Grpc(Box::new(grpc::GrpcTransport::new(&target, opts.deadline)?))
+            }
         };
         Ok(RemoteClient::with(opts, &target, transport))
     }
@@ -131,7 +133,9 @@ impl RemoteClient {
             Protocol::Connect => Transport::Connect(Box::new(connect::ConnectTransport::through(
                 &target, tunnel,
             ))),
-            Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::through(&target, tunnel)?),
+            Protocol::Grpc => {
+                Transport::Grpc(Box::new(grpc::GrpcTransport::through(&target, tunnel)?))
+            }
         };
         Ok(RemoteClient::with(opts, &target, transport))
     }
