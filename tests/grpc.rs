@@ -4,6 +4,10 @@
 //! matrix, which runs over gRPC too.
 
 mod common;
+#[path = "serve/curl.rs"]
+mod curl;
+#[path = "serve/deadlines.rs"]
+mod deadlines;
 #[path = "serve/limits.rs"]
 mod limits;
 
