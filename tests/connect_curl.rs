@@ -174,3 +174,38 @@ fn version_and_unknown_fields(addr: &str) {
     let body: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(body["clusters"].as_array().map(Vec::len), Some(3), "{body}");
 }
+
+/// AIP-158: a ListOperations without a page size is the server's default page of 100, with a
+/// token for the next; the token leads on to the rest.
+#[test]
+fn an_unpaged_list_is_a_default_page_with_a_token() {
+    if !curl_present() {
+        return;
+    }
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) = Process::start_with_env(
+        &["serve", "--demo", "--listen", "127.0.0.1:0"],
+        log.path(),
+        &[("ICHOR_DEMO_OPERATIONS", "150")],
+    );
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let list = |body: &str| {
+        let cmd = format!(
+            "curl -sS -H 'Content-Type: application/json' -H 'Authorization: Bearer demo-viewer-token' -d '{body}' http://{README_ADDR}/ichor.v1alpha1.OperationService/ListOperations"
+        );
+        run(&cmd, &addr)
+    };
+    let (status, page) = list(r#"{"allNamespaces": true, "view": "OPERATION_VIEW_SUMMARY"}"#);
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["operations"].as_array().map(Vec::len), Some(100));
+    assert_eq!(page["totalSize"], 157, "{}", page["totalSize"]);
+    let token = page["nextPageToken"].as_str().expect("a next page token");
+    let (status, rest) = list(&format!(
+        r#"{{"allNamespaces": true, "view": "OPERATION_VIEW_SUMMARY", "pageToken": "{token}"}}"#
+    ));
+    assert_eq!(status, 200, "{rest}");
+    assert_eq!(rest["operations"].as_array().map(Vec::len), Some(57));
+    assert!(rest.get("nextPageToken").is_none(), "the last page: {rest}");
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}

@@ -10,6 +10,8 @@ mod curl;
 mod deadlines;
 #[path = "serve/limits.rs"]
 mod limits;
+#[path = "serve/pages.rs"]
+mod pages;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
