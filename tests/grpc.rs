@@ -10,6 +10,8 @@ mod curl;
 mod deadlines;
 #[path = "serve/limits.rs"]
 mod limits;
+#[path = "serve/malformed.rs"]
+mod malformed;
 #[path = "serve/pages.rs"]
 mod pages;
 

@@ -95,3 +95,41 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
     let longest = log.lines().map(str::len).max().unwrap_or(0);
     assert!(longest < 2000, "a log line of {longest} bytes");
 }
+
+/// grpcio where the hostile-load issue found serve wanting (tests/interop/hostile.py): bodies
+/// that are not messages are INVALID_ARGUMENT.
+#[test]
+fn grpcio_finds_malformed_bodies_refused_as_invalid_argument() {
+    hostile(&["malformed"]);
+}
+
+/// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.
+fn hostile(checks: &[&str]) {
+    let Some(python) = python() else {
+        return;
+    };
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) =
+        Process::start(&["serve", "--demo", "--listen", "127.0.0.1:0"], log.path());
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/hostile.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(&addr)
+        .args(["--token", users::VIEWER_TOKEN])
+        .args(checks)
+        .output()
+        .unwrap_or_else(|e| panic!("running {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "hostile.py {checks:?}:\n{stdout}\n{stderr}"
+    );
+    for check in checks {
+        assert!(stdout.contains(&format!("{check}: OK")), "{stdout}");
+    }
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}

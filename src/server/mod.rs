@@ -11,6 +11,7 @@ pub mod front;
 pub mod gate;
 pub mod handlers;
 pub mod listen;
+pub mod malformed;
 pub mod metrics;
 pub mod protocol;
 
@@ -182,6 +183,7 @@ fn stack(
         .layer(gate::GateLayer::new(auth))
         .layer(connect)
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(malformed::MalformedLayer)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(routes);
     Ok((front::Front::new(inner, config.metrics.clone()), health))
