@@ -16,6 +16,7 @@ use tonic::{Request, Response, Status};
 pub struct Handlers {
     service: OperationService,
     auth: Arc<Authenticator>,
+    read_only: bool,
 }
 
 /// The namespace a list covers: one, or all with `all_namespaces`.
@@ -51,6 +52,18 @@ fn deadline_passed(rpc: &str) -> ApiError {
     }
 }
 
+/// The refusal of a write by a read-only server.
+fn read_only_refusal(rpc: &str) -> ApiError {
+    ApiError::refused(
+        Code::PermissionDenied,
+        Reason::ReadOnly,
+        &[("what", rpc)],
+        format!(
+            "{rpc}: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing"
+        ),
+    )
+}
+
 /// Runs a write to its end even when the caller goes away (a deadline, a dropped connection):
 /// a start cut in half would leave the cluster claimed and its spec written with no operation.
 /// The service's own deadlines bound it.
@@ -66,8 +79,13 @@ async fn detached<T: Send + 'static>(
 }
 
 impl Handlers {
-    pub fn new(service: OperationService, auth: Arc<Authenticator>) -> Handlers {
-        Handlers { service, auth }
+    /// `read_only`: every write is refused (`serve --read-only`).
+    pub fn new(service: OperationService, auth: Arc<Authenticator>, read_only: bool) -> Handlers {
+        Handlers {
+            service,
+            auth,
+            read_only,
+        }
     }
 
     /// Runs `call` as the caller (authenticated from the headers by the gate before the body
@@ -99,6 +117,11 @@ impl Handlers {
             .as_ref()
             .map(|i| i.user.clone())
             .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
+        if self.read_only && WRITES.contains(&rpc) {
+            let e = read_only_refusal(rpc);
+            tracing::info!(rpc, "write refused: the server is read-only");
+            return Err(wire::status_from_error(&e));
+        }
         let answer = match deadline {
             Some(CallDeadline(at)) => tokio::time::timeout_at(at, call(caller, message))
                 .await

@@ -77,6 +77,8 @@ pub struct ServerConfig {
     pub tls: Option<TlsPem>,
     /// Where the calls are counted (served by [`metrics::serve`] when asked for).
     pub metrics: metrics::Metrics,
+    /// Every start, pause, resume and delete is refused PERMISSION_DENIED (READ_ONLY).
+    pub read_only: bool,
 }
 
 impl ServerConfig {
@@ -87,6 +89,7 @@ impl ServerConfig {
             allow_anonymous: false,
             tls: None,
             metrics: metrics::Metrics::new(),
+            read_only: false,
         }
     }
 }
@@ -161,7 +164,7 @@ fn stack(
     let access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR);
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let handlers = Handlers::new(service, auth.clone());
+    let handlers = Handlers::new(service, auth.clone(), config.read_only);
     let (health, health_service) = tonic_health::server::health_reporter();
     let (reflection_v1, reflection_v1alpha) = reflection()?;
     let routes = tonic::service::Routes::new(
@@ -269,6 +272,8 @@ pub struct ListenOptions {
     /// Plaintext on an address other hosts can reach.
     pub insecure_listen: bool,
     pub allow_anonymous: bool,
+    /// Every write refused (see [`ServerConfig::read_only`]).
+    pub read_only: bool,
 }
 
 /// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
@@ -297,6 +302,7 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
     let config = ServerConfig {
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls,
+        read_only: opts.read_only,
         ..ServerConfig::new(kube)
     };
     serve(config, listener, shutdown_signal()).await
