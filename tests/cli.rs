@@ -446,3 +446,35 @@ fn serve_read_only_refuses_every_write() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Like client-go, the dashboard never sends its token over plain HTTP beyond loopback: a
+/// refusal that names TLS and the opt-out, before anything is contacted.
+#[test]
+fn a_token_is_not_sent_over_plain_http_beyond_loopback() {
+    let home = tempfile::tempdir().unwrap();
+    let token = write(home.path(), "token", b"s3cret\n");
+    let exit = run(
+        home.path(),
+        &["--server", "http://10.0.0.7:50051", "--token-file", &token],
+    );
+    let line = exit.line();
+    assert!(
+        line.contains("plain HTTP") && line.contains("https://"),
+        "{line}"
+    );
+    assert!(line.contains("--insecure-send-token-over-http"), "{line}");
+    assert!(!line.contains("s3cret"), "{line}");
+    assert_eq!(exit.code, Some(1));
+    // With the opt-out it goes on, to the next thing it needs: a terminal.
+    let exit = run(
+        home.path(),
+        &[
+            "--server",
+            "http://10.0.0.7:50051",
+            "--token-file",
+            &token,
+            "--insecure-send-token-over-http",
+        ],
+    );
+    assert!(!exit.stderr.contains("plain HTTP"), "{}", exit.stderr);
+}

@@ -76,6 +76,11 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
+    /// Send the bearer token over plain http:// to a --server that is not loopback all the same
+    /// (by default it is refused: use https://).
+    #[arg(long)]
+    pub insecure_send_token_over_http: bool,
+
     /// Extra CA certificates (PEM) to trust for an https:// --server.
     #[arg(long, value_name = "FILE")]
     pub ca_file: Option<PathBuf>,

@@ -99,6 +99,7 @@ impl RemoteClient {
     /// A client for the server at `opts.url`. Connects on the first call, not here.
     pub fn new(opts: RemoteOptions) -> anyhow::Result<RemoteClient> {
         let target = opts.target()?;
+        opts.check_token_transport()?;
         let transport = match opts.protocol {
             Protocol::Connect => {
                 Transport::Connect(Box::new(connect::ConnectTransport::new(&target)?))
