@@ -8,6 +8,8 @@ mod common;
 mod curl;
 #[path = "serve/deadlines.rs"]
 mod deadlines;
+#[path = "serve/gzip.rs"]
+mod gzip;
 #[path = "serve/limits.rs"]
 mod limits;
 #[path = "serve/malformed.rs"]

@@ -103,6 +103,12 @@ fn grpcio_finds_malformed_bodies_refused_as_invalid_argument() {
     hostile(&["malformed"]);
 }
 
+/// grpcio with gzip: its requests compressed, its answers asked for compressed.
+#[test]
+fn grpcio_calls_with_gzip_are_answered() {
+    hostile(&["gzip"]);
+}
+
 /// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.
 fn hostile(checks: &[&str]) {
     let Some(python) = python() else {

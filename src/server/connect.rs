@@ -6,6 +6,7 @@
 //! (`{"code","message","details"}`) with the `google.rpc.ErrorInfo` in its details.
 
 use super::front::AnswerCode;
+use super::gzip::{self, Encoding};
 use super::handlers::Handlers;
 use super::protocol::{Protocol, refused};
 use crate::model::{ApiError, Code};
@@ -123,9 +124,11 @@ fn error_response(e: &ApiError) -> http::Response<Body> {
     super::protocol::connect_error(e)
 }
 
-/// The request's codec, or the error response that refuses its method, content type or
-/// encoding.
-fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Body>>> {
+/// The request's codec and encodings, or the error response that refuses its method, content
+/// type or encoding.
+fn accepted(
+    parts: &http::request::Parts,
+) -> Result<(Codec, Encoding, Encoding), Box<http::Response<Body>>> {
     if parts.method != http::Method::POST {
         let mut resp = error_response(&refused(
             Code::Unimplemented,
@@ -156,16 +159,15 @@ fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Bo
         );
         return Err(Box::new(resp));
     };
-    if let Some(enc) = parts.headers.get(http::header::CONTENT_ENCODING)
-        && enc.as_bytes() != b"identity"
-    {
-        return Err(Box::new(error_response(&refused(
-            Code::Unimplemented,
-            "content-encoding",
-            "compressed requests are not accepted: send them uncompressed (identity)".into(),
-        ))));
-    }
-    Ok(codec)
+    let (request, response) = gzip::negotiate(&parts.headers).map_err(|e| {
+        let mut resp = error_response(&e);
+        resp.headers_mut().insert(
+            http::header::ACCEPT_ENCODING,
+            http::HeaderValue::from_static(gzip::SUPPORTED),
+        );
+        Box::new(resp)
+    })?;
+    Ok((codec, request, response))
 }
 
 /// Answers one Connect request (never fails: an error is a Connect error response).
@@ -174,30 +176,62 @@ async fn answer(
     req: http::Request<Body>,
 ) -> Result<http::Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
-    let codec = match accepted(&parts) {
-        Ok(codec) => codec,
+    let (codec, request_encoding, response_encoding) = match accepted(&parts) {
+        Ok(negotiated) => negotiated,
         Err(resp) => return Ok(*resp),
     };
     let body = match Limited::new(body, layer.max_request).collect().await {
         Ok(b) => b.to_bytes(),
         Err(e) => return Ok(error_response(&body_error(e, layer.max_request))),
     };
+    let body = match request_encoding {
+        Encoding::Identity => body,
+        Encoding::Gzip => match gzip::decompress(&body, layer.max_request) {
+            Ok(b) => b,
+            Err(e) => return Ok(error_response(&e)),
+        },
+    };
     let path = parts.uri.path().to_string();
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     Ok(
         match dispatch(layer, &path, codec, body, metadata, parts.extensions).await {
-            Ok(bytes) => {
-                let mut resp = http::Response::new(Body::new(Full::new(bytes)));
+            Ok(bytes) => answered(codec, response_encoding, bytes),
+            Err(e) => {
+                let mut resp = error_response(&e);
                 resp.headers_mut().insert(
-                    http::header::CONTENT_TYPE,
-                    http::HeaderValue::from_static(codec.content_type()),
+                    http::header::ACCEPT_ENCODING,
+                    http::HeaderValue::from_static(gzip::SUPPORTED),
                 );
-                resp.extensions_mut().insert(AnswerCode("ok"));
                 resp
             }
-            Err(e) => error_response(&e),
         },
     )
+}
+
+/// A successful answer, compressed as negotiated; it names what the server accepts.
+fn answered(codec: Codec, encoding: Encoding, bytes: Bytes) -> http::Response<Body> {
+    let bytes = match encoding {
+        Encoding::Identity => bytes,
+        Encoding::Gzip => gzip::compress(&bytes),
+    };
+    let mut resp = http::Response::new(Body::new(Full::new(bytes)));
+    let headers = resp.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(codec.content_type()),
+    );
+    headers.insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static(gzip::SUPPORTED),
+    );
+    if encoding == Encoding::Gzip {
+        headers.insert(
+            http::header::CONTENT_ENCODING,
+            http::HeaderValue::from_static("gzip"),
+        );
+    }
+    resp.extensions_mut().insert(AnswerCode("ok"));
+    resp
 }
 
 /// Why a body could not be read: over the size limit, or cut off at its deadline (the gate's

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod connect;
 pub mod front;
 pub mod gate;
+pub mod gzip;
 pub mod handlers;
 pub mod listen;
 pub mod malformed;
@@ -28,6 +29,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tonic::codec::CompressionEncoding;
 
 /// The actor recorded on what an anonymous caller (acting as the server) starts.
 pub const SERVER_ACTOR: &str = "ichor-tui-server";
@@ -173,10 +175,16 @@ fn stack(
     .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
     .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
     .add_service(
-        OperationServiceServer::new(handlers.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+        OperationServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
     )
     .add_service(
-        ClusterServiceServer::new(handlers.clone()).max_decoding_message_size(MAX_REQUEST_BYTES),
+        ClusterServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
     )
     .prepare();
     let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
