@@ -7,8 +7,9 @@
 //! the transport before the service sees it), nothing is written, and the server keeps
 //! answering. The server then stops on SIGTERM and exits cleanly.
 //!
-//! Needs `$ICHOR_PYTHON`: a Python with grpcio and grpcio-tools (`.ci/run` makes one). Without
-//! it the test is skipped with a notice, unless `$CI` is set, when it fails.
+//! Needs `$ICHOR_PYTHON`: a Python with grpcio, grpcio-tools, grpcio-status and
+//! grpcio-reflection (`.ci/run` makes one). Without it the test is skipped with a notice,
+//! unless `$CI` is set, when it fails.
 
 mod common;
 
@@ -107,6 +108,13 @@ fn grpcio_finds_malformed_bodies_refused_as_invalid_argument() {
 #[test]
 fn grpcio_calls_with_gzip_are_answered() {
     hostile(&["gzip"]);
+}
+
+/// grpcio-reflection: a file comes with its imports; an unknown symbol is answered in the
+/// stream, which stays open.
+#[test]
+fn grpcio_reflection_gets_files_with_their_imports_and_errors_in_the_stream() {
+    hostile(&["reflection"]);
 }
 
 /// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.

@@ -15,12 +15,12 @@ pub mod listen;
 pub mod malformed;
 pub mod metrics;
 pub mod protocol;
+pub mod reflection;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
 use crate::service::OperationService;
 use crate::service::access::KubeAccess;
-use crate::wire::proto;
 use crate::wire::proto::cluster_service_server::ClusterServiceServer;
 use crate::wire::proto::operation_service_server::OperationServiceServer;
 use anyhow::Context as _;
@@ -128,29 +128,6 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
     Ok(())
 }
 
-/// Server reflection, in both the versions grpcurl and grpcio's tools ask for.
-fn reflection() -> anyhow::Result<(
-    tonic_reflection::server::v1::ServerReflectionServer<
-        impl tonic_reflection::server::v1::ServerReflection,
-    >,
-    tonic_reflection::server::v1alpha::ServerReflectionServer<
-        impl tonic_reflection::server::v1alpha::ServerReflection,
-    >,
-)> {
-    let builder = || {
-        tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-    };
-    let v1 = builder()
-        .build_v1()
-        .context("building the reflection service")?;
-    let v1alpha = builder()
-        .build_v1alpha()
-        .context("building the reflection service")?;
-    Ok((v1, v1alpha))
-}
-
 /// The largest request message of health and reflection: theirs are a few names.
 pub const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
@@ -168,7 +145,9 @@ fn stack(
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
     let handlers = Handlers::new(service, auth.clone(), config.read_only);
     let (health, health_service) = tonic_health::server::health_reporter();
-    let (reflection_v1, reflection_v1alpha) = reflection()?;
+    let reflection = reflection::Reflection::new()?;
+    let reflection_v1 = reflection::v1::server(reflection.clone());
+    let reflection_v1alpha = reflection::v1alpha::server(reflection);
     let routes = tonic::service::Routes::new(
         health_service.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
     )

@@ -86,8 +86,58 @@ def main():
     print("OK")
 
 
+class _Bearer(grpc.StreamStreamClientInterceptor):
+    """Adds the token to the reflection stream: serve's reflection takes one, as its calls do."""
+
+    def __init__(self, md):
+        self.md = md
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        details = details._replace(metadata=tuple(details.metadata or ()) + self.md)
+        return continuation(details, requests)
+
+
 def reflection(channel, md):
-    fail("reflection: not yet")
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from grpc_reflection.v1alpha import reflection_pb2 as r, reflection_pb2_grpc as rg
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+        ProtoReflectionDescriptorDatabase,
+    )
+
+    # The raw stream: three questions, three answers, the stream open throughout.
+    stub = rg.ServerReflectionStub(channel)
+    questions = [
+        r.ServerReflectionRequest(file_containing_symbol="ichor.v1alpha1.OperationService"),
+        r.ServerReflectionRequest(file_containing_symbol="no.such.Symbol"),
+        r.ServerReflectionRequest(list_services=""),
+    ]
+    answers = list(stub.ServerReflectionInfo(iter(questions), metadata=md, timeout=15))
+    if len(answers) != 3:
+        fail(f"reflection: {len(answers)} answers to 3 questions")
+    names = []
+    for raw in answers[0].file_descriptor_response.file_descriptor_proto:
+        f = descriptor_pb2.FileDescriptorProto()
+        f.ParseFromString(raw)
+        names.append(f.name)
+    if names[:1] != ["ichor/v1alpha1/operation.proto"] or "ichor/v1alpha1/cluster.proto" not in names:
+        fail(f"reflection: the file and its import, not {names}")
+    print(f"reflection: operation.proto comes with its imports: {names}")
+    err = answers[1].error_response
+    if not answers[1].HasField("error_response") or err.error_code != grpc.StatusCode.NOT_FOUND.value[0]:
+        fail(f"reflection: an unknown symbol is answered in the stream, not {answers[1]}")
+    print(f"reflection: an unknown symbol answered in the stream: {err.error_message}")
+    services = [s.name for s in answers[2].list_services_response.service]
+    if "ichor.v1alpha1.OperationService" not in services:
+        fail(f"reflection: the stream stayed open, but the services are {services}")
+
+    # grpcio's own descriptor database builds a pool from it: every import resolves.
+    db = ProtoReflectionDescriptorDatabase(grpc.intercept_channel(channel, _Bearer(md)))
+    pool = descriptor_pool.DescriptorPool(db)
+    method = pool.FindMethodByName("ichor.v1alpha1.ClusterService.GetCluster")
+    if method.output_type.full_name != "ichor.v1alpha1.GetClusterResponse":
+        fail(f"reflection: {method.output_type.full_name}")
+    pool.FindMessageTypeByName("ichor.v1alpha1.ListOperationsRequest")
+    print("reflection: OK")
 
 
 if __name__ == "__main__":
