@@ -218,6 +218,11 @@ pub struct ServeArgs {
     /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
+    /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
+    /// open connections, what a limit refused.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// `ichor-tui demo-cluster`.

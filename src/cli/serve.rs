@@ -54,6 +54,7 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         insecure_listen: args.insecure_listen,
         allow_anonymous: args.allow_anonymous,
         read_only: args.read_only,
+        metrics: args.metrics_listen,
     };
     if args.demo {
         let demo = ichor_demo::demo::DemoCluster::start(args.demo_speed)?;

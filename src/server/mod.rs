@@ -261,6 +261,8 @@ pub struct ListenOptions {
     pub allow_anonymous: bool,
     /// Every write refused (see [`ServerConfig::read_only`]).
     pub read_only: bool,
+    /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
@@ -274,12 +276,28 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
     let local = listener
         .local_addr()
         .context("reading the listen address")?;
+    let metrics = metrics::Metrics::new();
+    let scraped = match opts.metrics {
+        Some(at) => Some(metrics::bind(at).await?),
+        None => None,
+    };
     {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
         writeln!(out, "serving on {local}").context("writing to stdout")?;
+        if let Some(l) = &scraped {
+            let at = l.local_addr().context("reading the metrics address")?;
+            writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+        }
         out.flush().context("writing to stdout")?;
     }
+    let scraping = scraped.map(|l| {
+        tokio::spawn(metrics::serve(
+            metrics.clone(),
+            l,
+            std::future::pending::<()>(),
+        ))
+    });
     tracing::info!(
         %local,
         tls = opts.tls.is_some(),
@@ -290,7 +308,12 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls,
         read_only: opts.read_only,
+        metrics,
         ..ServerConfig::new(kube)
     };
-    serve(config, listener, shutdown_signal()).await
+    let served = serve(config, listener, shutdown_signal()).await;
+    if let Some(task) = scraping {
+        task.abort();
+    }
+    served
 }
