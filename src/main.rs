@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let _log_guard = match ichor_tui::cli::init_logging(cli.log_file.as_deref()) {
+    let _log_guard = match ichor_tui::cli::init_logging(cli.log_file()) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("ichor-tui: {}", ichor_tui::errors::one_line(&e));
@@ -17,7 +17,7 @@ fn main() -> std::process::ExitCode {
     // The dashboard alone waits on the terminal, a timer and its calls: one thread, so an
     // idle poll wakes no second one. Serving (serve, demo-cluster, --demo's embedded cluster
     // and its ichor-ui) takes every core.
-    let dashboard_alone = cli.command.is_none() && !cli.demo;
+    let dashboard_alone = !cli.serves();
     let mut builder = match dashboard_alone {
         true => tokio::runtime::Builder::new_current_thread(),
         false => tokio::runtime::Builder::new_multi_thread(),
@@ -45,7 +45,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Some(Command::DemoCluster(args)) => {
             let addr: SocketAddr = args.listen.parse().context("parsing --listen")?;
             ichor_demo::apiserver::server::check_listen(&addr, args.allow_remote)?;
-            let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
+            let demo = ichor_demo::demo::DemoCluster::start(args.demo_speed)?;
             if let Some(target) = args.ichor_ui_forward {
                 demo.forward_ichor_ui(target)?;
             }
@@ -64,7 +64,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::Serve(args)) => {
-            ichor_tui::cli::run_serve(&cli, args).await?;
+            ichor_tui::cli::run_serve(args).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         None => ichor_tui::cli::run_dashboard(cli).await,

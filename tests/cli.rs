@@ -276,3 +276,205 @@ fn serve_without_credentials_says_both_places_it_looked() {
     );
     assert_eq!(exit.code, Some(1));
 }
+
+/// `ichor-tui ARGS` run to its end with stdout: exit code, stdout, stderr.
+fn output(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The long flags a help text lists.
+fn flags(help: &str) -> Vec<String> {
+    help.split_whitespace()
+        .filter_map(|w| w.strip_prefix("--"))
+        .map(|w| {
+            w.trim_end_matches([',', '.', ')'])
+                .split(['=', '<'])
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+#[test]
+fn each_subcommand_takes_only_the_flags_it_acts_on() {
+    let (code, help, _) = output(&["serve", "--help"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        help.contains("Connect protocol, gRPC and gRPC-Web"),
+        "{help}"
+    );
+    let serve = flags(&help);
+    for want in [
+        "listen",
+        "tls-cert",
+        "tls-key",
+        "insecure-listen",
+        "allow-anonymous",
+        "read-only",
+        "demo",
+        "kubeconfig",
+        "context",
+        "log-file",
+    ] {
+        assert!(
+            serve.iter().any(|f| f == want),
+            "serve --help lists --{want}: {serve:?}"
+        );
+    }
+    for dashboard_only in [
+        "server",
+        "protocol",
+        "token-file",
+        "ca-file",
+        "lang",
+        "color",
+        "ascii",
+        "call-timeout",
+        "namespace",
+        "all-namespaces",
+        "backend",
+        "ambiguous-width",
+        "config",
+    ] {
+        assert!(
+            !serve.iter().any(|f| f == dashboard_only),
+            "serve --help lists --{dashboard_only}: {serve:?}"
+        );
+        let (code, _, err) = output(&["serve", &format!("--{dashboard_only}"), "x"]);
+        assert_eq!(code, Some(2), "serve --{dashboard_only} is refused: {err}");
+        assert!(err.contains("unexpected argument"), "{err}");
+    }
+    let (code, help, _) = output(&["demo-cluster", "--help"]);
+    assert_eq!(code, Some(0));
+    let demo = flags(&help);
+    assert!(
+        !demo
+            .iter()
+            .any(|f| f == "server" || f == "read-only" || f == "tls-cert"),
+        "{demo:?}"
+    );
+    // A dashboard flag before a subcommand is no longer taken and ignored.
+    let (code, _, err) = output(&["--read-only", "serve"]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, help, _) = output(&["--help"]);
+    assert_eq!(code, Some(0));
+    assert!(!flags(&help).iter().any(|f| f == "tls-cert"), "{help}");
+}
+
+/// `serve --read-only` is a read-only server: every write is refused PERMISSION_DENIED with
+/// reason READ_ONLY over the Connect protocol (curl), and the operation is untouched.
+#[test]
+fn serve_read_only_refuses_every_write() {
+    use std::io::BufRead as _;
+    if Command::new("curl").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "curl is missing but CI is set"
+        );
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "serve",
+            "--demo",
+            "--read-only",
+            "--listen",
+            "127.0.0.1:0",
+            "--log-file",
+        ])
+        .arg(home.path().join("log"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("serving on ")
+        .unwrap()
+        .to_string();
+    let call = |method: &str, body: &str| {
+        let out = Command::new("curl")
+            .args([
+                "-sS",
+                "-w",
+                "\n%{http_code}",
+                "-H",
+                "Content-Type: application/json",
+            ])
+            .args(["-H", "Authorization: Bearer demo-admin-token", "-d", body])
+            .arg(format!(
+                "http://{addr}/ichor.v1alpha1.OperationService/{method}"
+            ))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let op = r#"{"namespace": "default", "name": "staging-talos-x7k2p"}"#;
+    let pause = r#"{"namespace": "default", "name": "staging-talos-x7k2p", "paused": true}"#;
+    let start =
+        r#"{"namespace": "default", "cluster": "staging", "kind": "OPERATION_KIND_SHUTDOWN"}"#;
+    for (method, body) in [
+        ("SetOperationPaused", pause),
+        ("DeleteOperation", op),
+        ("CreateOperation", start),
+    ] {
+        let answer = call(method, body);
+        assert!(answer.ends_with("\n403"), "{method}: {answer}");
+        assert!(
+            answer.contains("\"code\":\"permission_denied\""),
+            "{method}: {answer}"
+        );
+        assert!(answer.contains("read-only"), "{method}: {answer}");
+    }
+    let read = call("GetOperation", op);
+    assert!(read.ends_with("\n200"), "reads are served: {read}");
+    assert!(
+        !read.contains("\"paused\":true"),
+        "nothing was paused: {read}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Like client-go, the dashboard never sends its token over plain HTTP beyond loopback: a
+/// refusal that names TLS and the opt-out, before anything is contacted.
+#[test]
+fn a_token_is_not_sent_over_plain_http_beyond_loopback() {
+    let home = tempfile::tempdir().unwrap();
+    let token = write(home.path(), "token", b"s3cret\n");
+    let exit = run(
+        home.path(),
+        &["--server", "http://10.0.0.7:50051", "--token-file", &token],
+    );
+    let line = exit.line();
+    assert!(
+        line.contains("plain HTTP") && line.contains("https://"),
+        "{line}"
+    );
+    assert!(line.contains("--insecure-send-token-over-http"), "{line}");
+    assert!(!line.contains("s3cret"), "{line}");
+    assert_eq!(exit.code, Some(1));
+    // With the opt-out it goes on, to the next thing it needs: a terminal.
+    let exit = run(
+        home.path(),
+        &[
+            "--server",
+            "http://10.0.0.7:50051",
+            "--token-file",
+            &token,
+            "--insecure-send-token-over-http",
+        ],
+    );
+    assert!(!exit.stderr.contains("plain HTTP"), "{}", exit.stderr);
+}

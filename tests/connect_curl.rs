@@ -174,3 +174,137 @@ fn version_and_unknown_fields(addr: &str) {
     let body: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(body["clusters"].as_array().map(Vec::len), Some(3), "{body}");
 }
+
+/// AIP-158: a ListOperations without a page size is the server's default page of 100, with a
+/// token for the next; the token leads on to the rest.
+#[test]
+fn an_unpaged_list_is_a_default_page_with_a_token() {
+    if !curl_present() {
+        return;
+    }
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) = Process::start_with_env(
+        &["serve", "--demo", "--listen", "127.0.0.1:0"],
+        log.path(),
+        &[("ICHOR_DEMO_OPERATIONS", "150")],
+    );
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let list = |body: &str| {
+        let cmd = format!(
+            "curl -sS -H 'Content-Type: application/json' -H 'Authorization: Bearer demo-viewer-token' -d '{body}' http://{README_ADDR}/ichor.v1alpha1.OperationService/ListOperations"
+        );
+        run(&cmd, &addr)
+    };
+    let (status, page) = list(r#"{"allNamespaces": true, "view": "OPERATION_VIEW_SUMMARY"}"#);
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["operations"].as_array().map(Vec::len), Some(100));
+    assert_eq!(page["totalSize"], 157, "{}", page["totalSize"]);
+    let token = page["nextPageToken"].as_str().expect("a next page token");
+    let (status, rest) = list(&format!(
+        r#"{{"allNamespaces": true, "view": "OPERATION_VIEW_SUMMARY", "pageToken": "{token}"}}"#
+    ));
+    assert_eq!(status, 200, "{rest}");
+    assert_eq!(rest["operations"].as_array().map(Vec::len), Some(57));
+    assert!(rest.get("nextPageToken").is_none(), "the last page: {rest}");
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+/// `serve --metrics-listen`: Prometheus metrics on a port of their own, scraped with curl after
+/// a Connect call, a gRPC call (its code read from the trailers) and a refused one.
+#[test]
+fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
+    if !curl_present() {
+        return;
+    }
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let metrics_addr = free.local_addr().unwrap().to_string();
+    drop(free);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) = Process::start(
+        &[
+            "serve",
+            "--demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            &metrics_addr,
+        ],
+        log.path(),
+    );
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let url = format!("http://{addr}/ichor.v1alpha1.OperationService/ListOperations");
+    let curl = |args: &[&str], input: &[u8]| {
+        use std::io::Write as _;
+        let mut child = Command::new("curl")
+            .args(["-sS", "-o", "/dev/null"])
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        assert!(child.wait().unwrap().success(), "{args:?}");
+    };
+    let bearer = "Authorization: Bearer demo-viewer-token";
+    let json = br#"{"namespace": "default"}"#;
+    curl(
+        &[
+            "-H",
+            "Content-Type: application/json",
+            "-H",
+            bearer,
+            "--data-binary",
+            "@-",
+            &url,
+        ],
+        json,
+    );
+    curl(
+        &[
+            "-H",
+            "Content-Type: application/json",
+            "--data-binary",
+            "@-",
+            &url,
+        ],
+        json,
+    );
+    let mut frame = vec![0, 0, 0, 0, 9];
+    frame.extend_from_slice(b"\x0a\x07default");
+    let grpc = [
+        "--http2-prior-knowledge",
+        "-H",
+        "Content-Type: application/grpc",
+        "-H",
+        "TE: trailers",
+        "-H",
+        bearer,
+        "--data-binary",
+        "@-",
+        &url,
+    ];
+    curl(&grpc, &frame);
+    let out = Command::new("curl")
+        .args(["-sS", &format!("http://{metrics_addr}/metrics")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    let calls = |protocol: &str, code: &str| {
+        format!(
+            "ichor_serve_requests_total{{service=\"ichor.v1alpha1.OperationService\",method=\"ListOperations\",protocol=\"{protocol}\",code=\"{code}\"}} 1"
+        )
+    };
+    for want in [
+        calls("connect", "ok"),
+        calls("connect", "unauthenticated"),
+        calls("grpc", "ok"),
+        "ichor_serve_request_duration_seconds_bucket{".to_string(),
+        "ichor_serve_requests_in_flight ".to_string(),
+        "ichor_serve_connections_open ".to_string(),
+    ] {
+        assert!(text.contains(&want), "{want} in\n{text}");
+    }
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}

@@ -4,7 +4,8 @@
 //!
 //! 1. a connect-es client (tests/interop/connect_client.mjs) against `serve` over each of its
 //!    transports: the Connect protocol over HTTP/1.1 and HTTP/2, in binary and in JSON; gRPC;
-//!    gRPC-Web. On each it lists, plans, has a start refused (reading the reason from the
+//!    gRPC-Web; and the Connect protocol (JSON), gRPC and gRPC-Web again with gzip both ways
+//!    (connect-es's `compressionGzip`, every message compressed). On each it lists, plans, has a start refused (reading the reason from the
 //!    ErrorInfo in the error's details), starts, pauses, resumes and deletes;
 //! 2. a connect-es server standing in for ichor-ui (tests/interop/connect_server.mjs), whose
 //!    canned answers and refusals the dashboard's client decodes into the domain types over
@@ -68,13 +69,16 @@ fn descriptors(dir: &Path) -> PathBuf {
 }
 
 /// The transports of the connect-es client, each working on a cluster of its own name.
-const TRANSPORTS: [&str; 6] = [
+const TRANSPORTS: [&str; 9] = [
     "connect-http1-proto",
     "connect-http1-json",
     "connect-http2-proto",
     "connect-http2-json",
     "grpc",
     "grpc-web",
+    "connect-http1-json-gzip",
+    "grpc-gzip",
+    "grpc-web-gzip",
 ];
 
 /// A cluster `name` (Talos v1.9.2) with a control plane and two workers, in `default`.
@@ -153,9 +157,9 @@ async fn a_connect_es_client_plans_starts_pauses_resumes_and_deletes_over_every_
             "{t}: the actor is the token's user:\n{stdout}"
         );
     }
-    assert!(stdout.contains("OK: 6 transports"), "{stdout}");
+    assert!(stdout.contains("OK: 9 transports"), "{stdout}");
 
-    // Six starts, each paused, resumed and deleted: nothing is left, and every write was the
+    // Nine starts, each paused, resumed and deleted: nothing is left, and every write was the
     // operator's.
     let ops = common::server::client_over(
         &server.url(false),
@@ -173,9 +177,9 @@ async fn a_connect_es_client_plans_starts_pauses_resumes_and_deletes_over_every_
             .filter(|w| w.starts_with(verb) && w.ends_with(&format!("by {}", users::OPERATOR)))
             .count()
     };
-    assert_eq!(by_operator("create talosoperations"), 6, "{writes:#?}");
-    assert_eq!(by_operator("delete talosoperations"), 6, "{writes:#?}");
-    assert_eq!(by_operator("patch talosoperations"), 12, "{writes:#?}");
+    assert_eq!(by_operator("create talosoperations"), 9, "{writes:#?}");
+    assert_eq!(by_operator("delete talosoperations"), 9, "{writes:#?}");
+    assert_eq!(by_operator("patch talosoperations"), 18, "{writes:#?}");
     server.stop().await.unwrap();
 }
 

@@ -4,6 +4,18 @@
 //! matrix, which runs over gRPC too.
 
 mod common;
+#[path = "serve/curl.rs"]
+mod curl;
+#[path = "serve/deadlines.rs"]
+mod deadlines;
+#[path = "serve/gzip.rs"]
+mod gzip;
+#[path = "serve/limits.rs"]
+mod limits;
+#[path = "serve/malformed.rs"]
+mod malformed;
+#[path = "serve/pages.rs"]
+mod pages;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
@@ -214,18 +226,13 @@ async fn a_shutdown_lets_the_calls_in_flight_finish() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve(
-        ServerConfig {
-            kube,
-            allow_anonymous: false,
-            tls: None,
-            settle_window: common::SETTLE_WINDOW,
-        },
-        listener,
-        async move {
-            let _ = stop_rx.await;
-        },
-    ));
+    let config = ServerConfig {
+        settle_window: common::SETTLE_WINDOW,
+        ..ServerConfig::new(kube)
+    };
+    let server = tokio::spawn(serve(config, listener, async move {
+        let _ = stop_rx.await;
+    }));
     let c = client(&format!("http://{addr}"), Some(users::VIEWER_TOKEN));
     let call = tokio::spawn(async move { c.list_operations(Some("default")).await });
     arrived.recv().await.unwrap();
@@ -293,7 +300,14 @@ async fn reflection_lists_the_services() {
         .connect()
         .await
         .unwrap();
-    let mut reflection = ServerReflectionClient::new(channel);
+    // Reflection takes a token, as the calls do.
+    let bearer: tonic::metadata::MetadataValue<_> =
+        format!("Bearer {}", users::VIEWER_TOKEN).parse().unwrap();
+    let mut reflection =
+        ServerReflectionClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
+            r.metadata_mut().insert("authorization", bearer.clone());
+            Ok(r)
+        });
     let ask = |m: MessageRequest| ServerReflectionRequest {
         host: String::new(),
         message_request: Some(m),

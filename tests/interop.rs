@@ -7,8 +7,9 @@
 //! the transport before the service sees it), nothing is written, and the server keeps
 //! answering. The server then stops on SIGTERM and exits cleanly.
 //!
-//! Needs `$ICHOR_PYTHON`: a Python with grpcio and grpcio-tools (`.ci/run` makes one). Without
-//! it the test is skipped with a notice, unless `$CI` is set, when it fails.
+//! Needs `$ICHOR_PYTHON`: a Python with grpcio, grpcio-tools, grpcio-status and
+//! grpcio-reflection (`.ci/run` makes one). Without it the test is skipped with a notice,
+//! unless `$CI` is set, when it fails.
 
 mod common;
 
@@ -94,4 +95,55 @@ fn a_python_client_generated_from_the_protos_starts_and_follows_an_operation() {
     // Hostile input is quoted back short: no line of the server's log carries it whole.
     let longest = log.lines().map(str::len).max().unwrap_or(0);
     assert!(longest < 2000, "a log line of {longest} bytes");
+}
+
+/// grpcio where the hostile-load issue found serve wanting (tests/interop/hostile.py): bodies
+/// that are not messages are INVALID_ARGUMENT.
+#[test]
+fn grpcio_finds_malformed_bodies_refused_as_invalid_argument() {
+    hostile(&["malformed"]);
+}
+
+/// grpcio with gzip: its requests compressed, its answers asked for compressed.
+#[test]
+fn grpcio_calls_with_gzip_are_answered() {
+    hostile(&["gzip"]);
+}
+
+/// grpcio-reflection: a file comes with its imports; an unknown symbol is answered in the
+/// stream, which stays open.
+#[test]
+fn grpcio_reflection_gets_files_with_their_imports_and_errors_in_the_stream() {
+    hostile(&["reflection"]);
+}
+
+/// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.
+fn hostile(checks: &[&str]) {
+    let Some(python) = python() else {
+        return;
+    };
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let (server, first) =
+        Process::start(&["serve", "--demo", "--listen", "127.0.0.1:0"], log.path());
+    let addr = first.strip_prefix("serving on ").unwrap().to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/hostile.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(&addr)
+        .args(["--token", users::VIEWER_TOKEN])
+        .args(checks)
+        .output()
+        .unwrap_or_else(|e| panic!("running {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "hostile.py {checks:?}:\n{stdout}\n{stderr}"
+    );
+    for check in checks {
+        assert!(stdout.contains(&format!("{check}: OK")), "{stdout}");
+    }
+    let status = server.terminate(Duration::from_secs(30));
+    assert!(status.success(), "exit status after SIGTERM: {status}");
 }

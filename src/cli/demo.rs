@@ -40,12 +40,7 @@ async fn start_ui_server(
     let addr = listener
         .local_addr()
         .context("reading the demo ichor-ui's address")?;
-    let config = crate::server::ServerConfig {
-        kube: cluster.api.client(users::SERVER_TOKEN),
-        allow_anonymous: false,
-        tls: None,
-        settle_window: crate::server::APISERVER_REQUEST_TIMEOUT,
-    };
+    let config = crate::server::ServerConfig::new(cluster.api.client(users::SERVER_TOKEN));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(crate::server::serve(config, listener, async {
         let _ = stopped.await;

@@ -22,102 +22,112 @@ use std::path::{Path, PathBuf};
 /// file (keys as the long flags: namespace, context, lang, color, read-only, …), then the
 /// defaults.
 #[derive(Debug, Parser)]
-#[command(name = "ichor-tui", version, about, long_about)]
+#[command(
+    name = "ichor-tui",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use (default: the current context).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// The namespace to list (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 
     /// List operations in every namespace (adds the namespace column).
-    #[arg(short = 'A', long, global = true)]
+    #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
     /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`; https:// with TLS)
     /// instead of running it in-process.
-    #[arg(long, global = true, env = "ICHOR_SERVER", value_name = "URL")]
+    #[arg(long, env = "ICHOR_SERVER", value_name = "URL")]
     pub server: Option<String>,
     /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
     /// proxies; the default) or gRPC (HTTP/2).
-    #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
+    #[arg(long, value_enum, value_name = "PROTOCOL")]
     pub protocol: Option<crate::client::remote::Protocol>,
     /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
     /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
     /// or nothing) or in-process.
-    #[arg(long, global = true, value_enum, value_name = "BACKEND")]
+    #[arg(long, value_enum, value_name = "BACKEND")]
     pub backend: Option<BackendChoice>,
     /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
-    #[arg(long, global = true, value_name = "NAMESPACE/SERVICE")]
+    #[arg(long, value_name = "NAMESPACE/SERVICE")]
     pub ichor_ui: Option<String>,
     /// The name of ichor-ui's Service port (default api).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub ichor_ui_port: Option<String>,
     /// With --demo: no ichor-ui in the demo cluster, to see the in-process fallback.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub demo_without_ichor_ui: bool,
 
     /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
+    /// Send the bearer token over plain http:// to a --server that is not loopback all the same
+    /// (by default it is refused: use https://).
+    #[arg(long)]
+    pub insecure_send_token_over_http: bool,
+
     /// Extra CA certificates (PEM) to trust for an https:// --server.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub ca_file: Option<PathBuf>,
 
     /// Language of the interface: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
-    #[arg(long, global = true, value_name = "LANG")]
+    #[arg(long, value_name = "LANG")]
     pub lang: Option<String>,
 
     /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
-    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<crate::config::ColorMode>,
 
     /// Draw borders and bars with ASCII only (automatic when the locale is not UTF-8).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub ascii: bool,
 
     /// How wide the terminal draws East Asian "ambiguous" characters (box drawing, ·, …, ▶):
     /// auto (asked of the terminal at start), narrow, or wide (Tera Term or PuTTY set to
     /// Japanese, mintty under a ja locale, xterm -cjk_width: then none is drawn).
-    #[arg(long, global = true, value_enum, value_name = "WIDTH")]
+    #[arg(long, value_enum, value_name = "WIDTH")]
     pub ambiguous_width: Option<crate::config::AmbiguousWidth>,
 
     /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
     /// (`--readonly`, as k9s spells it, is the same flag.)
-    #[arg(long, global = true, visible_alias = "readonly")]
+    #[arg(long, visible_alias = "readonly")]
     pub read_only: bool,
 
     /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
     /// controller) instead of a real cluster.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub demo: bool,
 
     /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
-    #[arg(long, global = true, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
 
     /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
 
     /// The deadline of each call to --server, in seconds, from 1 to 3600.
     #[arg(
         long,
-        global = true,
         default_value_t = 15,
         value_name = "SECONDS",
         value_parser = clap::value_parser!(u64).range(CALL_TIMEOUT_SECONDS)
@@ -149,8 +159,9 @@ fn demo_speed(s: &str) -> Result<f64, String> {
 pub enum Command {
     /// Serve the demo cluster's Kubernetes API over HTTP for kubectl (loopback only by default).
     DemoCluster(DemoClusterArgs),
-    /// Serve OperationService and ClusterService over gRPC (with health and reflection), acting
-    /// as each caller whose bearer token Kubernetes accepts (TokenReview, then impersonation).
+    /// Serve OperationService and ClusterService over the Connect protocol, gRPC and gRPC-Web on
+    /// one port (with health and reflection), acting as each caller whose bearer token
+    /// Kubernetes accepts (TokenReview, then impersonation).
     Serve(ServeArgs),
 }
 
@@ -186,6 +197,32 @@ pub struct ServeArgs {
     /// Calls without a bearer token act as the server's own identity (actor "ichor-tui-server").
     #[arg(long)]
     pub allow_anonymous: bool,
+    /// A read-only server: every start, pause, resume and delete is refused PERMISSION_DENIED
+    /// (reason READ_ONLY); reads are served as usual.
+    #[arg(long, visible_alias = "readonly")]
+    pub read_only: bool,
+    /// Serve the embedded demo cluster (an in-memory Kubernetes API and a simulated
+    /// controller) instead of reaching a real one.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    pub demo: bool,
+    /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
+    pub demo_speed: f64,
+    /// The server's own kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the
+    /// in-cluster service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use (default: the current context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+    /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
+    /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
+    /// open connections, what a limit refused.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// `ichor-tui demo-cluster`.
@@ -205,6 +242,29 @@ pub struct DemoClusterArgs {
     /// whose port nothing listens on).
     #[arg(long, value_name = "ADDR")]
     pub ichor_ui_forward: Option<SocketAddr>,
+    /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
+    pub demo_speed: f64,
+    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    #[arg(long, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+}
+
+impl Cli {
+    /// Where the log goes: the flag of the command that runs.
+    pub fn log_file(&self) -> Option<&Path> {
+        match &self.command {
+            Some(Command::Serve(a)) => a.log_file.as_deref(),
+            Some(Command::DemoCluster(a)) => a.log_file.as_deref(),
+            None => self.log_file.as_deref(),
+        }
+    }
+
+    /// Whether this run serves (a subcommand, or the dashboard with its embedded demo cluster),
+    /// rather than being the dashboard alone.
+    pub fn serves(&self) -> bool {
+        self.command.is_some() || self.demo
+    }
 }
 
 /// Sends tracing to a file (never the terminal). Returns the guard that flushes it.
@@ -340,8 +400,8 @@ mod tests {
             "error: invalid value '0' for '--call-timeout <SECONDS>': 0 is not in 1..=3600"
         );
         assert_eq!(
-            refusal(&["serve", "--call-timeout", "86400"]),
-            "error: invalid value '86400' for '--call-timeout <SECONDS>': 86400 is not in 1..=3600"
+            refusal(&["serve", "--demo-speed", "0"]),
+            "error: invalid value '0' for '--demo-speed <FACTOR>': 0 is not in 0.1..=1000"
         );
         let ok = Cli::parse_from(["ichor-tui", "--demo-speed", "0.1", "--call-timeout", "3600"]);
         assert_eq!((ok.demo_speed, ok.call_timeout), (0.1, 3600));

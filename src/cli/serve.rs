@@ -1,6 +1,6 @@
 //! `ichor-tui serve`: the server's Kubernetes client, then the server.
 
-use super::{Cli, ServeArgs};
+use super::ServeArgs;
 use anyhow::Context as _;
 use std::path::PathBuf;
 
@@ -35,7 +35,7 @@ async fn serve_kube_client(
 
 /// `ichor-tui serve`: the server's Kubernetes client (the demo cluster's, or from the
 /// kubeconfig), then the server.
-pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
+pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(crate::server::TlsPem::read(cert, key)?),
         (None, None) => None,
@@ -53,14 +53,16 @@ pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
         tls,
         insecure_listen: args.insecure_listen,
         allow_anonymous: args.allow_anonymous,
+        read_only: args.read_only,
+        metrics: args.metrics_listen,
     };
-    if cli.demo {
-        let demo = ichor_demo::demo::DemoCluster::start(cli.demo_speed)?;
+    if args.demo {
+        let demo = ichor_demo::demo::DemoCluster::start(args.demo_speed)?;
         let kube = demo
             .api
             .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN);
         return crate::server::run(opts, kube).await;
     }
-    let kube = serve_kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?;
+    let kube = serve_kube_client(args.kubeconfig.as_ref(), args.context.as_deref()).await?;
     crate::server::run(opts, kube).await
 }

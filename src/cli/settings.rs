@@ -125,6 +125,8 @@ impl Source {
             };
             opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
             opts.read_only = settings.read_only;
+            opts.insecure_send_token_over_http = cli.insecure_send_token_over_http;
+            opts.check_token_transport()?;
             return Ok(Source::Remote(opts));
         }
         let loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;

@@ -41,12 +41,18 @@ pub trait OperationClient: Send + Sync {
     }
     /// One page of the operations list.
     async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError>;
-    /// Every operation in `namespace` (`None`: every namespace), whole, in one answer.
+    /// Every operation in `namespace` (`None`: every namespace), whole: page after page.
     async fn list_operations(&self, namespace: Option<&str>) -> Result<Vec<Operation>, ApiError> {
-        Ok(self
-            .list_page(&ListQuery::everything(namespace))
-            .await?
-            .operations)
+        let mut query = ListQuery::everything(namespace);
+        let mut all = Vec::new();
+        loop {
+            let page = self.list_page(&query).await?;
+            all.extend(page.operations);
+            match page.next_page_token {
+                Some(token) => query = query.after(token),
+                None => return Ok(all),
+            }
+        }
     }
     /// The operation a start with `request_id` created in `namespace`, if there is one.
     async fn find_start(

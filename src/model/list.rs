@@ -6,6 +6,10 @@ use std::cmp::Ordering;
 
 /// The most operations one page holds; a larger page size is served as this.
 pub const MAX_PAGE_SIZE: u32 = 1000;
+/// The page a query without a page size gets (AIP-158 lets the server choose): an unpaged
+/// list of a long history would be one message of megabytes (at 10,000 operations, 6 MB,
+/// over grpcio's default 4 MB limit).
+pub const DEFAULT_PAGE_SIZE: u32 = 100;
 /// The longest text filter accepted.
 pub const MAX_FILTER_CHARS: usize = 100;
 
@@ -61,7 +65,7 @@ pub struct ListQuery {
     /// `None`: every namespace.
     pub namespace: Option<String>,
     pub view: View,
-    /// At most this many operations; 0 is every one (clients before paging).
+    /// At most this many operations; 0 is [`DEFAULT_PAGE_SIZE`].
     pub page_size: u32,
     /// Where the previous page ended, as its answer said; `None` is the first page.
     pub page_token: Option<String>,
@@ -77,11 +81,22 @@ pub struct ListQuery {
 }
 
 impl ListQuery {
-    /// Every operation in `namespace`, whole, in one answer.
+    /// The first of the largest pages of every operation in `namespace`, whole; the next
+    /// ones by [`ListQuery::after`] each answer's token.
     pub fn everything(namespace: Option<&str>) -> ListQuery {
         ListQuery {
             namespace: namespace.map(str::to_string),
+            page_size: MAX_PAGE_SIZE,
             ..ListQuery::default()
+        }
+    }
+
+    /// The same query for the page after the one that ended at `token`.
+    pub fn after(&self, token: String) -> ListQuery {
+        ListQuery {
+            page_token: Some(token),
+            known_version: None,
+            ..self.clone()
         }
     }
 }

@@ -11,7 +11,8 @@ mod version;
 pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{
-    ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
+    DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View,
+    list_order,
 };
 pub use progress::{Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::time::Instant;
-use tonic::metadata::MetadataMap;
 
 /// How long a token's review is trusted (kube-apiserver's webhook token authenticator caches
 /// for 2 minutes; a dashboard polls every few seconds).
@@ -51,10 +50,11 @@ impl Authenticator {
         }
     }
 
-    /// The caller of a call: the reviewed user, or with `--allow-anonymous` and no token at
-    /// all, the server itself. A token that is sent always decides.
-    pub async fn caller(&self, metadata: &MetadataMap) -> Result<Caller, ApiError> {
-        let Some(value) = metadata.get("authorization") else {
+    /// The caller of a call, from its headers alone: the reviewed user, or with
+    /// `--allow-anonymous` and no token at all, the server itself. A token that is sent always
+    /// decides.
+    pub async fn caller(&self, headers: &http::HeaderMap) -> Result<Caller, ApiError> {
+        let Some(value) = headers.get(http::header::AUTHORIZATION) else {
             if self.allow_anonymous {
                 return Ok(Caller::in_process());
             }
@@ -176,12 +176,11 @@ mod tests {
     use super::*;
     use ichor_demo::apiserver::auth::users;
     use ichor_demo::apiserver::{EmbeddedApi, Fault};
-    use tonic::metadata::MetadataValue;
 
-    fn md(auth: Option<&str>) -> MetadataMap {
-        let mut m = MetadataMap::new();
+    fn md(auth: Option<&str>) -> http::HeaderMap {
+        let mut m = http::HeaderMap::new();
         if let Some(a) = auth {
-            m.insert("authorization", MetadataValue::try_from(a).unwrap());
+            m.insert("authorization", http::HeaderValue::try_from(a).unwrap());
         }
         m
     }

@@ -1,12 +1,15 @@
 //! The Connect protocol's unary calls (connectrpc.com/docs/protocol) in front of tonic's gRPC
 //! routes, on the same port: a request that is not gRPC or gRPC-Web (by its content type) is
-//! answered here, by the same handlers; every response names the server's version. The
+//! answered here, by the same handlers. The
 //! request's message is `application/proto` or `application/json` (the canonical proto3 JSON
 //! mapping, through the descriptors), and so is the answer; an error is JSON
 //! (`{"code","message","details"}`) with the `google.rpc.ErrorInfo` in its details.
 
+use super::front::AnswerCode;
+use super::gzip::{self, Encoding};
 use super::handlers::Handlers;
-use crate::model::{ApiError, Code, Reason};
+use super::protocol::{Protocol, refused};
+use crate::model::{ApiError, Code};
 use crate::wire::proto;
 use crate::wire::proto::cluster_service_server::ClusterService;
 use crate::wire::proto::operation_service_server::OperationService;
@@ -17,11 +20,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Duration;
 use tonic::body::Body;
-
-/// The response header that names the server's version.
-pub const VERSION_HEADER: &str = crate::wire::version::HEADER;
 
 /// How a Connect message is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,21 +86,6 @@ pub struct Connect<S> {
     layer: ConnectLayer,
 }
 
-fn is_grpc(req: &http::Request<Body>) -> bool {
-    req.headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/grpc"))
-}
-
-fn with_version<B>(mut resp: http::Response<B>) -> http::Response<B> {
-    resp.headers_mut().insert(
-        VERSION_HEADER,
-        http::HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
-    );
-    resp
-}
-
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 impl<S> tower::Service<http::Request<Body>> for Connect<S>
@@ -122,49 +106,29 @@ where
     }
 
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
-        if is_grpc(&req) {
-            let fut = self.inner.call(req);
-            return Box::pin(async move { fut.await.map(with_version) });
+        if Protocol::of(&req) != Protocol::Connect {
+            return Box::pin(self.inner.call(req));
         }
         let layer = self.layer.clone();
         Box::pin(async move {
-            let resp = match answer(&layer, req).await {
-                Ok(r) => r,
+            match answer(&layer, req).await {
+                Ok(r) => Ok(r),
                 Err(never) => match never {},
-            };
-            Ok(with_version(resp))
+            }
         })
     }
 }
 
 /// A Connect error response.
 fn error_response(e: &ApiError) -> http::Response<Body> {
-    let status = http::StatusCode::from_u16(crate::wire::connect_http_status(e.code))
-        .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
-    let mut resp = http::Response::new(Body::new(Full::new(Bytes::from(
-        crate::wire::connect_error_body(e),
-    ))));
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    resp
+    super::protocol::connect_error(e)
 }
 
-fn refused(code: Code, what: &str, message: String) -> ApiError {
-    let detail = message.clone();
-    ApiError::refused(
-        code,
-        Reason::Invalid,
-        &[("what", what), ("detail", &detail)],
-        message,
-    )
-}
-
-/// The request's codec, or the error response that refuses its method, content type or
-/// encoding.
-fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Body>>> {
+/// The request's codec and encodings, or the error response that refuses its method, content
+/// type or encoding.
+fn accepted(
+    parts: &http::request::Parts,
+) -> Result<(Codec, Encoding, Encoding), Box<http::Response<Body>>> {
     if parts.method != http::Method::POST {
         let mut resp = error_response(&refused(
             Code::Unimplemented,
@@ -195,16 +159,15 @@ fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Bo
         );
         return Err(Box::new(resp));
     };
-    if let Some(enc) = parts.headers.get(http::header::CONTENT_ENCODING)
-        && enc.as_bytes() != b"identity"
-    {
-        return Err(Box::new(error_response(&refused(
-            Code::Unimplemented,
-            "content-encoding",
-            "compressed requests are not accepted: send them uncompressed (identity)".into(),
-        ))));
-    }
-    Ok(codec)
+    let (request, response) = gzip::negotiate(&parts.headers).map_err(|e| {
+        let mut resp = error_response(&e);
+        resp.headers_mut().insert(
+            http::header::ACCEPT_ENCODING,
+            http::HeaderValue::from_static(gzip::SUPPORTED),
+        );
+        Box::new(resp)
+    })?;
+    Ok((codec, request, response))
 }
 
 /// Answers one Connect request (never fails: an error is a Connect error response).
@@ -213,48 +176,78 @@ async fn answer(
     req: http::Request<Body>,
 ) -> Result<http::Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
-    let codec = match accepted(&parts) {
-        Ok(codec) => codec,
+    let (codec, request_encoding, response_encoding) = match accepted(&parts) {
+        Ok(negotiated) => negotiated,
         Err(resp) => return Ok(*resp),
     };
     let body = match Limited::new(body, layer.max_request).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(_) => {
-            return Ok(error_response(&refused(
-                Code::InvalidArgument,
-                "size",
-                format!("the request is larger than {} bytes", layer.max_request),
-            )));
-        }
+        Err(e) => return Ok(error_response(&body_error(e, layer.max_request))),
     };
-    let deadline = parts
-        .headers
-        .get("connect-timeout-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(Duration::from_millis);
-    let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers.clone());
-    let call = dispatch(layer, parts.uri.path(), codec, body, metadata);
-    let result = match deadline {
-        Some(d) => tokio::time::timeout(d, call).await.unwrap_or_else(|_| {
-            Err(ApiError::new(
-                Code::DeadlineExceeded,
-                "the call's deadline (connect-timeout-ms) passed",
-            ))
-        }),
-        None => call.await,
+    let body = match request_encoding {
+        Encoding::Identity => body,
+        Encoding::Gzip => match gzip::decompress(&body, layer.max_request) {
+            Ok(b) => b,
+            Err(e) => return Ok(error_response(&e)),
+        },
     };
-    Ok(match result {
-        Ok(bytes) => {
-            let mut resp = http::Response::new(Body::new(Full::new(bytes)));
-            resp.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                http::HeaderValue::from_static(codec.content_type()),
-            );
-            resp
-        }
-        Err(e) => error_response(&e),
-    })
+    let path = parts.uri.path().to_string();
+    let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
+    Ok(
+        match dispatch(layer, &path, codec, body, metadata, parts.extensions).await {
+            Ok(bytes) => answered(codec, response_encoding, bytes),
+            Err(e) => {
+                let mut resp = error_response(&e);
+                resp.headers_mut().insert(
+                    http::header::ACCEPT_ENCODING,
+                    http::HeaderValue::from_static(gzip::SUPPORTED),
+                );
+                resp
+            }
+        },
+    )
+}
+
+/// A successful answer, compressed as negotiated; it names what the server accepts.
+fn answered(codec: Codec, encoding: Encoding, bytes: Bytes) -> http::Response<Body> {
+    let bytes = match encoding {
+        Encoding::Identity => bytes,
+        Encoding::Gzip => gzip::compress(&bytes),
+    };
+    let mut resp = http::Response::new(Body::new(Full::new(bytes)));
+    let headers = resp.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(codec.content_type()),
+    );
+    headers.insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static(gzip::SUPPORTED),
+    );
+    if encoding == Encoding::Gzip {
+        headers.insert(
+            http::header::CONTENT_ENCODING,
+            http::HeaderValue::from_static("gzip"),
+        );
+    }
+    resp.extensions_mut().insert(AnswerCode("ok"));
+    resp
+}
+
+/// Why a body could not be read: over the size limit, or cut off at its deadline (the gate's
+/// [`super::listen::DeadlineBody`]), or the connection's fault.
+fn body_error(e: Box<dyn std::error::Error + Send + Sync>, max: usize) -> ApiError {
+    if e.is::<http_body_util::LengthLimitError>() {
+        return refused(
+            Code::InvalidArgument,
+            "size",
+            format!("the request is larger than {max} bytes"),
+        );
+    }
+    match e.downcast::<tonic::Status>() {
+        Ok(status) => crate::wire::error_from_status(&status),
+        Err(_) => ApiError::new(Code::Unavailable, "the request's body could not be read"),
+    }
 }
 
 /// A request message from its body.
@@ -327,6 +320,7 @@ macro_rules! calls {
             codec: Codec,
             body: Bytes,
             metadata: tonic::metadata::MetadataMap,
+            extensions: http::Extensions,
         ) -> Result<Bytes, ApiError> {
             match path {
                 $(
@@ -339,7 +333,7 @@ macro_rules! calls {
                         )?;
                         let request = tonic::Request::from_parts(
                             metadata,
-                            tonic::Extensions::default(),
+                            extensions,
                             req,
                         );
                         let resp = <Handlers as $trait>::$method(&layer.handlers, request)

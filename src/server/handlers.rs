@@ -2,6 +2,7 @@
 //! caller, encode the answer. No behaviour of their own: every refusal is the service's.
 
 use super::auth::Authenticator;
+use super::gate::CallDeadline;
 use crate::model::{ApiError, Code, Reason};
 use crate::service::OperationService;
 use crate::service::access::Caller;
@@ -15,6 +16,7 @@ use tonic::{Request, Response, Status};
 pub struct Handlers {
     service: OperationService,
     auth: Arc<Authenticator>,
+    read_only: bool,
 }
 
 /// The namespace a list covers: one, or all with `all_namespaces`.
@@ -29,6 +31,37 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
             "the request names no namespace (set all_namespaces to list every namespace)",
         )),
     }
+}
+
+/// The calls that write: once begun, each is carried to its end (see [`detached`]).
+const WRITES: [&str; 3] = ["CreateOperation", "SetOperationPaused", "DeleteOperation"];
+
+/// The answer to a call whose deadline passed: a read stopped there; a write once begun goes on
+/// to its end without the caller, and the answer says so.
+fn deadline_passed(rpc: &str) -> ApiError {
+    if WRITES.contains(&rpc) {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome",
+        )
+    } else {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed before the answer was ready",
+        )
+    }
+}
+
+/// The refusal of a write by a read-only server.
+fn read_only_refusal(rpc: &str) -> ApiError {
+    ApiError::refused(
+        Code::PermissionDenied,
+        Reason::ReadOnly,
+        &[("what", rpc)],
+        format!(
+            "{rpc}: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing"
+        ),
+    )
 }
 
 /// Runs a write to its end even when the caller goes away (a deadline, a dropped connection):
@@ -46,12 +79,18 @@ async fn detached<T: Send + 'static>(
 }
 
 impl Handlers {
-    pub fn new(service: OperationService, auth: Arc<Authenticator>) -> Handlers {
-        Handlers { service, auth }
+    /// `read_only`: every write is refused (`serve --read-only`).
+    pub fn new(service: OperationService, auth: Arc<Authenticator>, read_only: bool) -> Handlers {
+        Handlers {
+            service,
+            auth,
+            read_only,
+        }
     }
 
-    /// Authenticates, runs `call` as the caller, logs the outcome (never the token) and maps
-    /// the error to a status.
+    /// Runs `call` as the caller (authenticated from the headers by the gate before the body
+    /// was read; here again only when the gate did not run), until the call's deadline; logs
+    /// the outcome (never the token) and maps the error to a status.
     async fn handle<Req, T, Fut>(
         &self,
         rpc: &'static str,
@@ -61,20 +100,35 @@ impl Handlers {
     where
         Fut: std::future::Future<Output = Result<T, ApiError>>,
     {
-        let (metadata, _, message) = request.into_parts();
-        let caller = match self.auth.caller(&metadata).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
-                return Err(wire::status_from_error(&e));
-            }
+        let (metadata, extensions, message) = request.into_parts();
+        let deadline = extensions.get::<CallDeadline>().copied();
+        let caller = match extensions.get::<Caller>() {
+            Some(c) => c.clone(),
+            None => match self.auth.caller(metadata.as_ref()).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
+                    return Err(wire::status_from_error(&e));
+                }
+            },
         };
         let user = caller
             .identity
             .as_ref()
             .map(|i| i.user.clone())
             .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
-        match call(caller, message).await {
+        if self.read_only && WRITES.contains(&rpc) {
+            let e = read_only_refusal(rpc);
+            tracing::info!(rpc, "write refused: the server is read-only");
+            return Err(wire::status_from_error(&e));
+        }
+        let answer = match deadline {
+            Some(CallDeadline(at)) => tokio::time::timeout_at(at, call(caller, message))
+                .await
+                .unwrap_or_else(|_| Err(deadline_passed(rpc))),
+            None => call(caller, message).await,
+        };
+        match answer {
             Ok(v) => {
                 tracing::debug!(rpc, user, "call answered");
                 Ok(Response::new(v))

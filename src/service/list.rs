@@ -7,8 +7,8 @@
 
 use super::access::Caller;
 use crate::model::{
-    ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation, OperationPage, Phase, View,
-    list_order,
+    ApiError, DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation,
+    OperationPage, Phase, View, list_order,
 };
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -178,7 +178,7 @@ pub fn page_of<'a>(
         None => 0,
     };
     let size = match q.page_size {
-        0 => usize::MAX,
+        0 => DEFAULT_PAGE_SIZE as usize,
         n => n.min(MAX_PAGE_SIZE) as usize,
     };
     let end = start.saturating_add(size).min(total);

@@ -212,10 +212,16 @@ impl OperationService {
         caller: &Caller,
         namespace: Option<&str>,
     ) -> Result<Vec<Operation>, ApiError> {
-        let page = self
-            .list_page(caller, &ListQuery::everything(namespace))
-            .await?;
-        Ok(page.operations)
+        let mut query = ListQuery::everything(namespace);
+        let mut all = Vec::new();
+        loop {
+            let page = self.list_page(caller, &query).await?;
+            all.extend(page.operations);
+            match page.next_page_token {
+                Some(token) => query = query.after(token),
+                None => return Ok(all),
+            }
+        }
     }
 
     /// The operations in scope, as the caller may read them.

@@ -22,8 +22,18 @@ impl Process {
     /// Starts `ichor-tui ARGS` (logging to a temporary file) and returns it with the first
     /// line it prints, waiting at most a minute for that line.
     pub fn start(args: &[&str], log: &std::path::Path) -> (Process, String) {
+        Process::start_with_env(args, log, &[])
+    }
+
+    /// [`Process::start`] with `env` set for the child.
+    pub fn start_with_env(
+        args: &[&str],
+        log: &std::path::Path,
+        env: &[(&str, &str)],
+    ) -> (Process, String) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
             .args(args)
+            .envs(env.iter().copied())
             .arg("--log-file")
             .arg(log)
             .stdout(Stdio::piped())

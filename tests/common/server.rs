@@ -78,10 +78,10 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let config = ServerConfig {
-        kube: api.client(users::SERVER_TOKEN),
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls,
         settle_window: SETTLE_WINDOW,
+        ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
     let task = tokio::spawn(serve(config, listener, async move {
         let _ = rx.await;

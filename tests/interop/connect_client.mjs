@@ -35,6 +35,7 @@ const {
   createConnectTransport,
   createGrpcTransport,
   createGrpcWebTransport,
+  compressionGzip,
 } = require("@connectrpc/connect-node");
 
 const { values: args } = parseArgs({
@@ -113,6 +114,14 @@ const bearer = (next) => async (req) => {
   return await next(req);
 };
 
+/** Options that send and accept gzip. */
+const gzip = {
+  interceptors: [bearer],
+  sendCompression: compressionGzip,
+  acceptCompression: [compressionGzip],
+  compressMinBytes: 0,
+};
+
 const TRANSPORTS = {
   "connect-http1-proto": () =>
     createConnectTransport({ baseUrl: args.url, httpVersion: "1.1", interceptors: [bearer] }),
@@ -135,6 +144,12 @@ const TRANSPORTS = {
   grpc: () => createGrpcTransport({ baseUrl: args.url, interceptors: [bearer] }),
   "grpc-web": () =>
     createGrpcWebTransport({ baseUrl: args.url, httpVersion: "1.1", interceptors: [bearer] }),
+  // gzip both ways, every message compressed however small.
+  "connect-http1-json-gzip": () =>
+    createConnectTransport({ baseUrl: args.url, httpVersion: "1.1", useBinaryFormat: false, ...gzip }),
+  "grpc-gzip": () => createGrpcTransport({ baseUrl: args.url, ...gzip }),
+  "grpc-web-gzip": () =>
+    createGrpcWebTransport({ baseUrl: args.url, httpVersion: "1.1", ...gzip }),
 };
 
 /** Call options that keep the response's headers, to read the server's version from. */

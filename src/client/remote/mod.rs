@@ -46,7 +46,7 @@ mod paths {
 #[derive(Clone)]
 enum Transport {
     Connect(Box<connect::ConnectTransport>),
-    Grpc(grpc::GrpcTransport),
+    Grpc(Box<grpc::GrpcTransport>),
 }
 
 /// A call's answer and the server version its response said.
@@ -99,11 +99,14 @@ impl RemoteClient {
     /// A client for the server at `opts.url`. Connects on the first call, not here.
     pub fn new(opts: RemoteOptions) -> anyhow::Result<RemoteClient> {
         let target = opts.target()?;
+        opts.check_token_transport()?;
         let transport = match opts.protocol {
             Protocol::Connect => {
                 Transport::Connect(Box::new(connect::ConnectTransport::new(&target)?))
             }
-            Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::new(&target, opts.deadline)?),
+            Protocol::Grpc => {
+                Transport::Grpc(Box::new(grpc::GrpcTransport::new(&target, opts.deadline)?))
+            }
         };
         Ok(RemoteClient::with(opts, &target, transport))
     }
@@ -131,7 +134,9 @@ impl RemoteClient {
             Protocol::Connect => Transport::Connect(Box::new(connect::ConnectTransport::through(
                 &target, tunnel,
             ))),
-            Protocol::Grpc => Transport::Grpc(grpc::GrpcTransport::through(&target, tunnel)?),
+            Protocol::Grpc => {
+                Transport::Grpc(Box::new(grpc::GrpcTransport::through(&target, tunnel)?))
+            }
         };
         Ok(RemoteClient::with(opts, &target, transport))
     }

@@ -41,6 +41,10 @@ pub struct RemoteOptions {
     pub deadline: Duration,
     /// Writes are refused locally, without a call.
     pub read_only: bool,
+    /// Send the token over plain HTTP to a host that is not loopback all the same
+    /// (`--insecure-send-token-over-http`); otherwise [`RemoteOptions::check_token_transport`]
+    /// refuses.
+    pub insecure_send_token_over_http: bool,
 }
 
 impl std::fmt::Debug for RemoteOptions {
@@ -52,6 +56,10 @@ impl std::fmt::Debug for RemoteOptions {
             .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
             .field("deadline", &self.deadline)
             .field("read_only", &self.read_only)
+            .field(
+                "insecure_send_token_over_http",
+                &self.insecure_send_token_over_http,
+            )
             .finish()
     }
 }
@@ -75,7 +83,43 @@ impl RemoteOptions {
             ca_pem: None,
             deadline: DEFAULT_DEADLINE,
             read_only: false,
+            insecure_send_token_over_http: false,
         }
+    }
+
+    /// As client-go keeps credentials off the wire in the clear: a bearer token is never sent
+    /// over plain HTTP to a host that is not loopback (`localhost`, 127.0.0.0/8, ::1) unless
+    /// [`RemoteOptions::insecure_send_token_over_http`] says so. A URL that does not parse is
+    /// left to [`RemoteClient::new`](super::RemoteClient::new) to refuse.
+    pub fn check_token_transport(&self) -> anyhow::Result<()> {
+        let Ok(uri) = self.url.parse::<http::Uri>() else {
+            return Ok(());
+        };
+        if self.token.is_none() || uri.scheme_str() != Some("http") {
+            return Ok(());
+        }
+        let host = uri.host().unwrap_or("");
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let loopback = bare.eq_ignore_ascii_case("localhost")
+            || bare
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if loopback {
+            return Ok(());
+        }
+        if self.insecure_send_token_over_http {
+            tracing::warn!(
+                host = %crate::errors::quoted(host),
+                "sending the bearer token over plain HTTP to a host that is not loopback (--insecure-send-token-over-http)"
+            );
+            return Ok(());
+        }
+        anyhow::bail!(
+            "refusing to send the bearer token over plain HTTP to {}, which is not loopback: \
+             use an https:// server URL (TLS), or pass --insecure-send-token-over-http if the \
+             network between is trusted",
+            crate::errors::quoted(host)
+        )
     }
 
     /// The same options with `protocol`.

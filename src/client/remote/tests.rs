@@ -42,6 +42,44 @@ async fn tokens_never_show_in_debug_output() {
 }
 
 #[tokio::test]
+async fn a_token_never_goes_over_plain_http_beyond_loopback() {
+    let with_token = |url: &str| {
+        let mut o = RemoteOptions::new(url);
+        o.token = Some("s3cret".into());
+        o
+    };
+    for url in [
+        "http://10.0.0.7:50051",
+        "http://ichor.example:80",
+        "http://[2001:db8::1]:1",
+    ] {
+        let e = RemoteClient::new(with_token(url)).unwrap_err().to_string();
+        assert!(
+            e.contains("plain HTTP") && e.contains("https://"),
+            "{url}: {e}"
+        );
+        assert!(e.contains("--insecure-send-token-over-http"), "{url}: {e}");
+        assert!(!e.contains("s3cret"), "{e}");
+        let mut o = with_token(url);
+        o.insecure_send_token_over_http = true;
+        assert!(RemoteClient::new(o).is_ok(), "{url}: the explicit opt-out");
+        assert!(
+            RemoteClient::new(RemoteOptions::new(url)).is_ok(),
+            "{url}: no token to send"
+        );
+    }
+    for url in [
+        "http://127.0.0.1:1",
+        "http://127.0.3.4:1",
+        "http://localhost:1",
+        "http://[::1]:1",
+        "https://ichor.example:443",
+    ] {
+        assert!(RemoteClient::new(with_token(url)).is_ok(), "{url}");
+    }
+}
+
+#[tokio::test]
 async fn read_only_refuses_writes_without_a_call() {
     // Nothing listens on port 1: a call would fail Unavailable, not ReadOnly.
     let mut o = RemoteOptions::new("http://127.0.0.1:1");

@@ -111,10 +111,18 @@ fn a_page_after_new_operations_arrived_starts_where_the_last_one_ended() {
 }
 
 #[test]
-fn page_size_zero_is_everything_and_a_large_one_is_a_thousand() {
+fn page_size_zero_is_the_default_page_and_a_large_one_is_a_thousand() {
     let ops = history(1200);
-    let all = page(ops.clone(), &ListQuery::default()).unwrap();
-    assert_eq!((all.operations.len(), all.next_page_token), (1200, None));
+    let first = page(ops.clone(), &ListQuery::default()).unwrap();
+    assert_eq!(
+        first.operations.len(),
+        crate::model::DEFAULT_PAGE_SIZE as usize
+    );
+    assert!(
+        first.next_page_token.is_some(),
+        "AIP-158: a token for the rest"
+    );
+    assert_eq!(first.total, 1200);
     let big = page(
         ops,
         &ListQuery {

@@ -1,0 +1,359 @@
+//! `serve` under hostile load, on loopback only, bounded in counts and time: 200 dashboards
+//! polling one `serve` at 10,000 operations (the list's poll: the first page of summaries with
+//! the version it holds, every 3 s, half over gRPC and half over the Connect protocol), then
+//! the same with 1,000 unauthenticated slow uploads (a 1 MiB body sent 16 KiB at a time,
+//! without a token; each attacker starts again a second after the server answers) and 1,000
+//! slow-header connections (a header line a second, never ending; started again when closed)
+//! beside them, then the dashboards alone again. `serve` runs as its own process against a
+//! `demo-cluster` process, so its memory and CPU are its own.
+//!
+//! Printed: serve's resident memory idle (no call yet), its peak (VmHWM, reset with
+//! /proc/PID/clear_refs at each phase's start) and its CPU in each phase, the dashboards' answer
+//! times (median, 99th percentile) and errors, and what the attackers got.
+//!
+//!     cargo bench --bench hostile
+//!
+//! Knobs (environment): `ICHOR_HOSTILE_WINDOW_S` (each phase, 20), `ICHOR_HOSTILE_OPERATIONS`
+//! (10,000), `ICHOR_HOSTILE_DASHBOARDS` (200), `ICHOR_HOSTILE_ATTACKERS` (1,000 of each kind).
+//! Under `cargo test` (no `--bench`) a tiny pass: 4 dashboards, 4 attackers of each kind, 100
+//! operations, 1 s phases.
+
+#[path = "common/mod.rs"]
+mod common;
+#[path = "../tests/common/server.rs"]
+mod server;
+
+use common::procs::{self, Cpu, Proc};
+use ichor_demo::apiserver::auth::users;
+use ichor_tui::client::OperationClient as _;
+use ichor_tui::client::remote::Protocol;
+use ichor_tui::model::{ListQuery, View};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+
+/// The dashboards' poll interval (the list's, while an operation is unfinished).
+const POLL: Duration = Duration::from_secs(3);
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+/// How big a run is.
+struct Size {
+    operations: usize,
+    dashboards: usize,
+    attackers: usize,
+    window: Duration,
+    /// Until every dashboard has polled twice (the page, then unchanged).
+    warmup: Duration,
+}
+
+/// What the load generators count; `phase` says which phase a poll's time belongs to.
+#[derive(Default)]
+struct Tally {
+    stop: AtomicBool,
+    attack: AtomicBool,
+    phase: AtomicUsize,
+    errors: [AtomicU64; 3],
+    latencies: Mutex<[Vec<Duration>; 3]>,
+    unauthenticated: AtomicU64,
+    uploads_cut: AtomicU64,
+    headers_closed: AtomicU64,
+}
+
+/// One dashboard: polls the first page of summaries, with the version it holds, until stopped.
+async fn dashboard(url: String, protocol: Protocol, start_after: Duration, tally: Arc<Tally>) {
+    let c = server::client_over(&url, Some(users::VIEWER_TOKEN), protocol);
+    tokio::time::sleep(start_after).await;
+    let mut known: Option<String> = None;
+    while !tally.stop.load(Ordering::SeqCst) {
+        let query = ListQuery {
+            namespace: Some("default".into()),
+            view: View::Summary,
+            page_size: 100,
+            known_version: known.clone(),
+            ..ListQuery::default()
+        };
+        let t = Instant::now();
+        let phase = tally.phase.load(Ordering::SeqCst).min(2);
+        match c.list_page(&query).await {
+            Ok(page) => {
+                if !page.unchanged {
+                    known = Some(page.version);
+                }
+                if let Ok(mut l) = tally.latencies.lock() {
+                    l[phase].push(t.elapsed());
+                }
+            }
+            Err(_) => {
+                tally.errors[phase].fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+const UPLOAD_HEAD: &str = "POST /ichor.v1alpha1.OperationService/ListOperations HTTP/1.1\r\nHost: ichor\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n";
+
+/// One attacker: a 1 MiB body without a token, 16 KiB every 50 ms, until the server answers
+/// or closes; again a second later.
+async fn slow_upload(addr: SocketAddr, tally: Arc<Tally>) {
+    let chunk = vec![b' '; 16 * 1024];
+    while tally.attack.load(Ordering::SeqCst) {
+        let Ok(mut s) = TcpStream::connect(addr).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let mut sent = 0usize;
+        let mut answer = [0u8; 16];
+        if s.write_all(UPLOAD_HEAD.as_bytes()).await.is_ok() {
+            loop {
+                tokio::select! {
+                    r = s.read(&mut answer) => {
+                        match r {
+                            Ok(n) if answer[..n].starts_with(b"HTTP/1.1 401") => {
+                                tally.unauthenticated.fetch_add(1, Ordering::SeqCst);
+                            }
+                            _ => {
+                                tally.uploads_cut.fetch_add(1, Ordering::SeqCst);
+                            }
+                        }
+                        break;
+                    }
+                    _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                        let stalled = sent + chunk.len() >= 1024 * 1024 - 1;
+                        if stalled || !tally.attack.load(Ordering::SeqCst) {
+                            continue;
+                        }
+                        if s.write_all(&chunk).await.is_err() {
+                            tally.uploads_cut.fetch_add(1, Ordering::SeqCst);
+                            break;
+                        }
+                        sent += chunk.len();
+                    }
+                }
+            }
+        }
+        drop(s);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// One attacker: a request whose headers never end, a line a second; again when closed.
+async fn slow_headers(addr: SocketAddr, tally: Arc<Tally>) {
+    while tally.attack.load(Ordering::SeqCst) {
+        let Ok(mut s) = TcpStream::connect(addr).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let mut buf = [0u8; 256];
+        if s.write_all(b"POST /ichor.v1alpha1.OperationService/ListOperations HTTP/1.1\r\n")
+            .await
+            .is_ok()
+        {
+            while tally.attack.load(Ordering::SeqCst) {
+                tokio::select! {
+                    _ = s.read(&mut buf) => {
+                        tally.headers_closed.fetch_add(1, Ordering::SeqCst);
+                        break;
+                    }
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {
+                        if s.write_all(b"X-Slow: a\r\n").await.is_err() {
+                            tally.headers_closed.fetch_add(1, Ordering::SeqCst);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Peak resident memory since the last reset, then reset it (kB).
+fn take_peak_kb(pid: u32) -> u32 {
+    let (peak, _) = procs::memory_kb(pid);
+    // Linux: writing 5 resets VmHWM to the current RSS.
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+    peak
+}
+
+fn percentile_ms(values: &[Duration], p: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort();
+    match v.len() {
+        0 => f64::NAN,
+        n => {
+            let i = ((n as f64 - 1.0) * p).round() as usize;
+            v[i.min(n - 1)].as_secs_f64() * 1000.0
+        }
+    }
+}
+
+/// One phase's figures.
+struct Phase {
+    name: String,
+    cpu_s: f64,
+    peak_kb: u32,
+    rss_kb: u32,
+}
+
+fn measure_phase(serve: &Proc, tally: &Tally, i: usize, name: String, window: Duration) -> Phase {
+    tally.phase.store(i, Ordering::SeqCst);
+    take_peak_kb(serve.pid());
+    let cpu0 = Cpu::read(serve.pid());
+    std::thread::sleep(window);
+    let cpu1 = Cpu::read(serve.pid());
+    let (_, rss_kb) = procs::memory_kb(serve.pid());
+    Phase {
+        name,
+        cpu_s: cpu0.since(&cpu1),
+        peak_kb: take_peak_kb(serve.pid()),
+        rss_kb,
+    }
+}
+
+fn mib(kb: u32) -> f64 {
+    f64::from(kb) / 1024.0
+}
+
+fn report(phases: &[Phase], idle_kb: u32, tally: &Tally, size: &Size) {
+    println!(
+        "hostile: serve at {} operations, {} dashboards every {} s; phases of {} s; idle RSS {:.1} MiB",
+        size.operations,
+        size.dashboards,
+        POLL.as_secs(),
+        size.window.as_secs(),
+        mib(idle_kb)
+    );
+    let latencies = tally
+        .latencies
+        .lock()
+        .map(|l| l.clone())
+        .unwrap_or_default();
+    for (i, p) in phases.iter().enumerate() {
+        let l = &latencies[i.min(2)];
+        println!(
+            "hostile: {:<40} serve CPU {:.2} s ({:.2} s/min), peak RSS {:.1} MiB (idle +{:.1}), RSS at the end {:.1} MiB; polls {}, median {:.1} ms, p99 {:.1} ms, errors {}",
+            p.name,
+            p.cpu_s,
+            p.cpu_s * 60.0 / size.window.as_secs_f64(),
+            mib(p.peak_kb),
+            mib(p.peak_kb) - mib(idle_kb),
+            mib(p.rss_kb),
+            l.len(),
+            percentile_ms(l, 0.5),
+            percentile_ms(l, 0.99),
+            tally.errors[i.min(2)].load(Ordering::SeqCst),
+        );
+    }
+    println!(
+        "hostile: the attackers got: {} answers 401 at once (no body read), {} uploads cut otherwise, {} slow-header connections closed by the server",
+        tally.unauthenticated.load(Ordering::SeqCst),
+        tally.uploads_cut.load(Ordering::SeqCst),
+        tally.headers_closed.load(Ordering::SeqCst),
+    );
+    let worst = phases.iter().map(|p| p.peak_kb).max().unwrap_or(0);
+    let over = mib(worst) - mib(idle_kb);
+    println!(
+        "hostile: goal (peak within 64 MiB of idle): {} ({:+.1} MiB)",
+        if over <= 64.0 { "met" } else { "NOT met" },
+        over
+    );
+}
+
+fn run(size: &Size) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let _inside = rt.enter();
+    let home = tempfile::tempdir().expect("a temporary directory");
+    let (_api, api_addr) = procs::demo_cluster(
+        Path::new(BIN),
+        home.path(),
+        size.operations.saturating_sub(7),
+    );
+    let kubeconfig = home.path().join("kubeconfig-server");
+    procs::write_kubeconfig(&kubeconfig, &api_addr, users::SERVER_TOKEN);
+    let (serve, url) = procs::serve_kubeconfig(Path::new(BIN), home.path(), &kubeconfig);
+    let addr: SocketAddr = url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("serve's address");
+    std::thread::sleep(Duration::from_millis(500));
+    let (_, idle_kb) = procs::memory_kb(serve.pid());
+    let tally = Arc::new(Tally::default());
+    let dashboards: Vec<_> = (0..size.dashboards)
+        .map(|i| {
+            let protocol = if i % 2 == 0 {
+                Protocol::Grpc
+            } else {
+                Protocol::Connect
+            };
+            let spread =
+                POLL * u32::try_from(i).unwrap_or(0) / u32::try_from(size.dashboards).unwrap_or(1);
+            rt.spawn(dashboard(url.clone(), protocol, spread, tally.clone()))
+        })
+        .collect();
+    // Every dashboard's first poll (the page) and its second (unchanged).
+    std::thread::sleep(size.warmup);
+    let before = format!("{} dashboards (before)", size.dashboards);
+    let before = measure_phase(&serve, &tally, 0, before, size.window);
+    tally.attack.store(true, Ordering::SeqCst);
+    let attackers: Vec<_> = (0..size.attackers)
+        .flat_map(|_| {
+            [
+                rt.spawn(slow_upload(addr, tally.clone())),
+                rt.spawn(slow_headers(addr, tally.clone())),
+            ]
+        })
+        .collect();
+    let hostile = format!(
+        "… with {} slow uploads and {} slow headers",
+        size.attackers, size.attackers
+    );
+    let hostile = measure_phase(&serve, &tally, 1, hostile, size.window);
+    tally.attack.store(false, Ordering::SeqCst);
+    for a in attackers {
+        a.abort();
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let after = measure_phase(&serve, &tally, 2, "… after them".into(), size.window);
+    tally.stop.store(true, Ordering::SeqCst);
+    for d in dashboards {
+        d.abort();
+    }
+    report(&[before, hostile, after], idle_kb, &tally, size);
+}
+
+fn main() {
+    let size = if common::full() {
+        Size {
+            operations: env_or("ICHOR_HOSTILE_OPERATIONS", 10_000),
+            dashboards: env_or("ICHOR_HOSTILE_DASHBOARDS", 200),
+            attackers: env_or("ICHOR_HOSTILE_ATTACKERS", 1_000),
+            window: Duration::from_secs(env_or("ICHOR_HOSTILE_WINDOW_S", 20)),
+            warmup: POLL * 2 + Duration::from_secs(1),
+        }
+    } else {
+        Size {
+            operations: 100,
+            dashboards: 4,
+            attackers: 4,
+            window: Duration::from_secs(1),
+            warmup: Duration::from_secs(1),
+        }
+    };
+    run(&size);
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""grpcio against `ichor-tui serve` where the issue of hostile load found it wanting.
+
+    hostile.py HOST:PORT --token TOKEN CHECK...
+
+CHECK is one of:
+  malformed   request bodies that are not messages (a truncated varint, a string that is not
+              UTF-8) are refused INVALID_ARGUMENT, never INTERNAL, and the server answers on
+  gzip        calls made with grpcio's gzip compression are answered, and answers come back
+  reflection  grpcio-reflection's descriptor database finds operation.proto with the
+              cluster.proto it imports; an unknown symbol is answered in the stream (NOT_FOUND),
+              which stays open for the next question
+
+Prints one line per check passed; exits non-zero with a message on the first that fails.
+"""
+
+import argparse
+import sys
+
+import grpc
+
+LIST = "/ichor.v1alpha1.OperationService/ListOperations"
+# ListOperationsRequest{namespace: "default"}: field 1, length 7.
+LIST_DEFAULT = b"\x0a\x07default"
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def raw_call(channel, body, md, compression=None):
+    """A ListOperations with `body` as its bytes, as they are (no serializer)."""
+    call = channel.unary_unary(LIST, request_serializer=None, response_deserializer=None)
+    return call(body, metadata=md, timeout=15, compression=compression)
+
+
+def malformed(channel, md):
+    table = [
+        ("a truncated varint", b"\x0a\xff"),
+        ("a length past the end", b"\x0a\x10default"),
+        ("a string that is not UTF-8", b"\x0a\x02\xff\xfe"),
+    ]
+    for what, body in table:
+        try:
+            raw_call(channel, body, md)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.INVALID_ARGUMENT:
+                fail(f"{what}: {e.code()} {e.details()!r}, not INVALID_ARGUMENT")
+            if len(e.details() or "") > 300:
+                fail(f"{what}: a message of {len(e.details())} bytes")
+            print(f"refused as expected: {what}: INVALID_ARGUMENT")
+            continue
+        fail(f"{what} was answered")
+    answer = raw_call(channel, LIST_DEFAULT, md)
+    if not answer:
+        fail("the server did not answer a good call after the malformed ones")
+    print("malformed: OK")
+
+
+def gzip(channel, md):
+    answer = raw_call(channel, LIST_DEFAULT, md, compression=grpc.Compression.Gzip)
+    if len(answer) < 100:
+        fail(f"a gzip call's answer is {len(answer)} bytes")
+    print("gzip: OK")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("addr")
+    p.add_argument("--token", required=True)
+    p.add_argument("checks", nargs="+", choices=["malformed", "gzip", "reflection"])
+    a = p.parse_args()
+    md = (("authorization", "Bearer " + a.token),)
+    for check in a.checks:
+        if check == "gzip":
+            # The whole channel compresses its requests, and asks for compressed answers.
+            with grpc.insecure_channel(a.addr, compression=grpc.Compression.Gzip) as channel:
+                gzip(channel, md)
+            continue
+        with grpc.insecure_channel(a.addr) as channel:
+            if check == "malformed":
+                malformed(channel, md)
+            elif check == "reflection":
+                reflection(channel, md)
+    print("OK")
+
+
+class _Bearer(grpc.StreamStreamClientInterceptor):
+    """Adds the token to the reflection stream: serve's reflection takes one, as its calls do."""
+
+    def __init__(self, md):
+        self.md = md
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        details = details._replace(metadata=tuple(details.metadata or ()) + self.md)
+        return continuation(details, requests)
+
+
+def reflection(channel, md):
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from grpc_reflection.v1alpha import reflection_pb2 as r, reflection_pb2_grpc as rg
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+        ProtoReflectionDescriptorDatabase,
+    )
+
+    # The raw stream: three questions, three answers, the stream open throughout.
+    stub = rg.ServerReflectionStub(channel)
+    questions = [
+        r.ServerReflectionRequest(file_containing_symbol="ichor.v1alpha1.OperationService"),
+        r.ServerReflectionRequest(file_containing_symbol="no.such.Symbol"),
+        r.ServerReflectionRequest(list_services=""),
+    ]
+    answers = list(stub.ServerReflectionInfo(iter(questions), metadata=md, timeout=15))
+    if len(answers) != 3:
+        fail(f"reflection: {len(answers)} answers to 3 questions")
+    names = []
+    for raw in answers[0].file_descriptor_response.file_descriptor_proto:
+        f = descriptor_pb2.FileDescriptorProto()
+        f.ParseFromString(raw)
+        names.append(f.name)
+    if names[:1] != ["ichor/v1alpha1/operation.proto"] or "ichor/v1alpha1/cluster.proto" not in names:
+        fail(f"reflection: the file and its import, not {names}")
+    print(f"reflection: operation.proto comes with its imports: {names}")
+    err = answers[1].error_response
+    if not answers[1].HasField("error_response") or err.error_code != grpc.StatusCode.NOT_FOUND.value[0]:
+        fail(f"reflection: an unknown symbol is answered in the stream, not {answers[1]}")
+    print(f"reflection: an unknown symbol answered in the stream: {err.error_message}")
+    services = [s.name for s in answers[2].list_services_response.service]
+    if "ichor.v1alpha1.OperationService" not in services:
+        fail(f"reflection: the stream stayed open, but the services are {services}")
+
+    # grpcio's own descriptor database builds a pool from it: every import resolves.
+    db = ProtoReflectionDescriptorDatabase(grpc.intercept_channel(channel, _Bearer(md)))
+    pool = descriptor_pool.DescriptorPool(db)
+    method = pool.FindMethodByName("ichor.v1alpha1.ClusterService.GetCluster")
+    if method.output_type.full_name != "ichor.v1alpha1.GetClusterResponse":
+        fail(f"reflection: {method.output_type.full_name}")
+    pool.FindMessageTypeByName("ichor.v1alpha1.ListOperationsRequest")
+    print("reflection: OK")
+
+
+if __name__ == "__main__":
+    main()

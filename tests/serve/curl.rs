@@ -1,0 +1,50 @@
+//! curl, the outside client of the serve tests: `None` (with a notice) where it is not
+//! installed, unless `$CI` is set, when that fails the test.
+
+use std::process::{Command, Stdio};
+use tokio::io::AsyncWriteExt as _;
+
+fn present() -> bool {
+    let found = Command::new("curl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "curl is missing but CI is set: .ci/run installs it"
+        );
+        eprintln!("skipping a curl check: curl is not installed");
+    }
+    found
+}
+
+/// `curl -sS -i ARGS`: the response's head and body as text.
+pub async fn run(args: &[&str]) -> Option<String> {
+    run_with_input(args, &[]).await
+}
+
+/// The same, with `input` on curl's standard input (for `--data-binary @-`).
+pub async fn run_with_input(args: &[&str], input: &[u8]) -> Option<String> {
+    if !present() {
+        return None;
+    }
+    let mut child = tokio::process::Command::new("curl")
+        .args(["-sS", "-i", "--max-time", "60"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "curl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
