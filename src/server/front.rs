@@ -89,21 +89,29 @@ where
 
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
         let protocol = Protocol::of(&req);
-        let call = call_of(req.uri().path());
-        let metrics = self.metrics.clone();
-        let started = Instant::now();
-        metrics.call_began();
+        self.metrics.call_began();
+        // Counted once, however the call ends: dropped before its answer (the caller went
+        // away), or when its answer's body ends.
+        let mut observer = Observer {
+            metrics: self.metrics.clone(),
+            call: call_of(req.uri().path()),
+            protocol: protocol.label(),
+            started: Instant::now(),
+            code: None,
+            done: false,
+        };
         let fut = self.inner.call(req);
         Box::pin(async move {
             let mut resp = match fut.await {
                 Ok(r) => r,
-                Err(e) => {
-                    if e.is::<tower::load_shed::error::Overloaded>() {
-                        metrics.refused("calls_in_flight");
-                    } else {
-                        tracing::warn!(error = %e, "a call failed in the server's layers");
-                    }
+                Err(e) if e.is::<tower::load_shed::error::Overloaded>() => {
+                    observer.metrics.refused("calls_in_flight");
                     overloaded(protocol)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "a call failed in the server's layers");
+                    let e = ApiError::new(Code::Internal, "the call failed in the server");
+                    refusal(protocol, &e)
                 }
             };
             resp.headers_mut().insert(
@@ -122,14 +130,7 @@ where
                     .get("grpc-status")
                     .map(|s| grpc_code_name(s.as_bytes())),
             };
-            let observer = Observer {
-                metrics,
-                call,
-                protocol: protocol.label(),
-                started,
-                code,
-                done: false,
-            };
+            observer.code = code;
             Ok(resp.map(|body| Body::new(Observed { body, observer })))
         })
     }

@@ -17,7 +17,15 @@ pub struct Handlers {
     service: OperationService,
     auth: Arc<Authenticator>,
     read_only: bool,
+    /// Turns to read the whole list from the API (see [`MAX_LISTS_IN_FLIGHT`]).
+    lists: Arc<tokio::sync::Semaphore>,
 }
+
+/// ListOperations reads every operation in scope from the API to answer one page (of metadata
+/// only while the page is unchanged): at most this many at once; more wait their turn, until
+/// their deadline. With 10,000 operations one such read holds megabytes while it runs, so the
+/// number at once, not the number of callers, bounds the memory lists take.
+pub const MAX_LISTS_IN_FLIGHT: usize = 8;
 
 /// The namespace a list covers: one, or all with `all_namespaces`.
 fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
@@ -85,6 +93,7 @@ impl Handlers {
             service,
             auth,
             read_only,
+            lists: Arc::new(tokio::sync::Semaphore::new(MAX_LISTS_IN_FLIGHT)),
         }
     }
 
@@ -149,6 +158,12 @@ impl proto::operation_service_server::OperationService for Handlers {
     ) -> Result<Response<proto::ListOperationsResponse>, Status> {
         self.handle("ListOperations", request, |caller, r| async move {
             let query = wire::list_query_from_proto(r)?;
+            // Closed only when the server is: a turn always comes.
+            let _turn = self
+                .lists
+                .acquire()
+                .await
+                .map_err(|_| ApiError::new(Code::Unavailable, "the server is shutting down"))?;
             let page = self.service.list_page(&caller, &query).await?;
             Ok(wire::page_to_proto(&page))
         })

@@ -104,13 +104,17 @@ pub async fn accept(
     let builder = Arc::new(builder());
     let (open_tx, _) = watch::channel(());
     loop {
-        let permit = tokio::select! {
-            _ = stop.wait_for(|s| *s) => break,
-            p = permits.clone().acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                // At the limit: the next connection waits in the kernel's backlog.
+                metrics.refused("connections");
+                tokio::select! {
+                    _ = stop.wait_for(|s| *s) => break,
+                    p = permits.clone().acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+                }
+            }
         };
-        if permits.available_permits() == 0 {
-            metrics.refused("connections");
-        }
         let (tcp, _) = tokio::select! {
             _ = stop.wait_for(|s| *s) => break,
             r = listener.accept() => match r {

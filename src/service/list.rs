@@ -203,6 +203,10 @@ pub fn page_of<'a>(
     })
 }
 
+/// How many operations' metadata one request of a poll reads (kube-runtime's watcher lists
+/// 500 at a time too).
+const METADATA_CHUNK: u32 = 500;
+
 impl super::OperationService {
     /// A poll that names the version it holds and filters nothing: the operations' metadata
     /// (names, uids, resourceVersions, creation times) tells whether the page changed, in
@@ -220,25 +224,29 @@ impl super::OperationService {
         }
         let api: kube::Api<ichor_resources::TalosOperation> =
             self.api(caller, query.namespace.as_deref());
-        let list = self
-            .access
-            .call(
-                "listing operations",
-                api.list_metadata(&kube::api::ListParams::default()),
-            )
-            .await?;
-        let ops = list
-            .items
-            .into_iter()
-            .map(|m| Operation {
+        // In chunks, as kube-apiserver pages by limit and continue: a poll holds one chunk's
+        // objects at a time (with 10,000 operations the whole list is megabytes, held by each
+        // poll at once), and keeps only what the version is made of.
+        let mut ops = Vec::new();
+        let mut params = kube::api::ListParams::default().limit(METADATA_CHUNK);
+        loop {
+            let list = self
+                .access
+                .call("listing operations", api.list_metadata(&params))
+                .await?;
+            ops.extend(list.items.into_iter().map(|m| Operation {
                 namespace: m.metadata.namespace.unwrap_or_default(),
                 name: m.metadata.name.unwrap_or_default(),
                 uid: m.metadata.uid.unwrap_or_default(),
                 resource_version: m.metadata.resource_version.unwrap_or_default(),
                 created_at: m.metadata.creation_timestamp.map(|t| t.0),
                 ..Operation::default()
-            })
-            .collect();
+            }));
+            match list.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params = params.continue_token(&token),
+                None => break,
+            }
+        }
         let page = page(ops, query)?;
         Ok(page.unchanged.then_some(page))
     }

@@ -135,7 +135,20 @@ pub fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
 
 /// A list answer's items, each decoded on its own.
 pub fn decode_list<K: Tolerant>(body: &str) -> Result<(Vec<K>, Vec<Unreadable>), ApiError> {
+    decode_list_chunk(body).map(|(good, bad, _)| (good, bad))
+}
+
+/// One chunk of a list (`limit`/`continue`): its objects, as [`decode_list`] reads them, and
+/// the token of the next chunk, if any.
+type Chunk<K> = (Vec<K>, Vec<Unreadable>, Option<String>);
+
+fn decode_list_chunk<K: Tolerant>(body: &str) -> Result<Chunk<K>, ApiError> {
     let mut list: Value = serde_json::from_str(body).map_err(|e| unreadable_answer(&e))?;
+    let next = list
+        .pointer("/metadata/continue")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
     let items = match list.get_mut("items").map(Value::take) {
         Some(Value::Array(items)) => items,
         Some(Value::Null) | None => Vec::new(),
@@ -148,8 +161,13 @@ pub fn decode_list<K: Tolerant>(body: &str) -> Result<(Vec<K>, Vec<Unreadable>),
             Err(u) => bad.push(u),
         }
     }
-    Ok((good, bad))
+    Ok((good, bad, next))
 }
+
+/// How many objects one request of a list reads (kube-runtime's watcher lists 500 at a time):
+/// a list holds one chunk's text and parsed JSON at a time, not the whole list's (at 10,000
+/// operations, megabytes for each call at once).
+const LIST_CHUNK: u32 = 500;
 
 /// An answer that is not a Kubernetes object or list at all.
 fn unreadable_answer(e: &dyn std::fmt::Display) -> ApiError {
@@ -174,12 +192,22 @@ impl OperationService {
         K: Tolerant + kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
     {
         let api: Api<K> = self.api(caller, namespace);
-        let req = kube::core::Request::new(api.resource_url())
-            .list(&ListParams::default())
-            .map_err(|e| map_kube_error(what, kube::Error::BuildRequest(e)))?;
         let client = self.access.as_caller(caller);
-        let body = self.access.call(what, client.request_text(req)).await?;
-        decode_list::<K>(&body).map_err(|e| in_context(what, e))
+        let (mut good, mut bad) = (Vec::new(), Vec::new());
+        let mut params = ListParams::default().limit(LIST_CHUNK);
+        loop {
+            let req = kube::core::Request::new(api.resource_url())
+                .list(&params)
+                .map_err(|e| map_kube_error(what, kube::Error::BuildRequest(e)))?;
+            let body = self.access.call(what, client.request_text(req)).await?;
+            let (g, b, next) = decode_list_chunk::<K>(&body).map_err(|e| in_context(what, e))?;
+            good.extend(g);
+            bad.extend(b);
+            match next {
+                Some(token) => params = params.continue_token(&token),
+                None => return Ok((good, bad)),
+            }
+        }
     }
 
     /// Reads one `K` as the caller: `None` when it does not exist.

@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, mpsc};
 
 /// The server's own client, holding each request `held` picks until released.
-fn holding(
+pub(super) fn holding(
     api: &EmbeddedApi,
     held: fn(&http::Method, &str) -> bool,
 ) -> (kube::Client, mpsc::UnboundedReceiver<()>, Arc<Notify>) {

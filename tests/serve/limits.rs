@@ -3,7 +3,7 @@
 //! over the in-flight limit are refused at once with retry advice, on every protocol.
 
 use super::common::server::{Options, start};
-use super::{gated_client, world};
+use super::world;
 use ichor_demo::apiserver::auth::users;
 use ichor_tui::server::{ServerConfig, serve};
 use std::time::Duration;
@@ -91,11 +91,15 @@ async fn a_connection_that_sends_no_request_is_closed() {
         .unwrap();
 }
 
-/// A Connect ListOperations over a connection of its own; the status line and the headers.
+/// A Connect ListClusters over a connection of its own; the status line and the headers.
 async fn list_over_http1(addr: std::net::SocketAddr) -> String {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     let body = r#"{"namespace":"default"}"#;
-    let head = post(LIST, "application/json", Some(users::VIEWER_TOKEN));
+    let head = post(
+        "/ichor.v1alpha1.ClusterService/ListClusters",
+        "application/json",
+        Some(users::VIEWER_TOKEN),
+    );
     let request = format!(
         "{head}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -110,7 +114,10 @@ async fn list_over_http1(addr: std::net::SocketAddr) -> String {
 async fn calls_over_the_in_flight_limit_are_refused_with_retry_advice() {
     use ichor_tui::server::front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
     let api = world();
-    let (kube, mut arrived, release) = gated_client(&api);
+    // Cluster lists are held at the API (ListOperations waits for a turn of its own first).
+    let (kube, mut arrived, release) = super::deadlines::holding(&api, |m, path| {
+        m == http::Method::GET && path.ends_with("/talosclusters")
+    });
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -135,7 +142,7 @@ async fn calls_over_the_in_flight_limit_are_refused_with_retry_advice() {
         "{refused}"
     );
     let grpc = super::common::server::client(&format!("http://{addr}"), Some(users::VIEWER_TOKEN));
-    let e = ichor_tui::client::OperationClient::list_operations(&grpc, Some("default"))
+    let e = ichor_tui::client::OperationClient::list_clusters(&grpc, Some("default"))
         .await
         .unwrap_err();
     assert_eq!(e.code, ichor_tui::model::Code::ResourceExhausted, "{e:?}");
