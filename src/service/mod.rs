@@ -197,12 +197,23 @@ impl OperationService {
         query: &ListQuery,
     ) -> Result<OperationPage, ApiError> {
         list::check(query)?;
-        if let Some(page) = self.unchanged_by_metadata(caller, query).await? {
-            return Ok(page);
+        let ns = query.namespace.as_deref();
+        if list::unfiltered(query) {
+            if query.known_version.is_none() {
+                // A first page: the list's first chunk says whether it is small (then it is
+                // the whole list, in one request, as before).
+                let (good, bad, more) = self
+                    .list_chunk::<TalosOperation>(caller, ns, "listing operations", None)
+                    .await?;
+                if more.is_none() {
+                    return list::page(operations_of(&good, &bad), query);
+                }
+            }
+            if let Some(page) = self.page_by_metadata(caller, query).await? {
+                return Ok(page);
+            }
         }
-        let ops = self
-            .read_operations(caller, query.namespace.as_deref())
-            .await?;
+        let ops = self.read_operations(caller, ns).await?;
         list::page(ops, query)
     }
 
@@ -233,19 +244,7 @@ impl OperationService {
         let (ops, unreadable) = self
             .list_tolerant::<TalosOperation>(caller, namespace, "listing operations")
             .await?;
-        if !unreadable.is_empty() {
-            tracing::info!(
-                count = unreadable.len(),
-                first = %unreadable[0].name(),
-                why = %unreadable[0].why,
-                "operations that cannot be read are listed as such"
-            );
-        }
-        Ok(ops
-            .iter()
-            .map(convert::operation)
-            .chain(unreadable.iter().map(convert::unreadable_operation))
-            .collect())
+        Ok(operations_of(&ops, &unreadable))
     }
 
     /// GetOperation. An object that cannot be read comes back saying so.
@@ -587,4 +586,20 @@ impl OperationService {
             &ops,
         ))
     }
+}
+
+/// Operations as listed: the readable ones, and a row for each one that cannot be read.
+fn operations_of(ops: &[TalosOperation], unreadable: &[tolerant::Unreadable]) -> Vec<Operation> {
+    if let Some(first) = unreadable.first() {
+        tracing::info!(
+            count = unreadable.len(),
+            first = %first.name(),
+            why = %first.why,
+            "operations that cannot be read are listed as such"
+        );
+    }
+    ops.iter()
+        .map(convert::operation)
+        .chain(unreadable.iter().map(convert::unreadable_operation))
+        .collect()
 }
