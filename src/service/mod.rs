@@ -372,30 +372,6 @@ impl OperationService {
         }
     }
 
-    /// The cluster's start claim. A Review for someone who may not read it still shows the
-    /// plan; a start needs it (and would be refused taking it anyway).
-    async fn read_claim(
-        &self,
-        caller: &Caller,
-        ns: &str,
-        cluster: &str,
-        needed: bool,
-    ) -> Result<Option<Result<Lease, Unreadable>>, ApiError> {
-        match self
-            .get_tolerant::<Lease>(
-                caller,
-                ns,
-                &start::claim_name(cluster),
-                "reading the cluster's start claim",
-            )
-            .await
-        {
-            Ok(l) => Ok(l),
-            Err(e) if !needed && e.code == Code::PermissionDenied => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
     /// PlanOperation: what a start would do, whether it would be refused, and whether the
     /// caller may start it. Writes nothing.
     pub async fn plan_operation(

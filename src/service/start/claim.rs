@@ -125,6 +125,30 @@ fn seconds_until(now: Timestamp, until: Timestamp) -> i32 {
 }
 
 impl OperationService {
+    /// The cluster's start claim. A Review for someone who may not read it still shows the
+    /// plan; a start needs it (and would be refused taking it anyway).
+    pub(in crate::service) async fn read_claim(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        cluster: &str,
+        needed: bool,
+    ) -> Result<Option<Result<Lease, Unreadable>>, ApiError> {
+        match self
+            .get_tolerant::<Lease>(
+                caller,
+                ns,
+                &claim_name(cluster),
+                "reading the cluster's start claim",
+            )
+            .await
+        {
+            Ok(l) => Ok(l),
+            Err(e) if !needed && e.code == Code::PermissionDenied => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     pub(super) fn too_slow(&self, since: Instant) -> Result<(), ApiError> {
         if since.elapsed() < CLAIM_WORK_LIMIT {
             return Ok(());
