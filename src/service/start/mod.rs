@@ -168,7 +168,13 @@ impl OperationService {
                     true,
                 )
                 .await?;
-            let pass = Pass::of(req, checked, request_id, binding, &world);
+            let pass = Pass {
+                req,
+                checked,
+                request_id,
+                binding,
+                world: &world,
+            };
             match self.start_pass(caller, pass, held).await? {
                 Step::Done(created) => return Ok(*created),
                 Step::Conflict(e) => last = Some(e),
@@ -452,24 +458,6 @@ struct Pass<'a> {
     request_id: &'a str,
     binding: &'a Binding,
     world: &'a World,
-}
-
-impl<'a> Pass<'a> {
-    fn of(
-        req: &'a OperationRequest,
-        checked: &'a plan::Checked,
-        request_id: &'a str,
-        binding: &'a Binding,
-        world: &'a World,
-    ) -> Pass<'a> {
-        Pass {
-            req,
-            checked,
-            request_id,
-            binding,
-            world,
-        }
-    }
 }
 
 /// The checks of a pass on its fresh read: a repeat of a start that already created its
