@@ -24,7 +24,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient as _;
+use ichor_model::OperationClient as _;
 use ichor_tui::client::remote::{Protocol, RemoteClient};
 use ichor_tui::wire::proto;
 use prost::Message as _;

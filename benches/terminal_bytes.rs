@@ -12,15 +12,15 @@
 mod common;
 
 use common::data::{listed, now, operations, rollout, rollout_cluster};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::update;
-use ichor_tui::client::{Backend as ClientBackend, OperationClient};
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
     Permissions, Plan,
 };
+use ichor_model::{Backend as ClientBackend, OperationClient};
+use ichor_tui::app::action::{Action, Key, KeyCode};
+use ichor_tui::app::state::{Session, State};
+use ichor_tui::app::update::update;
+use ichor_tui::i18n::{Lang, Texts};
 use ichor_tui::runtime::{Clock, NoHost, Runtime};
 use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
 use ratatui::Terminal;
@@ -202,8 +202,8 @@ impl OperationClient for Still {
     }
     async fn list_page(
         &self,
-        q: &ichor_tui::model::ListQuery,
-    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
+        q: &ichor_model::ListQuery,
+    ) -> Result<ichor_model::OperationPage, ApiError> {
         self.read();
         ichor_tui::service::list::page(self.ops.clone(), q)
     }

@@ -41,7 +41,7 @@ impl FileConfig {
                 let text = String::from_utf8(bytes).map_err(|e| {
                     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
                     let valid = std::str::from_utf8(valid).unwrap_or_default();
-                    let (line, column) = crate::errors::line_column(valid, valid.len());
+                    let (line, column) = ichor_model::error_text::line_column(valid, valid.len());
                     anyhow::anyhow!(
                         "config file {}:{line}:{column}: not UTF-8 text",
                         path.display()
@@ -65,13 +65,13 @@ impl FileConfig {
         toml::from_str(text).map_err(|e| {
             let at = match e.span() {
                 Some(span) => {
-                    let (line, column) = crate::errors::line_column(text, span.start);
+                    let (line, column) = ichor_model::error_text::line_column(text, span.start);
                     format!(":{line}:{column}")
                 }
                 None => String::new(),
             };
-            let what = crate::views::text::truncate(
-                &crate::views::text::sanitize(e.message().trim()),
+            let what = ichor_model::inert::truncate(
+                &ichor_model::inert::sanitize(e.message().trim()),
                 200,
             );
             anyhow::anyhow!("config file {}{at}: {what}", path.display())
@@ -85,7 +85,7 @@ fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     if crate::i18n::Lang::parse(&s).is_none() {
         return Err(serde::de::Error::custom(format!(
             "lang must be en or ja, not {}",
-            crate::errors::quoted(&s)
+            ichor_model::error_text::quoted(&s)
         )));
     }
     Ok(Some(s))
@@ -171,7 +171,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, text).unwrap();
         let e = FileConfig::load(&p, required).unwrap_err();
-        crate::errors::one_line(&e).replace(&p.display().to_string(), "FILE")
+        ichor_model::error_text::one_line(&e).replace(&p.display().to_string(), "FILE")
     }
 
     #[test]
@@ -210,13 +210,13 @@ mod tests {
         assert_eq!(FileConfig::load(&p, false).unwrap(), FileConfig::default());
         let e = FileConfig::load(&p, true).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("config file {} (--config) does not exist", p.display())
         );
         let e = FileConfig::load(dir.path(), true).unwrap_err();
         let io = std::fs::read(dir.path()).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("cannot read config file {}: {io}", dir.path().display())
         );
     }

@@ -21,12 +21,13 @@ use common::server::{Options, start};
 use common::small_cluster;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec, machine};
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::client::{OperationClient, ServerVersion};
-use ichor_tui::model::{
+use ichor_model::OperationKind;
+use ichor_model::{
     Code, Confirmed, MachinePhase, Operation, OperationEffect, OperationRequest, Phase, Reason,
 };
+use ichor_model::{OperationClient, ServerVersion};
+use ichor_resources::{CniSpec, TalosCluster, TalosClusterSpec, machine};
+use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

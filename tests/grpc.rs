@@ -9,10 +9,10 @@ use common::server::{Options, client, start, start_on};
 use common::small_cluster;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
-use ichor_resources::OperationKind;
-use ichor_tui::client::OperationClient;
+use ichor_model::OperationClient;
+use ichor_model::OperationKind;
+use ichor_model::{Code, OperationRequest, Reason};
 use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::model::{Code, OperationRequest, Reason};
 use ichor_tui::server::{ServerConfig, TlsPem, check_transport, serve};
 use std::sync::Arc;
 use std::time::Duration;
@@ -403,7 +403,7 @@ async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
 
 #[tokio::test]
 async fn a_retrying_client_waits_out_a_server_that_is_away() {
-    use ichor_tui::client::RetryEvent;
+    use ichor_model::RetryEvent;
     use ichor_tui::client::retry::{RetryPolicy, Retrying};
     let api = world();
     let server = start(&api, Options::default()).await;

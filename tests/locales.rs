@@ -6,11 +6,11 @@ mod fluent;
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
+use ichor_model::{ApiError, Code, OperationKind, Reason};
 use ichor_resources::CA_STAGES;
 use ichor_tui::app::keymap;
 use ichor_tui::app::state::Screen;
 use ichor_tui::i18n::{Lang, Texts, sources};
-use ichor_tui::model::{ApiError, Code, OperationKind, Reason};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// id → variables, for one language.

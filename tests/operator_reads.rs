@@ -7,11 +7,11 @@ mod common;
 
 use common::fixtures::{self, ago, machine, page};
 use common::snap::draw;
+use ichor_model::*;
 use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{AskedAbout, Dialog, Notice, State};
 use ichor_tui::app::update::update;
 use ichor_tui::i18n::Lang;
-use ichor_tui::model::*;
 use ichor_tui::views::widgets::Theme;
 
 fn snap(name: &str, state: &State) {

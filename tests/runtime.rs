@@ -5,12 +5,12 @@ mod common;
 
 use common::fixtures;
 use futures::StreamExt;
-use ichor_tui::app::action::{Action, Key};
-use ichor_tui::client::{Backend, OperationClient, RetryEvent};
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
+use ichor_model::{Backend, OperationClient, RetryEvent};
+use ichor_tui::app::action::{Action, Key};
+use ichor_tui::i18n::{Lang, Texts};
 use ichor_tui::runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_tui::views::widgets::Theme;
 use ratatui::Terminal;
@@ -36,8 +36,8 @@ impl OperationClient for Scripted {
     }
     async fn list_page(
         &self,
-        q: &ichor_tui::model::ListQuery,
-    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
+        q: &ichor_model::ListQuery,
+    ) -> Result<ichor_model::OperationPage, ApiError> {
         self.lists.fetch_add(1, Ordering::SeqCst);
         ichor_tui::service::list::page(self.ops.lock().unwrap().clone(), q)
     }

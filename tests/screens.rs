@@ -5,11 +5,11 @@ mod common;
 
 use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
+use ichor_model::{ApiError, Code, Reason};
 use ichor_tui::app::action::{Action, Key, KeyCode};
 use ichor_tui::app::state::{Conn, Notice, State};
 use ichor_tui::app::update::{start, update};
 use ichor_tui::i18n::Lang;
-use ichor_tui::model::{ApiError, Code, Reason};
 use ichor_tui::views::widgets::Theme;
 
 /// Snapshots `state` in both languages at both sizes.
@@ -193,7 +193,7 @@ fn operations_stale_banner() {
     s.last_ok = Some(fixtures::ago(4));
     update(
         &mut s,
-        Action::Retry(ichor_tui::client::RetryEvent::Retrying {
+        Action::Retry(ichor_model::RetryEvent::Retrying {
             what: "listing operations".into(),
             attempt: 3,
             delay: std::time::Duration::from_secs(8),
@@ -440,7 +440,7 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
         &mut s,
         Action::Permissions {
             namespace: "default".into(),
-            result: Ok(ichor_tui::model::Permissions::default()),
+            result: Ok(ichor_model::Permissions::default()),
         },
     );
     update(&mut s, Action::Key(Key::ch('d')));
@@ -449,11 +449,11 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
 }
 
 /// An operation whose status was written with the wrong type, as the service lists it.
-fn unreadable_op() -> ichor_tui::model::Operation {
+fn unreadable_op() -> ichor_model::Operation {
     let mut op = fixtures::completed();
     op.name = "prod-eu-talos-b4d42".into();
     op.unreadable = Some("status: invalid type: integer `42`, expected a string".into());
-    op.phase = ichor_tui::model::Phase::Unknown;
+    op.phase = ichor_model::Phase::Unknown;
     op.machines.clear();
     op.created_at = Some(fixtures::ago(3));
     op
@@ -518,7 +518,7 @@ fn operations_stale_after_an_error() {
 
 #[test]
 fn clusters_with_an_unreadable_cluster_and_machine() {
-    use ichor_tui::model::{Cluster, ClusterMachine};
+    use ichor_model::{Cluster, ClusterMachine};
     let machine = |name: &str, role: &str, unreadable: Option<&str>| ClusterMachine {
         name: name.into(),
         role: role.into(),
@@ -600,7 +600,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
     let mut form = loaded_list();
     update(&mut form, Action::Key(Key::ch('2')));
     let seq = form.seq;
-    let cluster = ichor_tui::model::Cluster {
+    let cluster = ichor_model::Cluster {
         namespace: "default".into(),
         name: "prod-eu".into(),
         talos_version: "v1.9.2".into(),

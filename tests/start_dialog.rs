@@ -9,12 +9,12 @@ use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
 use ichor_demo::demo;
+use ichor_model::{Backend, OperationClient};
+use ichor_model::{OperationKind, Phase, Reason};
 use ichor_resources::{TalosCluster, TalosOperation, names};
 use ichor_tui::app::action::{Effect, Key, KeyCode};
 use ichor_tui::app::state::{NewOpStep, Notice, Screen};
 use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::model::{OperationKind, Phase, Reason};
 use ichor_tui::service::OperationService;
 use ichor_tui::service::access::{Caller, KubeAccess};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
@@ -528,8 +528,8 @@ async fn a_blocked_review_takes_no_typed_name_and_r_reads_it_again() {
 /// no longer land and no operation carries the request id, the dashboard says it did not happen.
 #[tokio::test]
 async fn a_start_whose_outcome_is_unknown_is_looked_for_until_it_is_settled() {
+    use ichor_model::{ApiError, Code};
     use ichor_tui::app::action::Action;
-    use ichor_tui::model::{ApiError, Code};
     let (api, client) = world(true).await;
     let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
     let effects =

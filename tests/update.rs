@@ -8,12 +8,12 @@ use common::driver::Driver;
 use common::fixtures::{self, listed, now, opened};
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::EmbeddedApi;
+use ichor_model::{ApiError, Code, Phase};
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
 use ichor_tui::app::state::{
     Conn, Dialog, Input, NewOpStep, Notice, Screen, State, Why, WriteAction,
 };
 use ichor_tui::app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
-use ichor_tui::model::{ApiError, Code, Phase};
 use jiff::SignedDuration;
 
 fn key(s: &mut State, k: Key) -> Vec<Effect> {

@@ -16,7 +16,7 @@ use super::idle::{counts_of, difference, requests};
 use super::polls::summary_query;
 use super::server;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient as _;
+use ichor_model::OperationClient as _;
 use ichor_tui::client::remote::Protocol;
 use std::collections::BTreeMap;
 use std::path::Path;

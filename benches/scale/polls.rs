@@ -15,9 +15,9 @@ use super::common::{self, world::world};
 use super::server;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient;
+use ichor_model::OperationClient;
+use ichor_model::{ListQuery, OperationPage, View};
 use ichor_tui::client::remote::Protocol;
-use ichor_tui::model::{ListQuery, OperationPage, View};
 use prost::Message as _;
 use std::time::Duration;
 use tokio::runtime::Runtime;
@@ -151,7 +151,7 @@ fn in_process_client(rt: &Runtime, addr: &str) -> ichor_tui::client::inprocess::
     ichor_tui::client::inprocess::InProcessClient::new(
         service,
         Caller::in_process(),
-        ichor_tui::client::Backend::InProcess {
+        ichor_model::Backend::InProcess {
             context: "demo".into(),
         },
         false,

@@ -34,7 +34,7 @@ async fn who_am_i(service: &crate::service::OperationService) -> Option<String> 
 
 /// The client the dashboard reaches its service with, and how the status bar names it.
 struct Connected {
-    client: std::sync::Arc<dyn crate::client::OperationClient>,
+    client: std::sync::Arc<dyn ichor_model::OperationClient>,
     route: crate::app::state::Route,
     namespace: String,
     user: Option<String>,
@@ -47,7 +47,7 @@ struct Connected {
 /// credentials.
 async fn in_process(
     kube: kube::Client,
-    backend: crate::client::Backend,
+    backend: ichor_model::Backend,
     read_only: bool,
     scope: Option<String>,
 ) -> (crate::client::inprocess::InProcessClient, Option<String>) {
@@ -74,10 +74,10 @@ async fn reach(
     context: &str,
     namespace: &str,
     kubeconfig_user: Option<String>,
-    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::client::Backend;
     use crate::client::retry::Retrying;
+    use ichor_model::Backend;
     use std::sync::Arc;
     let options = super::reach::ReachOptions::of(settings);
     let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
@@ -116,7 +116,7 @@ async fn connect(
     cli: &Cli,
     settings: &Settings,
     source: Source,
-    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
     use crate::app::state::Route;
     use crate::client::retry::Retrying;

@@ -7,9 +7,9 @@
 use super::BackendChoice;
 use super::settings::Settings;
 use crate::app::state::Route;
-use crate::client::OperationClient;
 use crate::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use ichor_model::OperationClient;
 use std::time::Duration;
 
 /// What the choice between ichor-ui and the service in-process depends on.
@@ -51,14 +51,14 @@ pub async fn tunnel(
     opts.read_only = settings.read_only;
     let client = RemoteClient::through(opts, TunnelConnector::new(kube.clone(), ui.clone()))
         .map_err(|e| Fallback::NotAnswering {
-            detail: crate::errors::one_line(&e),
+            detail: ichor_model::error_text::one_line(&e),
         })?;
     // A first question: any answer of the service's own (even a refusal) means it is there.
     match tokio::time::timeout(PROBE_DEADLINE, client.permissions(namespace)).await {
         Ok(Ok(_)) => Ok(client),
         Ok(Err(e)) if !e.code.is_transient() => Ok(client),
         Ok(Err(e)) => Err(Fallback::NotAnswering {
-            detail: crate::text::truncate(&e.message, 200),
+            detail: ichor_model::inert::truncate(&e.message, 200),
         }),
         Err(_) => Err(Fallback::NotAnswering {
             detail: format!("no answer within {} s", PROBE_DEADLINE.as_secs()),

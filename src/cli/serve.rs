@@ -27,7 +27,7 @@ async fn serve_kube_client(
     let config = kube::Config::incluster().map_err(|in_cluster| {
         anyhow::anyhow!(
             "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
-            crate::errors::one_line(&local_error)
+            ichor_model::error_text::one_line(&local_error)
         )
     })?;
     kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
@@ -44,7 +44,7 @@ pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
     let addr: std::net::SocketAddr = args.listen.parse().with_context(|| {
         format!(
             "parsing --listen {} (e.g. 127.0.0.1:50051)",
-            crate::errors::quoted(&args.listen)
+            ichor_model::error_text::quoted(&args.listen)
         )
     })?;
     crate::server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;

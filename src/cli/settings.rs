@@ -38,7 +38,10 @@ impl Settings {
         if let Some(l) = &cli.lang
             && crate::i18n::Lang::parse(l).is_none()
         {
-            anyhow::bail!("--lang must be en or ja, not {}", crate::errors::quoted(l));
+            anyhow::bail!(
+                "--lang must be en or ja, not {}",
+                ichor_model::error_text::quoted(l)
+            );
         }
         let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
         Ok(Settings {
@@ -82,7 +85,7 @@ fn ichor_ui(
         let (ns, svc) = at.split_once('/').ok_or_else(|| {
             anyhow::anyhow!(
                 "--ichor-ui must be NAMESPACE/SERVICE, not {}",
-                crate::errors::quoted(at)
+                ichor_model::error_text::quoted(at)
             )
         })?;
         ui.namespace = ns.to_string();

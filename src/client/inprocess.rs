@@ -1,12 +1,12 @@
 //! The in-process client: the service's handlers called directly.
 
-use super::{Backend, OperationClient, read_only_refusal};
-use crate::model::{
+use crate::service::OperationService;
+use crate::service::access::Caller;
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, View,
 };
-use crate::service::OperationService;
-use crate::service::access::Caller;
+use ichor_model::{Backend, OperationClient, read_only_refusal};
 
 /// Calls the service in the same process, as the caller.
 pub struct InProcessClient {
@@ -177,7 +177,7 @@ impl OperationClient for InProcessClient {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         self.service
             .list_operation_events(&self.caller, namespace, name)
             .await
@@ -212,9 +212,9 @@ impl OperationClient for InProcessClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Reason;
     use crate::service::access::KubeAccess;
     use ichor_demo::apiserver::EmbeddedApi;
+    use ichor_model::Reason;
 
     #[tokio::test]
     async fn refused_credentials_name_the_kubeconfig_user() {

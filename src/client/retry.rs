@@ -8,11 +8,11 @@
 //! request id; the operation's uid and spec), and says so; trying again is the person's new
 //! action, against fresh state.
 
-use super::{Backend, OperationClient, RetryEvent};
-use crate::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
+use ichor_model::{Backend, OperationClient, RetryEvent};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -305,7 +305,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.inner.user()
     }
 
-    fn server_version(&self) -> super::ServerVersion {
+    fn server_version(&self) -> ichor_model::ServerVersion {
         self.inner.server_version()
     }
 
@@ -346,7 +346,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         let mut req = req.clone();
         let id = req
             .request_id
-            .get_or_insert_with(crate::model::new_request_id)
+            .get_or_insert_with(ichor_model::new_request_id)
             .clone();
         let cause = match self.inner.create_operation(&req).await {
             Err(e) if outcome_unknown(&e) => e,
@@ -446,7 +446,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         self.plain("reading the events", || {
             self.inner.list_operation_events(namespace, name)
         })

@@ -8,9 +8,9 @@
 //! Only the list screen's summaries come from here: the full view, and every read a write or
 //! its refusal depends on, read the API (a write decision never trusts a cache).
 
-use crate::model::{ApiError, ListQuery, Operation, OperationPage};
 use crate::service::{convert, tolerant};
 use futures::StreamExt as _;
+use ichor_model::{ApiError, ListQuery, Operation, OperationPage};
 use ichor_resources::TalosOperation;
 use kube::api::{Api, ApiResource, DynamicObject};
 use kube::runtime::watcher::{self, Event};
@@ -182,7 +182,10 @@ async fn follow(
             Err(e) => {
                 // Said once per outage, bounded: the list falls back to reading the API.
                 if !said_error {
-                    let detail = crate::text::truncate(&crate::text::sanitize(&e.to_string()), 200);
+                    let detail = ichor_model::inert::truncate(
+                        &ichor_model::inert::sanitize(&e.to_string()),
+                        200,
+                    );
                     tracing::info!(error = %detail, "the operations watch failed; lists read the API until it is back");
                     said_error = true;
                 }

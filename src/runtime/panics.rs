@@ -81,5 +81,5 @@ pub fn payload_text(payload: &(dyn Any + Send)) -> String {
 
 fn bounded(s: &str) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::truncate(&crate::text::sanitize(&one_line), MAX_MESSAGE)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&one_line), MAX_MESSAGE)
 }

@@ -6,12 +6,12 @@
 //! (`{"code","message","details"}`) with the `google.rpc.ErrorInfo` in its details.
 
 use super::handlers::Handlers;
-use crate::model::{ApiError, Code, Reason};
 use crate::wire::proto;
 use crate::wire::proto::cluster_service_server::ClusterService;
 use crate::wire::proto::operation_service_server::OperationService;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
+use ichor_model::{ApiError, Code, Reason};
 use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage};
 use std::convert::Infallible;
 use std::future::Future;
@@ -185,7 +185,7 @@ fn accepted(parts: &http::request::Parts) -> Result<Codec, Box<http::Response<Bo
             "content-type",
             format!(
                 "unsupported content type {}: application/proto or application/json (Connect), application/grpc or application/grpc-web",
-                crate::errors::quoted(content_type)
+                ichor_model::error_text::quoted(content_type)
             ),
         ));
         *resp.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
@@ -270,7 +270,7 @@ fn decode<M: prost::Message + Default>(
             "body",
             format!(
                 "the request is not a {name}: {}",
-                crate::text::truncate(&detail, 120)
+                ichor_model::inert::truncate(&detail, 120)
             ),
         )
     };
@@ -357,7 +357,7 @@ macro_rules! calls {
                 other => Err(refused(
                     Code::Unimplemented,
                     "path",
-                    format!("no call {}", crate::errors::quoted(other)),
+                    format!("no call {}", ichor_model::error_text::quoted(other)),
                 )),
             }
         }

@@ -1,8 +1,8 @@
 //! How the service reaches Kubernetes: as the caller (impersonated when the call carries an
 //! identity) for every read and write, and as itself only for the tracking check.
 
-use crate::model::{ApiError, Code, Reason};
 use http::HeaderValue;
+use ichor_model::{ApiError, Code, Reason};
 use std::future::Future;
 use std::time::Duration;
 
@@ -158,7 +158,7 @@ pub const MAX_DETAIL: usize = 200;
 /// Text from outside for an error: one line, inert, at most [`MAX_DETAIL`] characters.
 fn bounded(s: &str) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::truncate(&crate::text::sanitize(&one_line), MAX_DETAIL)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&one_line), MAX_DETAIL)
 }
 
 fn with_detail(code: Code, reason: Reason, what: &str, detail: &str) -> ApiError {

@@ -7,7 +7,7 @@
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
 use super::validate::{self, NameOf};
-use crate::model::{ApiError, MAX_EVENT_MESSAGE, MAX_EVENTS, Operation, OperationEvent};
+use ichor_model::{ApiError, MAX_EVENT_MESSAGE, MAX_EVENTS, Operation, OperationEvent};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 use serde::Deserialize;
@@ -17,7 +17,7 @@ use serde_json::Value;
 const MAX_WORD: usize = 128;
 
 fn inert(s: &str, max: usize) -> String {
-    crate::text::truncate(&crate::text::sanitize(s), max)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(s), max)
 }
 
 /// An event as the page shows it.
@@ -162,7 +162,7 @@ impl OperationService {
         let body = self.access.call(what, client.request_text(req)).await?;
         let list: Value = serde_json::from_str(&body).map_err(|e| {
             ApiError::new(
-                crate::model::Code::Internal,
+                ichor_model::Code::Internal,
                 format!(
                     "{what}: the answer is not JSON: {}",
                     inert(&e.to_string(), 200)

@@ -6,12 +6,12 @@
 //! ones arrived in between, and a token cannot be used with another query.
 
 use super::access::Caller;
-use crate::model::{
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ichor_model::{
     ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation, OperationPage, Phase, View,
     list_order,
 };
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
 

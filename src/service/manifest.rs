@@ -7,7 +7,7 @@
 use super::OperationService;
 use super::access::Caller;
 use super::validate::{self, NameOf};
-use crate::model::ApiError;
+use ichor_model::ApiError;
 use ichor_resources::TalosOperation;
 use serde_json::Value;
 

@@ -16,12 +16,11 @@ mod writes;
 use self::access::{Caller, KubeAccess};
 use self::tolerant::Unreadable;
 use self::validate::NameOf;
-use crate::model::{
-    ApiError, Cluster, Code, ListQuery, Operation, OperationPage, OperationRequest, Plan, Reason,
+use ichor_model::{
+    ApiError, Cluster, Code, ListQuery, Operation, OperationKind, OperationPage, OperationRequest,
+    Plan, Reason,
 };
-use ichor_resources::{
-    IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
-};
+use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, names};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use serde_json::json;
@@ -143,7 +142,7 @@ struct World {
     installation: Option<IchorInstallation>,
     /// The cluster's start claim, if there is one: the Lease, or what can be said of it.
     lease: Option<Result<Lease, Unreadable>>,
-    tracking: Option<crate::model::Tracking>,
+    tracking: Option<ichor_model::Tracking>,
 }
 
 impl World {
@@ -415,7 +414,7 @@ impl OperationService {
         ns: &str,
         cluster: &TalosCluster,
         kind: OperationKind,
-    ) -> Result<Option<crate::model::Tracking>, ApiError> {
+    ) -> Result<Option<ichor_model::Tracking>, ApiError> {
         let client = self.access.own();
         let meta = match kind {
             OperationKind::Shutdown | OperationKind::CaRotation => return Ok(None),

@@ -4,7 +4,7 @@
 
 use super::OperationService;
 use super::access::Caller;
-use crate::model::{ApiError, Code, Permissions, Plan, Reason, Refusal};
+use ichor_model::{ApiError, Code, Permissions, Plan, Reason, Refusal};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };

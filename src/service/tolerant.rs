@@ -6,7 +6,7 @@
 
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
-use crate::model::{ApiError, Code, Reason};
+use ichor_model::{ApiError, Code, Reason};
 use ichor_resources::{
     IchorInstallation, IchorInstallationSpec, Machine, MachineSpec, TalosCluster, TalosClusterSpec,
     TalosClusterStatus, TalosOperation, TalosOperationSpec, TalosOperationStatus,
@@ -57,7 +57,7 @@ pub fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
         Some(p) => format!("{p}: {e}"),
         None => e.to_string(),
     };
-    crate::text::truncate(&crate::text::sanitize(&text), MAX_WHY)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&text), MAX_WHY)
 }
 
 /// A resource read part by part: which part of an object does not decode.

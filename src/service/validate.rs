@@ -3,7 +3,7 @@
 //! its own reason; its message and parameters quote at most a short, inert prefix of the input
 //! ([`shown`]), so no request, however large or strange, comes back echoed.
 
-use crate::model::{ApiError, Code, Confirmed, OperationRequest, Reason};
+use ichor_model::{ApiError, Code, Confirmed, OperationRequest, Reason};
 
 /// A namespace is a DNS-1123 label: at most this many characters.
 pub const MAX_NAMESPACE: usize = 63;

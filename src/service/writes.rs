@@ -8,7 +8,7 @@ use super::access::Caller;
 use super::tolerant::Unreadable;
 use super::validate::{self, NameOf};
 use super::{OperationService, convert, op_not_found};
-use crate::model::{ApiError, Code, Confirmed, Operation, Reason};
+use ichor_model::{ApiError, Code, Confirmed, Operation, Reason};
 use ichor_resources::format_time;
 use ichor_resources::{TalosOperation, names};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};

@@ -117,8 +117,8 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The fallback's words.
-fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String {
-    use crate::model::Fallback;
+fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
+    use ichor_model::Fallback;
     match why {
         Fallback::Chosen => t.t("fallback-chosen"),
         Fallback::NotFound => t.t("fallback-not-found"),
@@ -144,7 +144,7 @@ enum Detail {
 
 fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
     use crate::app::state::Route;
-    use crate::model::ServerVersion;
+    use ichor_model::ServerVersion;
     let route = match &s.route {
         Route::Server { url } => sanitize(url),
         Route::Tunnel { .. } => t.t("route-tunnel"),
@@ -336,7 +336,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// An operation started: its name, the spec field written first, and any warning, first.
-fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
+fn started_text(created: &ichor_model::Created, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
@@ -350,7 +350,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
             ],
         ));
     }
-    if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
+    if created.operation.kind == Some(ichor_model::OperationKind::CaRotation) {
         // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it (its own
         // space too).
         let name = sanitize(&created.operation.cluster);
@@ -364,8 +364,8 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
         .warnings
         .iter()
         .map(|w| {
-            let e = crate::model::ApiError {
-                code: crate::model::Code::Internal,
+            let e = ichor_model::ApiError {
+                code: ichor_model::Code::Internal,
                 reason: Some(w.reason),
                 params: w.params.clone(),
                 message: w.message.clone(),

@@ -9,7 +9,7 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, role_word, shutdown_text, widest_role};
 use crate::app::state::State;
-use crate::model::{Cluster, ClusterMachine};
+use ichor_model::{Cluster, ClusterMachine};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};

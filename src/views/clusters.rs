@@ -8,7 +8,7 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, kind_short};
 use crate::app::state::{Input, State};
-use crate::model::{Cluster, OperationKind, Phase};
+use ichor_model::{Cluster, OperationKind, Phase};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Color;

@@ -10,7 +10,7 @@ use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
 use crate::app::state::{Reading, ReadingOf, ScrollRoom, State};
-use crate::model::{Cluster, Operation};
+use ichor_model::{Cluster, Operation};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

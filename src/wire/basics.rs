@@ -1,7 +1,7 @@
 //! Small pieces both ways: times, parameters, kinds, effects, spec changes, refusals.
 
 use super::proto;
-use crate::model::{ApiError, Code, OperationEffect, OperationKind, Reason, Refusal, SpecChange};
+use ichor_model::{ApiError, Code, OperationEffect, OperationKind, Reason, Refusal, SpecChange};
 use jiff::Timestamp;
 use std::collections::{BTreeMap, HashMap};
 

@@ -2,7 +2,7 @@
 
 use super::basics::{bad_answer, non_empty, time_from_proto, time_to_proto};
 use super::proto;
-use crate::model::{
+use ichor_model::{
     ApiError, Cluster, ClusterMachine, OperationRef, Phase, ShutdownRecord, Tracking,
 };
 

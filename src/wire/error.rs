@@ -2,7 +2,7 @@
 
 use super::basics::{params_from_proto, params_to_proto};
 use super::proto;
-use crate::model::{ApiError, Code, Reason};
+use ichor_model::{ApiError, Code, Reason};
 use prost::Message as _;
 
 /// The gRPC code of a domain code.
@@ -203,8 +203,8 @@ pub fn error_from_connect(status: u16, body: &[u8]) -> ApiError {
         .and_then(|c| c.as_str())
         .and_then(code_from_connect);
     let Some(code) = code else {
-        let excerpt = crate::text::truncate(
-            &crate::text::sanitize(&String::from_utf8_lossy(&body[..body.len().min(400)])),
+        let excerpt = ichor_model::inert::truncate(
+            &ichor_model::inert::sanitize(&String::from_utf8_lossy(&body[..body.len().min(400)])),
             120,
         );
         return ApiError::new(code_from_http(status), format!("HTTP {status}: {excerpt}"));
@@ -214,7 +214,7 @@ pub fn error_from_connect(status: u16, body: &[u8]) -> ApiError {
         .and_then(|v| v.get("message"))
         .and_then(|m| m.as_str())
         .unwrap_or("");
-    let mut e = ApiError::new(code, crate::text::truncate(message, 2000));
+    let mut e = ApiError::new(code, ichor_model::inert::truncate(message, 2000));
     let details = parsed
         .as_ref()
         .and_then(|v| v.get("details"))

@@ -2,7 +2,7 @@
 
 use super::basics::{time_from_proto, time_to_proto};
 use super::proto;
-use crate::model::OperationEvent;
+use ichor_model::OperationEvent;
 
 /// An event for the wire.
 pub fn event_to_proto(e: &OperationEvent) -> proto::OperationEvent {

@@ -3,7 +3,7 @@
 use super::basics::non_empty;
 use super::operation::{operation_from_proto, operation_to_proto};
 use super::proto;
-use crate::model::{ApiError, Code, ListQuery, OperationPage, Phase, Progress, Reason, View};
+use ichor_model::{ApiError, Code, ListQuery, OperationPage, Phase, Progress, Reason, View};
 
 /// A progress for the wire.
 pub(super) fn progress_to_proto(p: &Progress) -> proto::Progress {

@@ -4,7 +4,7 @@ use super::basics::{
     bad_answer, kind_from_proto, kind_to_proto, non_empty, time_from_proto, time_to_proto,
 };
 use super::proto;
-use crate::model::{
+use ichor_model::{
     ApiError, CaRotation, Condition, MachinePhase, MachineProgress, Operation, Phase,
 };
 

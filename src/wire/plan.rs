@@ -6,7 +6,7 @@ use super::basics::{
 };
 use super::operation::{operation_to_proto, required_operation};
 use super::proto;
-use crate::model::{ApiError, Created, HeldMachine, Plan, PlanMachine, Warning};
+use ichor_model::{ApiError, Created, HeldMachine, Plan, PlanMachine, Warning};
 
 /// A plan for the wire.
 pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {

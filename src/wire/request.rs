@@ -2,7 +2,7 @@
 
 use super::basics::{kind_from_proto, kind_to_proto, non_empty};
 use super::proto;
-use crate::model::{ApiError, Code, Confirmed, OperationRequest, Permissions, Reason};
+use ichor_model::{ApiError, Code, Confirmed, OperationRequest, Permissions, Reason};
 
 /// A plan request for the wire.
 pub fn plan_request_to_proto(r: &OperationRequest) -> proto::PlanOperationRequest {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::*;
+use ichor_model::*;
 use jiff::Timestamp;
 use prost::Message as _;
 use std::collections::{BTreeMap, HashMap};

@@ -3,7 +3,7 @@
 //! away from its own (reads still work). A server that names no version is unknown: shown as
 //! such, not refused.
 
-use crate::model::{ApiError, Code, Reason, Version};
+use ichor_model::{ApiError, Code, Reason, Version};
 
 /// The response header that names the server's version.
 pub const HEADER: &str = "ichor-version";

@@ -2,10 +2,10 @@
 //! and its result goes back through `update`, until nothing is left to do.
 #![allow(dead_code)]
 
+use ichor_model::OperationClient;
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
 use ichor_tui::app::state::State;
 use ichor_tui::app::update::{start, update};
-use ichor_tui::client::OperationClient;
 use ichor_tui::runtime::perform;
 use std::sync::Arc;
 

@@ -12,7 +12,7 @@ use crate::app::state::{
     AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
 };
 use crate::app::text_field::{self, Edit};
-use crate::model::MAX_FILTER_CHARS;
+use ichor_model::MAX_FILTER_CHARS;
 
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if key == Key::ctrl('c') {

@@ -53,7 +53,7 @@ pub(super) fn open_cluster(state: &mut State) -> Vec<Effect> {
 }
 
 /// Opens an operation's page (after a start: the new operation, followed live).
-pub(super) fn open_operation(state: &mut State, op: crate::model::Operation) -> Vec<Effect> {
+pub(super) fn open_operation(state: &mut State, op: ichor_model::Operation) -> Vec<Effect> {
     state.screen = Screen::Operation;
     state.cluster = None;
     let (namespace, cluster) = (op.namespace.clone(), op.cluster.clone());

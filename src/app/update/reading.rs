@@ -5,7 +5,7 @@
 use crate::app::action::{Effect, Key, KeyCode};
 use crate::app::keymap::{self, Command};
 use crate::app::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
-use crate::model::ApiError;
+use ichor_model::ApiError;
 
 /// A key while a text is read.
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {

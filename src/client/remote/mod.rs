@@ -19,12 +19,12 @@ pub use options::{
     DEFAULT_DEADLINE, MAX_RESPONSE_BYTES, Protocol, RemoteOptions, TOKEN_ENV, load_token,
 };
 
-use super::{Backend, OperationClient, ServerVersion, read_only_refusal};
-use crate::model::{
+use crate::wire::{self, proto, version};
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
-use crate::wire::{self, proto, version};
+use ichor_model::{Backend, OperationClient, ServerVersion, read_only_refusal};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -165,7 +165,10 @@ impl RemoteClient {
 
     fn note_version(&self, v: Option<String>) {
         let v = match v {
-            Some(v) => ServerVersion::Known(crate::text::truncate(&crate::text::sanitize(&v), 32)),
+            Some(v) => ServerVersion::Known(ichor_model::inert::truncate(
+                &ichor_model::inert::sanitize(&v),
+                32,
+            )),
             None => ServerVersion::Unknown,
         };
         if let Ok(mut slot) = self.server_version.lock() {
@@ -287,7 +290,7 @@ impl OperationClient for RemoteClient {
         let what = "reading the operation's resource";
         let resp: proto::GetOperationResponse = self.call(what, paths::GET_OPERATION, req).await?;
         if resp.manifest.is_empty() {
-            return Err(super::no_manifest(what));
+            return Err(ichor_model::no_manifest(what));
         }
         Ok(resp.manifest)
     }
@@ -357,7 +360,7 @@ impl OperationClient for RemoteClient {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         let (namespace, name) = name_request(namespace, name);
         let req = proto::ListOperationEventsRequest { namespace, name };
         let resp: proto::ListOperationEventsResponse = self

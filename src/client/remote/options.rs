@@ -86,7 +86,7 @@ impl RemoteOptions {
 
     /// Checks the URL, the token and the CA file's fit with the scheme.
     pub(super) fn target(&self) -> anyhow::Result<Target> {
-        let quoted = crate::errors::quoted(&self.url);
+        let quoted = ichor_model::error_text::quoted(&self.url);
         let uri: http::Uri = self
             .url
             .parse()

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::Reason;
+use ichor_model::Reason;
 
 #[test]
 fn the_token_comes_from_the_file_before_the_environment() {

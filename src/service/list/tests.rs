@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Code, MachinePhase, MachineProgress};
+use ichor_model::{Code, MachinePhase, MachineProgress};
 
 fn op(name: &str, minute: i64, cluster: &str, phase: Phase) -> Operation {
     Operation {
@@ -139,7 +139,7 @@ fn the_summary_counts_the_machines_instead_of_listing_them() {
     assert!(o.machines.is_empty());
     assert_eq!(
         o.summary,
-        Some(crate::model::Progress {
+        Some(ichor_model::Progress {
             done: 1,
             total: 2,
             current: Some("w-1".into()),

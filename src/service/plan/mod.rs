@@ -5,13 +5,12 @@ mod refusals;
 
 use super::tolerant::Unreadable;
 use super::validate::shown;
-use crate::model::{
-    ApiError, Code, HeldMachine, OperationEffect, OperationRequest, Plan, PlanMachine, Reason,
-    SpecChange, Tracking, Version,
+use ichor_model::{
+    ApiError, Code, HeldMachine, OperationEffect, OperationKind, OperationRequest, Plan,
+    PlanMachine, Reason, SpecChange, Tracking, Version,
 };
 use ichor_resources::{
-    CA_STAGES, IchorInstallation, Machine, OperationKind, TalosCluster, TalosOperation, names,
-    plan_steps,
+    CA_STAGES, IchorInstallation, Machine, TalosCluster, TalosOperation, names, plan_steps,
 };
 use kube::api::ObjectMeta;
 
@@ -380,7 +379,7 @@ fn steps_and_held(
     mine: &[Machine],
     max_unavailable: i32,
 ) -> (Vec<Vec<PlanMachine>>, Vec<HeldMachine>) {
-    let steps = plan_steps(kind, mine, max_unavailable);
+    let steps = plan_steps(super::convert::resource_kind(kind), mine, max_unavailable);
     let role = |n: &str| {
         mine.iter()
             .find(|m| m.metadata.name.as_deref() == Some(n))

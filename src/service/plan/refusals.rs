@@ -3,8 +3,8 @@
 //! installation, the versions, GitOps, and no machine to touch.
 
 use super::{Claim, ClaimRead, PlanInputs};
-use crate::model::{Plan, Reason, Refusal, Version, check_jump};
-use ichor_resources::{OperationKind, TalosOperation};
+use ichor_model::{OperationKind, Plan, Reason, Refusal, Version, check_jump};
+use ichor_resources::TalosOperation;
 
 type Check = fn(OperationKind, &PlanInputs<'_>, &Plan) -> Option<Refusal>;
 

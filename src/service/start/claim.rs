@@ -12,7 +12,7 @@
 use super::super::access::Caller;
 use super::super::tolerant::{Tolerant, Unreadable};
 use super::super::{OperationService, plan};
-use crate::model::{ApiError, Code, Reason};
+use ichor_model::{ApiError, Code, Reason};
 use ichor_resources::names;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
@@ -58,7 +58,8 @@ pub fn claim_name(cluster: &str) -> String {
 /// `Err(why)` when it cannot be read. Never panics, whatever the Lease holds: a renew time in
 /// the future counts as now, the duration counts between 0 and [`CLAIM_SECONDS`].
 pub fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, String> {
-    let text = |s: &str| crate::text::truncate(&crate::text::sanitize(s), MAX_CLAIM_TEXT);
+    let text =
+        |s: &str| ichor_model::inert::truncate(&ichor_model::inert::sanitize(s), MAX_CLAIM_TEXT);
     let ann = |k: &str| {
         lease
             .metadata

@@ -22,8 +22,8 @@ pub(crate) use requests::RequestLog;
 
 use super::access::Caller;
 use super::{OperationService, World, convert, plan};
-use crate::model::{ApiError, Code, Created, OperationRequest, Plan, Reason};
-use ichor_resources::{OperationKind, TalosOperation, TalosOperationSpec, names};
+use ichor_model::{ApiError, Code, Created, OperationKind, OperationRequest, Plan, Reason};
+use ichor_resources::{TalosOperation, TalosOperationSpec, names};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, PostParams};
 use requests::Binding;
@@ -126,7 +126,7 @@ impl OperationService {
         let request_id = req
             .request_id
             .clone()
-            .unwrap_or_else(crate::model::new_request_id);
+            .unwrap_or_else(ichor_model::new_request_id);
         let binding = Binding {
             namespace: req.namespace.clone(),
             cluster: req.cluster.clone(),
@@ -312,7 +312,7 @@ impl OperationService {
         plan: &Plan,
         world: &World,
         since: Instant,
-    ) -> Result<Option<crate::model::SpecChange>, ApiError> {
+    ) -> Result<Option<ichor_model::SpecChange>, ApiError> {
         let Some(change) = &plan.spec_change else {
             return Ok(None);
         };
@@ -442,7 +442,7 @@ struct Written<'a> {
     confirmation: bool,
     /// It was there before this start wrote anything.
     stray: bool,
-    spec_written: Option<crate::model::SpecChange>,
+    spec_written: Option<ichor_model::SpecChange>,
 }
 
 /// What one pass of a start works from.

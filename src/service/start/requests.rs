@@ -4,7 +4,7 @@
 //! id sent for anything else is refused, never answered with the other request's operation.
 
 use super::super::convert;
-use crate::model::{ApiError, Code, Reason};
+use ichor_model::{ApiError, Code, Reason};
 use ichor_resources::{TalosOperation, names};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;

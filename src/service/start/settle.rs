@@ -6,7 +6,7 @@
 
 use super::super::OperationService;
 use super::super::access::Caller;
-use crate::model::{ApiError, Code, Reason};
+use ichor_model::{ApiError, Code, Reason};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
 use std::time::Duration;

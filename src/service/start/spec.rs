@@ -3,8 +3,9 @@
 
 use super::super::access::Caller;
 use super::super::{OperationService, World};
-use crate::model::{ApiError, Code, Reason, SpecChange, Warning};
-use ichor_resources::{IchorInstallation, OperationKind, TalosCluster, names};
+use ichor_model::OperationKind;
+use ichor_model::{ApiError, Code, Reason, SpecChange, Warning};
+use ichor_resources::{IchorInstallation, TalosCluster, names};
 use kube::api::{Api, PostParams};
 use std::collections::BTreeMap;
 

@@ -5,12 +5,12 @@
 
 use super::effect_id;
 use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
-use crate::model::{ApiError, OperationKind, Plan, Reason};
 use crate::views::style::Ctx;
 use crate::views::text::{sanitize, width, wrap};
 use crate::views::widgets::lines::Lines;
 use crate::views::widgets::table::Window;
 use crate::views::words::{error_text, role_word, shutdown_text};
+use ichor_model::{ApiError, OperationKind, Plan, Reason};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};

@@ -1,7 +1,7 @@
 //! Errors as a person reads them at the edges (stderr at start, the log): one line, each cause
 //! said once, input quoted once and bounded.
 
-use crate::views::text::{sanitize, truncate};
+use crate::inert::{sanitize, truncate};
 
 /// The most columns an error line takes.
 pub const MAX_LINE: usize = 600;
@@ -101,11 +101,11 @@ mod tests {
             "a b: c\u{FFFD}[2J"
         );
         let long = chain_line(["x".repeat(10_000)]);
-        assert_eq!(crate::views::text::width(&long), MAX_LINE);
+        assert_eq!(crate::inert::width(&long), MAX_LINE);
         assert!(long.ends_with('…'));
         assert_eq!(quoted("nope"), "\"nope\"");
         assert_eq!(
-            crate::views::text::width(&quoted(&"n".repeat(1000))),
+            crate::inert::width(&quoted(&"n".repeat(1000))),
             MAX_QUOTED + 2
         );
     }

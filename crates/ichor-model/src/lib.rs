@@ -1,19 +1,24 @@
 //! The domain types the dashboard speaks: operations, plans, clusters and one error type.
 //! No proto or kube types appear here.
 
+mod client;
 mod error;
+pub mod error_text;
 mod events;
+pub mod inert;
+mod kind;
 mod list;
 mod progress;
 mod reach;
 mod version;
 
+pub use client::{Backend, OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{
     ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View, list_order,
 };
-pub use progress::{Advance, RotationPass};
+pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
@@ -21,7 +26,7 @@ pub use version::{Version, check_jump};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 
-pub use ichor_resources::OperationKind;
+pub use kind::{CA_PASSES, OperationKind, ca_pass_of_stage};
 
 /// The condition of an operation that waits for the cluster lock another one holds.
 pub const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";

@@ -26,19 +26,6 @@ pub fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Whether `c` is East Asian Width "Ambiguous" (UAX #11, from ICU's property data) and laid out
-/// one column wide: a terminal that draws ambiguous characters wide (Tera Term or PuTTY set to
-/// Japanese, mintty under a ja locale, `xterm -cjk_width`) draws it over the next cell. Box
-/// drawing, `·`, `…`, `→`, `○`, `é`, `α`, `Д`, `①`, `※`. (unicode-width's CJK width keeps
-/// letters narrow, as those terminals do not: it cannot say this.) Combining marks, zero wide
-/// everywhere, are not.
-pub fn is_ambiguous(c: char) -> bool {
-    use icu_properties::CodePointMapData;
-    use icu_properties::props::EastAsianWidth;
-    c.width() == Some(1)
-        && CodePointMapData::<EastAsianWidth>::new().get(c) == EastAsianWidth::Ambiguous
-}
-
 /// The display width of a string.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)

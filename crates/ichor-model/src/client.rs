@@ -1,14 +1,8 @@
-//! The one client trait the dashboard uses, with its in-process and gRPC implementations and
-//! the retrying wrapper. Only this module (the service it wraps and the server that serves it)
-//! knows that tonic and kube exist.
+//! The one client trait the dashboard uses; its in-process and remote implementations and the
+//! wrappers (retrying, read-only) are the client crate's, the only one above the service that
+//! knows tonic and kube exist.
 
-pub mod inprocess;
-pub mod remote;
-pub mod retry;
-pub mod store;
-pub mod tunnel;
-
-use crate::model::{
+use crate::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationEvent,
     OperationPage, OperationRequest, Permissions, Plan,
 };
@@ -24,7 +18,7 @@ pub enum Backend {
     Remote { url: String },
 }
 
-pub use crate::model::ServerVersion;
+use crate::ServerVersion;
 
 /// OperationService and ClusterService as the dashboard calls them.
 #[async_trait::async_trait]
@@ -109,7 +103,7 @@ pub trait OperationClient: Send + Sync {
 /// A server (or backend) that does not send an operation's resource.
 pub fn no_manifest(what: &str) -> ApiError {
     ApiError::new(
-        crate::model::Code::Unimplemented,
+        crate::Code::Unimplemented,
         format!("{what}: this server does not send the operation's resource"),
     )
 }
@@ -117,8 +111,8 @@ pub fn no_manifest(what: &str) -> ApiError {
 /// The refusal a read-only client gives every write, without calling anything.
 pub fn read_only_refusal(what: &str) -> ApiError {
     ApiError::refused(
-        crate::model::Code::PermissionDenied,
-        crate::model::Reason::ReadOnly,
+        crate::Code::PermissionDenied,
+        crate::Reason::ReadOnly,
         &[("what", what)],
         format!("{what}: ichor-tui runs read-only (--read-only)"),
     )
@@ -149,7 +143,7 @@ pub enum RetryEvent {
 
 /// A shared client is a client: wrappers (the retrying one) take any backend chosen at run time.
 #[async_trait::async_trait]
-impl OperationClient for std::sync::Arc<dyn OperationClient> {
+impl<C: OperationClient + ?Sized> OperationClient for std::sync::Arc<C> {
     fn backend(&self) -> Backend {
         (**self).backend()
     }

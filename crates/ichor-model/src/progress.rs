@@ -8,7 +8,7 @@
 //! that moment.
 
 use super::{CaRotation, Operation, Phase, Progress};
-use ichor_resources::{CA_PASSES, ca_pass_of_stage};
+use crate::kind::{CA_PASSES, ca_pass_of_stage};
 
 /// A CA rotation's pass, as "Pass n of N: Stage" says it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +142,7 @@ impl Operation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{MachinePhase, MachineProgress, OperationKind};
+    use crate::{MachinePhase, MachineProgress, OperationKind};
 
     fn rotation(stage: &str, pass: i32, passes: i32, phases: &[MachinePhase]) -> Operation {
         Operation {
@@ -190,7 +190,6 @@ mod tests {
             "a pass without passes"
         );
         assert_eq!(view("", 0, 0), None, "never Pass 0 of 0");
-        assert!(ichor_resources::CA_STAGES.contains(&AWAITING_CREDENTIALS));
         assert_eq!(view("Unheard-of", 0, 0), None);
     }
 
