@@ -205,7 +205,7 @@ impl OperationClient for Still {
         q: &ichor_model::ListQuery,
     ) -> Result<ichor_model::OperationPage, ApiError> {
         self.read();
-        ichor_tui::service::list::page(self.ops.clone(), q)
+        ichor_service::list::page(self.ops.clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.read();

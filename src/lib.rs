@@ -9,7 +9,6 @@ pub mod i18n;
 pub mod kubeconfig;
 pub mod runtime;
 pub mod server;
-pub mod service;
 pub mod terminal;
 pub mod views;
 pub mod wire;

@@ -6,10 +6,10 @@ mod common;
 
 use common::fixtures::{self, now};
 use ichor_model::{ListQuery, Operation, View};
+use ichor_service::list::page;
 use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
 use ichor_tui::app::state::State;
 use ichor_tui::app::update::{start, update};
-use ichor_tui::service::list::page;
 use jiff::SignedDuration;
 
 /// `n` finished operations, one a minute apart.

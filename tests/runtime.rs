@@ -39,7 +39,7 @@ impl OperationClient for Scripted {
         q: &ichor_model::ListQuery,
     ) -> Result<ichor_model::OperationPage, ApiError> {
         self.lists.fetch_add(1, Ordering::SeqCst);
-        ichor_tui::service::list::page(self.ops.lock().unwrap().clone(), q)
+        ichor_service::list::page(self.ops.lock().unwrap().clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.ops

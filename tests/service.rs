@@ -108,8 +108,8 @@ async fn list_and_get_return_the_status_as_it_is(path: Path) {
 
 #[tokio::test]
 async fn who_am_i_asks_kubernetes_in_process_and_names_the_caller_otherwise() {
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let api = world();
     let service = OperationService::new(KubeAccess::new(
         api.client(users::OPERATOR_TOKEN),
@@ -1996,9 +1996,9 @@ async fn a_request_that_outlasts_its_deadline_is_deadline_exceeded() {
 #[tokio::test]
 async fn read_only_clients_refuse_writes_themselves() {
     use ichor_model::{Backend, OperationClient};
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     use ichor_tui::client::inprocess::InProcessClient;
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
     let api = world();
     seed_op(&api, "run", "talos", "Running", None).await;
     let service =

@@ -12,11 +12,11 @@ use ichor_demo::demo;
 use ichor_model::{Backend, OperationClient};
 use ichor_model::{OperationKind, Phase, Reason};
 use ichor_resources::{TalosCluster, TalosOperation, names};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
 use ichor_tui::app::action::{Effect, Key, KeyCode};
 use ichor_tui::app::state::{NewOpStep, Notice, Screen};
 use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 

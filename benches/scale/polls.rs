@@ -138,8 +138,8 @@ fn remote(rt: &Runtime, api: &EmbeddedApi, n: usize, calls: u64) {
 
 /// The in-process client as the dashboard makes it, through a kubeconfig naming `addr`.
 fn in_process_client(rt: &Runtime, addr: &str) -> ichor_tui::client::inprocess::InProcessClient {
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("kubeconfig");
     super::common::procs::write_kubeconfig(&path, addr, users::ADMIN_TOKEN);

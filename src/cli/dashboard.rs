@@ -20,8 +20,8 @@ pub(super) fn sanitize_url(url: &str) -> String {
 
 /// Who the kubeconfig's credentials are, for the status bar; unknown if Kubernetes does not say
 /// within a few seconds (older clusters have no SelfSubjectReview).
-async fn who_am_i(service: &crate::service::OperationService) -> Option<String> {
-    let caller = crate::service::access::Caller::in_process();
+async fn who_am_i(service: &ichor_service::OperationService) -> Option<String> {
+    let caller = ichor_service::access::Caller::in_process();
     match tokio::time::timeout(std::time::Duration::from_secs(3), service.who_am_i(&caller)).await {
         Ok(Ok(user)) => Some(user),
         Ok(Err(e)) => {
@@ -51,8 +51,8 @@ async fn in_process(
     read_only: bool,
     scope: Option<String>,
 ) -> (crate::client::inprocess::InProcessClient, Option<String>) {
-    use crate::service::OperationService;
-    use crate::service::access::{Caller, KubeAccess};
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
     let client = crate::client::inprocess::InProcessClient::new(

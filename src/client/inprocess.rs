@@ -1,12 +1,12 @@
 //! The in-process client: the service's handlers called directly.
 
-use crate::service::OperationService;
-use crate::service::access::Caller;
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, View,
 };
 use ichor_model::{Backend, OperationClient, read_only_refusal};
+use ichor_service::OperationService;
+use ichor_service::access::Caller;
 
 /// Calls the service in the same process, as the caller.
 pub struct InProcessClient {
@@ -18,7 +18,7 @@ pub struct InProcessClient {
     /// credentials.
     kubeconfig_user: Option<String>,
     /// The list's rows as a watch keeps them (see [`super::store`]).
-    store: Option<super::store::OperationStore>,
+    store: Option<ichor_service::store::OperationStore>,
 }
 
 /// How long a summary list waits for the watch's first list before it lists from the API.
@@ -44,7 +44,7 @@ impl InProcessClient {
     /// Keeps the list's rows of `scope` (`None`: every namespace) with a watch made with
     /// `kube`'s credentials, so a poll of the list reads memory.
     pub fn with_watch(mut self, kube: kube::Client, scope: Option<String>) -> InProcessClient {
-        self.store = Some(super::store::OperationStore::watch(kube, scope));
+        self.store = Some(ichor_service::store::OperationStore::watch(kube, scope));
         self
     }
 
@@ -55,7 +55,7 @@ impl InProcessClient {
             return None;
         }
         let store = self.store.as_ref()?;
-        if let Err(e) = crate::service::list::check(query) {
+        if let Err(e) = ichor_service::list::check(query) {
             return Some(Err(e));
         }
         store.page(query)
@@ -212,9 +212,9 @@ impl OperationClient for InProcessClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::access::KubeAccess;
     use ichor_demo::apiserver::EmbeddedApi;
     use ichor_model::Reason;
+    use ichor_service::access::KubeAccess;
 
     #[tokio::test]
     async fn refused_credentials_name_the_kubeconfig_user() {

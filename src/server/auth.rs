@@ -2,8 +2,8 @@
 //! TokenReview made with the server's own client. The service then acts as that user through
 //! impersonation. Tokens are never logged and never part of an error.
 
-use crate::service::access::{Caller, Identity, KubeAccess};
 use ichor_model::{ApiError, Code, Reason};
+use ichor_service::access::{Caller, Identity, KubeAccess};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Mutex;

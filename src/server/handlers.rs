@@ -2,11 +2,11 @@
 //! caller, encode the answer. No behaviour of their own: every refusal is the service's.
 
 use super::auth::Authenticator;
-use crate::service::OperationService;
-use crate::service::access::Caller;
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
+use ichor_service::OperationService;
+use ichor_service::access::Caller;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 

@@ -9,12 +9,12 @@ pub mod handlers;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
-use crate::service::OperationService;
-use crate::service::access::KubeAccess;
 use crate::wire::proto;
 use crate::wire::proto::cluster_service_server::ClusterServiceServer;
 use crate::wire::proto::operation_service_server::OperationServiceServer;
 use anyhow::Context as _;
+use ichor_service::OperationService;
+use ichor_service::access::KubeAccess;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -4,9 +4,9 @@
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_model::{Backend, OperationClient};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
 use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
 use std::sync::Arc;
 
 /// How the test reaches the service.

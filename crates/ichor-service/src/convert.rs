@@ -1,6 +1,6 @@
 //! From the kube resources to the domain types, as they are.
 
-use crate::service::tolerant::Unreadable;
+use crate::tolerant::Unreadable;
 use ichor_model::{
     CaRotation, Cluster, ClusterMachine, Condition, MachinePhase, MachineProgress, Operation,
     OperationKind, OperationRef, Phase, ShutdownRecord,
@@ -257,7 +257,7 @@ pub fn cluster(
                 unreadable,
             ))
             .collect(),
-        tracking: crate::service::plan::tracking(&c.metadata),
+        tracking: crate::plan::tracking(&c.metadata),
         active_operation: unfinished.first().map(|o| OperationRef {
             name: o.metadata.name.clone().unwrap_or_default(),
             kind: o.spec.kind.clone(),

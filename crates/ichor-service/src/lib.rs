@@ -9,6 +9,7 @@ pub mod manifest;
 pub mod permissions;
 pub mod plan;
 mod start;
+pub mod store;
 pub mod tolerant;
 pub mod validate;
 mod writes;

@@ -8,7 +8,7 @@
 //! Only the list screen's summaries come from here: the full view, and every read a write or
 //! its refusal depends on, read the API (a write decision never trusts a cache).
 
-use crate::service::{convert, tolerant};
+use crate::{convert, tolerant};
 use futures::StreamExt as _;
 use ichor_model::{ApiError, ListQuery, Operation, OperationPage};
 use ichor_resources::TalosOperation;
@@ -105,7 +105,7 @@ impl OperationStore {
             matches!(&shared.last, Some((q, rev, _)) if *q == key && *rev == shared.revision);
         if !held {
             let rows = shared.rows.iter();
-            let page = |rows| crate::service::list::page_of(rows, &key);
+            let page = |rows| crate::list::page_of(rows, &key);
             let made = match (&self.scope, query.namespace.as_deref()) {
                 (None, None) => page(rows.map(|(_, o)| o).collect::<Vec<_>>()),
                 (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| o).collect()),

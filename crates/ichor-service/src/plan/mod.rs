@@ -318,9 +318,9 @@ pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError>
         credentials_stop_working: false,
         held_not_skipped,
         unapproved,
-        shut_down: crate::service::convert::last_shutdown(&cluster_name, inputs.operations)
+        shut_down: crate::convert::last_shutdown(&cluster_name, inputs.operations)
             .filter(|r| r.still_down),
-        stray_confirmation: crate::service::convert::has_confirmation(inputs.cluster),
+        stray_confirmation: crate::convert::has_confirmation(inputs.cluster),
     };
     if kind == OperationKind::CaRotation {
         plan.stages = CA_STAGES.iter().map(|s| s.to_string()).collect();
