@@ -8,7 +8,5 @@ pub mod config;
 pub mod i18n;
 pub mod kubeconfig;
 pub mod runtime;
-pub mod server;
 pub mod terminal;
 pub mod views;
-pub mod wire;

@@ -61,7 +61,7 @@ fn descriptors(dir: &Path) -> PathBuf {
         [format!("{INTEROP}/proto")],
     )
     .expect("compiling tests/interop/proto/google/rpc/error_details.proto");
-    let mut bytes = ichor_tui::wire::proto::FILE_DESCRIPTOR_SET.to_vec();
+    let mut bytes = ichor_server::wire::proto::FILE_DESCRIPTOR_SET.to_vec();
     bytes.extend(prost::Message::encode_to_vec(&error_info));
     let path = dir.join("ichor.binpb");
     std::fs::write(&path, bytes).unwrap();

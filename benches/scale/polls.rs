@@ -43,7 +43,7 @@ fn full_query() -> ListQuery {
 
 /// The binary message of an answer (what Connect's binary body and gRPC's message carry).
 fn body_len(page: &OperationPage) -> usize {
-    ichor_tui::wire::page_to_proto(page).encoded_len()
+    ichor_server::wire::page_to_proto(page).encoded_len()
 }
 
 /// Requests the API has served `user` (all users: `None`), by verb and resource.

@@ -40,14 +40,14 @@ async fn start_ui_server(
     let addr = listener
         .local_addr()
         .context("reading the demo ichor-ui's address")?;
-    let config = crate::server::ServerConfig {
+    let config = ichor_server::ServerConfig {
         kube: cluster.api.client(users::SERVER_TOKEN),
         allow_anonymous: false,
         tls: None,
-        settle_window: crate::server::APISERVER_REQUEST_TIMEOUT,
+        settle_window: ichor_server::APISERVER_REQUEST_TIMEOUT,
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(crate::server::serve(config, listener, async {
+    let task = tokio::spawn(ichor_server::serve(config, listener, async {
         let _ = stopped.await;
     }));
     Ok((

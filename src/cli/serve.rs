@@ -37,7 +37,7 @@ async fn serve_kube_client(
 /// kubeconfig), then the server.
 pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(crate::server::TlsPem::read(cert, key)?),
+        (Some(cert), Some(key)) => Some(ichor_server::TlsPem::read(cert, key)?),
         (None, None) => None,
         _ => anyhow::bail!("--tls-cert and --tls-key go together"),
     };
@@ -47,8 +47,8 @@ pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
             ichor_model::error_text::quoted(&args.listen)
         )
     })?;
-    crate::server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
-    let opts = crate::server::ListenOptions {
+    ichor_server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
+    let opts = ichor_server::ListenOptions {
         addr,
         tls,
         insecure_listen: args.insecure_listen,
@@ -59,8 +59,8 @@ pub async fn run_serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
         let kube = demo
             .api
             .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN);
-        return crate::server::run(opts, kube).await;
+        return ichor_server::run(opts, kube).await;
     }
     let kube = serve_kube_client(cli.kubeconfig.as_ref(), cli.context.as_deref()).await?;
-    crate::server::run(opts, kube).await
+    ichor_server::run(opts, kube).await
 }

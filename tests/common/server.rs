@@ -3,8 +3,8 @@
 
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
+use ichor_server::{ServerConfig, TlsPem, serve};
 use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::server::{ServerConfig, TlsPem, serve};
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;

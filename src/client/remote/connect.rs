@@ -6,8 +6,6 @@
 
 use super::Reply;
 use super::options::{MAX_RESPONSE_BYTES, Target};
-use crate::wire::error_from_connect;
-use crate::wire::version;
 use anyhow::Context as _;
 use bytes::Bytes;
 use http::HeaderValue;
@@ -16,6 +14,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use ichor_model::{ApiError, Code};
+use ichor_server::wire::error_from_connect;
+use ichor_server::wire::version;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use std::sync::Arc;

@@ -3,11 +3,11 @@
 
 use super::Reply;
 use super::options::{MAX_RESPONSE_BYTES, Target};
-use crate::wire::error_from_status;
-use crate::wire::version;
 use anyhow::Context as _;
 use http::uri::PathAndQuery;
 use ichor_model::{ApiError, Code};
+use ichor_server::wire::error_from_status;
+use ichor_server::wire::version;
 use std::time::Duration;
 use tonic::metadata::AsciiMetadataValue;
 use tonic::service::interceptor::InterceptedService;

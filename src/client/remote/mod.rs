@@ -19,12 +19,12 @@ pub use options::{
     DEFAULT_DEADLINE, MAX_RESPONSE_BYTES, Protocol, RemoteOptions, TOKEN_ENV, load_token,
 };
 
-use crate::wire::{self, proto, version};
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
 use ichor_model::{Backend, OperationClient, ServerVersion, read_only_refusal};
+use ichor_server::wire::{self, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

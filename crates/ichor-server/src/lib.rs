@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod connect;
 pub mod handlers;
+pub mod wire;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
