@@ -12,7 +12,7 @@ pub struct FileConfig {
     pub namespace: Option<String>,
     pub all_namespaces: Option<bool>,
     pub server: Option<String>,
-    pub protocol: Option<crate::client::remote::Protocol>,
+    pub protocol: Option<ichor_client::remote::Protocol>,
     pub backend: Option<crate::cli::BackendChoice>,
     pub ichor_ui: Option<String>,
     pub ichor_ui_port: Option<String>,

@@ -2,8 +2,6 @@
 
 pub mod app;
 pub mod cli;
-#[path = "client/lib.rs"]
-pub mod client;
 pub mod config;
 pub mod i18n;
 pub mod kubeconfig;

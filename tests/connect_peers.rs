@@ -19,6 +19,7 @@ mod common;
 
 use common::server::{Options, start};
 use common::small_cluster;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_model::OperationKind;
@@ -27,7 +28,6 @@ use ichor_model::{
 };
 use ichor_model::{OperationClient, ServerVersion};
 use ichor_resources::{CniSpec, TalosCluster, TalosClusterSpec, machine};
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

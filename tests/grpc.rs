@@ -7,13 +7,13 @@ mod common;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_model::OperationClient;
 use ichor_model::OperationKind;
 use ichor_model::{Code, OperationRequest, Reason};
 use ichor_server::{ServerConfig, TlsPem, check_transport, serve};
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -403,8 +403,8 @@ async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
 
 #[tokio::test]
 async fn a_retrying_client_waits_out_a_server_that_is_away() {
+    use ichor_client::retry::{RetryPolicy, Retrying};
     use ichor_model::RetryEvent;
-    use ichor_tui::client::retry::{RetryPolicy, Retrying};
     let api = world();
     let server = start(&api, Options::default()).await;
     let addr = server.addr;

@@ -1995,15 +1995,21 @@ async fn a_request_that_outlasts_its_deadline_is_deadline_exceeded() {
 
 #[tokio::test]
 async fn read_only_clients_refuse_writes_themselves() {
+    use ichor_client::inprocess::InProcessClient;
+    use ichor_client::retry::Retrying;
     use ichor_model::{Backend, OperationClient};
     use ichor_service::OperationService;
     use ichor_service::access::{Caller, KubeAccess};
-    use ichor_tui::client::inprocess::InProcessClient;
     let api = world();
     seed_op(&api, "run", "talos", "Running", None).await;
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let c = InProcessClient::new(service, Caller::in_process(), Backend::Demo, true);
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let c = Retrying::new(
+        InProcessClient::new(service, Caller::in_process(), Backend::Demo),
+        tx,
+    )
+    .read_only(true);
     c.list_operations(None).await.unwrap();
     c.plan_operation(&req(OperationKind::Shutdown, None))
         .await

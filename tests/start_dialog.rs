@@ -5,6 +5,7 @@ mod common;
 
 use common::dialog::{dialog, form, on_clusters, review, select};
 use common::fixtures;
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
@@ -16,7 +17,6 @@ use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
 use ichor_tui::app::action::{Effect, Key, KeyCode};
 use ichor_tui::app::state::{NewOpStep, Notice, Screen};
-use ichor_tui::client::inprocess::InProcessClient;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 
@@ -48,7 +48,6 @@ async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
             service,
             Caller::in_process(),
             Backend::Demo,
-            false,
         )),
     )
 }
@@ -414,7 +413,6 @@ fn client_as(api: &EmbeddedApi, token: &str) -> Arc<dyn OperationClient> {
         service,
         Caller::in_process(),
         Backend::Demo,
-        false,
     ))
 }
 

@@ -6,6 +6,8 @@ mod common;
 
 use common::paths::{User, tunnel};
 use common::server;
+use ichor_client::remote::Protocol;
+use ichor_client::tunnel::IchorUi;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::demo::ichor_ui;
 use ichor_model::Fallback;
@@ -13,15 +15,12 @@ use ichor_model::OperationClient;
 use ichor_tui::app::state::Route;
 use ichor_tui::cli::BackendChoice;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::client::tunnel::IchorUi;
 
 fn options(backend: BackendChoice, protocol: Protocol) -> ReachOptions {
     ReachOptions {
         backend,
         ichor_ui: IchorUi::default(),
         protocol,
-        read_only: false,
     }
 }
 

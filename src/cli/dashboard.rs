@@ -48,20 +48,15 @@ struct Connected {
 async fn in_process(
     kube: kube::Client,
     backend: ichor_model::Backend,
-    read_only: bool,
     scope: Option<String>,
-) -> (crate::client::inprocess::InProcessClient, Option<String>) {
+) -> (ichor_client::inprocess::InProcessClient, Option<String>) {
     use ichor_service::OperationService;
     use ichor_service::access::{Caller, KubeAccess};
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
-    let client = crate::client::inprocess::InProcessClient::new(
-        service,
-        Caller::in_process(),
-        backend,
-        read_only,
-    )
-    .with_watch(kube, scope);
+    let client =
+        ichor_client::inprocess::InProcessClient::new(service, Caller::in_process(), backend)
+            .with_watch(kube, scope);
     (client, user)
 }
 
@@ -70,20 +65,20 @@ async fn in_process(
 async fn reach(
     settings: &Settings,
     kube: kube::Client,
-    token: Result<String, crate::client::tunnel::Fallback>,
+    token: Result<String, ichor_client::tunnel::Fallback>,
     context: &str,
     namespace: &str,
     kubeconfig_user: Option<String>,
     retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::client::retry::Retrying;
+    use ichor_client::retry::Retrying;
     use ichor_model::Backend;
     use std::sync::Arc;
     let options = super::reach::ReachOptions::of(settings);
     let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
     Ok(match reached {
         super::reach::Reached::Tunnel(client, route) => Connected {
-            client: Arc::new(Retrying::new(*client, retry_tx)),
+            client: Arc::new(Retrying::new(*client, retry_tx).read_only(settings.read_only)),
             route,
             namespace: namespace.to_string(),
             user: None,
@@ -94,13 +89,13 @@ async fn reach(
                 context: context.to_string(),
             };
             let scope = (!settings.all_namespaces).then(|| namespace.to_string());
-            let (mut client, user) = in_process(kube, backend, settings.read_only, scope).await;
+            let (mut client, user) = in_process(kube, backend, scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);
             }
             Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
+                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route,
                 namespace: namespace.to_string(),
                 user,
@@ -119,7 +114,7 @@ async fn connect(
     retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
     use crate::app::state::Route;
-    use crate::client::retry::Retrying;
+    use ichor_client::retry::Retrying;
     use std::sync::Arc;
     match source {
         Source::Demo => {
@@ -144,13 +139,13 @@ async fn connect(
         }
         Source::Remote(opts) => {
             let url = sanitize_url(&opts.url);
-            let client = crate::client::remote::RemoteClient::new(opts)?;
+            let client = ichor_client::remote::RemoteClient::new(opts)?;
             let namespace = settings
                 .namespace
                 .clone()
                 .unwrap_or_else(|| "default".to_string());
             Ok(Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
+                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route: Route::Server { url },
                 namespace,
                 user: None,
@@ -159,7 +154,7 @@ async fn connect(
         }
         Source::Kubeconfig { loaded, context } => {
             let config = loaded.client_config(&context).await?;
-            let token = crate::client::tunnel::bearer_token(&config);
+            let token = ichor_client::tunnel::bearer_token(&config);
             let (kube, ns) = loaded.client(&context).await?;
             let namespace = settings.namespace.clone().unwrap_or(ns);
             let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());

@@ -7,8 +7,8 @@
 use super::BackendChoice;
 use super::settings::Settings;
 use crate::app::state::Route;
-use crate::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
+use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
 use ichor_model::OperationClient;
 use std::time::Duration;
 
@@ -18,7 +18,6 @@ pub struct ReachOptions {
     pub backend: BackendChoice,
     pub ichor_ui: IchorUi,
     pub protocol: Protocol,
-    pub read_only: bool,
 }
 
 impl ReachOptions {
@@ -27,7 +26,6 @@ impl ReachOptions {
             backend: settings.backend,
             ichor_ui: settings.ichor_ui.clone(),
             protocol: settings.protocol,
-            read_only: settings.read_only,
         }
     }
 }
@@ -48,7 +46,6 @@ pub async fn tunnel(
     let mut opts = RemoteOptions::new(format!("http://{}.{}", ui.service, ui.namespace))
         .with_protocol(settings.protocol);
     opts.token = Some(token);
-    opts.read_only = settings.read_only;
     let client = RemoteClient::through(opts, TunnelConnector::new(kube.clone(), ui.clone()))
         .map_err(|e| Fallback::NotAnswering {
             detail: ichor_model::error_text::one_line(&e),

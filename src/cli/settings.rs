@@ -16,10 +16,10 @@ pub struct Settings {
     pub context: Option<String>,
     pub kubeconfig: Option<PathBuf>,
     pub server: Option<String>,
-    pub protocol: crate::client::remote::Protocol,
+    pub protocol: ichor_client::remote::Protocol,
     pub backend: super::BackendChoice,
     /// Where ichor-ui runs.
-    pub ichor_ui: crate::client::tunnel::IchorUi,
+    pub ichor_ui: ichor_client::tunnel::IchorUi,
     pub token_file: Option<PathBuf>,
     pub ca_file: Option<PathBuf>,
 }
@@ -76,11 +76,8 @@ impl Settings {
 }
 
 /// Where ichor-ui runs: `NAMESPACE/SERVICE` and a port name, each defaulted.
-fn ichor_ui(
-    at: Option<&str>,
-    port: Option<&str>,
-) -> anyhow::Result<crate::client::tunnel::IchorUi> {
-    let mut ui = crate::client::tunnel::IchorUi::default();
+fn ichor_ui(at: Option<&str>, port: Option<&str>) -> anyhow::Result<ichor_client::tunnel::IchorUi> {
+    let mut ui = ichor_client::tunnel::IchorUi::default();
     if let Some(at) = at {
         let (ns, svc) = at.split_once('/').ok_or_else(|| {
             anyhow::anyhow!(
@@ -101,7 +98,7 @@ fn ichor_ui(
 /// is checked, so a bad flag or file is said first, and before anything is contacted.
 pub(super) enum Source {
     Demo,
-    Remote(crate::client::remote::RemoteOptions),
+    Remote(ichor_client::remote::RemoteOptions),
     Kubeconfig {
         loaded: crate::kubeconfig::Loaded,
         context: String,
@@ -110,7 +107,7 @@ pub(super) enum Source {
 
 impl Source {
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
-        use crate::client::remote::{RemoteOptions, TOKEN_ENV, load_token};
+        use ichor_client::remote::{RemoteOptions, TOKEN_ENV, load_token};
         if cli.demo {
             return Ok(Source::Demo);
         }
@@ -127,7 +124,6 @@ impl Source {
                 None => None,
             };
             opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
-            opts.read_only = settings.read_only;
             return Ok(Source::Remote(opts));
         }
         let loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;

@@ -4,7 +4,7 @@ use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, View,
 };
-use ichor_model::{Backend, OperationClient, read_only_refusal};
+use ichor_model::{Backend, OperationClient};
 use ichor_service::OperationService;
 use ichor_service::access::Caller;
 
@@ -13,7 +13,6 @@ pub struct InProcessClient {
     service: OperationService,
     caller: Caller,
     backend: Backend,
-    read_only: bool,
     /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
     /// credentials.
     kubeconfig_user: Option<String>,
@@ -25,17 +24,11 @@ pub struct InProcessClient {
 const FIRST_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl InProcessClient {
-    pub fn new(
-        service: OperationService,
-        caller: Caller,
-        backend: Backend,
-        read_only: bool,
-    ) -> InProcessClient {
+    pub fn new(service: OperationService, caller: Caller, backend: Backend) -> InProcessClient {
         InProcessClient {
             service,
             caller,
             backend,
-            read_only,
             kubeconfig_user: None,
             store: None,
         }
@@ -76,13 +69,6 @@ impl InProcessClient {
             e.params.insert("user".into(), user.clone());
         }
         e
-    }
-
-    fn writable(&self, what: &str) -> Result<(), ApiError> {
-        if self.read_only {
-            return Err(read_only_refusal(what));
-        }
-        Ok(())
     }
 }
 
@@ -135,7 +121,6 @@ impl OperationClient for InProcessClient {
     }
 
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
-        self.writable("starting an operation")?;
         self.service
             .create_operation(&self.caller, req)
             .await
@@ -149,11 +134,6 @@ impl OperationClient for InProcessClient {
         paused: bool,
         confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
-        self.writable(if paused {
-            "pausing an operation"
-        } else {
-            "resuming an operation"
-        })?;
         self.service
             .set_operation_paused(&self.caller, namespace, name, paused, confirmed)
             .await
@@ -166,7 +146,6 @@ impl OperationClient for InProcessClient {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError> {
-        self.writable("deleting an operation")?;
         self.service
             .delete_operation(&self.caller, namespace, name, confirmed)
             .await
@@ -185,9 +164,6 @@ impl OperationClient for InProcessClient {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
-        if self.read_only {
-            return Ok(Permissions::default());
-        }
         self.service
             .permissions(&self.caller, namespace)
             .await
@@ -226,7 +202,6 @@ mod tests {
             Backend::InProcess {
                 context: "prod".into(),
             },
-            false,
         )
         .kubeconfig_user("admin@prod".into());
         let e = client.list_operations(Some("default")).await.unwrap_err();

@@ -27,7 +27,7 @@ type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[derive(Clone)]
 enum Http {
     Direct(Client<Connector, Full<Bytes>>),
-    Tunnel(Client<crate::client::tunnel::TunnelConnector, Full<Bytes>>),
+    Tunnel(Client<crate::tunnel::TunnelConnector, Full<Bytes>>),
 }
 
 impl Http {
@@ -116,7 +116,7 @@ impl ConnectTransport {
     /// Plain HTTP/1.1 through a tunnel (a port-forward to the server's pod).
     pub(super) fn through(
         target: &Target,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> ConnectTransport {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))

@@ -76,7 +76,7 @@ impl GrpcTransport {
     /// h2c through a tunnel (a port-forward to the server's pod).
     pub(super) fn through(
         target: &Target,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> anyhow::Result<GrpcTransport> {
         let endpoint = Endpoint::from(target.uri.clone())
             .http2_keep_alive_interval(Duration::from_secs(20))

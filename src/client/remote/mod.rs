@@ -23,7 +23,7 @@ use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
-use ichor_model::{Backend, OperationClient, ServerVersion, read_only_refusal};
+use ichor_model::{Backend, OperationClient, ServerVersion};
 use ichor_server::wire::{self, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -81,7 +81,6 @@ pub struct RemoteClient {
     url: String,
     protocol: Protocol,
     deadline: Duration,
-    read_only: bool,
     has_token: bool,
     server_version: Arc<Mutex<ServerVersion>>,
 }
@@ -114,7 +113,6 @@ impl RemoteClient {
             url: opts.url,
             protocol: opts.protocol,
             deadline: opts.deadline,
-            read_only: opts.read_only,
             has_token: target.token.is_some(),
             server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
         }
@@ -124,7 +122,7 @@ impl RemoteClient {
     /// `opts.url` names the server for the Host header, e.g. `http://ichor-ui.ichor-system`).
     pub fn through(
         opts: RemoteOptions,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> anyhow::Result<RemoteClient> {
         let target = opts.target()?;
         let transport = match opts.protocol {
@@ -214,11 +212,8 @@ impl RemoteClient {
         e
     }
 
-    /// Refuses a write locally: read-only, or a server too far from this client's version.
+    /// Refuses a write locally: a server too far from this client's version.
     fn writable(&self, what: &str) -> Result<(), ApiError> {
-        if self.read_only {
-            return Err(read_only_refusal(what));
-        }
         if let Ok(slot) = self.server_version.lock()
             && let ServerVersion::Known(server) = &*slot
             && let Some(refusal) = version::skew_refusal(version::CLIENT, server, what)
@@ -374,9 +369,6 @@ impl OperationClient for RemoteClient {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
-        if self.read_only {
-            return Ok(Permissions::default());
-        }
         let req = proto::GetPermissionsRequest {
             namespace: namespace.to_string(),
         };

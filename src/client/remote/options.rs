@@ -39,8 +39,6 @@ pub struct RemoteOptions {
     pub ca_pem: Option<Vec<u8>>,
     /// The deadline of every call.
     pub deadline: Duration,
-    /// Writes are refused locally, without a call.
-    pub read_only: bool,
 }
 
 impl std::fmt::Debug for RemoteOptions {
@@ -51,7 +49,6 @@ impl std::fmt::Debug for RemoteOptions {
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
             .field("deadline", &self.deadline)
-            .field("read_only", &self.read_only)
             .finish()
     }
 }
@@ -66,7 +63,7 @@ pub(super) struct Target {
 }
 
 impl RemoteOptions {
-    /// Options with the default protocol and deadline, no token, no extra CA, writable.
+    /// Options with the default protocol and deadline, no token, no extra CA.
     pub fn new(url: impl Into<String>) -> RemoteOptions {
         RemoteOptions {
             url: url.into(),
@@ -74,7 +71,6 @@ impl RemoteOptions {
             token: None,
             ca_pem: None,
             deadline: DEFAULT_DEADLINE,
-            read_only: false,
         }
     }
 
