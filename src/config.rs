@@ -82,7 +82,7 @@ impl FileConfig {
 /// `lang = "…"`: en or ja (as `--lang` takes them).
 fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let s = String::deserialize(d)?;
-    if crate::i18n::Lang::parse(&s).is_none() {
+    if ichor_views::i18n::Lang::parse(&s).is_none() {
         return Err(serde::de::Error::custom(format!(
             "lang must be en or ja, not {}",
             ichor_model::error_text::quoted(&s)
@@ -127,6 +127,18 @@ pub enum AmbiguousWidth {
     /// Two columns: Tera Term and PuTTY set to Japanese, mintty under a ja locale,
     /// `xterm -cjk_width`. Nothing ambiguous is drawn then.
     Wide,
+}
+
+impl AmbiguousWidth {
+    /// Whether ambiguous characters are wide, when the setting says (`auto`: not known until
+    /// the terminal is asked).
+    pub fn known(self) -> Option<bool> {
+        match self {
+            AmbiguousWidth::Auto => None,
+            AmbiguousWidth::Narrow => Some(false),
+            AmbiguousWidth::Wide => Some(true),
+        }
+    }
 }
 
 /// Whether the locale's character set is UTF-8 (LC_ALL, then LC_CTYPE, then LANG).

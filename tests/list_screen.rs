@@ -5,11 +5,11 @@
 mod common;
 
 use common::fixtures::{self, now};
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::State;
+use ichor_app::update::{start, update};
 use ichor_model::{ListQuery, Operation, View};
 use ichor_service::list::page;
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::State;
-use ichor_tui::app::update::{start, update};
 use jiff::SignedDuration;
 
 /// `n` finished operations, one a minute apart.

@@ -5,10 +5,10 @@
 mod common;
 
 use common::fixtures::{self, now};
+use ichor_app::action::Action;
+use ichor_app::state::{Conn, Route, State};
+use ichor_app::update::update;
 use ichor_model::{ApiError, Code, Fallback, ServerVersion};
-use ichor_tui::app::action::Action;
-use ichor_tui::app::state::{Conn, Route, State};
-use ichor_tui::app::update::update;
 
 fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
@@ -103,8 +103,8 @@ fn a_tunnel_that_closed_is_being_reopened() {
 #[test]
 fn a_narrow_status_bar_keeps_how_fresh_the_data_is() {
     use common::snap::draw;
-    use ichor_tui::i18n::Lang;
-    use ichor_tui::views::widgets::Theme;
+    use ichor_views::i18n::Lang;
+    use ichor_views::widgets::Theme;
     let mut s = listed_via(Route::Tunnel {
         service: "ichor-system/ichor-ui".into(),
     });

@@ -5,12 +5,12 @@ mod common;
 
 use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Conn, Notice, State};
+use ichor_app::update::{start, update};
 use ichor_model::{ApiError, Code, Reason};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Conn, Notice, State};
-use ichor_tui::app::update::{start, update};
-use ichor_tui::i18n::Lang;
-use ichor_tui::views::widgets::Theme;
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
 /// Snapshots `state` in both languages at both sizes.
 fn snap(name: &str, state: &State) {
@@ -79,7 +79,7 @@ fn operations_list_at_200_columns_cuts_nothing() {
             format!("operations_list_{}_200x50", lang.code()),
             term.backend()
         );
-        let texts = ichor_tui::i18n::Texts::new(lang);
+        let texts = ichor_views::i18n::Texts::new(lang);
         let buf = term.backend().buffer();
         let rows: Vec<String> = (4..11).map(|y| row_text(buf, y)).collect();
         for op in fixtures::list() {
@@ -129,13 +129,13 @@ fn a_list_that_does_not_fit_says_how_many_more() {
         "{}",
         term.backend()
     );
-    let texts = ichor_tui::i18n::Texts::new(Lang::En);
-    let ctx = ichor_tui::views::widgets::Ctx {
+    let texts = ichor_views::i18n::Texts::new(Lang::En);
+    let ctx = ichor_views::widgets::Ctx {
         texts: &texts,
         theme: Theme::default(),
     };
     update(&mut s, Action::Resize(80, 12));
-    let viewport = ichor_tui::views::viewport(&s, &ctx, (80, 12));
+    let viewport = ichor_views::viewport(&s, &ctx, (80, 12));
     update(&mut s, Action::Viewport(viewport));
     update(&mut s, Action::Key(Key::ch('G')));
     let term = draw(&s, Lang::En, 80, 12, Theme::default());
@@ -475,7 +475,7 @@ fn operations_unreadable_row() {
     update(&mut s, Action::Key(Key::ch('d')));
     assert_eq!(
         s.notice,
-        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable))
+        Some(Notice::Unavailable(ichor_app::state::Why::Unreadable))
     );
     snap("operations_unreadable", &s);
     snap_styles("operations_unreadable", &s);
@@ -577,7 +577,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
     update(&mut s, Action::Key(Key::ch('n')));
     assert_eq!(
         s.notice,
-        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable)),
+        Some(Notice::Unavailable(ichor_app::state::Why::Unreadable)),
         "no new operation on a cluster that cannot be read"
     );
     snap("clusters_unreadable", &s);
@@ -585,7 +585,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
     update(&mut s, Action::Key(Key::ch('k')));
     update(
         &mut s,
-        Action::Key(Key::plain(ichor_tui::app::action::KeyCode::Enter)),
+        Action::Key(Key::plain(ichor_app::action::KeyCode::Enter)),
     );
     snap("cluster_page_unreadable_machine", &s);
 }

@@ -6,13 +6,13 @@ mod common;
 
 use common::paths::{User, tunnel};
 use common::server;
+use ichor_app::state::Route;
 use ichor_client::remote::Protocol;
 use ichor_client::tunnel::IchorUi;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::demo::ichor_ui;
 use ichor_model::Fallback;
 use ichor_model::OperationClient;
-use ichor_tui::app::state::Route;
 use ichor_tui::cli::BackendChoice;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
 

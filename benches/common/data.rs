@@ -2,10 +2,10 @@
 //! to benchmarks).
 #![allow(dead_code)]
 
+use ichor_app::action::Action;
+use ichor_app::state::{Session, State};
+use ichor_app::update::{start, update};
 use ichor_model::{MachinePhase, MachineProgress, Operation, OperationKind, Phase};
-use ichor_tui::app::action::Action;
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::{start, update};
 use jiff::{SignedDuration, Timestamp};
 
 const KINDS: [OperationKind; 6] = [

@@ -35,7 +35,7 @@ async fn who_am_i(service: &ichor_service::OperationService) -> Option<String> {
 /// The client the dashboard reaches its service with, and how the status bar names it.
 struct Connected {
     client: std::sync::Arc<dyn ichor_model::OperationClient>,
-    route: crate::app::state::Route,
+    route: ichor_app::state::Route,
     namespace: String,
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
@@ -113,7 +113,7 @@ async fn connect(
     source: Source,
     retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::app::state::Route;
+    use ichor_app::state::Route;
     use ichor_client::retry::Retrying;
     use std::sync::Arc;
     match source {
@@ -174,8 +174,8 @@ async fn connect(
 
 /// Runs the dashboard until the user quits.
 pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
-    use crate::app::state::{Session, State};
-    use crate::runtime::{Clock, Runtime};
+    use ichor_app::state::{Session, State};
+    use ichor_runtime::{Clock, Runtime};
     use std::io::IsTerminal as _;
 
     let file = match (&cli.config, crate::config::FileConfig::default_path()) {
@@ -192,7 +192,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let source = Source::choose(&cli, &settings)?;
     // Nothing below runs without a terminal: crossterm would panic reading keys from a
     // non-terminal, and raw mode means nothing there.
-    if let Some(why) = crate::terminal::missing_terminal(
+    if let Some(why) = ichor_runtime::terminal::missing_terminal(
         std::io::stdin().is_terminal(),
         std::io::stdout().is_terminal(),
     ) {
@@ -215,20 +215,26 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let mut runtime = Runtime {
         state,
         client: connected.client,
-        texts: crate::i18n::Texts::new(settings.lang),
+        texts: ichor_views::i18n::Texts::new(settings.lang),
         theme: settings.theme,
         clock,
     };
-    crate::terminal::install_panic_hook();
-    let input = crate::terminal::input().context("reading terminal input")?;
-    let (mut tty, wide) =
-        crate::terminal::enter(settings.ambiguous_width).context("taking the terminal")?;
-    let _guard = crate::terminal::Guard;
+    ichor_runtime::terminal::install_panic_hook();
+    let input = ichor_runtime::terminal::input().context("reading terminal input")?;
+    let (mut tty, wide) = ichor_runtime::terminal::enter(settings.ambiguous_width.known())
+        .context("taking the terminal")?;
+    let _guard = ichor_runtime::terminal::Guard;
+    tracing::info!(setting = ?settings.ambiguous_width, wide, "East Asian ambiguous width");
     runtime.theme.wide_ambiguous = wide;
     let result = runtime
-        .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
+        .run(
+            &mut tty,
+            input,
+            retry_rx,
+            &mut ichor_runtime::terminal::TtyHost,
+        )
         .await;
-    crate::terminal::restore();
+    ichor_runtime::terminal::restore();
     drop(connected.demo);
     result?;
     Ok(std::process::ExitCode::SUCCESS)

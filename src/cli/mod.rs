@@ -250,8 +250,8 @@ pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
 mod tests {
     use super::{Cli, Settings};
     use crate::config::FileConfig;
-    use crate::i18n::Lang;
     use clap::Parser;
+    use ichor_views::i18n::Lang;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {

@@ -6,7 +6,7 @@
 
 use super::BackendChoice;
 use super::settings::Settings;
-use crate::app::state::Route;
+use ichor_app::state::Route;
 use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
 use ichor_model::OperationClient;

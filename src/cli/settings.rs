@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 /// The settings in force: flags over the config file over the defaults.
 pub struct Settings {
-    pub lang: crate::i18n::Lang,
-    pub theme: crate::views::widgets::Theme,
+    pub lang: ichor_views::i18n::Lang,
+    pub theme: ichor_views::widgets::Theme,
     /// How wide ambiguous characters are, or `auto`: measured once the terminal is taken.
     pub ambiguous_width: crate::config::AmbiguousWidth,
     pub read_only: bool,
@@ -36,7 +36,7 @@ impl Settings {
         let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
         // The file's lang was checked as it was read.
         if let Some(l) = &cli.lang
-            && crate::i18n::Lang::parse(l).is_none()
+            && ichor_views::i18n::Lang::parse(l).is_none()
         {
             anyhow::bail!(
                 "--lang must be en or ja, not {}",
@@ -45,8 +45,8 @@ impl Settings {
         }
         let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
         Ok(Settings {
-            lang: crate::i18n::Lang::choose(lang_flag.as_deref(), &env),
-            theme: crate::views::widgets::Theme {
+            lang: ichor_views::i18n::Lang::choose(lang_flag.as_deref(), &env),
+            theme: ichor_views::widgets::Theme {
                 color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
                 ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
                 wide_ambiguous: false,

@@ -3,8 +3,8 @@
 //! reported the same way, and the terminal is given back only when the thread that draws
 //! panics (the program then ends).
 
-use crate::app::action::Action;
 use futures::FutureExt;
+use ichor_app::action::Action;
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;

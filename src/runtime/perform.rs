@@ -1,7 +1,7 @@
 //! The one mapping from an Effect to a call of the client, and from its result to an Action.
 
-use crate::app::action::{Action, Effect};
-use crate::app::state::WriteAction;
+use ichor_app::action::{Action, Effect};
+use ichor_app::state::WriteAction;
 use ichor_model::OperationClient;
 
 /// Runs one effect against the client and says what came of it as an Action; `None` for the

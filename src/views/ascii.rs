@@ -6,7 +6,7 @@
 //! stand-in, so a terminal that draws those two columns wide draws exactly the cells ratatui
 //! laid out. Japanese text (East Asian Wide) stays as it is.
 
-use crate::views::text::is_ambiguous;
+use crate::text::is_ambiguous;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 

@@ -5,9 +5,9 @@ use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
-use crate::app::keymap::{self, Command};
-use crate::app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
-use crate::app::update::{Avail, availability};
+use ichor_app::keymap::{self, Command};
+use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use ichor_app::update::{Avail, availability};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -142,8 +142,8 @@ enum Detail {
     All,
 }
 
-fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
-    use crate::app::state::Route;
+fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
+    use ichor_app::state::Route;
     use ichor_model::ServerVersion;
     let route = match &s.route {
         Route::Server { url } => sanitize(url),
@@ -219,7 +219,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
             // Through a tunnel, what closed is the tunnel: it is opened again with each try.
             let id = match state.session.route {
-                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
                 _ => "banner-retrying",
             };
             (
@@ -236,7 +236,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::GaveUp { since } => (
             t.tr(
                 match state.session.route {
-                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
                     _ => "banner-gave-up",
                 },
                 &[("since", &hhmm(state, *since))],
@@ -258,7 +258,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
 /// The dashboard's own credentials were refused: after a CA rotation, that it replaced them
 /// and what to run; else that they may have been, or expired.
 fn credentials_text(
-    refused: crate::app::state::CredentialsRefused<'_>,
+    refused: ichor_app::state::CredentialsRefused<'_>,
     ctx: &Ctx<'_>,
 ) -> (String, Style) {
     let t = ctx.texts;
@@ -287,7 +287,7 @@ fn pending_text(p: &PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// A start whose outcome is being settled: which, and until when it is looked for.
-fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
+fn settling_text(s: &ichor_app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
     (
         ctx.texts.tr(
             "start-settling",
@@ -302,7 +302,7 @@ fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String
 
 fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
-    let said = |prefix: &str, a: &crate::app::state::WriteAction, name: &str| {
+    let said = |prefix: &str, a: &ichor_app::state::WriteAction, name: &str| {
         t.tr(
             &format!("{prefix}-{}", action_id(*a)),
             &[("name", &sanitize(name))],
@@ -396,7 +396,7 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let ghost = match state.command.completing {
         Some(_) => String::new(),
         None if typed.is_empty() => String::new(),
-        None => crate::app::commands::completions(&state.command.text)
+        None => ichor_app::commands::completions(&state.command.text)
             .first()
             .and_then(|c| c.strip_prefix(state.command.text.as_str()))
             .unwrap_or("")

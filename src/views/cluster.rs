@@ -8,7 +8,7 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, role_word, shutdown_text, widest_role};
-use crate::app::state::State;
+use ichor_app::state::State;
 use ichor_model::{Cluster, ClusterMachine};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};

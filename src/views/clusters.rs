@@ -7,7 +7,7 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, kind_short};
-use crate::app::state::{Input, State};
+use ichor_app::state::{Input, State};
 use ichor_model::{Cluster, OperationKind, Phase};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};

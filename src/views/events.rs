@@ -7,7 +7,7 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
-use crate::app::state::{DetailState, State};
+use ichor_app::state::{DetailState, State};
 use ichor_model::{Code, OperationEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -10,7 +10,7 @@ use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
     widest_machine_phase,
 };
-use crate::app::state::{DetailState, State, follow_scroll};
+use ichor_app::state::{DetailState, State, follow_scroll};
 use ichor_model::inert::width;
 use ichor_model::{Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::Timestamp;

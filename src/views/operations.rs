@@ -7,7 +7,7 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
-use crate::app::state::{Input, State};
+use ichor_app::state::{Input, State};
 use ichor_model::Operation;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;

@@ -9,7 +9,7 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
-use crate::app::state::{Reading, ReadingOf, ScrollRoom, State};
+use ichor_app::state::{Reading, ReadingOf, ScrollRoom, State};
 use ichor_model::{Cluster, Operation};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

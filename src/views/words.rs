@@ -3,8 +3,8 @@
 
 use super::style::Theme;
 use super::text::{sanitize, width};
-use crate::app::state::{State, WriteAction};
 use crate::i18n::Texts;
+use ichor_app::state::{State, WriteAction};
 use ichor_model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};

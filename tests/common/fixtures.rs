@@ -1,10 +1,10 @@
 //! Deterministic operations and states for the screen and update tests.
 #![allow(dead_code)]
 
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::{Session, State};
+use ichor_app::update::{start, update};
 use ichor_model::*;
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::{start, update};
 use jiff::{SignedDuration, Timestamp};
 
 pub fn now() -> Timestamp {
@@ -434,7 +434,7 @@ pub fn page(op: ichor_model::Operation) -> State {
         &mut s,
         Action::Cluster {
             seq,
-            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
+            purpose: ichor_app::action::ClusterFor::OperationPage,
             namespace: op.namespace.clone(),
             name: op.cluster.clone(),
             result: Ok(cluster),

@@ -4,8 +4,8 @@
 
 use super::nav::{refilter, reselect};
 use super::{ask_permissions, listed_namespace, schedule_poll};
-use crate::app::action::Effect;
-use crate::app::state::{HeldPage, Paging, Screen, State};
+use crate::action::Effect;
+use crate::state::{HeldPage, Paging, Screen, State};
 use ichor_model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, View};
 use jiff::SignedDuration;
 

@@ -3,11 +3,9 @@
 
 use super::nav::{back_to_list, open_operation};
 use super::{ask_permissions, fetch_current, schedule_poll};
-use crate::app::action::{ClusterFor, Effect};
-use crate::app::new_operation;
-use crate::app::state::{
-    Conn, Dialog, Loaded, NewOpStep, Notice, SettlingStart, State, WriteAction,
-};
+use crate::action::{ClusterFor, Effect};
+use crate::new_operation;
+use crate::state::{Conn, Dialog, Loaded, NewOpStep, Notice, SettlingStart, State, WriteAction};
 use ichor_model::RetryEvent;
 use ichor_model::{ApiError, Cluster, Created, Operation, Permissions, Plan, Reason};
 use jiff::{SignedDuration, Timestamp};

@@ -7,7 +7,7 @@ use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::words::kind_text;
-use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
+use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use ichor_model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
