@@ -13,7 +13,7 @@ pub struct FileConfig {
     pub all_namespaces: Option<bool>,
     pub server: Option<String>,
     pub protocol: Option<ichor_client::remote::Protocol>,
-    pub backend: Option<crate::cli::BackendChoice>,
+    pub backend: Option<BackendChoice>,
     pub ichor_ui: Option<String>,
     pub ichor_ui_port: Option<String>,
     pub token_file: Option<PathBuf>,
@@ -89,6 +89,20 @@ fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
         )));
     }
     Ok(Some(s))
+}
+
+/// `--backend` (and `backend` in the config file): how the dashboard reaches OperationService
+/// when no server URL is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    /// ichor-ui through a tunnel when it answers, else in-process.
+    #[default]
+    Auto,
+    /// ichor-ui (through a tunnel), or an error saying why not.
+    Remote,
+    /// The service in this process, with the kubeconfig's credentials.
+    InProcess,
 }
 
 /// `--color` (and `color` in the config file).

@@ -13,8 +13,8 @@ use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::demo::ichor_ui;
 use ichor_model::Fallback;
 use ichor_model::OperationClient;
-use ichor_tui::cli::BackendChoice;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
+use ichor_tui::config::BackendChoice;
 
 fn options(backend: BackendChoice, protocol: Protocol) -> ReachOptions {
     ReachOptions {

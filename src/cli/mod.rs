@@ -10,6 +10,7 @@ pub use dashboard::run_dashboard;
 pub use serve::run_serve;
 pub use settings::Settings;
 
+use crate::config::BackendChoice;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
@@ -152,19 +153,6 @@ pub enum Command {
     /// Serve OperationService and ClusterService over gRPC (with health and reflection), acting
     /// as each caller whose bearer token Kubernetes accepts (TokenReview, then impersonation).
     Serve(ServeArgs),
-}
-
-/// How the dashboard reaches OperationService when no server URL is given.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendChoice {
-    /// ichor-ui through a tunnel when it answers, else in-process.
-    #[default]
-    Auto,
-    /// ichor-ui (through a tunnel), or an error saying why not.
-    Remote,
-    /// The service in this process, with the kubeconfig's credentials.
-    InProcess,
 }
 
 /// `ichor-tui serve`.

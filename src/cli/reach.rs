@@ -4,8 +4,8 @@
 //! there is no ichor-ui, it is not ready, there is no token to forward, or it does not answer,
 //! the same service runs in this process, and the status bar says why.
 
-use super::BackendChoice;
 use super::settings::Settings;
+use crate::config::BackendChoice;
 use ichor_app::state::Route;
 use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};

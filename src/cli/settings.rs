@@ -17,7 +17,7 @@ pub struct Settings {
     pub kubeconfig: Option<PathBuf>,
     pub server: Option<String>,
     pub protocol: ichor_client::remote::Protocol,
-    pub backend: super::BackendChoice,
+    pub backend: crate::config::BackendChoice,
     /// Where ichor-ui runs.
     pub ichor_ui: ichor_client::tunnel::IchorUi,
     pub token_file: Option<PathBuf>,
