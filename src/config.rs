@@ -12,8 +12,8 @@ pub struct FileConfig {
     pub namespace: Option<String>,
     pub all_namespaces: Option<bool>,
     pub server: Option<String>,
-    pub protocol: Option<crate::client::remote::Protocol>,
-    pub backend: Option<crate::cli::BackendChoice>,
+    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub backend: Option<BackendChoice>,
     pub ichor_ui: Option<String>,
     pub ichor_ui_port: Option<String>,
     pub token_file: Option<PathBuf>,
@@ -41,7 +41,7 @@ impl FileConfig {
                 let text = String::from_utf8(bytes).map_err(|e| {
                     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
                     let valid = std::str::from_utf8(valid).unwrap_or_default();
-                    let (line, column) = crate::errors::line_column(valid, valid.len());
+                    let (line, column) = ichor_model::error_text::line_column(valid, valid.len());
                     anyhow::anyhow!(
                         "config file {}:{line}:{column}: not UTF-8 text",
                         path.display()
@@ -65,13 +65,13 @@ impl FileConfig {
         toml::from_str(text).map_err(|e| {
             let at = match e.span() {
                 Some(span) => {
-                    let (line, column) = crate::errors::line_column(text, span.start);
+                    let (line, column) = ichor_model::error_text::line_column(text, span.start);
                     format!(":{line}:{column}")
                 }
                 None => String::new(),
             };
-            let what = crate::views::text::truncate(
-                &crate::views::text::sanitize(e.message().trim()),
+            let what = ichor_model::inert::truncate(
+                &ichor_model::inert::sanitize(e.message().trim()),
                 200,
             );
             anyhow::anyhow!("config file {}{at}: {what}", path.display())
@@ -82,13 +82,27 @@ impl FileConfig {
 /// `lang = "…"`: en or ja (as `--lang` takes them).
 fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let s = String::deserialize(d)?;
-    if crate::i18n::Lang::parse(&s).is_none() {
+    if ichor_views::i18n::Lang::parse(&s).is_none() {
         return Err(serde::de::Error::custom(format!(
             "lang must be en or ja, not {}",
-            crate::errors::quoted(&s)
+            ichor_model::error_text::quoted(&s)
         )));
     }
     Ok(Some(s))
+}
+
+/// `--backend` (and `backend` in the config file): how the dashboard reaches OperationService
+/// when no server URL is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    /// ichor-ui through a tunnel when it answers, else in-process.
+    #[default]
+    Auto,
+    /// ichor-ui (through a tunnel), or an error saying why not.
+    Remote,
+    /// The service in this process, with the kubeconfig's credentials.
+    InProcess,
 }
 
 /// `--color` (and `color` in the config file).
@@ -127,6 +141,18 @@ pub enum AmbiguousWidth {
     /// Two columns: Tera Term and PuTTY set to Japanese, mintty under a ja locale,
     /// `xterm -cjk_width`. Nothing ambiguous is drawn then.
     Wide,
+}
+
+impl AmbiguousWidth {
+    /// Whether ambiguous characters are wide, when the setting says (`auto`: not known until
+    /// the terminal is asked).
+    pub fn known(self) -> Option<bool> {
+        match self {
+            AmbiguousWidth::Auto => None,
+            AmbiguousWidth::Narrow => Some(false),
+            AmbiguousWidth::Wide => Some(true),
+        }
+    }
 }
 
 /// Whether the locale's character set is UTF-8 (LC_ALL, then LC_CTYPE, then LANG).
@@ -171,7 +197,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, text).unwrap();
         let e = FileConfig::load(&p, required).unwrap_err();
-        crate::errors::one_line(&e).replace(&p.display().to_string(), "FILE")
+        ichor_model::error_text::one_line(&e).replace(&p.display().to_string(), "FILE")
     }
 
     #[test]
@@ -210,13 +236,13 @@ mod tests {
         assert_eq!(FileConfig::load(&p, false).unwrap(), FileConfig::default());
         let e = FileConfig::load(&p, true).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("config file {} (--config) does not exist", p.display())
         );
         let e = FileConfig::load(dir.path(), true).unwrap_err();
         let io = std::fs::read(dir.path()).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("cannot read config file {}: {io}", dir.path().display())
         );
     }

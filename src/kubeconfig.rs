@@ -5,8 +5,8 @@
 //! cause twice, and it panics on a UTF-16 file of odd length. The YAML itself is kube's
 //! (`Kubeconfig::from_yaml`), and relative file names are made absolute as kube does.
 
-use crate::errors::quoted;
-use crate::views::text::{sanitize, truncate};
+use ichor_model::error_text::quoted;
+use ichor_model::inert::{sanitize, truncate};
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError, LoadDataError};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -282,7 +282,7 @@ impl Loaded {
                 "kubeconfig {}, context {}: {}",
                 self.source,
                 quoted(context),
-                crate::errors::chain_line(texts)
+                ichor_model::error_text::chain_line(texts)
             )
         })?;
         Ok((client, namespace))
@@ -307,7 +307,7 @@ fn kube_error_text(e: &KubeconfigError) -> String {
         }
         other => other.to_string(),
     };
-    crate::errors::chain_line([text])
+    ichor_model::error_text::chain_line([text])
 }
 
 #[cfg(test)]
@@ -321,7 +321,7 @@ mod tests {
     }
 
     fn err(r: anyhow::Result<impl std::fmt::Debug>) -> String {
-        crate::errors::one_line(&r.unwrap_err())
+        ichor_model::error_text::one_line(&r.unwrap_err())
     }
 
     const TWO: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://k:6443\n    certificate-authority: ca.pem\n\

@@ -5,10 +5,10 @@
 mod common;
 
 use common::fixtures::{self, ago, now};
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, State};
-use ichor_tui::app::update::update;
-use ichor_tui::model::{ApiError, Code, OperationEvent, Reason};
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::{Dialog, State};
+use ichor_app::update::update;
+use ichor_model::{ApiError, Code, OperationEvent, Reason};
 
 fn event(
     mins: i64,

@@ -6,8 +6,8 @@ mod common;
 use common::op;
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::EmbeddedApi;
+use ichor_model::{Code, ListQuery, Phase, Progress, Reason, View};
 use ichor_resources::*;
-use ichor_tui::model::{Code, ListQuery, Phase, Progress, Reason, View};
 
 /// `n` operations on clusters c1 and c2, one a minute apart (newest has the highest number),
 /// every fifth Running with its second machine under way, the rest Completed.

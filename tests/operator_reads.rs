@@ -7,12 +7,12 @@ mod common;
 
 use common::fixtures::{self, ago, machine, page};
 use common::snap::draw;
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{AskedAbout, Dialog, Notice, State};
-use ichor_tui::app::update::update;
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::*;
-use ichor_tui::views::widgets::Theme;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{AskedAbout, Dialog, Notice, State};
+use ichor_app::update::update;
+use ichor_model::*;
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
 fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
@@ -236,7 +236,7 @@ fn refused_credentials_after_a_rotation_say_so_and_what_to_run() {
         })
         .collect();
     let s = refused_after(ops);
-    assert_eq!(s.conn, ichor_tui::app::state::Conn::Ok, "not a retry");
+    assert_eq!(s.conn, ichor_app::state::Conn::Ok, "not a retry");
     let screen = flat(&s, Lang::En, 80, 24);
     assert!(!screen.contains("retrying"), "{screen}");
     assert!(

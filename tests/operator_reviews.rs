@@ -10,19 +10,19 @@ use common::dialog::{dialog, form, on_clusters, review, select};
 use common::driver::Driver;
 use common::fixtures;
 use common::snap::draw;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Screen, State};
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::demo;
+use ichor_model::{Backend, OperationClient};
+use ichor_model::{OperationKind, Reason};
 use ichor_resources::{Machine, TalosCluster, TalosOperation, TalosOperationStatus, names};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Screen, State};
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::{OperationKind, Reason};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
-use ichor_tui::views::widgets::Theme;
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ async fn world() -> (EmbeddedApi, Arc<dyn OperationClient>) {
     api.clear_write_log();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo, false);
+    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo);
     (api, Arc::new(client))
 }
 
@@ -258,7 +258,6 @@ async fn the_gitops_refusal_for_kube_proxy_speaks_of_the_mode() {
         service,
         Caller::in_process(),
         Backend::Demo,
-        false,
     ));
     let d = review(client, "prod-eu", OperationKind::Cni, None).await;
     let blocked = dialog(&d).plan.data.clone().unwrap().blocked.unwrap();

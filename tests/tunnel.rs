@@ -6,22 +6,21 @@ mod common;
 
 use common::paths::{User, tunnel};
 use common::server;
+use ichor_app::state::Route;
+use ichor_client::remote::Protocol;
+use ichor_client::tunnel::IchorUi;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::demo::ichor_ui;
-use ichor_tui::app::state::Route;
-use ichor_tui::cli::BackendChoice;
+use ichor_model::Fallback;
+use ichor_model::OperationClient;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
-use ichor_tui::client::OperationClient;
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::client::tunnel::IchorUi;
-use ichor_tui::model::Fallback;
+use ichor_tui::config::BackendChoice;
 
 fn options(backend: BackendChoice, protocol: Protocol) -> ReachOptions {
     ReachOptions {
         backend,
         ichor_ui: IchorUi::default(),
         protocol,
-        read_only: false,
     }
 }
 
@@ -171,7 +170,7 @@ async fn backend_remote_is_an_error_in_words_when_ichor_ui_cannot_be_reached() {
     let kube = api.client(User::Admin.token());
     let remote = options(BackendChoice::Remote, Protocol::Connect);
     let e = match choose(&kube, admin_token(), &remote, "default", "prod").await {
-        Err(e) => ichor_tui::errors::one_line(&e),
+        Err(e) => ichor_model::error_text::one_line(&e),
         Ok(_) => panic!("reached"),
     };
     assert_eq!(

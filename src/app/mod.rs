@@ -1,5 +1,5 @@
 //! State, Action, update, Effect and the key tables: pure, no I/O (the event loop that runs
-//! them is `crate::runtime`).
+//! them is ichor-runtime).
 
 pub mod action;
 pub mod commands;

@@ -5,7 +5,7 @@ use super::action::{Effect, Key, KeyCode};
 use super::keymap::{self, Command};
 use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
 use super::text_field::{self, Edit};
-use crate::model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
+use ichor_model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
 
 /// Whether a kind takes max unavailable (the rollouts).
 pub fn takes_max_unavailable(kind: OperationKind) -> bool {

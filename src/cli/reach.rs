@@ -4,12 +4,12 @@
 //! there is no ichor-ui, it is not ready, there is no token to forward, or it does not answer,
 //! the same service runs in this process, and the status bar says why.
 
-use super::BackendChoice;
 use super::settings::Settings;
-use crate::app::state::Route;
-use crate::client::OperationClient;
-use crate::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use crate::config::BackendChoice;
+use ichor_app::state::Route;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
+use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use ichor_model::OperationClient;
 use std::time::Duration;
 
 /// What the choice between ichor-ui and the service in-process depends on.
@@ -18,7 +18,6 @@ pub struct ReachOptions {
     pub backend: BackendChoice,
     pub ichor_ui: IchorUi,
     pub protocol: Protocol,
-    pub read_only: bool,
 }
 
 impl ReachOptions {
@@ -27,7 +26,6 @@ impl ReachOptions {
             backend: settings.backend,
             ichor_ui: settings.ichor_ui.clone(),
             protocol: settings.protocol,
-            read_only: settings.read_only,
         }
     }
 }
@@ -48,17 +46,16 @@ pub async fn tunnel(
     let mut opts = RemoteOptions::new(format!("http://{}.{}", ui.service, ui.namespace))
         .with_protocol(settings.protocol);
     opts.token = Some(token);
-    opts.read_only = settings.read_only;
     let client = RemoteClient::through(opts, TunnelConnector::new(kube.clone(), ui.clone()))
         .map_err(|e| Fallback::NotAnswering {
-            detail: crate::errors::one_line(&e),
+            detail: ichor_model::error_text::one_line(&e),
         })?;
     // A first question: any answer of the service's own (even a refusal) means it is there.
     match tokio::time::timeout(PROBE_DEADLINE, client.permissions(namespace)).await {
         Ok(Ok(_)) => Ok(client),
         Ok(Err(e)) if !e.code.is_transient() => Ok(client),
         Ok(Err(e)) => Err(Fallback::NotAnswering {
-            detail: crate::text::truncate(&e.message, 200),
+            detail: ichor_model::inert::truncate(&e.message, 200),
         }),
         Err(_) => Err(Fallback::NotAnswering {
             detail: format!("no answer within {} s", PROBE_DEADLINE.as_secs()),

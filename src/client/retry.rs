@@ -1,5 +1,6 @@
-//! Retrying transient faults (Unavailable, DeadlineExceeded) of reads with backoff, for any
-//! client; writes are never retried.
+//! The one wrapper every backend goes through: transient faults (Unavailable,
+//! DeadlineExceeded) of reads retried with backoff; writes never retried, and refused without
+//! a call when the dashboard runs read-only.
 //!
 //! A read is retried as it is, for up to 10 minutes, each wait reported to the dashboard. A write
 //! (start, pause, resume, delete) is sent once: a person confirmed it against what they saw, and
@@ -8,11 +9,11 @@
 //! request id; the operation's uid and spec), and says so; trying again is the person's new
 //! action, against fresh state.
 
-use super::{Backend, OperationClient, RetryEvent};
-use crate::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
+use ichor_model::{Backend, OperationClient, RetryEvent, read_only_refusal};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -44,12 +45,14 @@ impl Default for RetryPolicy {
     }
 }
 
-/// A client that retries the transient faults of `inner`, reporting each wait on `events`.
+/// A client that retries the transient faults of `inner`, reporting each wait on `events`;
+/// read-only, it refuses every write itself.
 pub struct Retrying<C> {
     inner: C,
     events: UnboundedSender<RetryEvent>,
     policy: RetryPolicy,
     rng: Mutex<fastrand::Rng>,
+    read_only: bool,
 }
 
 /// What one attempt of a call decided.
@@ -74,7 +77,23 @@ impl<C: OperationClient> Retrying<C> {
             events,
             policy,
             rng: Mutex::new(fastrand::Rng::new()),
+            read_only: false,
         }
+    }
+
+    /// Read-only (`--read-only`): every write is refused without a call, and the caller may do
+    /// nothing.
+    pub fn read_only(mut self, read_only: bool) -> Retrying<C> {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Refuses a write when read-only.
+    fn writable(&self, what: &str) -> Result<(), ApiError> {
+        if self.read_only {
+            return Err(read_only_refusal(what));
+        }
+        Ok(())
     }
 
     /// The wrapped client.
@@ -305,7 +324,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.inner.user()
     }
 
-    fn server_version(&self) -> super::ServerVersion {
+    fn server_version(&self) -> ichor_model::ServerVersion {
         self.inner.server_version()
     }
 
@@ -343,10 +362,11 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
     /// answer is START_OUTCOME_UNKNOWN, the server's own when it gave one, and the dashboard
     /// keeps looking until the outcome is settled.
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
+        self.writable("starting an operation")?;
         let mut req = req.clone();
         let id = req
             .request_id
-            .get_or_insert_with(crate::model::new_request_id)
+            .get_or_insert_with(ichor_model::new_request_id)
             .clone();
         let cause = match self.inner.create_operation(&req).await {
             Err(e) if outcome_unknown(&e) => e,
@@ -380,6 +400,11 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         paused: bool,
         confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
+        self.writable(if paused {
+            "pausing an operation"
+        } else {
+            "resuming an operation"
+        })?;
         let cause = match self
             .inner
             .set_operation_paused(namespace, name, paused, confirmed)
@@ -416,6 +441,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError> {
+        self.writable("deleting an operation")?;
         let cause = match self
             .inner
             .delete_operation(namespace, name, confirmed)
@@ -446,7 +472,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         self.plain("reading the events", || {
             self.inner.list_operation_events(namespace, name)
         })
@@ -454,6 +480,9 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        if self.read_only {
+            return Ok(Permissions::default());
+        }
         self.plain("asking what you may do", || {
             self.inner.permissions(namespace)
         })

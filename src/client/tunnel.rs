@@ -31,7 +31,7 @@ impl Default for IchorUi {
     }
 }
 
-pub use crate::model::Fallback;
+pub use ichor_model::Fallback;
 
 /// A ready pod and the container port the Service's port leads to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct Route {
 }
 
 fn bounded(e: &kube::Error) -> String {
-    crate::text::truncate(&crate::text::sanitize(&e.to_string()), 200)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&e.to_string()), 200)
 }
 
 fn refused(e: kube::Error) -> Fallback {
@@ -213,7 +213,7 @@ impl TunnelConnector {
         // The forward lives while its stream does: the task ends when either side closes.
         tokio::spawn(async move {
             if let Err(e) = forwarder.join().await {
-                let detail = crate::text::truncate(&e.to_string(), 200);
+                let detail = ichor_model::inert::truncate(&e.to_string(), 200);
                 tracing::info!(error = %detail, "the tunnel to ichor-ui closed");
             }
         });

@@ -3,8 +3,8 @@
 //! reported the same way, and the terminal is given back only when the thread that draws
 //! panics (the program then ends).
 
-use crate::app::action::Action;
 use futures::FutureExt;
+use ichor_app::action::Action;
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -81,5 +81,5 @@ pub fn payload_text(payload: &(dyn Any + Send)) -> String {
 
 fn bounded(s: &str) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::truncate(&crate::text::sanitize(&one_line), MAX_MESSAGE)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&one_line), MAX_MESSAGE)
 }

@@ -5,9 +5,9 @@ use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
-use crate::app::keymap::{self, Command};
-use crate::app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
-use crate::app::update::{Avail, availability};
+use ichor_app::keymap::{self, Command};
+use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use ichor_app::update::{Avail, availability};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -117,8 +117,8 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The fallback's words.
-fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String {
-    use crate::model::Fallback;
+fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
+    use ichor_model::Fallback;
     match why {
         Fallback::Chosen => t.t("fallback-chosen"),
         Fallback::NotFound => t.t("fallback-not-found"),
@@ -142,9 +142,9 @@ enum Detail {
     All,
 }
 
-fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
-    use crate::app::state::Route;
-    use crate::model::ServerVersion;
+fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
+    use ichor_app::state::Route;
+    use ichor_model::ServerVersion;
     let route = match &s.route {
         Route::Server { url } => sanitize(url),
         Route::Tunnel { .. } => t.t("route-tunnel"),
@@ -219,7 +219,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
             // Through a tunnel, what closed is the tunnel: it is opened again with each try.
             let id = match state.session.route {
-                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
                 _ => "banner-retrying",
             };
             (
@@ -236,7 +236,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::GaveUp { since } => (
             t.tr(
                 match state.session.route {
-                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
                     _ => "banner-gave-up",
                 },
                 &[("since", &hhmm(state, *since))],
@@ -258,7 +258,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
 /// The dashboard's own credentials were refused: after a CA rotation, that it replaced them
 /// and what to run; else that they may have been, or expired.
 fn credentials_text(
-    refused: crate::app::state::CredentialsRefused<'_>,
+    refused: ichor_app::state::CredentialsRefused<'_>,
     ctx: &Ctx<'_>,
 ) -> (String, Style) {
     let t = ctx.texts;
@@ -287,7 +287,7 @@ fn pending_text(p: &PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// A start whose outcome is being settled: which, and until when it is looked for.
-fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
+fn settling_text(s: &ichor_app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
     (
         ctx.texts.tr(
             "start-settling",
@@ -302,7 +302,7 @@ fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String
 
 fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
-    let said = |prefix: &str, a: &crate::app::state::WriteAction, name: &str| {
+    let said = |prefix: &str, a: &ichor_app::state::WriteAction, name: &str| {
         t.tr(
             &format!("{prefix}-{}", action_id(*a)),
             &[("name", &sanitize(name))],
@@ -336,7 +336,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// An operation started: its name, the spec field written first, and any warning, first.
-fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
+fn started_text(created: &ichor_model::Created, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
@@ -350,7 +350,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
             ],
         ));
     }
-    if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
+    if created.operation.kind == Some(ichor_model::OperationKind::CaRotation) {
         // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it (its own
         // space too).
         let name = sanitize(&created.operation.cluster);
@@ -364,8 +364,8 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
         .warnings
         .iter()
         .map(|w| {
-            let e = crate::model::ApiError {
-                code: crate::model::Code::Internal,
+            let e = ichor_model::ApiError {
+                code: ichor_model::Code::Internal,
                 reason: Some(w.reason),
                 params: w.params.clone(),
                 message: w.message.clone(),
@@ -396,7 +396,7 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let ghost = match state.command.completing {
         Some(_) => String::new(),
         None if typed.is_empty() => String::new(),
-        None => crate::app::commands::completions(&state.command.text)
+        None => ichor_app::commands::completions(&state.command.text)
             .first()
             .and_then(|c| c.strip_prefix(state.command.text.as_str()))
             .unwrap_or("")

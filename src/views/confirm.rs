@@ -5,7 +5,7 @@ use super::text::{sanitize, truncate};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::words::action_id;
-use crate::app::state::{AskedAbout, Confirm, WriteAction};
+use ichor_app::state::{AskedAbout, Confirm, WriteAction};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

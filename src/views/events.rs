@@ -7,8 +7,8 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
-use crate::app::state::{DetailState, State};
-use crate::model::{Code, OperationEvent};
+use ichor_app::state::{DetailState, State};
+use ichor_model::{Code, OperationEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -61,7 +61,7 @@ fn age_of(state: &State, ctx: &Ctx<'_>, e: &OperationEvent) -> String {
 fn ages_width(state: &State, ctx: &Ctx<'_>, events: &[OperationEvent]) -> usize {
     events
         .iter()
-        .map(|e| crate::text::width(&age_of(state, ctx, e)))
+        .map(|e| ichor_model::inert::width(&age_of(state, ctx, e)))
         .max()
         .unwrap_or(0)
 }

@@ -12,6 +12,8 @@ pub mod clusters;
 pub mod confirm;
 pub mod events;
 pub mod help;
+#[path = "../i18n.rs"]
+pub mod i18n;
 pub mod new_operation;
 pub mod operation;
 pub mod operations;
@@ -21,7 +23,7 @@ pub mod text;
 pub mod widgets;
 pub mod words;
 
-use crate::app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
+use ichor_app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -35,7 +37,7 @@ pub const CHROME_ROWS: u16 = 6;
 /// The rows the screens show in a terminal of `size`, how the open dialog's text fits, and
 /// whether the screen and the dialog are drawn whole at this size, for the app's scrolling,
 /// paging and keys.
-pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::state::Viewport {
+pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::state::Viewport {
     let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
     let area = Rect::new(0, 0, size.0, size.1);
     let short = short_of(state, ctx, area);
@@ -46,7 +48,7 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
         Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
         _ => Default::default(),
     };
-    crate::app::state::Viewport {
+    ichor_app::state::Viewport {
         list_rows: rows,
         page_rows: rows,
         dialog,

@@ -10,9 +10,9 @@ use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
     widest_machine_phase,
 };
-use crate::app::state::{DetailState, State, follow_scroll};
-use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
-use crate::text::width;
+use ichor_app::state::{DetailState, State, follow_scroll};
+use ichor_model::inert::width;
+use ichor_model::{Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -298,7 +298,7 @@ fn rotation_notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let awaiting = op
         .ca_rotation
         .as_ref()
-        .is_some_and(crate::model::CaRotation::awaits_credentials);
+        .is_some_and(ichor_model::CaRotation::awaits_credentials);
     let id = match &op.phase {
         Phase::Completed => "ca-completed-bundle",
         p if awaiting && !p.is_finished() => "ca-awaiting-credentials",

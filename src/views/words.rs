@@ -3,9 +3,9 @@
 
 use super::style::Theme;
 use super::text::{sanitize, width};
-use crate::app::state::{State, WriteAction};
 use crate::i18n::Texts;
-use crate::model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
+use ichor_app::state::{State, WriteAction};
+use ichor_model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
@@ -179,7 +179,7 @@ pub fn date_time(state: &State, t: Timestamp) -> String {
 }
 
 /// When and by whom a cluster was shut down, in words ("2026-11-09 12:30 by bob (name)").
-pub fn shutdown_text(state: &State, t: &Texts, r: &crate::model::ShutdownRecord) -> [String; 3] {
+pub fn shutdown_text(state: &State, t: &Texts, r: &ichor_model::ShutdownRecord) -> [String; 3] {
     let when = r
         .finished_at
         .map(|at| date_time(state, at))

@@ -2,7 +2,7 @@
 //! and what a write waits for.
 
 use super::{Loaded, WriteAction};
-use crate::model::{ApiError, Cluster, Confirmed, Operation, OperationKind, Plan};
+use ichor_model::{ApiError, Cluster, Confirmed, Operation, OperationKind, Plan};
 use jiff::Timestamp;
 
 /// An open dialog.
@@ -194,7 +194,7 @@ pub enum AskedAbout {
 impl AskedAbout {
     /// Where `op` is now.
     pub fn of(op: &Operation) -> AskedAbout {
-        use crate::model::Phase;
+        use ichor_model::Phase;
         match &op.phase {
             _ if op.paused_by_failure() => AskedAbout::PausedByFailure,
             Phase::Completed => AskedAbout::Completed,

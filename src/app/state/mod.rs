@@ -1,6 +1,6 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use crate::model::{ApiError, Cluster, Created, Operation, Permissions};
+use ichor_model::{ApiError, Cluster, Created, Operation, Permissions};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
@@ -121,7 +121,7 @@ impl ScrollRoom {
 /// The first machine row to show on an operation's page when the person has not scrolled:
 /// follow the machine that matters (the failed one, else the running one).
 pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
-    use crate::model::MachinePhase;
+    use ichor_model::MachinePhase;
     let focus = op
         .machines
         .iter()
@@ -197,7 +197,7 @@ pub struct DetailState {
     /// matters (the failed one, else the running one).
     pub scroll: Option<usize>,
     /// What the executor recorded (Kubernetes Events), newest first, refreshed with the page.
-    pub events: Loaded<Vec<crate::model::OperationEvent>>,
+    pub events: Loaded<Vec<ichor_model::OperationEvent>>,
 }
 
 /// The Clusters screen.
@@ -336,7 +336,7 @@ pub enum Route {
     /// not ichor-ui (`None`: chosen, or never looked for).
     InProcess {
         context: String,
-        why: Option<crate::model::Fallback>,
+        why: Option<ichor_model::Fallback>,
     },
 }
 
@@ -362,7 +362,7 @@ pub struct Session {
     pub user: Option<String>,
     pub read_only: bool,
     /// What a remote server said of its version (the status bar shows it beside the backend).
-    pub server_version: crate::model::ServerVersion,
+    pub server_version: ichor_model::ServerVersion,
 }
 
 /// Everything the dashboard shows.
@@ -503,7 +503,7 @@ impl State {
     pub fn credentials_refused(&self) -> Option<CredentialsRefused<'_>> {
         let e = self.load_error()?;
         let own = !matches!(e.param("via"), Some("token" | "no-token"));
-        if e.code != crate::model::Code::Unauthenticated || !own {
+        if e.code != ichor_model::Code::Unauthenticated || !own {
             return None;
         }
         let seen = self

@@ -5,14 +5,14 @@ use super::nav::{
     back_to_list, open_cluster, open_selected, page, refilter_clusters, show, step_by,
 };
 use super::{Avail, ask_permissions, availability, fetch_current, quit};
-use crate::app::action::{Effect, Key, KeyCode};
-use crate::app::keymap::{self, Command};
-use crate::app::new_operation;
-use crate::app::state::{
+use crate::action::{Effect, Key, KeyCode};
+use crate::keymap::{self, Command};
+use crate::new_operation;
+use crate::state::{
     AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
 };
-use crate::app::text_field::{self, Edit};
-use crate::model::MAX_FILTER_CHARS;
+use crate::text_field::{self, Edit};
+use ichor_model::MAX_FILTER_CHARS;
 
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if key == Key::ctrl('c') {

@@ -13,7 +13,7 @@ use keys::permitted;
 use super::action::{Action, ClusterFor, Effect};
 use super::keymap::Command;
 use super::state::{Screen, State, Why};
-use crate::model::{Operation, Phase};
+use ichor_model::{Operation, Phase};
 use jiff::SignedDuration;
 
 /// Poll interval while something shown is unfinished (running).
@@ -202,7 +202,7 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
 /// again at the idle cadence, with the error on screen, so the screen mends by itself when the
 /// cause is fixed.
 pub fn poll_interval(state: &State) -> Option<SignedDuration> {
-    let failed = |e: Option<&crate::model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
+    let failed = |e: Option<&ichor_model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
     match state.screen {
         Screen::Operations => {
             let l = &state.ops.all;

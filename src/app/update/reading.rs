@@ -2,10 +2,10 @@
 //! text whole (Enter). They scroll, within what the views say they hold, and close; nothing in
 //! them writes.
 
-use crate::app::action::{Effect, Key, KeyCode};
-use crate::app::keymap::{self, Command};
-use crate::app::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
-use crate::model::ApiError;
+use crate::action::{Effect, Key, KeyCode};
+use crate::keymap::{self, Command};
+use crate::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
+use ichor_model::ApiError;
 
 /// A key while a text is read.
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {

@@ -1,7 +1,7 @@
 //! Lines of text drawn one to a row, each cut to the width with `…`, and each line's style
 //! over its whole row (a coloured line reads as one band, with or without colour).
 
-use crate::views::text::{truncate, wrap};
+use crate::text::{truncate, wrap};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -44,7 +44,7 @@ impl Lines {
     /// One line, cut to the width (wrapped, when the lines are read whole).
     pub fn push(&mut self, text: impl AsRef<str>, style: Style) {
         let text = text.as_ref();
-        if self.whole && crate::views::text::width(text) > self.width {
+        if self.whole && crate::text::width(text) > self.width {
             for l in wrap(text, self.width) {
                 self.lines
                     .push(Line::styled(truncate(&l, self.width), style));
@@ -83,7 +83,7 @@ impl Lines {
     /// `mark` and the text wrapped after it, its further lines under the text (a point of a
     /// list, a glyph before a sentence).
     pub fn hanging(&mut self, mark: &str, text: &str, style: Style) {
-        let indent = crate::views::text::width(mark);
+        let indent = crate::text::width(mark);
         let pad = " ".repeat(indent);
         for (i, l) in wrap(text, self.wrap_width.saturating_sub(indent))
             .into_iter()

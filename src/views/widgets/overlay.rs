@@ -1,6 +1,6 @@
 //! Blocks and overlays: the frame around a screen's body, a dialog centred over the screen.
 
-use crate::views::text::width;
+use crate::text::width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Clear, Widget};

@@ -5,10 +5,10 @@
 //! which they are and counts the rest ("+N more").
 
 use crate::i18n::Texts;
-use crate::views::style::Theme;
-use crate::views::text::{truncate, truncate_middle, width};
-use crate::views::widgets::columns::{Measure, fit_widths};
-use crate::views::widgets::progress::bar;
+use crate::style::Theme;
+use crate::text::{truncate, truncate_middle, width};
+use crate::widgets::columns::{Measure, fit_widths};
+use crate::widgets::progress::bar;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
