@@ -6,36 +6,36 @@ use std::path::{Path, PathBuf};
 /// `~/.config/ichor-tui/config.toml`: the user's defaults.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct FileConfig {
-    pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
-    pub namespace: Option<String>,
-    pub all_namespaces: Option<bool>,
-    pub server: Option<String>,
+pub(crate) struct FileConfig {
+    pub(crate) kubeconfig: Option<PathBuf>,
+    pub(crate) context: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) all_namespaces: Option<bool>,
+    pub(crate) server: Option<String>,
     pub protocol: Option<ichor_client::remote::Protocol>,
-    pub backend: Option<BackendChoice>,
-    pub ichor_ui: Option<String>,
-    pub ichor_ui_port: Option<String>,
-    pub token_file: Option<PathBuf>,
-    pub ca_file: Option<PathBuf>,
+    pub(crate) backend: Option<BackendChoice>,
+    pub(crate) ichor_ui: Option<String>,
+    pub(crate) ichor_ui_port: Option<String>,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
     #[serde(default, deserialize_with = "lang")]
-    pub lang: Option<String>,
-    pub color: Option<ColorMode>,
-    pub ascii: Option<bool>,
-    pub read_only: Option<bool>,
-    pub ambiguous_width: Option<AmbiguousWidth>,
+    pub(crate) lang: Option<String>,
+    pub(crate) color: Option<ColorMode>,
+    pub(crate) ascii: Option<bool>,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) ambiguous_width: Option<AmbiguousWidth>,
 }
 
 impl FileConfig {
     /// The default location.
-    pub fn default_path() -> Option<PathBuf> {
+    pub(crate) fn default_path() -> Option<PathBuf> {
         dirs::config_dir().map(|d| d.join("ichor-tui").join("config.toml"))
     }
 
     /// Reads `path`. A missing file is an empty config unless it was `required` (named by
     /// `--config`); an unreadable or malformed one is an error naming the file and, for a
     /// malformed one, the line and column.
-    pub fn load(path: &Path, required: bool) -> anyhow::Result<FileConfig> {
+    pub(crate) fn load(path: &Path, required: bool) -> anyhow::Result<FileConfig> {
         match std::fs::read(path) {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| {
@@ -61,7 +61,7 @@ impl FileConfig {
 
     /// Parses the text of `path`; an error is one line, `FILE:LINE:COLUMN: what`, without the
     /// snippet toml would print.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
+    pub(crate) fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
         toml::from_str(text).map_err(|e| {
             let at = match e.span() {
                 Some(span) => {
@@ -118,7 +118,7 @@ pub enum ColorMode {
 impl ColorMode {
     /// Whether to colour: `always`/`never` decide; `auto` colours a terminal unless NO_COLOR is
     /// set (to anything non-empty).
-    pub fn resolve(self, no_color: Option<&str>, is_tty: bool) -> bool {
+    pub(crate) fn resolve(self, no_color: Option<&str>, is_tty: bool) -> bool {
         match self {
             ColorMode::Always => true,
             ColorMode::Never => false,
@@ -146,7 +146,7 @@ pub enum AmbiguousWidth {
 impl AmbiguousWidth {
     /// Whether ambiguous characters are wide, when the setting says (`auto`: not known until
     /// the terminal is asked).
-    pub fn known(self) -> Option<bool> {
+    pub(crate) fn known(self) -> Option<bool> {
         match self {
             AmbiguousWidth::Auto => None,
             AmbiguousWidth::Narrow => Some(false),
@@ -156,7 +156,7 @@ impl AmbiguousWidth {
 }
 
 /// Whether the locale's character set is UTF-8 (LC_ALL, then LC_CTYPE, then LANG).
-pub fn locale_is_utf8(env: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn locale_is_utf8(env: impl Fn(&str) -> Option<String>) -> bool {
     for var in ["LC_ALL", "LC_CTYPE", "LANG"] {
         if let Some(v) = env(var).filter(|v| !v.is_empty()) {
             let v = v.to_ascii_lowercase();

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The environment variable listing kubeconfig files.
-pub const KUBECONFIG_ENV: &str = "KUBECONFIG";
+pub(crate) const KUBECONFIG_ENV: &str = "KUBECONFIG";
 
 /// How many context names an error lists at most.
 const MAX_LISTED: usize = 10;
@@ -20,14 +20,14 @@ const MAX_LISTED: usize = 10;
 /// A kubeconfig and the files it came from.
 #[derive(Clone, Debug)]
 pub struct Loaded {
-    pub kubeconfig: Kubeconfig,
+    pub(crate) kubeconfig: Kubeconfig,
     /// The file, or the files of `$KUBECONFIG` joined by `:`, as errors name them.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 /// The files to read: the flag's, else `$KUBECONFIG`'s (empty entries skipped), else
 /// `~/.kube/config`.
-pub fn paths(
+pub(crate) fn paths(
     flag: Option<&Path>,
     env: Option<OsString>,
     home: Option<PathBuf>,
@@ -77,7 +77,7 @@ pub fn read(flag: Option<&Path>) -> anyhow::Result<Loaded> {
 }
 
 /// One kubeconfig file: read, decoded, parsed, its relative file names made absolute.
-pub fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
+pub(crate) fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
     let bytes = std::fs::read(path)
         .map_err(|e| anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display()))?;
     let text =
@@ -105,7 +105,7 @@ pub fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
 
 /// The text of a kubeconfig file, as kubectl reads it: UTF-8, or UTF-16 with its byte-order
 /// mark; a UTF-8 byte-order mark is skipped. Never panics.
-pub fn decode(bytes: &[u8]) -> Result<String, &'static str> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<String, &'static str> {
     let utf16 = |rest: &[u8], unit: fn([u8; 2]) -> u16| {
         if !rest.len().is_multiple_of(2) {
             return Err("not UTF-16 text (an odd number of bytes after the byte-order mark)");
@@ -203,7 +203,7 @@ fn context_list(kc: &Kubeconfig) -> String {
 impl Loaded {
     /// The context to use: `wanted` (`--context`), else the current context; either must
     /// exist. The error names the file and lists the contexts there are.
-    pub fn context(&self, wanted: Option<&str>) -> anyhow::Result<String> {
+    pub(crate) fn context(&self, wanted: Option<&str>) -> anyhow::Result<String> {
         let kc = &self.kubeconfig;
         let exists = |n: &str| kc.contexts.iter().any(|c| c.name == n);
         match wanted {
@@ -232,7 +232,7 @@ impl Loaded {
     }
 
     /// The user (`AuthInfo`) a context names, for messages.
-    pub fn user_of(&self, context: &str) -> Option<String> {
+    pub(crate) fn user_of(&self, context: &str) -> Option<String> {
         self.kubeconfig
             .contexts
             .iter()
@@ -242,7 +242,7 @@ impl Loaded {
     }
 
     /// The client configuration of `context` (which [`Loaded::context`] checked).
-    pub async fn client_config(&self, context: &str) -> anyhow::Result<kube::Config> {
+    pub(crate) async fn client_config(&self, context: &str) -> anyhow::Result<kube::Config> {
         let options = KubeConfigOptions {
             context: Some(context.to_string()),
             ..Default::default()

@@ -336,7 +336,7 @@ fn every_message_renders_whole_with_its_variables_filled() {
 
 /// What the dashboard shows for `e` in `lang`.
 fn shown(lang: Lang, e: &ApiError) -> String {
-    ichor_views::widgets::error_text(&Texts::new(lang), e)
+    ichor_views::words::error_text(&Texts::new(lang), e)
 }
 
 #[test]

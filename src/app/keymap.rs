@@ -44,7 +44,7 @@ pub enum Command {
 /// One row of a key table.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding {
-    pub keys: &'static [Key],
+    pub(crate) keys: &'static [Key],
     pub command: Command,
     /// How the keys are written in the footer and help (keys are not translated).
     pub label: &'static str,
@@ -78,7 +78,7 @@ const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
 
 /// Moving in a list: the selection.
-pub const LIST_MOVES: &[Binding] = &[
+pub(crate) const LIST_MOVES: &[Binding] = &[
     b(UP, Command::Up, "↑/k", "key-up", false),
     b(DOWN, Command::Down, "↓/j", "key-down", false),
     b(TOP, Command::Top, "g", "key-top", false),
@@ -88,7 +88,7 @@ pub const LIST_MOVES: &[Binding] = &[
 ];
 
 /// Moving on a page: the scroll.
-pub const PAGE_MOVES: &[Binding] = &[
+pub(crate) const PAGE_MOVES: &[Binding] = &[
     b(UP, Command::Up, "↑/k", "key-scroll-up", false),
     b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
     b(TOP, Command::Top, "g", "key-top", false),
@@ -98,7 +98,7 @@ pub const PAGE_MOVES: &[Binding] = &[
 ];
 
 /// The Operations list.
-pub const OPERATIONS: &[Binding] = &[
+pub(crate) const OPERATIONS: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Enter)],
         Command::Open,
@@ -121,7 +121,7 @@ pub const OPERATIONS: &[Binding] = &[
 ];
 
 /// One operation's page.
-pub const OPERATION: &[Binding] = &[
+pub(crate) const OPERATION: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Esc)],
         Command::Back,
@@ -144,7 +144,7 @@ pub const OPERATION: &[Binding] = &[
 ];
 
 /// The Clusters list.
-pub const CLUSTERS: &[Binding] = &[
+pub(crate) const CLUSTERS: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Enter)],
         Command::Open,
@@ -164,7 +164,7 @@ pub const CLUSTERS: &[Binding] = &[
 ];
 
 /// A cluster's page.
-pub const CLUSTER: &[Binding] = &[
+pub(crate) const CLUSTER: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Esc)],
         Command::Back,
@@ -183,7 +183,7 @@ pub const CLUSTER: &[Binding] = &[
 ];
 
 /// A text read in a dialog (the keys, a resource, a page whole): it scrolls, and closes.
-pub const READING: &[Binding] = &[
+pub(crate) const READING: &[Binding] = &[
     b(UP, Command::Up, "↑/k", "key-scroll-up", false),
     b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
     b(TOP, Command::Top, "g", "key-top", false),
@@ -283,7 +283,7 @@ pub const REVIEW: &[Binding] = &[
 ];
 
 /// Everywhere.
-pub const GLOBAL: &[Binding] = &[
+pub(crate) const GLOBAL: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Tab)],
         Command::SwitchScreen,
@@ -331,7 +331,7 @@ pub const GLOBAL: &[Binding] = &[
 ];
 
 /// The table of a screen.
-pub fn screen_bindings(screen: Screen) -> &'static [Binding] {
+pub(crate) fn screen_bindings(screen: Screen) -> &'static [Binding] {
     match screen {
         Screen::Operations => OPERATIONS,
         Screen::Operation => OPERATION,
@@ -349,14 +349,14 @@ fn moves(screen: Screen) -> &'static [Binding] {
 }
 
 /// The command a key means on `screen`.
-pub fn lookup(screen: Screen, key: Key) -> Option<Command> {
+pub(crate) fn lookup(screen: Screen, key: Key) -> Option<Command> {
     all(screen)
         .find(|bd| bd.keys.contains(&key))
         .map(|bd| bd.command)
 }
 
 /// The command a key means in a dialog table.
-pub fn lookup_in(table: &[Binding], key: Key) -> Option<Command> {
+pub(crate) fn lookup_in(table: &[Binding], key: Key) -> Option<Command> {
     table
         .iter()
         .find(|bd| bd.keys.contains(&key))

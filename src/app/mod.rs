@@ -6,9 +6,6 @@ pub mod commands;
 pub mod keymap;
 pub mod new_operation;
 pub mod state;
-pub mod text_field;
+pub(crate) mod text_field;
 pub mod update;
 
-pub use action::{Action, Effect, Key, KeyCode};
-pub use state::State;
-pub use update::update;

@@ -48,7 +48,7 @@ pub fn form_problem(d: &NewOperation) -> Option<(FormField, &'static str)> {
 }
 
 /// The request the form describes.
-pub fn request(d: &NewOperation) -> OperationRequest {
+pub(crate) fn request(d: &NewOperation) -> OperationRequest {
     OperationRequest {
         namespace: d.namespace.clone(),
         cluster: Some(d.cluster.name.clone()),
@@ -74,7 +74,7 @@ fn start_request(d: &NewOperation) -> OperationRequest {
 
 /// Asks for the plan again (R, or after a start that did not happen): the Review shows the
 /// cluster as it is now, and the typed name must be typed again for it.
-pub fn replan(state: &mut State) -> Vec<Effect> {
+pub(crate) fn replan(state: &mut State) -> Vec<Effect> {
     let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
         return Vec::new();
     };
@@ -101,7 +101,7 @@ fn fields(kind: OperationKind) -> Vec<FormField> {
 }
 
 /// Opens the dialog on `cluster`.
-pub fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
+pub(crate) fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
     let kind = OperationKind::Talos;
     state.dialog = Some(Dialog::NewOperation(Box::new(NewOperation {
         namespace: cluster.namespace.clone(),
@@ -127,7 +127,7 @@ fn next_seq(state: &mut State) -> u64 {
 }
 
 /// A key while the dialog is open.
-pub fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+pub(crate) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
         return Vec::new();
     };

@@ -8,7 +8,6 @@ mod settings;
 
 pub use dashboard::run_dashboard;
 pub use serve::run_serve;
-pub use settings::Settings;
 
 use crate::config::BackendChoice;
 use anyhow::Context as _;
@@ -296,7 +295,8 @@ pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
 
 #[cfg(test)]
 mod tests {
-    use super::{Cli, Settings};
+    use super::Cli;
+    use super::settings::Settings;
     use crate::config::FileConfig;
     use clap::Parser;
     use ichor_views::i18n::Lang;

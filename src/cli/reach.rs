@@ -21,7 +21,7 @@ pub struct ReachOptions {
 }
 
 impl ReachOptions {
-    pub fn of(settings: &Settings) -> ReachOptions {
+    pub(crate) fn of(settings: &Settings) -> ReachOptions {
         ReachOptions {
             backend: settings.backend,
             ichor_ui: settings.ichor_ui.clone(),
@@ -31,10 +31,10 @@ impl ReachOptions {
 }
 
 /// How long the first question to ichor-ui may take before the dashboard falls back.
-pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
+pub(crate) const PROBE_DEADLINE: Duration = Duration::from_secs(3);
 
 /// The client through a tunnel to ichor-ui, checked to answer; or why not.
-pub async fn tunnel(
+pub(crate) async fn tunnel(
     kube: &kube::Client,
     token: Result<String, Fallback>,
     settings: &ReachOptions,

@@ -5,28 +5,28 @@ use super::Cli;
 use std::path::PathBuf;
 
 /// The settings in force: flags over the config file over the defaults.
-pub struct Settings {
+pub(crate) struct Settings {
     pub lang: ichor_views::i18n::Lang,
-    pub theme: ichor_views::widgets::Theme,
+    pub(crate) theme: ichor_views::widgets::Theme,
     /// How wide ambiguous characters are, or `auto`: measured once the terminal is taken.
-    pub ambiguous_width: crate::config::AmbiguousWidth,
-    pub read_only: bool,
-    pub namespace: Option<String>,
-    pub all_namespaces: bool,
-    pub context: Option<String>,
-    pub kubeconfig: Option<PathBuf>,
-    pub server: Option<String>,
+    pub(crate) ambiguous_width: crate::config::AmbiguousWidth,
+    pub(crate) read_only: bool,
+    pub(crate) namespace: Option<String>,
+    pub(crate) all_namespaces: bool,
+    pub(crate) context: Option<String>,
+    pub(crate) kubeconfig: Option<PathBuf>,
+    pub(crate) server: Option<String>,
     pub protocol: ichor_client::remote::Protocol,
-    pub backend: crate::config::BackendChoice,
+    pub(crate) backend: crate::config::BackendChoice,
     /// Where ichor-ui runs.
     pub ichor_ui: ichor_client::tunnel::IchorUi,
-    pub token_file: Option<PathBuf>,
-    pub ca_file: Option<PathBuf>,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
 }
 
 impl Settings {
     /// Resolves the settings from the flags, the config file and the environment.
-    pub fn resolve(
+    pub(crate) fn resolve(
         cli: &Cli,
         file: &crate::config::FileConfig,
         env: impl Fn(&str) -> Option<String>,

@@ -97,7 +97,8 @@ impl<C: OperationClient> Retrying<C> {
     }
 
     /// The wrapped client.
-    pub fn inner(&self) -> &C {
+    #[cfg(test)]
+    pub(crate) fn inner(&self) -> &C {
         &self.inner
     }
 
@@ -250,7 +251,7 @@ impl<C: OperationClient> Retrying<C> {
 
 /// How long a dashboard looks for a start whose answer it lost without the server's word on
 /// it: the server's claim work limit (30 s) and the API server's request timeout (60 s).
-pub const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
+pub(crate) const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
 
 /// START_OUTCOME_UNKNOWN made by the client: the start's answer was lost on its way back, and
 /// no operation carries its request id yet.

@@ -36,8 +36,8 @@ pub use ichor_model::Fallback;
 /// A ready pod and the container port the Service's port leads to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
-    pub pod: String,
-    pub port: u16,
+    pub(crate) pod: String,
+    pub(crate) port: u16,
 }
 
 fn bounded(e: &kube::Error) -> String {
@@ -197,7 +197,7 @@ impl TunnelConnector {
     }
 
     /// A new forwarded connection to a ready pod of ichor-ui.
-    pub async fn open(&self) -> std::io::Result<TunnelIo> {
+    pub(crate) async fn open(&self) -> std::io::Result<TunnelIo> {
         let route = find(&self.kube, &self.ui)
             .await
             .map_err(|f| std::io::Error::other(format!("ichor-ui: {f}")))?;

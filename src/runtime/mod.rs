@@ -8,7 +8,7 @@ mod perform;
 #[path = "../terminal/mod.rs"]
 pub mod terminal;
 
-pub use panics::{payload_text, report_panic};
+pub(crate) use panics::{payload_text, report_panic};
 pub use perform::perform;
 
 use futures::{Stream, StreamExt};
@@ -305,7 +305,7 @@ impl Runtime {
 /// Clears the screen and forgets the frame on it, so the next draw repaints everything.
 /// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
 /// stream may read first; `resize` clears without asking.)
-pub fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+pub(crate) fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
     let size = terminal.size()?;
     terminal.resize(Rect::new(0, 0, size.width, size.height))
 }

@@ -49,7 +49,7 @@ where
 /// The panic hook's question: whether this panic is reported to the running dashboard (which
 /// goes on) rather than ending the program. `false` on the thread that draws, and when no
 /// dashboard runs.
-pub fn report_panic(message: &str) -> bool {
+pub(crate) fn report_panic(message: &str) -> bool {
     if std::thread::current().name() == Some("main") {
         return false;
     }
@@ -70,7 +70,7 @@ pub fn report_panic(message: &str) -> bool {
 }
 
 /// What a panic said, bounded and inert.
-pub fn payload_text(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn payload_text(payload: &(dyn Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

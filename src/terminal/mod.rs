@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// The dashboard's terminal.
-pub type Tty = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Tty = Terminal<CrosstermBackend<Stdout>>;
 
 /// Why the dashboard cannot run here, as the one line to print, or `None` when it can: it
 /// reads keys from standard input and draws on standard output, and both must be terminals
@@ -104,7 +104,7 @@ impl Host for TtyHost {
 }
 
 /// Maps a terminal event to an Action.
-pub fn action_of(ev: Event) -> Option<Action> {
+pub(crate) fn action_of(ev: Event) -> Option<Action> {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => {
             let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);

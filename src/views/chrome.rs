@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 /// The most lines the banner takes.
-pub const BANNER_MAX: usize = 3;
+pub(crate) const BANNER_MAX: usize = 3;
 
 /// The status bar's words that fit in `room` columns.
 fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
@@ -82,7 +82,7 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
 }
 
 /// The status bar: program, backend, namespace, user, the age of the data, and badges.
-pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let s = &state.session;
     let mut badges = Vec::new();
@@ -192,7 +192,7 @@ fn refresh_age(state: &State, at: Timestamp, ctx: &Ctx<'_>) -> String {
 
 /// The line(s) under the status bar: the connection banner, else the write waiting for its
 /// answer, else the latest notice, wrapped to at most three lines.
-pub fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
+pub(crate) fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
     let mut lines = Lines::new(w).margin(2);
     let Some((text, style)) = banner_text(state, ctx) else {
         return lines;
@@ -378,7 +378,7 @@ fn started_text(created: &ichor_model::Created, ctx: &Ctx<'_>) -> (String, Style
 
 /// The footer: the keys of this screen that do something now, from the key table; or the
 /// command line while it is typed.
-pub fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     if state.input == Input::Command {
         command_line(state, ctx, area, buf);
         return;
@@ -419,7 +419,7 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The footer's words.
-pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
+pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
     if state.input == Input::Filter {
         return format!(" {}", t.t("footer-filter"));

@@ -29,7 +29,7 @@ fn field(label: &str, value: String) -> String {
 }
 
 /// Draws a cluster's page.
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let Some(p) = &state.cluster else { return };
     let mut block = titled_block(t.tr("cluster-title", &[("name", &sanitize(&p.name))]));

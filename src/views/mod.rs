@@ -5,20 +5,20 @@
 //! the progress bar); `style`, `words` and `text` are the theme, the shared words and the text
 //! functions (sanitising, width-aware cutting, the one wrap).
 
-pub mod ascii;
-pub mod chrome;
-pub mod cluster;
-pub mod clusters;
-pub mod confirm;
-pub mod events;
-pub mod help;
+pub(crate) mod ascii;
+pub(crate) mod chrome;
+pub(crate) mod cluster;
+pub(crate) mod clusters;
+pub(crate) mod confirm;
+pub(crate) mod events;
+pub(crate) mod help;
 #[path = "../i18n.rs"]
 pub mod i18n;
-pub mod new_operation;
-pub mod operation;
-pub mod operations;
-pub mod reading;
-pub mod style;
+pub(crate) mod new_operation;
+pub(crate) mod operation;
+pub(crate) mod operations;
+pub(crate) mod reading;
+pub(crate) mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
@@ -32,7 +32,7 @@ use widgets::lines::Lines;
 
 /// Rows of a screen that are not list rows: the status bar, one banner line, the body's two
 /// borders, the list's header and the footer. (A list's "+N more" sits in its bottom border.)
-pub const CHROME_ROWS: u16 = 6;
+pub(crate) const CHROME_ROWS: u16 = 6;
 
 /// The rows the screens show in a terminal of `size`, how the open dialog's text fits, and
 /// whether the screen and the dialog are drawn whole at this size, for the app's scrolling,
@@ -66,7 +66,7 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::st
 /// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question and the
 /// new-operation form do not scroll, and the Review's typed name and Start stay under its
 /// text; the other dialogs scroll, so they fit wherever the screens do).
-pub fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
+pub(crate) fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
     if !fits((area.width, area.height)) {
         return Some(MIN_SIZE);
     }

@@ -25,7 +25,7 @@ const LABEL_WIDTH: usize = 12;
 const TABLE_KEEPS: usize = 4;
 
 /// The start times whose elapsed time is on screen (for the clock).
-pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
+pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
     let op = state.detail.as_ref().and_then(|d| d.op.data.as_ref());
     let op_start = op
         .filter(|o| o.finished_at.is_none())
@@ -65,7 +65,7 @@ fn title(ctx: &Ctx<'_>, d: &DetailState) -> String {
     }
 }
 
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let Some(d) = state.detail.as_ref() else {
         return;

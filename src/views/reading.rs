@@ -17,7 +17,7 @@ use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
 /// How long the text is over `area`, and how much of it shows.
-pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+pub(crate) fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     let (_, inner) = dialog_rects(area);
     let (_, lines) = text(state, r, ctx, usize::from(inner.width));
     ScrollRoom {
@@ -27,7 +27,7 @@ pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom
 }
 
 /// Draws the text over `area`.
-pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
     let (title, lines) = text(state, r, ctx, usize::from(inner.width));

@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthChar;
 /// drawing, `·`, `…`, `→`, `○`, `é`, `α`, `Д`, `①`, `※`. (unicode-width's CJK width keeps
 /// letters narrow, as those terminals do not: it cannot say this.) Combining marks, zero wide
 /// everywhere, are not.
-pub fn is_ambiguous(c: char) -> bool {
+pub(crate) fn is_ambiguous(c: char) -> bool {
     use icu_properties::CodePointMapData;
     use icu_properties::props::EastAsianWidth;
     c.width() == Some(1)
@@ -21,14 +21,14 @@ pub fn is_ambiguous(c: char) -> bool {
 }
 
 /// Truncates then pads with spaces to exactly `w` columns.
-pub fn fit(s: &str, w: usize) -> String {
+pub(crate) fn fit(s: &str, w: usize) -> String {
     let t = truncate(s, w);
     let pad = w.saturating_sub(width(&t));
     format!("{t}{}", " ".repeat(pad))
 }
 
 /// Pads on the left to `w` columns (numbers).
-pub fn fit_right(s: &str, w: usize) -> String {
+pub(crate) fn fit_right(s: &str, w: usize) -> String {
     let t = truncate(s, w);
     let pad = w.saturating_sub(width(&t));
     format!("{}{t}", " ".repeat(pad))
@@ -36,7 +36,7 @@ pub fn fit_right(s: &str, w: usize) -> String {
 
 /// Cuts `s` to at most `max` columns keeping both ends, with `…` between them: names that differ
 /// only at the end (`prod-eu-talos-8xk2m`, `prod-eu-talos-q4w7z`) stay told apart.
-pub fn truncate_middle(s: &str, max: usize) -> String {
+pub(crate) fn truncate_middle(s: &str, max: usize) -> String {
     if width(s) <= max || max < 3 {
         return truncate(s, max);
     }

@@ -4,10 +4,10 @@
 use crate::inert::{sanitize, truncate};
 
 /// The most columns an error line takes.
-pub const MAX_LINE: usize = 600;
+pub(crate) const MAX_LINE: usize = 600;
 
 /// The most columns a piece of quoted input takes.
-pub const MAX_QUOTED: usize = 64;
+pub(crate) const MAX_QUOTED: usize = 64;
 
 /// `e` and its causes as one line: `context: cause: cause`. A cause whose text the line
 /// already says is dropped (many libraries print their source inside their own message, and

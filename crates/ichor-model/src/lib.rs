@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 pub use kind::{CA_PASSES, OperationKind, ca_pass_of_stage};
 
 /// The condition of an operation that waits for the cluster lock another one holds.
-pub const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";
+pub(crate) const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";
 /// How the controller's lock condition names the holder.
 const LOCK_HELD_PREFIX: &str = "cluster lock held by ";
 

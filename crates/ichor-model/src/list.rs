@@ -37,7 +37,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn of(machines: &[MachineProgress]) -> Progress {
+    pub(crate) fn of(machines: &[MachineProgress]) -> Progress {
         let first = |p: MachinePhase| {
             machines
                 .iter()

@@ -61,13 +61,13 @@ pub struct Advance {
     /// A CA rotation's pass, when known.
     pub rotation: Option<RotationPass>,
     /// The machines done in this pass, over those of the pass (for every kind: its machines).
-    pub pass_done: usize,
-    pub pass_total: usize,
+    pub(crate) pass_done: usize,
+    pub(crate) pass_total: usize,
 }
 
 impl Advance {
     /// The part of the work done, 0 to 1.
-    pub fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         if self.total == 0 {
             return 0.0;
         }

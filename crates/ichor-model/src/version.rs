@@ -34,14 +34,6 @@ impl Version {
         self.0.minor
     }
 
-    pub fn patch(&self) -> u64 {
-        self.0.patch
-    }
-
-    /// The pre-release tag (`beta.1`), empty for a release.
-    pub fn pre(&self) -> &str {
-        self.0.pre.as_str()
-    }
 }
 
 impl std::fmt::Display for Version {
@@ -133,11 +125,11 @@ mod tests {
             (
                 v("v1.9.3").major(),
                 v("v1.9.3").minor(),
-                v("v1.9.3").patch()
+                v("v1.9.3").0.patch
             ),
             (1, 9, 3)
         );
-        assert_eq!(v("v1.10.0-beta.2").pre(), "beta.2");
+        assert_eq!(v("v1.10.0-beta.2").0.pre.as_str(), "beta.2");
         for bad in [
             "v1.9.3+build.5",
             "V1.9.3",

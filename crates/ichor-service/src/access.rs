@@ -64,7 +64,7 @@ impl KubeAccess {
     }
 
     /// The client that acts as the caller.
-    pub fn as_caller(&self, caller: &Caller) -> kube::Client {
+    pub(crate) fn as_caller(&self, caller: &Caller) -> kube::Client {
         match &caller.identity {
             None => self.base.clone(),
             Some(id) => impersonating(&self.base, id),
@@ -77,7 +77,7 @@ impl KubeAccess {
     }
 
     /// The actor recorded on what the caller starts.
-    pub fn actor(&self, caller: &Caller) -> String {
+    pub(crate) fn actor(&self, caller: &Caller) -> String {
         match &caller.identity {
             Some(id) => id.user.clone(),
             None => self.in_process_actor.clone(),
@@ -96,7 +96,7 @@ impl KubeAccess {
     /// Like [`KubeAccess::call`], and for an error, whether the API server answered that the
     /// request was not carried out: any answer but 500 and 504 (which say the outcome is not
     /// known) is one. No answer (refused, reset, our deadline) is not: a write may still land.
-    pub async fn call_answered<T>(
+    pub(crate) async fn call_answered<T>(
         &self,
         what: &str,
         fut: impl Future<Output = Result<T, kube::Error>>,
@@ -153,7 +153,7 @@ fn impersonating(base: &kube::Client, id: &Identity) -> kube::Client {
 
 /// The most characters of the API server's words (or a library's) an error keeps: they may
 /// quote the request, or the object.
-pub const MAX_DETAIL: usize = 200;
+pub(crate) const MAX_DETAIL: usize = 200;
 
 /// Text from outside for an error: one line, inert, at most [`MAX_DETAIL`] characters.
 fn bounded(s: &str) -> String {
@@ -173,7 +173,7 @@ fn with_detail(code: Code, reason: Reason, what: &str, detail: &str) -> ApiError
 /// Maps a kube error to the one error type, keeping the apiserver's words (bounded). Only a
 /// request that got no answer (the connection, I/O, a timeout) is Unavailable and so retried;
 /// one that could not even be built, or whose answer could not be read, is not.
-pub fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
+pub(crate) fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
     match e {
         kube::Error::Api(s) => {
             let (code, reason) = match (s.code, s.reason.as_str()) {

@@ -10,13 +10,13 @@ use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, 
 use kube::api::ObjectMeta;
 
 /// Annotation recording the value before the start (set by CreateOperation).
-pub const CURRENT: &str = "ichor.maesh.dev/current";
+pub(crate) const CURRENT: &str = "ichor.maesh.dev/current";
 /// Annotation recording the target of the start (set by CreateOperation).
-pub const TARGET: &str = "ichor.maesh.dev/target";
+pub(crate) const TARGET: &str = "ichor.maesh.dev/target";
 
 /// The CRD crate's kind for a model kind: the two crates keep their own vocabularies (the model
 /// knows no kube), and the machine order is computed over the resources.
-pub fn resource_kind(kind: OperationKind) -> ichor_resources::OperationKind {
+pub(crate) fn resource_kind(kind: OperationKind) -> ichor_resources::OperationKind {
     use ichor_resources::OperationKind as R;
     match kind {
         OperationKind::Talos => R::Talos,
@@ -39,7 +39,7 @@ fn annotation(meta: &ObjectMeta, key: &str) -> Option<String> {
 
 /// A TalosOperation that could not be read, as a row that says so: its metadata, what can be
 /// read of its spec, and why.
-pub fn unreadable_operation(u: &Unreadable) -> Operation {
+pub(crate) fn unreadable_operation(u: &Unreadable) -> Operation {
     let meta = &u.meta;
     let ann = |k: &str| annotation(meta, k);
     let kind_raw = u.str_at("/spec/kind").unwrap_or_default().to_string();
@@ -74,7 +74,7 @@ pub fn unreadable_operation(u: &Unreadable) -> Operation {
 }
 
 /// A TalosOperation as the dashboard sees it.
-pub fn operation(op: &TalosOperation) -> Operation {
+pub(crate) fn operation(op: &TalosOperation) -> Operation {
     let ann = |k: &str| annotation(&op.metadata, k);
     let st = op.status.clone().unwrap_or_default();
     Operation {
@@ -148,7 +148,7 @@ fn unreadable_machines(cluster: &str, unreadable: &[Unreadable]) -> Vec<ClusterM
 }
 
 /// A TalosCluster that could not be read: its name, the machines that name it, and why.
-pub fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadable]) -> Cluster {
+pub(crate) fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadable]) -> Cluster {
     let name = u.name();
     let mut mine: Vec<Machine> = machines
         .iter()
@@ -188,7 +188,7 @@ fn cluster_machine(m: &Machine) -> ClusterMachine {
 /// The last shutdown of `cluster` that completed, from the namespace's operations: who
 /// started it and when it finished, and whether nothing was started on the cluster since (its
 /// machines are then presumably still stopped).
-pub fn last_shutdown(cluster: &str, operations: &[TalosOperation]) -> Option<ShutdownRecord> {
+pub(crate) fn last_shutdown(cluster: &str, operations: &[TalosOperation]) -> Option<ShutdownRecord> {
     let mine: Vec<&TalosOperation> = operations
         .iter()
         .filter(|o| o.spec.cluster == cluster)
@@ -218,7 +218,7 @@ pub fn last_shutdown(cluster: &str, operations: &[TalosOperation]) -> Option<Shu
 
 /// A cluster with its machines (in executor order, then those that could not be read) and its
 /// unfinished operation.
-pub fn cluster(
+pub(crate) fn cluster(
     c: &TalosCluster,
     machines: &[Machine],
     unreadable: &[Unreadable],
@@ -272,7 +272,7 @@ pub fn cluster(
 /// Whether the cluster carries the kube-proxy confirmation annotation (ADR 0013). Outside a
 /// kube-proxy switch's own start it is stray: a start set it and was stopped before taking it
 /// back.
-pub fn has_confirmation(c: &TalosCluster) -> bool {
+pub(crate) fn has_confirmation(c: &TalosCluster) -> bool {
     c.metadata
         .annotations
         .as_ref()

@@ -2,16 +2,16 @@
 //! the in-process dashboard and for `ichor-tui serve`, so every refusal runs on both paths.
 
 pub mod access;
-pub mod convert;
+pub(crate) mod convert;
 mod events;
 pub mod list;
-pub mod manifest;
-pub mod permissions;
-pub mod plan;
+pub(crate) mod manifest;
+pub(crate) mod permissions;
+pub(crate) mod plan;
 mod start;
 pub mod store;
-pub mod tolerant;
-pub mod validate;
+pub(crate) mod tolerant;
+pub(crate) mod validate;
 mod writes;
 
 use self::access::{Caller, KubeAccess};
@@ -27,7 +27,7 @@ use kube::api::Api;
 use serde_json::json;
 
 /// How often a write is tried again after a conflict, each time with a fresh read.
-pub const CONFLICT_RETRIES: usize = 5;
+pub(crate) const CONFLICT_RETRIES: usize = 5;
 
 /// The service.
 #[derive(Clone)]
@@ -215,24 +215,6 @@ impl OperationService {
         }
         let ops = self.read_operations(caller, ns).await?;
         list::page(ops, query)
-    }
-
-    /// Every operation in `namespace` (`None`: every namespace), whole.
-    pub async fn list_operations(
-        &self,
-        caller: &Caller,
-        namespace: Option<&str>,
-    ) -> Result<Vec<Operation>, ApiError> {
-        let mut query = ListQuery::everything(namespace);
-        let mut all = Vec::new();
-        loop {
-            let page = self.list_page(caller, &query).await?;
-            all.extend(page.operations);
-            match page.next_page_token {
-                Some(token) => query = query.after(token),
-                None => return Ok(all),
-            }
-        }
     }
 
     /// The operations in scope, as the caller may read them.

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
 
 /// The longest page token taken (ours are well under 200 bytes).
-pub const MAX_PAGE_TOKEN: usize = 1024;
+pub(crate) const MAX_PAGE_TOKEN: usize = 1024;
 
 /// The query's arguments, checked before anything is read.
 pub fn check(q: &ListQuery) -> Result<(), ApiError> {
@@ -153,7 +153,7 @@ pub fn page(ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, ApiErro
 
 /// The page a query names, from every operation in its scope, read in place: only the page's
 /// operations are copied (a watch-kept list of 10,000 is filtered and ordered by reference).
-pub fn page_of<'a>(
+pub(crate) fn page_of<'a>(
     ops: impl IntoIterator<Item = &'a Operation>,
     q: &ListQuery,
 ) -> Result<OperationPage, ApiError> {

@@ -36,7 +36,7 @@ impl OperationService {
 }
 
 /// `v` as a YAML document.
-pub fn to_yaml(v: &Value) -> String {
+pub(crate) fn to_yaml(v: &Value) -> String {
     let mut out = String::new();
     match v {
         Value::Object(m) if !m.is_empty() => mapping(m, 0, &mut out),

@@ -4,7 +4,7 @@
 
 use super::OperationService;
 use super::access::Caller;
-use ichor_model::{ApiError, Code, Permissions, Plan, Reason, Refusal};
+use ichor_model::{ApiError, Permissions, Plan, Reason, Refusal};
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
@@ -131,14 +131,4 @@ fn not_permitted(namespace: &str, question: Question) -> Refusal {
             question.verb, question.resource
         ),
     )
-}
-
-/// The refusal a client gives itself for a write it knows the caller may not make.
-pub fn denied_error(r: Refusal) -> ApiError {
-    ApiError {
-        code: Code::PermissionDenied,
-        reason: Some(r.reason),
-        params: r.params,
-        message: r.message,
-    }
 }

@@ -142,11 +142,6 @@ impl OperationStore {
             }
         }
     }
-
-    /// Whether the first list has arrived.
-    pub fn ready(&self) -> bool {
-        self.lock().ready
-    }
 }
 
 /// The page as the caller sees it: only its version when the caller already holds it.

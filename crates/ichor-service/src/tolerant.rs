@@ -134,7 +134,8 @@ pub fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
 }
 
 /// A list answer's items, each decoded on its own.
-pub fn decode_list<K: Tolerant>(body: &str) -> Result<(Vec<K>, Vec<Unreadable>), ApiError> {
+#[cfg(test)]
+fn decode_list<K: Tolerant>(body: &str) -> Result<(Vec<K>, Vec<Unreadable>), ApiError> {
     decode_list_chunk(body).map(|(good, bad, _)| (good, bad))
 }
 

@@ -6,26 +6,26 @@
 use ichor_model::{ApiError, Code, Confirmed, OperationRequest, Reason};
 
 /// A namespace is a DNS-1123 label: at most this many characters.
-pub const MAX_NAMESPACE: usize = 63;
+pub(crate) const MAX_NAMESPACE: usize = 63;
 /// Operation and cluster names are DNS-1123 subdomains: at most this many characters.
-pub const MAX_NAME: usize = 253;
+pub(crate) const MAX_NAME: usize = 253;
 /// The longest request id a start may carry.
-pub const MAX_REQUEST_ID: usize = 64;
+pub(crate) const MAX_REQUEST_ID: usize = 64;
 /// The longest plan fingerprint taken (ours are 32 hex characters).
-pub const MAX_FINGERPRINT: usize = 128;
+pub(crate) const MAX_FINGERPRINT: usize = 128;
 /// The longest confirmed uid taken (Kubernetes uids are 36 characters).
-pub const MAX_UID: usize = 128;
+pub(crate) const MAX_UID: usize = 128;
 /// The largest max unavailable taken before anything is read; the plan then also checks it
 /// against the cluster's workers.
-pub const MAX_MAX_UNAVAILABLE: i32 = 1000;
+pub(crate) const MAX_MAX_UNAVAILABLE: i32 = 1000;
 /// At most this many characters of an input are quoted back.
-pub const SHOWN_CHARS: usize = 32;
+pub(crate) const SHOWN_CHARS: usize = 32;
 /// … and at most this many bytes of them.
 const SHOWN_BYTES: usize = 64;
 
 /// A short, inert prefix of `input` for an error: control, format and bidi characters removed,
 /// at most [`SHOWN_CHARS`] characters (and 64 bytes), `…` when cut.
-pub fn shown(input: &str) -> String {
+pub(crate) fn shown(input: &str) -> String {
     let mut out = String::new();
     let mut chars = 0;
     let mut cut = false;
@@ -61,17 +61,17 @@ fn is_label_text(s: &str) -> bool {
 }
 
 /// A DNS-1123 label (RFC 1123): what Kubernetes takes as a namespace.
-pub fn is_dns_label(s: &str) -> bool {
+pub(crate) fn is_dns_label(s: &str) -> bool {
     s.len() <= MAX_NAMESPACE && is_label_text(s)
 }
 
 /// A DNS-1123 subdomain: what Kubernetes takes as the name of most objects.
-pub fn is_dns_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
     s.len() <= MAX_NAME && s.split('.').all(is_label_text)
 }
 
 /// A namespace the request names.
-pub fn namespace(ns: &str) -> Result<(), ApiError> {
+pub(crate) fn namespace(ns: &str) -> Result<(), ApiError> {
     if is_dns_label(ns) {
         return Ok(());
     }
@@ -86,13 +86,13 @@ pub fn namespace(ns: &str) -> Result<(), ApiError> {
 }
 
 /// A namespace a list names; `None` is every namespace.
-pub fn list_scope(ns: Option<&str>) -> Result<(), ApiError> {
+pub(crate) fn list_scope(ns: Option<&str>) -> Result<(), ApiError> {
     ns.map_or(Ok(()), namespace)
 }
 
 /// What a name names, for the refusal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NameOf {
+pub(crate) enum NameOf {
     Operation,
     Cluster,
 }
@@ -107,7 +107,7 @@ impl NameOf {
 }
 
 /// The name of an operation or a cluster.
-pub fn name(what: NameOf, name: &str) -> Result<(), ApiError> {
+pub(crate) fn name(what: NameOf, name: &str) -> Result<(), ApiError> {
     if is_dns_subdomain(name) {
         return Ok(());
     }
@@ -123,7 +123,7 @@ pub fn name(what: NameOf, name: &str) -> Result<(), ApiError> {
 }
 
 /// A request id as a client sends it: short, printable, no spaces.
-pub fn request_id(id: &str) -> Result<(), ApiError> {
+pub(crate) fn request_id(id: &str) -> Result<(), ApiError> {
     let ok = !id.is_empty()
         && id.len() <= MAX_REQUEST_ID
         && id
@@ -143,7 +143,7 @@ pub fn request_id(id: &str) -> Result<(), ApiError> {
 }
 
 /// The fingerprint of a reviewed plan: hex, bounded.
-pub fn fingerprint(f: &str) -> Result<(), ApiError> {
+pub(crate) fn fingerprint(f: &str) -> Result<(), ApiError> {
     if !f.is_empty() && f.len() <= MAX_FINGERPRINT && f.bytes().all(|c| c.is_ascii_hexdigit()) {
         return Ok(());
     }
@@ -158,7 +158,7 @@ pub fn fingerprint(f: &str) -> Result<(), ApiError> {
 }
 
 /// What a pause, resume or delete was confirmed against: a uid as Kubernetes writes them.
-pub fn confirmed(c: Option<&Confirmed>) -> Result<(), ApiError> {
+pub(crate) fn confirmed(c: Option<&Confirmed>) -> Result<(), ApiError> {
     let Some(c) = c else {
         return Ok(());
     };
@@ -185,7 +185,7 @@ pub fn confirmed(c: Option<&Confirmed>) -> Result<(), ApiError> {
 }
 
 /// Max unavailable before anything is read: 1 to [`MAX_MAX_UNAVAILABLE`].
-pub fn max_unavailable(v: i32) -> Result<(), ApiError> {
+pub(crate) fn max_unavailable(v: i32) -> Result<(), ApiError> {
     if (1..=MAX_MAX_UNAVAILABLE).contains(&v) {
         return Ok(());
     }
@@ -201,7 +201,7 @@ pub fn max_unavailable(v: i32) -> Result<(), ApiError> {
 /// Everything of a plan or start request that can be checked without reading: the namespace,
 /// the cluster's name, max unavailable, the request id and the reviewed plan's fingerprint.
 /// (The target is checked with the kind, in [`super::plan::check_request`].)
-pub fn request(req: &OperationRequest) -> Result<(), ApiError> {
+pub(crate) fn request(req: &OperationRequest) -> Result<(), ApiError> {
     namespace(&req.namespace)?;
     if let Some(c) = &req.cluster {
         name(NameOf::Cluster, c)?;

@@ -30,7 +30,7 @@ fn changed_since(op: &Operation, c: &Confirmed) -> Option<&'static str> {
 }
 
 /// Refuses a write whose operation is not the one, or not in the state, the person confirmed.
-pub fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(), ApiError> {
+pub(crate) fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(), ApiError> {
     let Some(change) = c.and_then(|c| changed_since(op, c)) else {
         return Ok(());
     };

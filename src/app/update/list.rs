@@ -10,9 +10,9 @@ use ichor_model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operatio
 use jiff::SignedDuration;
 
 /// The rows a page holds.
-pub const PAGE: u32 = 100;
+pub(crate) const PAGE: u32 = 100;
 /// How long the filter waits for the next key before the server is asked.
-pub const FILTER_SETTLE: SignedDuration = SignedDuration::from_millis(250);
+pub(crate) const FILTER_SETTLE: SignedDuration = SignedDuration::from_millis(250);
 
 /// The filter as the server takes it: at most [`MAX_FILTER_CHARS`] characters.
 fn filter_text(state: &State) -> String {

@@ -201,7 +201,7 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
 /// failed for a reason other than a transient fault (which the client retries itself) is tried
 /// again at the idle cadence, with the error on screen, so the screen mends by itself when the
 /// cause is fixed.
-pub fn poll_interval(state: &State) -> Option<SignedDuration> {
+pub(crate) fn poll_interval(state: &State) -> Option<SignedDuration> {
     let failed = |e: Option<&ichor_model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
     match state.screen {
         Screen::Operations => {

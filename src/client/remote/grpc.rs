@@ -15,7 +15,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 /// Adds `authorization: Bearer …` to every call.
 #[derive(Clone)]
-pub struct BearerToken(Option<AsciiMetadataValue>);
+pub(crate) struct BearerToken(Option<AsciiMetadataValue>);
 
 impl tonic::service::Interceptor for BearerToken {
     fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {

@@ -30,16 +30,16 @@ use std::time::Duration;
 
 /// The calls, by their path: the same on Connect and gRPC.
 mod paths {
-    pub const LIST_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/ListOperations";
-    pub const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
-    pub const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
-    pub const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
-    pub const SET_OPERATION_PAUSED: &str = "/ichor.v1alpha1.OperationService/SetOperationPaused";
-    pub const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
-    pub const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
-    pub const LIST_OPERATION_EVENTS: &str = "/ichor.v1alpha1.OperationService/ListOperationEvents";
-    pub const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
-    pub const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
+    pub(crate) const LIST_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/ListOperations";
+    pub(crate) const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
+    pub(crate) const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
+    pub(crate) const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
+    pub(crate) const SET_OPERATION_PAUSED: &str = "/ichor.v1alpha1.OperationService/SetOperationPaused";
+    pub(crate) const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
+    pub(crate) const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
+    pub(crate) const LIST_OPERATION_EVENTS: &str = "/ichor.v1alpha1.OperationService/ListOperationEvents";
+    pub(crate) const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
+    pub(crate) const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
 }
 
 /// How a unary call travels.

@@ -32,7 +32,7 @@ pub enum Protocol {
 pub struct RemoteOptions {
     /// `https://host:port` or `http://host:port`.
     pub url: String,
-    pub protocol: Protocol,
+    pub(crate) protocol: Protocol,
     /// The bearer token sent with every call (never logged).
     pub token: Option<String>,
     /// PEM certificates trusted in addition to the system roots (https only).
@@ -63,11 +63,11 @@ impl std::fmt::Debug for RemoteOptions {
 
 /// A server's address as the transports need it, checked.
 pub(super) struct Target {
-    pub uri: http::Uri,
-    pub https: bool,
+    pub(crate) uri: http::Uri,
+    pub(crate) https: bool,
     /// `Bearer …`, marked sensitive.
-    pub token: Option<HeaderValue>,
-    pub ca_pem: Option<Vec<u8>>,
+    pub(crate) token: Option<HeaderValue>,
+    pub(crate) ca_pem: Option<Vec<u8>>,
 }
 
 impl RemoteOptions {

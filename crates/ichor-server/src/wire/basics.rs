@@ -18,7 +18,7 @@ pub(super) fn time_from_proto(s: &str) -> Option<Timestamp> {
 }
 
 /// An empty string is no value.
-pub fn non_empty(s: String) -> Option<String> {
+pub(crate) fn non_empty(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 
@@ -31,7 +31,7 @@ pub(super) fn params_from_proto(p: HashMap<String, String>) -> BTreeMap<String, 
 }
 
 /// The wire value of a kind.
-pub fn kind_to_proto(k: OperationKind) -> proto::OperationKind {
+pub(crate) fn kind_to_proto(k: OperationKind) -> proto::OperationKind {
     match k {
         OperationKind::Talos => proto::OperationKind::Talos,
         OperationKind::Kubernetes => proto::OperationKind::Kubernetes,
@@ -43,7 +43,7 @@ pub fn kind_to_proto(k: OperationKind) -> proto::OperationKind {
 }
 
 /// The kind a wire value names; `None` for UNSPECIFIED and values this build does not know.
-pub fn kind_from_proto(k: i32) -> Option<OperationKind> {
+pub(crate) fn kind_from_proto(k: i32) -> Option<OperationKind> {
     match proto::OperationKind::try_from(k).ok()? {
         proto::OperationKind::Unspecified => None,
         proto::OperationKind::Talos => Some(OperationKind::Talos),

@@ -15,7 +15,7 @@ mod operation;
 mod plan;
 mod request;
 
-pub use basics::{kind_from_proto, kind_to_proto, non_empty};
+pub(crate) use basics::non_empty;
 pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
 pub use error::{
     ERROR_DOMAIN, code_from_grpc, code_to_connect, code_to_grpc, connect_error_body,

@@ -15,7 +15,7 @@ use ichor_resources::{
 use kube::api::ObjectMeta;
 
 /// Who tracks an object in Git, from Argo CD's and Flux's annotation and labels.
-pub fn tracking(meta: &ObjectMeta) -> Option<Tracking> {
+pub(crate) fn tracking(meta: &ObjectMeta) -> Option<Tracking> {
     let ann = |k: &str| {
         meta.annotations
             .as_ref()
@@ -66,14 +66,14 @@ pub fn tracking(meta: &ObjectMeta) -> Option<Tracking> {
 
 /// A request whose arguments were checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Checked {
-    pub kind: OperationKind,
+pub(crate) struct Checked {
+    pub(crate) kind: OperationKind,
     /// Normalised: versions with the leading v.
-    pub target: Option<String>,
-    pub max_unavailable: i32,
+    pub(crate) target: Option<String>,
+    pub(crate) max_unavailable: i32,
     /// Max unavailable was asked for (not the default 1): it is then checked against the
     /// cluster's workers.
-    pub max_unavailable_given: bool,
+    pub(crate) max_unavailable_given: bool,
 }
 
 fn invalid(reason: Reason, params: &[(&str, &str)], message: String) -> ApiError {
@@ -83,7 +83,7 @@ fn invalid(reason: Reason, params: &[(&str, &str)], message: String) -> ApiError
 /// Checks the arguments before anything is read (see [`super::validate`]): the names, the
 /// bounds, and InvalidArgument for a target given where none is taken, a missing or malformed
 /// target. Refusals quote at most a short, inert prefix of what was given.
-pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
+pub(crate) fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
     super::validate::request(req)?;
     let kind = req.kind;
     let max_unavailable = req.max_unavailable.unwrap_or(1);
@@ -155,20 +155,20 @@ pub fn check_request(req: &OperationRequest) -> Result<Checked, ApiError> {
 /// A cluster's start claim (a Lease): which start holds it, the operation that start creates,
 /// who made it and until when it stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Claim {
-    pub holder: String,
-    pub operation: String,
-    pub actor: String,
+pub(crate) struct Claim {
+    pub(crate) holder: String,
+    pub(crate) operation: String,
+    pub(crate) actor: String,
     /// The claim blocks other starts until then (unless its operation exists by then).
-    pub expires: jiff::Timestamp,
+    pub(crate) expires: jiff::Timestamp,
     /// The claiming start's create got no answer: its outcome is being settled until
     /// `expires`.
-    pub settling: bool,
+    pub(crate) settling: bool,
 }
 
 /// A cluster's start claim as it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClaimRead {
+pub(crate) enum ClaimRead {
     Readable(Claim),
     /// The Lease cannot be read: which, and why.
     Unreadable {
@@ -178,28 +178,28 @@ pub enum ClaimRead {
 }
 
 /// What the service read for a plan.
-pub struct PlanInputs<'a> {
+pub(crate) struct PlanInputs<'a> {
     /// The names of every cluster in the namespace (an ichor upgrade changes them all).
-    pub clusters: &'a [String],
+    pub(crate) clusters: &'a [String],
     /// The cluster's start claim, if one stands or cannot be read.
-    pub claim: Option<ClaimRead>,
+    pub(crate) claim: Option<ClaimRead>,
     /// The request id of the start this plan is for (a plan for a Review has none).
-    pub request_id: Option<&'a str>,
+    pub(crate) request_id: Option<&'a str>,
     /// Now, to tell a standing claim from a stale one.
-    pub now: jiff::Timestamp,
-    pub namespace: &'a str,
-    pub cluster: &'a TalosCluster,
-    pub machines: &'a [Machine],
+    pub(crate) now: jiff::Timestamp,
+    pub(crate) namespace: &'a str,
+    pub(crate) cluster: &'a TalosCluster,
+    pub(crate) machines: &'a [Machine],
     /// The machines of the namespace that could not be read.
-    pub unreadable_machines: &'a [Unreadable],
-    pub installation: Option<&'a IchorInstallation>,
+    pub(crate) unreadable_machines: &'a [Unreadable],
+    pub(crate) installation: Option<&'a IchorInstallation>,
     /// The operations in the cluster's namespace.
-    pub operations: &'a [TalosOperation],
+    pub(crate) operations: &'a [TalosOperation],
     /// The operations of the namespace that could not be read.
-    pub unreadable_operations: &'a [Unreadable],
+    pub(crate) unreadable_operations: &'a [Unreadable],
     /// The tracking of the object the spec write would change (read with the service's own
     /// client).
-    pub tracking: Option<Tracking>,
+    pub(crate) tracking: Option<Tracking>,
 }
 
 /// The field a kind changes, and its current value.
@@ -285,7 +285,7 @@ fn check_workers(req: &Checked, cluster: &str, machines: &[Machine]) -> Result<(
 }
 
 /// Computes the plan, with the reason a start would be refused, if any.
-pub fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError> {
+pub(crate) fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, ApiError> {
     let kind = req.kind;
     let cluster_name = inputs.cluster.metadata.name.clone().unwrap_or_default();
     let (current, target, spec_change) = values(req, inputs)?;
@@ -444,7 +444,7 @@ fn not_in_the_plain_steps(
 
 /// What a person reviews, as one value: everything the Review shows of the plan. Two plans
 /// with the same fingerprint do the same thing.
-pub fn fingerprint(plan: &Plan) -> String {
+pub(crate) fn fingerprint(plan: &Plan) -> String {
     use sha2::Digest as _;
     let canonical = serde_json::json!({
         "namespace": plan.namespace,

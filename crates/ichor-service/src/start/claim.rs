@@ -23,11 +23,11 @@ use std::time::{Duration, Instant};
 
 /// The longest a start claim stands from its renew time: other starts on the cluster are
 /// refused meanwhile, unless the claiming start's operation exists by then.
-pub const CLAIM_SECONDS: i32 = 60;
+pub(crate) const CLAIM_SECONDS: i32 = 60;
 
 /// A start that holds the claim gives up before its writes once this much time has passed since
 /// it took it, so that it never writes after its claim could have lapsed.
-pub const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
 
 /// The most characters of a claim's words (operation, actor) that are kept: a Lease is anyone's.
 const MAX_CLAIM_TEXT: usize = 253;
@@ -42,7 +42,7 @@ impl Tolerant for Lease {
 }
 
 /// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
-pub fn claim_name(cluster: &str) -> String {
+pub(crate) fn claim_name(cluster: &str) -> String {
     let name = format!("{}{cluster}", names::START_CLAIM_PREFIX);
     if name.len() <= 253 {
         return name;
@@ -57,7 +57,7 @@ pub fn claim_name(cluster: &str) -> String {
 /// The claim a Lease records, as of `now`: `Ok(None)` when no start holds it (no holder),
 /// `Err(why)` when it cannot be read. Never panics, whatever the Lease holds: a renew time in
 /// the future counts as now, the duration counts between 0 and [`CLAIM_SECONDS`].
-pub fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, String> {
+pub(crate) fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, String> {
     let text =
         |s: &str| ichor_model::inert::truncate(&ichor_model::inert::sanitize(s), MAX_CLAIM_TEXT);
     let ann = |k: &str| {
@@ -100,7 +100,7 @@ pub fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, St
 }
 
 /// The claim as the plan sees it: readable, or why not.
-pub fn claim_read(
+pub(crate) fn claim_read(
     lease: Option<&Result<Lease, Unreadable>>,
     now: Timestamp,
 ) -> Option<plan::ClaimRead> {

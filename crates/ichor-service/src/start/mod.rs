@@ -17,7 +17,7 @@ mod requests;
 mod settle;
 mod spec;
 
-pub use claim::claim_read;
+pub(crate) use claim::claim_read;
 pub(crate) use requests::RequestLog;
 
 use super::access::Caller;

@@ -16,17 +16,17 @@ const REMEMBERED: usize = 4096;
 /// What a request id was sent for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Binding {
-    pub namespace: String,
+    pub(crate) namespace: String,
     /// The cluster as the request named it (`None`: the namespace's only one).
-    pub cluster: Option<String>,
-    pub kind: String,
-    pub target: String,
-    pub actor: String,
+    pub(crate) cluster: Option<String>,
+    pub(crate) kind: String,
+    pub(crate) target: String,
+    pub(crate) actor: String,
 }
 
 impl Binding {
     /// Whether `op`, found carrying the request id, is this request's operation.
-    pub fn made(&self, op: &TalosOperation, cluster: &str) -> bool {
+    pub(crate) fn made(&self, op: &TalosOperation, cluster: &str) -> bool {
         let ann = |k: &str| {
             op.metadata
                 .annotations

@@ -16,18 +16,18 @@ const SETTLE_READ_EVERY: Duration = Duration::from_secs(1);
 
 /// What a settling start needs to finish.
 pub(super) struct Settling {
-    pub caller: Caller,
-    pub namespace: String,
-    pub cluster: String,
+    pub(crate) caller: Caller,
+    pub(crate) namespace: String,
+    pub(crate) cluster: String,
     /// The name the start gave its operation.
-    pub operation: String,
-    pub request_id: String,
-    pub actor: String,
+    pub(crate) operation: String,
+    pub(crate) request_id: String,
+    pub(crate) actor: String,
     /// The kube-proxy confirmation is on the cluster (set by this start, or stray): taken back
     /// once settled.
-    pub confirmation: bool,
+    pub(crate) confirmation: bool,
     /// When the create can no longer land.
-    pub until: Timestamp,
+    pub(crate) until: Timestamp,
 }
 
 impl OperationService {
