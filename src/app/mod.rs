@@ -8,4 +8,3 @@ pub mod new_operation;
 pub mod state;
 pub(crate) mod text_field;
 pub mod update;
-

@@ -89,7 +89,13 @@ pub(crate) fn rows_on_page(ctx: &Ctx<'_>, d: &DetailState) -> u16 {
 
 /// The latest events under the page's machine table: a heading and up to three lines, or the
 /// line that says why there are none.
-pub(crate) fn render_on_page(state: &State, ctx: &Ctx<'_>, d: &DetailState, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render_on_page(
+    state: &State,
+    ctx: &Ctx<'_>,
+    d: &DetailState,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let t = ctx.texts;
     let width = usize::from(area.width);
     let mut lines = Lines::new(width);
@@ -114,7 +120,13 @@ pub(crate) fn render_on_page(state: &State, ctx: &Ctx<'_>, d: &DetailState, area
 }
 
 /// Every event of the page, newest first, in an overlay scrolled to `scroll`.
-pub(crate) fn render_dialog(state: &State, ctx: &Ctx<'_>, scroll: usize, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render_dialog(
+    state: &State,
+    ctx: &Ctx<'_>,
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let t = ctx.texts;
     let Some(d) = state.detail.as_ref() else {
         return;

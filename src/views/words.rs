@@ -60,7 +60,11 @@ pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, S
 }
 
 /// The glyph, word and colour of a machine's phase.
-pub(crate) fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (String, Style) {
+pub(crate) fn machine_phase_view(
+    t: &Texts,
+    theme: &Theme,
+    phase: &MachinePhase,
+) -> (String, Style) {
     let (glyph, id, color) = match phase {
         MachinePhase::Pending => ("○", "mphase-pending", Color::Reset),
         MachinePhase::Running => ("▶", "mphase-running", Color::Cyan),
@@ -149,7 +153,12 @@ pub(crate) fn duration_text(t: &Texts, d: SignedDuration) -> String {
 }
 
 /// The time from `from` to `to` (or now), or nothing when it has not started.
-pub(crate) fn elapsed(state: &State, t: &Texts, from: Option<Timestamp>, to: Option<Timestamp>) -> String {
+pub(crate) fn elapsed(
+    state: &State,
+    t: &Texts,
+    from: Option<Timestamp>,
+    to: Option<Timestamp>,
+) -> String {
     match from {
         Some(f) => duration_text(t, to.unwrap_or(state.now).duration_since(f)),
         None => String::new(),
@@ -179,7 +188,11 @@ pub(crate) fn date_time(state: &State, t: Timestamp) -> String {
 }
 
 /// When and by whom a cluster was shut down, in words ("2026-11-09 12:30 by bob (name)").
-pub(crate) fn shutdown_text(state: &State, t: &Texts, r: &ichor_model::ShutdownRecord) -> [String; 3] {
+pub(crate) fn shutdown_text(
+    state: &State,
+    t: &Texts,
+    r: &ichor_model::ShutdownRecord,
+) -> [String; 3] {
     let when = r
         .finished_at
         .map(|at| date_time(state, at))

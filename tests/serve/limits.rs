@@ -112,7 +112,7 @@ async fn list_over_http1(addr: std::net::SocketAddr) -> String {
 
 #[tokio::test]
 async fn calls_over_the_in_flight_limit_are_refused_with_retry_advice() {
-    use ichor_server::front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
+    use ichor_server::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
     let api = world();
     // Cluster lists are held at the API (ListOperations waits for a turn of its own first).
     let (kube, mut arrived, release) = super::deadlines::holding(&api, |m, path| {

@@ -33,7 +33,6 @@ impl Version {
     pub fn minor(&self) -> u64 {
         self.0.minor
     }
-
 }
 
 impl std::fmt::Display for Version {

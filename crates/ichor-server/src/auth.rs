@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 /// How long a token's review is trusted (kube-apiserver's webhook token authenticator caches
 /// for 2 minutes; a dashboard polls every few seconds).
-pub const REVIEW_TTL: Duration = Duration::from_secs(30);
+pub(crate) const REVIEW_TTL: Duration = Duration::from_secs(30);
 
 /// How many reviewed tokens are remembered at most.
 const CACHE_LIMIT: usize = 1024;
@@ -20,7 +20,7 @@ const CACHE_LIMIT: usize = 1024;
 const TOKEN_REVIEWS: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
 
 /// Turns a call's metadata into the caller the service acts as.
-pub struct Authenticator {
+pub(crate) struct Authenticator {
     access: KubeAccess,
     allow_anonymous: bool,
     ttl: Duration,
@@ -41,7 +41,7 @@ fn unauthenticated(message: &str) -> ApiError {
 
 impl Authenticator {
     /// `access` holds the server's own client, which must be allowed to create tokenreviews.
-    pub fn new(access: KubeAccess, allow_anonymous: bool) -> Authenticator {
+    pub(crate) fn new(access: KubeAccess, allow_anonymous: bool) -> Authenticator {
         Authenticator {
             access,
             allow_anonymous,
@@ -53,7 +53,7 @@ impl Authenticator {
     /// The caller of a call, from its headers alone: the reviewed user, or with
     /// `--allow-anonymous` and no token at all, the server itself. A token that is sent always
     /// decides.
-    pub async fn caller(&self, headers: &http::HeaderMap) -> Result<Caller, ApiError> {
+    pub(crate) async fn caller(&self, headers: &http::HeaderMap) -> Result<Caller, ApiError> {
         let Some(value) = headers.get(http::header::AUTHORIZATION) else {
             if self.allow_anonymous {
                 return Ok(Caller::in_process());

@@ -50,14 +50,14 @@ impl Codec {
 
 /// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
 #[derive(Clone)]
-pub struct ConnectLayer {
+pub(crate) struct ConnectLayer {
     handlers: Handlers,
     pool: DescriptorPool,
     max_request: usize,
 }
 
 impl ConnectLayer {
-    pub fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
+    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
         let pool = DescriptorPool::decode(proto::FILE_DESCRIPTOR_SET)
             .map_err(|e| anyhow::anyhow!("reading the API's descriptors: {e}"))?;
         Ok(ConnectLayer {
@@ -81,7 +81,7 @@ impl<S> tower::Layer<S> for ConnectLayer {
 
 /// The service the layer makes.
 #[derive(Clone)]
-pub struct Connect<S> {
+pub(crate) struct Connect<S> {
     inner: S,
     layer: ConnectLayer,
 }

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use tonic::body::Body;
 
 /// The response header that names the server's version.
-pub const VERSION_HEADER: &str = crate::wire::version::HEADER;
+pub(crate) const VERSION_HEADER: &str = crate::wire::version::HEADER;
 
 /// Calls being answered at once, on all connections; one more is refused at once.
 pub const MAX_CALLS_IN_FLIGHT: usize = 256;
@@ -28,17 +28,17 @@ pub const RETRY_AFTER_SECONDS: u64 = 1;
 
 /// The code a Connect answer carries, set by whoever wrote it (for the metrics).
 #[derive(Clone, Copy, Debug)]
-pub struct AnswerCode(pub &'static str);
+pub(crate) struct AnswerCode(pub &'static str);
 
 /// Wraps the in-flight-limited stack.
 #[derive(Clone)]
-pub struct Front<S> {
+pub(crate) struct Front<S> {
     inner: S,
     metrics: Metrics,
 }
 
 impl<S> Front<S> {
-    pub fn new(inner: S, metrics: Metrics) -> Front<S> {
+    pub(crate) fn new(inner: S, metrics: Metrics) -> Front<S> {
         Front { inner, metrics }
     }
 }

@@ -20,7 +20,7 @@ use tonic::body::Body;
 
 /// When the call's answer is due (`grpc-timeout` or `Connect-Timeout-Ms` from its start).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallDeadline(pub Instant);
+pub(crate) struct CallDeadline(pub Instant);
 
 /// The services anyone may call without a token: health, for probes. Reflection needs a token
 /// as the calls do (its streams would otherwise let anyone hold buffers).
@@ -28,12 +28,12 @@ const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
 
 /// The layer.
 #[derive(Clone)]
-pub struct GateLayer {
+pub(crate) struct GateLayer {
     auth: Arc<Authenticator>,
 }
 
 impl GateLayer {
-    pub fn new(auth: Arc<Authenticator>) -> GateLayer {
+    pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
         GateLayer { auth }
     }
 }
@@ -51,7 +51,7 @@ impl<S> tower::Layer<S> for GateLayer {
 
 /// The service the layer makes.
 #[derive(Clone)]
-pub struct Gate<S> {
+pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
 }

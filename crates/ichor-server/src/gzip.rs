@@ -10,17 +10,17 @@ use ichor_model::{ApiError, Code};
 use std::io::{Read as _, Write as _};
 
 /// The encodings the server has, as its `Accept-Encoding` answer names them.
-pub const SUPPORTED: &str = "gzip";
+pub(crate) const SUPPORTED: &str = "gzip";
 
 /// How a body is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Identity,
     Gzip,
 }
 
 /// `(request, response)` encodings from the request's headers.
-pub fn negotiate(headers: &http::HeaderMap) -> Result<(Encoding, Encoding), ApiError> {
+pub(crate) fn negotiate(headers: &http::HeaderMap) -> Result<(Encoding, Encoding), ApiError> {
     let request = match headers
         .get(http::header::CONTENT_ENCODING)
         .map(|v| v.as_bytes())
@@ -55,7 +55,7 @@ pub fn negotiate(headers: &http::HeaderMap) -> Result<(Encoding, Encoding), ApiE
 }
 
 /// A gzip body decoded, refused when it is not gzip or decodes to more than `max` bytes.
-pub fn decompress(body: &[u8], max: usize) -> Result<Bytes, ApiError> {
+pub(crate) fn decompress(body: &[u8], max: usize) -> Result<Bytes, ApiError> {
     let mut out = Vec::new();
     let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
     flate2::read::GzDecoder::new(body)
@@ -82,7 +82,7 @@ pub fn decompress(body: &[u8], max: usize) -> Result<Bytes, ApiError> {
 }
 
 /// `body` gzipped.
-pub fn compress(body: &[u8]) -> Bytes {
+pub(crate) fn compress(body: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(body);

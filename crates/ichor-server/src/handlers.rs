@@ -13,7 +13,7 @@ use tonic::{Request, Response, Status};
 
 /// OperationService and ClusterService over the service.
 #[derive(Clone)]
-pub struct Handlers {
+pub(crate) struct Handlers {
     service: OperationService,
     auth: Arc<Authenticator>,
     read_only: bool,
@@ -25,7 +25,7 @@ pub struct Handlers {
 /// only while the page is unchanged): at most this many at once; more wait their turn, until
 /// their deadline. With 10,000 operations one such read holds megabytes while it runs, so the
 /// number at once, not the number of callers, bounds the memory lists take.
-pub const MAX_LISTS_IN_FLIGHT: usize = 8;
+pub(crate) const MAX_LISTS_IN_FLIGHT: usize = 8;
 
 /// The namespace a list covers: one, or all with `all_namespaces`.
 fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
@@ -88,7 +88,11 @@ async fn detached<T: Send + 'static>(
 
 impl Handlers {
     /// `read_only`: every write is refused (`serve --read-only`).
-    pub fn new(service: OperationService, auth: Arc<Authenticator>, read_only: bool) -> Handlers {
+    pub(crate) fn new(
+        service: OperationService,
+        auth: Arc<Authenticator>,
+        read_only: bool,
+    ) -> Handlers {
         Handlers {
             service,
             auth,

@@ -5,17 +5,19 @@
 //! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
 //! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
-pub mod auth;
-pub mod connect;
-pub mod front;
-pub mod gate;
-pub mod gzip;
-pub mod handlers;
-pub mod listen;
-pub mod malformed;
-pub mod metrics;
-pub mod protocol;
-pub mod reflection;
+pub(crate) mod auth;
+pub(crate) mod connect;
+pub(crate) mod front;
+pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
+pub(crate) mod gate;
+pub(crate) mod gzip;
+pub(crate) mod handlers;
+pub(crate) mod listen;
+pub(crate) mod malformed;
+pub(crate) mod metrics;
+pub use metrics::Metrics;
+pub(crate) mod protocol;
+pub(crate) mod reflection;
 pub mod wire;
 
 use self::auth::Authenticator;
@@ -33,10 +35,10 @@ use tokio::net::TcpListener;
 use tonic::codec::CompressionEncoding;
 
 /// The actor recorded on what an anonymous caller (acting as the server) starts.
-pub const SERVER_ACTOR: &str = "ichor-tui-server";
+pub(crate) const SERVER_ACTOR: &str = "ichor-tui-server";
 
 /// How long a shutdown waits for calls in flight before it stops anyway.
-pub const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
 /// The largest request message the services decode. Our requests are a few names and a
 /// version (well under 1 KiB); tonic's default is 4 MiB. A larger one is refused by tonic with
@@ -122,7 +124,8 @@ fn tls_acceptor(pem: &TlsPem) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
 }
 
 /// kube-apiserver's default request timeout (`--request-timeout`).
-pub const APISERVER_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const APISERVER_REQUEST_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_secs(60);
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
 pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
@@ -137,7 +140,7 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 }
 
 /// The largest request message of health and reflection: theirs are a few names.
-pub const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
@@ -236,7 +239,7 @@ pub async fn serve(
 }
 
 /// Completes on SIGTERM or SIGINT (Ctrl-C).
-pub async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

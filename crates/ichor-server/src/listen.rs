@@ -24,29 +24,29 @@ use tokio::time::Instant;
 use tonic::body::Body;
 
 /// Connections open at once; the next is accepted when one closes.
-pub const MAX_CONNECTIONS: usize = 2048;
+pub(crate) const MAX_CONNECTIONS: usize = 2048;
 
 /// Calls at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
-pub const MAX_STREAMS_PER_CONNECTION: u32 = 100;
+pub(crate) const MAX_STREAMS_PER_CONNECTION: u32 = 100;
 
 /// Time from a connection's accept to its first request's headers (TLS handshake included),
 /// and for each later HTTP/1.1 request's headers.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Time from a request's headers to the end of its body (less when the call's deadline is
 /// sooner). Our requests are a few hundred bytes.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The flow-control window of one HTTP/2 stream: what a caller may send before the server reads
 /// (HTTP/2's own default; a request message is at most [`super::MAX_REQUEST_BYTES`]).
-pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
+pub(crate) const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 
 /// The HTTP/2 connection's window: what all of one connection's streams may send unread.
-pub const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
+pub(crate) const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
 
 /// HTTP/1.1's read buffer, which bounds a request's headers (HTTP/2's bound is
 /// [`super::MAX_HEADER_LIST_BYTES`]).
-pub const HTTP1_MAX_BUFFER_BYTES: usize = 64 * 1024;
+pub(crate) const HTTP1_MAX_BUFFER_BYTES: usize = 64 * 1024;
 
 /// The connection builder with the limits above.
 fn builder() -> auto::Builder<TokioExecutor> {
@@ -67,7 +67,7 @@ fn builder() -> auto::Builder<TokioExecutor> {
 }
 
 /// The service each request goes to.
-pub trait RequestService:
+pub(crate) trait RequestService:
     tower::Service<
         http::Request<Body>,
         Response = http::Response<Body>,
@@ -93,7 +93,7 @@ impl<S> RequestService for S where
 
 /// Accepts connections on `listener` until `stop` turns true, then lets each finish its calls
 /// and returns once every connection has closed (the caller bounds that wait).
-pub async fn accept(
+pub(crate) async fn accept(
     listener: TcpListener,
     tls: Option<tokio_rustls::TlsAcceptor>,
     service: impl RequestService,
@@ -225,7 +225,7 @@ impl<S: RequestService> Conn<S> {
 
 /// How long a connection with no call in flight stays open (HTTP/1.1's keep-alive ends sooner,
 /// at [`HEADER_TIMEOUT`]); then HTTP/2 says GOAWAY and the connection closes.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A connection's calls: how many are in flight and when the last one ended.
 struct Activity {
@@ -295,7 +295,7 @@ impl Drop for Call {
 /// DEADLINE_EXCEEDED (a `tonic::Status`, which tonic's decoder and the Connect layer pass on
 /// as they are). tower-http's body timeout restarts at each frame, so a body sent a byte at a
 /// time would never end; this one bounds the whole body.
-pub struct DeadlineBody {
+pub(crate) struct DeadlineBody {
     inner: Body,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     what: &'static str,
@@ -303,7 +303,7 @@ pub struct DeadlineBody {
 
 impl DeadlineBody {
     /// `what` says which deadline it is, for the message.
-    pub fn new(inner: Body, deadline: Instant, what: &'static str) -> DeadlineBody {
+    pub(crate) fn new(inner: Body, deadline: Instant, what: &'static str) -> DeadlineBody {
         DeadlineBody {
             inner,
             sleep: Some(Box::pin(tokio::time::sleep_until(deadline))),

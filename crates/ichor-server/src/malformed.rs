@@ -24,7 +24,7 @@ const DECODE_ERRORS: [&str; 5] = [
 
 /// The layer.
 #[derive(Clone, Copy, Default)]
-pub struct MalformedLayer;
+pub(crate) struct MalformedLayer;
 
 impl<S> tower::Layer<S> for MalformedLayer {
     type Service = Malformed<S>;
@@ -36,7 +36,7 @@ impl<S> tower::Layer<S> for MalformedLayer {
 
 /// The service the layer makes.
 #[derive(Clone)]
-pub struct Malformed<S> {
+pub(crate) struct Malformed<S> {
     inner: S,
 }
 

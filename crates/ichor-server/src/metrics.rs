@@ -87,7 +87,7 @@ const METHODS: &[(&str, &[&str])] = &[
 ];
 
 /// `(service, method)` of a request path, each `unknown` when the server has no such thing.
-pub fn call_of(path: &str) -> (&'static str, &'static str) {
+pub(crate) fn call_of(path: &str) -> (&'static str, &'static str) {
     let mut parts = path.trim_start_matches('/').splitn(2, '/');
     let (service, method) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     for (s, methods) in METHODS {
@@ -106,7 +106,7 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    pub fn new() -> Metrics {
+    pub(crate) fn new() -> Metrics {
         let mut registry = Registry::with_prefix("ichor_serve");
         let calls = Family::<CallLabels, Counter>::default();
         registry.register(
@@ -145,12 +145,12 @@ impl Metrics {
     }
 
     /// A call begins: counted in flight until [`Metrics::call_ended`].
-    pub fn call_began(&self) {
+    pub(crate) fn call_began(&self) {
         self.0.in_flight.inc();
     }
 
     /// A call ended with `code` after `seconds`.
-    pub fn call_ended(
+    pub(crate) fn call_ended(
         &self,
         (service, method): (&'static str, &'static str),
         protocol: &'static str,
@@ -177,20 +177,20 @@ impl Metrics {
             .observe(seconds);
     }
 
-    pub fn refused(&self, limit: &'static str) {
+    pub(crate) fn refused(&self, limit: &'static str) {
         self.0.refused.get_or_create(&LimitLabels { limit }).inc();
     }
 
-    pub fn connection_opened(&self) {
+    pub(crate) fn connection_opened(&self) {
         self.0.connections.inc();
     }
 
-    pub fn connection_closed(&self) {
+    pub(crate) fn connection_closed(&self) {
         self.0.connections.dec();
     }
 
     /// The text exposition format.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.0.registry).is_err() {
             out.clear();
@@ -203,7 +203,7 @@ impl Metrics {
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Serves `GET /metrics` on `listener` until `stop` completes.
-pub async fn serve(
+pub(crate) async fn serve(
     metrics: Metrics,
     listener: tokio::net::TcpListener,
     stop: impl std::future::Future<Output = ()>,
@@ -255,7 +255,7 @@ fn answer<B>(metrics: &Metrics, req: &http::Request<B>) -> http::Response<Full<B
 }
 
 /// Binds the metrics address.
-pub async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+pub(crate) async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
     tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr} for metrics"))

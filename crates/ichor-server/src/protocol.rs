@@ -13,7 +13,7 @@ use tonic::body::Body;
 
 /// The protocol of a request, from its content type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     Grpc,
     GrpcWeb,
     Connect,
@@ -22,7 +22,7 @@ pub enum Protocol {
 impl Protocol {
     /// `application/grpc-web…` is gRPC-Web, `application/grpc…` gRPC, anything else the Connect
     /// protocol (whose layer refuses a content type it does not take).
-    pub fn of<B>(req: &http::Request<B>) -> Protocol {
+    pub(crate) fn of<B>(req: &http::Request<B>) -> Protocol {
         let ct = req
             .headers()
             .get(http::header::CONTENT_TYPE)
@@ -38,7 +38,7 @@ impl Protocol {
     }
 
     /// The label metrics use.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Protocol::Grpc => "grpc",
             Protocol::GrpcWeb => "grpc-web",
@@ -49,7 +49,7 @@ impl Protocol {
 
 /// A refusal of the request's framing or headers (not of its arguments): `what` names the
 /// header or part, `message` is bounded by the caller.
-pub fn refused(code: Code, what: &str, message: String) -> ApiError {
+pub(crate) fn refused(code: Code, what: &str, message: String) -> ApiError {
     let detail = message.clone();
     ApiError::refused(
         code,
@@ -63,7 +63,7 @@ pub fn refused(code: Code, what: &str, message: String) -> ApiError {
 /// code's HTTP status, or a trailers-only gRPC answer (`grpc-status`, `grpc-message` and the
 /// `google.rpc.Status` in `grpc-status-details-bin`), with the request's gRPC-Web content type
 /// for gRPC-Web.
-pub fn refusal(protocol: Protocol, e: &ApiError) -> http::Response<Body> {
+pub(crate) fn refusal(protocol: Protocol, e: &ApiError) -> http::Response<Body> {
     match protocol {
         Protocol::Connect => connect_error(e),
         Protocol::Grpc | Protocol::GrpcWeb => {
@@ -84,7 +84,7 @@ pub fn refusal(protocol: Protocol, e: &ApiError) -> http::Response<Body> {
 }
 
 /// A Connect error response.
-pub fn connect_error(e: &ApiError) -> http::Response<Body> {
+pub(crate) fn connect_error(e: &ApiError) -> http::Response<Body> {
     let status = http::StatusCode::from_u16(crate::wire::connect_http_status(e.code))
         .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     let mut resp = http::Response::new(Body::new(Full::new(Bytes::from(
@@ -106,7 +106,7 @@ fn quoted(v: &http::HeaderValue) -> String {
 /// `grpc-timeout` (gRPC and gRPC-Web): 1–8 ASCII digits and a unit (`H M S m u n`), as the
 /// gRPC spec writes it; `None` without one, or for hours too many to count (connect-go and
 /// grpc-go then set none). Anything else is INVALID_ARGUMENT, as connect-go answers it.
-pub fn grpc_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, ApiError> {
+pub(crate) fn grpc_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, ApiError> {
     let Some(value) = headers.get("grpc-timeout") else {
         return Ok(None);
     };
@@ -149,7 +149,7 @@ pub fn grpc_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, ApiEr
 
 /// `Connect-Timeout-Ms`: 1–10 ASCII digits (the Connect protocol's Positive-Integer of at most
 /// 10 digits); anything else is INVALID_ARGUMENT, as connect-go answers it.
-pub fn connect_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, ApiError> {
+pub(crate) fn connect_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, ApiError> {
     let Some(value) = headers.get("connect-timeout-ms") else {
         return Ok(None);
     };
@@ -175,7 +175,7 @@ pub fn connect_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, Ap
 }
 
 /// `Connect-Protocol-Version`: absent or `1` (connect-go does not require it by default).
-pub fn connect_protocol_version(headers: &http::HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn connect_protocol_version(headers: &http::HeaderMap) -> Result<(), ApiError> {
     match headers.get("connect-protocol-version") {
         None => Ok(()),
         Some(v) if v.as_bytes() == b"1" => Ok(()),
@@ -188,7 +188,7 @@ pub fn connect_protocol_version(headers: &http::HeaderMap) -> Result<(), ApiErro
 }
 
 /// The deadline a request's headers give its call, or the refusal of a malformed header.
-pub fn deadline(
+pub(crate) fn deadline(
     protocol: Protocol,
     headers: &http::HeaderMap,
 ) -> Result<Option<Duration>, ApiError> {

@@ -24,14 +24,14 @@ enum Answer {
 
 /// The descriptors the server serves.
 #[derive(Clone)]
-pub struct Reflection {
+pub(crate) struct Reflection {
     pool: Arc<DescriptorPool>,
     services: Arc<Vec<String>>,
 }
 
 impl Reflection {
     /// The API's, health's and reflection's own descriptors.
-    pub fn new() -> anyhow::Result<Reflection> {
+    pub(crate) fn new() -> anyhow::Result<Reflection> {
         let mut pool = DescriptorPool::new();
         for (what, set) in [
             ("the API's", crate::wire::proto::FILE_DESCRIPTOR_SET),
@@ -153,7 +153,7 @@ where
 /// The v1 and v1alpha services: the same answers in each version's messages.
 macro_rules! version {
     ($module:ident, $pb:path) => {
-        pub mod $module {
+        pub(crate) mod $module {
             use super::{Answer, Answers, Question, Reflection, answers};
             use pb::server_reflection_request::MessageRequest as Q;
             use pb::server_reflection_response::MessageResponse as R;
@@ -220,7 +220,7 @@ macro_rules! version {
             }
 
             /// The service.
-            pub fn server(
+            pub(crate) fn server(
                 r: Reflection,
             ) -> pb::server_reflection_server::ServerReflectionServer<Reflection> {
                 pb::server_reflection_server::ServerReflectionServer::new(r)

@@ -148,7 +148,11 @@ fn unreadable_machines(cluster: &str, unreadable: &[Unreadable]) -> Vec<ClusterM
 }
 
 /// A TalosCluster that could not be read: its name, the machines that name it, and why.
-pub(crate) fn unreadable_cluster(u: &Unreadable, machines: &[Machine], bad: &[Unreadable]) -> Cluster {
+pub(crate) fn unreadable_cluster(
+    u: &Unreadable,
+    machines: &[Machine],
+    bad: &[Unreadable],
+) -> Cluster {
     let name = u.name();
     let mut mine: Vec<Machine> = machines
         .iter()
@@ -188,7 +192,10 @@ fn cluster_machine(m: &Machine) -> ClusterMachine {
 /// The last shutdown of `cluster` that completed, from the namespace's operations: who
 /// started it and when it finished, and whether nothing was started on the cluster since (its
 /// machines are then presumably still stopped).
-pub(crate) fn last_shutdown(cluster: &str, operations: &[TalosOperation]) -> Option<ShutdownRecord> {
+pub(crate) fn last_shutdown(
+    cluster: &str,
+    operations: &[TalosOperation],
+) -> Option<ShutdownRecord> {
     let mine: Vec<&TalosOperation> = operations
         .iter()
         .filter(|o| o.spec.cluster == cluster)

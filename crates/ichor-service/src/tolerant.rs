@@ -17,42 +17,42 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// The most characters of a decoding error kept (it may quote a value of the object).
-pub const MAX_WHY: usize = 200;
+pub(crate) const MAX_WHY: usize = 200;
 
 /// An object that could not be read as its type: its metadata (as far as it reads), the object
 /// as JSON (to pick out what can be read, such as `spec.cluster`), and why, short and inert.
 #[derive(Clone, Debug)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     /// Boxed: most objects read, and a `Result` with this as its error stays small.
-    pub meta: Box<ObjectMeta>,
-    pub raw: Value,
-    pub why: String,
+    pub(crate) meta: Box<ObjectMeta>,
+    pub(crate) raw: Value,
+    pub(crate) why: String,
 }
 
 impl Unreadable {
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.meta.name.clone().unwrap_or_default()
     }
 
-    pub fn namespace(&self) -> String {
+    pub(crate) fn namespace(&self) -> String {
         self.meta.namespace.clone().unwrap_or_default()
     }
 
     /// A string field of the object (`/spec/cluster`), when it is one.
-    pub fn str_at(&self, pointer: &str) -> Option<&str> {
+    pub(crate) fn str_at(&self, pointer: &str) -> Option<&str> {
         self.raw.pointer(pointer).and_then(Value::as_str)
     }
 
     /// Whether this object may belong to `cluster`: its `spec.cluster` says so, or cannot be
     /// read.
-    pub fn may_belong_to(&self, cluster: &str) -> bool {
+    pub(crate) fn may_belong_to(&self, cluster: &str) -> bool {
         self.str_at("/spec/cluster").is_none_or(|c| c == cluster)
     }
 }
 
 /// A decoding error as a person reads it: which part, what, at most [`MAX_WHY`] characters,
 /// control characters made inert.
-pub fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
+pub(crate) fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
     let text = match part {
         Some(p) => format!("{p}: {e}"),
         None => e.to_string(),
@@ -61,7 +61,7 @@ pub fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
 }
 
 /// A resource read part by part: which part of an object does not decode.
-pub trait Tolerant: DeserializeOwned {
+pub(crate) trait Tolerant: DeserializeOwned {
     /// The first part of `raw` (other than the metadata) that does not decode, and why.
     fn bad_part(raw: &Value) -> Option<(&'static str, String)>;
 }
@@ -99,7 +99,7 @@ impl Tolerant for IchorInstallation {
 }
 
 /// One object: `K`, or what can be said of it.
-pub fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
+pub(crate) fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
     match K::deserialize(&raw) {
         Ok(k) => Ok(k),
         Err(whole) => {

@@ -34,10 +34,12 @@ mod paths {
     pub(crate) const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
     pub(crate) const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
     pub(crate) const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
-    pub(crate) const SET_OPERATION_PAUSED: &str = "/ichor.v1alpha1.OperationService/SetOperationPaused";
+    pub(crate) const SET_OPERATION_PAUSED: &str =
+        "/ichor.v1alpha1.OperationService/SetOperationPaused";
     pub(crate) const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
     pub(crate) const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
-    pub(crate) const LIST_OPERATION_EVENTS: &str = "/ichor.v1alpha1.OperationService/ListOperationEvents";
+    pub(crate) const LIST_OPERATION_EVENTS: &str =
+        "/ichor.v1alpha1.OperationService/ListOperationEvents";
     pub(crate) const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
     pub(crate) const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
 }

@@ -70,7 +70,12 @@ impl Lines {
     /// Keeps at most `rows` lines: when there are more, the first `rows - 1` and then
     /// `marker(hidden)`, which says how many are not shown and where to read them. Whether
     /// anything was cut.
-    pub(crate) fn cut_to(&mut self, rows: usize, marker: impl Fn(usize) -> String, style: Style) -> bool {
+    pub(crate) fn cut_to(
+        &mut self,
+        rows: usize,
+        marker: impl Fn(usize) -> String,
+        style: Style,
+    ) -> bool {
         if self.lines.len() <= rows || rows == 0 {
             return false;
         }
