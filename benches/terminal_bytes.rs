@@ -15,11 +15,11 @@ use common::data::{listed, now, operations, rollout, rollout_cluster};
 use ichor_app::action::{Action, Key, KeyCode};
 use ichor_app::state::{Session, State};
 use ichor_app::update::update;
+use ichor_model::OperationClient;
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
     Permissions, Plan,
 };
-use ichor_model::{Backend as ClientBackend, OperationClient};
 use ichor_runtime::{Clock, NoHost, Runtime};
 use ichor_views as views;
 use ichor_views::i18n::{Lang, Texts};
@@ -198,9 +198,6 @@ fn refused() -> ApiError {
 
 #[async_trait::async_trait]
 impl OperationClient for Still {
-    fn backend(&self) -> ClientBackend {
-        ClientBackend::Demo
-    }
     async fn list_page(
         &self,
         q: &ichor_model::ListQuery,

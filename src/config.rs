@@ -13,7 +13,7 @@ pub(crate) struct FileConfig {
     pub(crate) all_namespaces: Option<bool>,
     pub(crate) server: Option<String>,
     pub protocol: Option<ichor_client::remote::Protocol>,
-    pub(crate) backend: Option<BackendChoice>,
+    pub(crate) backend: Option<RouteChoice>,
     pub(crate) ichor_ui: Option<String>,
     pub(crate) ichor_ui_port: Option<String>,
     pub(crate) token_file: Option<PathBuf>,
@@ -95,7 +95,7 @@ fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
 /// when no server URL is given.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum BackendChoice {
+pub enum RouteChoice {
     /// ichor-ui through a tunnel when it answers, else in-process.
     #[default]
     Auto,

@@ -19,7 +19,7 @@ const MAX_LISTED: usize = 10;
 
 /// A kubeconfig and the files it came from.
 #[derive(Clone, Debug)]
-pub struct Loaded {
+pub struct LoadedKubeconfig {
     pub(crate) kubeconfig: Kubeconfig,
     /// The file, or the files of `$KUBECONFIG` joined by `:`, as errors name them.
     pub(crate) source: String,
@@ -53,7 +53,7 @@ pub(crate) fn paths(
 
 /// Reads the kubeconfig named by `--kubeconfig` (`flag`), `$KUBECONFIG` or `~/.kube/config`;
 /// several files are merged as kubectl merges them.
-pub fn read(flag: Option<&Path>) -> anyhow::Result<Loaded> {
+pub fn read(flag: Option<&Path>) -> anyhow::Result<LoadedKubeconfig> {
     let paths = paths(flag, std::env::var_os(KUBECONFIG_ENV), std::env::home_dir())?;
     let mut merged: Option<Kubeconfig> = None;
     for path in &paths {
@@ -70,7 +70,7 @@ pub fn read(flag: Option<&Path>) -> anyhow::Result<Loaded> {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(":");
-    Ok(Loaded {
+    Ok(LoadedKubeconfig {
         kubeconfig: merged.unwrap_or_default(),
         source,
     })
@@ -200,7 +200,7 @@ fn context_list(kc: &Kubeconfig) -> String {
     format!("contexts: {}", names.join(", "))
 }
 
-impl Loaded {
+impl LoadedKubeconfig {
     /// The context to use: `wanted` (`--context`), else the current context; either must
     /// exist. The error names the file and lists the contexts there are.
     pub(crate) fn context(&self, wanted: Option<&str>) -> anyhow::Result<String> {
@@ -241,7 +241,7 @@ impl Loaded {
             .and_then(|c| c.user.clone())
     }
 
-    /// The client configuration of `context` (which [`Loaded::context`] checked).
+    /// The client configuration of `context` (which [`LoadedKubeconfig::context`] checked).
     pub(crate) async fn client_config(&self, context: &str) -> anyhow::Result<kube::Config> {
         let options = KubeConfigOptions {
             context: Some(context.to_string()),
@@ -260,8 +260,8 @@ impl Loaded {
     }
 }
 
-impl Loaded {
-    /// A Kubernetes client for `context` (which [`Loaded::context`] checked), with the
+impl LoadedKubeconfig {
+    /// A Kubernetes client for `context` (which [`LoadedKubeconfig::context`] checked), with the
     /// namespace the context names. Files the kubeconfig names (certificates, keys) are read
     /// here; an error names the one that failed, once.
     pub async fn client(&self, context: &str) -> anyhow::Result<(kube::Client, String)> {
@@ -439,7 +439,7 @@ current-context: a\nusers:\n- name: alice\n  user:\n    token: t\n- name: bob\n 
 
     #[test]
     fn a_context_that_does_not_exist_lists_the_ones_that_do() {
-        let loaded = Loaded {
+        let loaded = LoadedKubeconfig {
             kubeconfig: Kubeconfig::from_yaml(TWO).unwrap(),
             source: "/k/config".into(),
         };

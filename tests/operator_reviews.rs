@@ -16,7 +16,7 @@ use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::demo;
-use ichor_model::{Backend, OperationClient};
+use ichor_model::OperationClient;
 use ichor_model::{OperationKind, Reason};
 use ichor_resources::{Machine, TalosCluster, TalosOperation, TalosOperationStatus, names};
 use ichor_service::OperationService;
@@ -53,7 +53,7 @@ async fn world() -> (EmbeddedApi, Arc<dyn OperationClient>) {
     api.clear_write_log();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo);
+    let client = InProcessClient::new(service, Caller::in_process());
     (api, Arc::new(client))
 }
 
@@ -254,11 +254,8 @@ async fn the_gitops_refusal_for_kube_proxy_speaks_of_the_mode() {
     demo::seed(&api, fixtures::now()).unwrap();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client: Arc<dyn OperationClient> = Arc::new(InProcessClient::new(
-        service,
-        Caller::in_process(),
-        Backend::Demo,
-    ));
+    let client: Arc<dyn OperationClient> =
+        Arc::new(InProcessClient::new(service, Caller::in_process()));
     let d = review(client, "prod-eu", OperationKind::Cni, None).await;
     let blocked = dialog(&d).plan.data.clone().unwrap().blocked.unwrap();
     assert_eq!(blocked.reason, Reason::TrackedByGitops);

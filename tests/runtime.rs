@@ -9,7 +9,7 @@ use ichor_app::action::{Action, Key};
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
-use ichor_model::{Backend, OperationClient, RetryEvent};
+use ichor_model::{OperationClient, RetryEvent};
 use ichor_runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_views::i18n::{Lang, Texts};
 use ichor_views::widgets::Theme;
@@ -31,9 +31,6 @@ struct Scripted {
 
 #[async_trait::async_trait]
 impl OperationClient for Scripted {
-    fn backend(&self) -> Backend {
-        Backend::Demo
-    }
     async fn list_page(
         &self,
         q: &ichor_model::ListQuery,

@@ -1997,7 +1997,7 @@ async fn a_request_that_outlasts_its_deadline_is_deadline_exceeded() {
 async fn read_only_clients_refuse_writes_themselves() {
     use ichor_client::inprocess::InProcessClient;
     use ichor_client::retry::Retrying;
-    use ichor_model::{Backend, OperationClient};
+    use ichor_model::OperationClient;
     use ichor_service::OperationService;
     use ichor_service::access::{Caller, KubeAccess};
     let api = world();
@@ -2005,11 +2005,7 @@ async fn read_only_clients_refuse_writes_themselves() {
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let c = Retrying::new(
-        InProcessClient::new(service, Caller::in_process(), Backend::Demo),
-        tx,
-    )
-    .read_only(true);
+    let c = Retrying::new(InProcessClient::new(service, Caller::in_process()), tx).read_only(true);
     c.list_operations(None).await.unwrap();
     c.plan_operation(&req(OperationKind::Shutdown, None))
         .await

@@ -12,7 +12,7 @@ use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
 use ichor_demo::demo;
-use ichor_model::{Backend, OperationClient};
+use ichor_model::OperationClient;
 use ichor_model::{OperationKind, Phase, Reason};
 use ichor_resources::{TalosCluster, TalosOperation, names};
 use ichor_service::OperationService;
@@ -44,11 +44,7 @@ async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
     (
         api,
-        Arc::new(InProcessClient::new(
-            service,
-            Caller::in_process(),
-            Backend::Demo,
-        )),
+        Arc::new(InProcessClient::new(service, Caller::in_process())),
     )
 }
 
@@ -409,11 +405,7 @@ async fn starts_through_the_dialog_run_to_completed() {
 
 fn client_as(api: &EmbeddedApi, token: &str) -> Arc<dyn OperationClient> {
     let service = OperationService::new(KubeAccess::new(api.client(token), "ichor-tui"));
-    Arc::new(InProcessClient::new(
-        service,
-        Caller::in_process(),
-        Backend::Demo,
-    ))
+    Arc::new(InProcessClient::new(service, Caller::in_process()))
 }
 
 #[tokio::test]

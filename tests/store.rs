@@ -9,7 +9,7 @@ use common::op;
 use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::auth::{Rule, Subject, users};
 use ichor_demo::apiserver::{EmbeddedApi, FaultRule};
-use ichor_model::{Backend, OperationClient};
+use ichor_model::OperationClient;
 use ichor_model::{ListQuery, Phase, View};
 use ichor_resources::*;
 use ichor_service::OperationService;
@@ -30,7 +30,7 @@ fn seeded(names: &[&str]) -> EmbeddedApi {
 /// `default` made with the same credentials.
 fn watching(api: &EmbeddedApi, token: &str) -> InProcessClient {
     let service = OperationService::new(KubeAccess::new(api.client(token), "ichor-tui"));
-    InProcessClient::new(service, Caller::in_process(), Backend::Demo)
+    InProcessClient::new(service, Caller::in_process())
         .with_watch(api.client(token), Some("default".into()))
 }
 

@@ -14,9 +14,9 @@ use ichor_demo::demo::ichor_ui;
 use ichor_model::Fallback;
 use ichor_model::OperationClient;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
-use ichor_tui::config::BackendChoice;
+use ichor_tui::config::RouteChoice;
 
-fn options(backend: BackendChoice, protocol: Protocol) -> ReachOptions {
+fn options(backend: RouteChoice, protocol: Protocol) -> ReachOptions {
     ReachOptions {
         backend,
         ichor_ui: IchorUi::default(),
@@ -63,7 +63,7 @@ fn fell_back(why: Fallback) -> Route {
 async fn ichor_ui_found_and_answering_is_reached_through_a_tunnel_with_either_protocol() {
     let (api, _server) = answering().await;
     for protocol in [Protocol::Connect, Protocol::Grpc] {
-        let route = route_for(&api, admin_token(), &options(BackendChoice::Auto, protocol)).await;
+        let route = route_for(&api, admin_token(), &options(RouteChoice::Auto, protocol)).await;
         assert_eq!(
             route,
             Route::Tunnel {
@@ -77,7 +77,7 @@ async fn ichor_ui_found_and_answering_is_reached_through_a_tunnel_with_either_pr
 
 #[tokio::test]
 async fn each_reason_to_fall_back_is_named() {
-    let auto = options(BackendChoice::Auto, Protocol::Connect);
+    let auto = options(RouteChoice::Auto, Protocol::Connect);
     // No Service at all.
     let bare = EmbeddedApi::default();
     assert_eq!(
@@ -132,7 +132,7 @@ async fn each_reason_to_fall_back_is_named() {
         route_for(
             &api,
             admin_token(),
-            &options(BackendChoice::InProcess, Protocol::Connect)
+            &options(RouteChoice::InProcess, Protocol::Connect)
         )
         .await,
         fell_back(Fallback::Chosen)
@@ -144,7 +144,7 @@ async fn a_user_who_may_not_see_ichor_ui_falls_back_saying_so() {
     let (api, _server) = answering().await;
     // A token Kubernetes does not know: it may not even look for the Service.
     let kube = api.client("not-a-known-token");
-    let auto = options(BackendChoice::Auto, Protocol::Connect);
+    let auto = options(RouteChoice::Auto, Protocol::Connect);
     match choose(
         &kube,
         Ok("not-a-known-token".into()),
@@ -168,7 +168,7 @@ async fn a_user_who_may_not_see_ichor_ui_falls_back_saying_so() {
 async fn backend_remote_is_an_error_in_words_when_ichor_ui_cannot_be_reached() {
     let api = EmbeddedApi::default();
     let kube = api.client(User::Admin.token());
-    let remote = options(BackendChoice::Remote, Protocol::Connect);
+    let remote = options(RouteChoice::Remote, Protocol::Connect);
     let e = match choose(&kube, admin_token(), &remote, "default", "prod").await {
         Err(e) => ichor_model::error_text::one_line(&e),
         Ok(_) => panic!("reached"),

@@ -18,7 +18,7 @@ use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::demo;
-use ichor_model::{Backend, OperationClient};
+use ichor_model::OperationClient;
 use ichor_model::{MachinePhase, OperationKind};
 use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
@@ -92,7 +92,7 @@ async fn demo_client() -> (EmbeddedApi, Arc<dyn OperationClient>) {
     demo::seed(&api, fixtures::now()).unwrap();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo);
+    let client = InProcessClient::new(service, Caller::in_process());
     (api, Arc::new(client))
 }
 

@@ -148,14 +148,8 @@ fn in_process_client(rt: &Runtime, addr: &str) -> ichor_client::inprocess::InPro
         .block_on(loaded.client("demo"))
         .expect("a Kubernetes client");
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
-    ichor_client::inprocess::InProcessClient::new(
-        service,
-        Caller::in_process(),
-        ichor_model::Backend::InProcess {
-            context: "demo".into(),
-        },
-    )
-    .with_watch(kube, Some("default".into()))
+    ichor_client::inprocess::InProcessClient::new(service, Caller::in_process())
+        .with_watch(kube, Some("default".into()))
 }
 
 /// In-process: what the Kubernetes API sends per poll.

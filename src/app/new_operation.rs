@@ -2,7 +2,7 @@
 //! separate Start (CreateOperation). Every key path here is pure, like `update`.
 
 use super::action::{Effect, Key, KeyCode};
-use super::keymap::{self, Command};
+use super::keymap::{self, KeyCommand};
 use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
 use super::text_field::{self, Edit};
 use ichor_model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
@@ -179,16 +179,16 @@ fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec
         return true;
     }
     match keymap::lookup_in(keymap::FORM, key) {
-        Some(Command::Cancel) => false,
-        Some(Command::NextField) => {
+        Some(KeyCommand::Cancel) => false,
+        Some(KeyCommand::NextField) => {
             move_field(d, 1);
             true
         }
-        Some(Command::PrevField) => {
+        Some(KeyCommand::PrevField) => {
             move_field(d, -1);
             true
         }
-        Some(Command::Submit) => {
+        Some(KeyCommand::Submit) => {
             if let Some((field, _)) = form_problem(d) {
                 d.field = field;
                 return true;
@@ -303,22 +303,22 @@ fn review_key(
     let room = state.viewport.dialog;
     let page = room.rows.max(1);
     match keymap::lookup_in(keymap::REVIEW, key) {
-        Some(Command::Cancel) => return false,
-        Some(Command::BackToForm) => {
+        Some(KeyCommand::Cancel) => return false,
+        Some(KeyCommand::BackToForm) => {
             d.step = NewOpStep::Form;
             d.start_error = None;
             d.typed_name.clear();
         }
-        Some(Command::Refresh) => review(state, d, effects),
-        Some(Command::Up) => {
+        Some(KeyCommand::Refresh) => review(state, d, effects),
+        Some(KeyCommand::Up) => {
             let by = if key.code == KeyCode::PageUp { page } else { 1 };
             d.scroll = d.scroll.saturating_sub(by);
         }
-        Some(Command::Down) => {
+        Some(KeyCommand::Down) => {
             let by = if key.code == KeyCode::PageDown { page } else { 1 };
             d.scroll = (d.scroll + by).min(room.last_start());
         }
-        Some(Command::Submit)
+        Some(KeyCommand::Submit)
             // Start: only with the plan on screen, not blocked, and the name typed exactly.
             if d.can_start() => {
                 d.step = NewOpStep::Starting { since: state.now };

@@ -47,16 +47,14 @@ struct Connected {
 /// credentials.
 async fn in_process(
     kube: kube::Client,
-    backend: ichor_model::Backend,
     scope: Option<String>,
 ) -> (ichor_client::inprocess::InProcessClient, Option<String>) {
     use ichor_service::OperationService;
     use ichor_service::access::{Caller, KubeAccess};
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
-    let client =
-        ichor_client::inprocess::InProcessClient::new(service, Caller::in_process(), backend)
-            .with_watch(kube, scope);
+    let client = ichor_client::inprocess::InProcessClient::new(service, Caller::in_process())
+        .with_watch(kube, scope);
     (client, user)
 }
 
@@ -72,7 +70,6 @@ async fn reach(
     retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
     use ichor_client::retry::Retrying;
-    use ichor_model::Backend;
     use std::sync::Arc;
     let options = super::reach::ReachOptions::of(settings);
     let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
@@ -85,11 +82,8 @@ async fn reach(
             demo: None,
         },
         super::reach::Reached::InProcess(route) => {
-            let backend = Backend::InProcess {
-                context: context.to_string(),
-            };
             let scope = (!settings.all_namespaces).then(|| namespace.to_string());
-            let (mut client, user) = in_process(kube, backend, scope).await;
+            let (mut client, user) = in_process(kube, scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);

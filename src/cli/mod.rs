@@ -9,7 +9,7 @@ mod settings;
 pub use dashboard::run_dashboard;
 pub use serve::run_serve;
 
-use crate::config::BackendChoice;
+use crate::config::RouteChoice;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
@@ -61,7 +61,7 @@ pub struct Cli {
     /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
     /// or nothing) or in-process.
     #[arg(long, value_enum, value_name = "BACKEND")]
-    pub backend: Option<BackendChoice>,
+    pub backend: Option<RouteChoice>,
     /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
     #[arg(long, value_name = "NAMESPACE/SERVICE")]
     pub ichor_ui: Option<String>,

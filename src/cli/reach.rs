@@ -5,7 +5,7 @@
 //! the same service runs in this process, and the status bar says why.
 
 use super::settings::Settings;
-use crate::config::BackendChoice;
+use crate::config::RouteChoice;
 use ichor_app::state::Route;
 use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
@@ -15,7 +15,7 @@ use std::time::Duration;
 /// What the choice between ichor-ui and the service in-process depends on.
 #[derive(Clone, Debug)]
 pub struct ReachOptions {
-    pub backend: BackendChoice,
+    pub backend: RouteChoice,
     pub ichor_ui: IchorUi,
     pub protocol: Protocol,
 }
@@ -81,7 +81,7 @@ pub async fn choose(
         context: context.to_string(),
         why: Some(why),
     };
-    if settings.backend == BackendChoice::InProcess {
+    if settings.backend == RouteChoice::InProcess {
         return Ok(Reached::InProcess(in_process(Fallback::Chosen)));
     }
     match tunnel(kube, token, settings, namespace).await {
@@ -93,7 +93,7 @@ pub async fn choose(
             tracing::info!(service = %format!("{}/{}", ui.namespace, ui.service), "reaching ichor-ui through a tunnel");
             Ok(Reached::Tunnel(Box::new(client), route))
         }
-        Err(why) if settings.backend == BackendChoice::Remote => anyhow::bail!(
+        Err(why) if settings.backend == RouteChoice::Remote => anyhow::bail!(
             "--backend remote: ichor-ui ({}/{}) cannot be reached: {why}",
             settings.ichor_ui.namespace,
             settings.ichor_ui.service

@@ -17,7 +17,7 @@ pub(crate) struct Settings {
     pub(crate) kubeconfig: Option<PathBuf>,
     pub(crate) server: Option<String>,
     pub protocol: ichor_client::remote::Protocol,
-    pub(crate) backend: crate::config::BackendChoice,
+    pub(crate) backend: crate::config::RouteChoice,
     /// Where ichor-ui runs.
     pub ichor_ui: ichor_client::tunnel::IchorUi,
     pub(crate) token_file: Option<PathBuf>,
@@ -100,7 +100,7 @@ pub(super) enum Source {
     Demo,
     Remote(ichor_client::remote::RemoteOptions),
     Kubeconfig {
-        loaded: crate::kubeconfig::Loaded,
+        loaded: crate::kubeconfig::LoadedKubeconfig,
         context: String,
     },
 }

@@ -1,10 +1,10 @@
 //! The in-process client: the service's handlers called directly.
 
+use ichor_model::OperationClient;
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, View,
 };
-use ichor_model::{Backend, OperationClient};
 use ichor_service::OperationService;
 use ichor_service::access::Caller;
 
@@ -12,7 +12,6 @@ use ichor_service::access::Caller;
 pub struct InProcessClient {
     service: OperationService,
     caller: Caller,
-    backend: Backend,
     /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
     /// credentials.
     kubeconfig_user: Option<String>,
@@ -24,11 +23,10 @@ pub struct InProcessClient {
 const FIRST_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl InProcessClient {
-    pub fn new(service: OperationService, caller: Caller, backend: Backend) -> InProcessClient {
+    pub fn new(service: OperationService, caller: Caller) -> InProcessClient {
         InProcessClient {
             service,
             caller,
-            backend,
             kubeconfig_user: None,
             store: None,
         }
@@ -74,10 +72,6 @@ impl InProcessClient {
 
 #[async_trait::async_trait]
 impl OperationClient for InProcessClient {
-    fn backend(&self) -> Backend {
-        self.backend.clone()
-    }
-
     fn user(&self) -> Option<String> {
         self.caller.identity.as_ref().map(|i| i.user.clone())
     }
@@ -196,14 +190,8 @@ mod tests {
     async fn refused_credentials_name_the_kubeconfig_user() {
         let api = EmbeddedApi::default();
         let service = OperationService::new(KubeAccess::new(api.client("stale"), "ichor-tui"));
-        let client = InProcessClient::new(
-            service,
-            Caller::in_process(),
-            Backend::InProcess {
-                context: "prod".into(),
-            },
-        )
-        .kubeconfig_user("admin@prod".into());
+        let client = InProcessClient::new(service, Caller::in_process())
+            .kubeconfig_user("admin@prod".into());
         let e = client.list_operations(Some("default")).await.unwrap_err();
         assert_eq!(
             (e.code, e.reason),

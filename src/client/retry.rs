@@ -13,7 +13,7 @@ use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
-use ichor_model::{Backend, OperationClient, RetryEvent, read_only_refusal};
+use ichor_model::{OperationClient, RetryEvent, read_only_refusal};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -317,10 +317,6 @@ fn outcome_unknown(e: &ApiError) -> bool {
 
 #[async_trait::async_trait]
 impl<C: OperationClient> OperationClient for Retrying<C> {
-    fn backend(&self) -> Backend {
-        self.inner.backend()
-    }
-
     fn user(&self) -> Option<String> {
         self.inner.user()
     }

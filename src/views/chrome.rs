@@ -5,7 +5,7 @@ use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
-use ichor_app::keymap::{self, Command};
+use ichor_app::keymap::{self, KeyCommand};
 use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
 use ichor_app::update::{Avail, availability};
 use jiff::Timestamp;
@@ -438,7 +438,9 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
                 .iter()
                 .filter(|b| b.footer)
                 .filter(|b| {
-                    !(b.command == Command::Submit && d.step == NewOpStep::Review && !d.can_start())
+                    !(b.command == KeyCommand::Submit
+                        && d.step == NewOpStep::Review
+                        && !d.can_start())
                 })
                 .map(|b| format!("{} {}", b.label, t.t(b.hint)))
                 .collect();
@@ -459,10 +461,10 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
     }
     for bd in keymap::all(state.screen).filter(|b| b.footer) {
         // While a write is pending, Esc stops waiting for it.
-        if bd.command == Command::Back && state.pending.is_some() {
+        if bd.command == KeyCommand::Back && state.pending.is_some() {
             continue;
         }
-        if bd.command == Command::Back
+        if bd.command == KeyCommand::Back
             && state.screen == Screen::Operations
             && state.ops.filter.is_empty()
         {

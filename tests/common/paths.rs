@@ -4,7 +4,7 @@
 use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_model::{Backend, OperationClient};
+use ichor_model::OperationClient;
 use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
 use std::sync::Arc;
@@ -147,7 +147,7 @@ async fn connect_with_deadline(
         access.request_timeout = d;
     }
     let service = OperationService::new(access);
-    Arc::new(InProcessClient::new(service, caller, Backend::Demo))
+    Arc::new(InProcessClient::new(service, caller))
 }
 
 /// The server as the demo's ichor-ui (seeded if the API has none), and the client through a

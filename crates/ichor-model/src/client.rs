@@ -7,24 +7,11 @@ use crate::{
     OperationPage, OperationRequest, Permissions, Plan,
 };
 
-/// Which way the dashboard reaches OperationService, for the status bar.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// The embedded demo cluster.
-    Demo,
-    /// The service in-process, with the kubeconfig context.
-    InProcess { context: String },
-    /// gRPC to a server.
-    Remote { url: String },
-}
-
 use crate::ServerVersion;
 
 /// OperationService and ClusterService as the dashboard calls them.
 #[async_trait::async_trait]
 pub trait OperationClient: Send + Sync {
-    /// How this client reaches the service.
-    fn backend(&self) -> Backend;
     /// The user the calls act as, when known.
     fn user(&self) -> Option<String> {
         None
@@ -150,9 +137,6 @@ pub enum RetryEvent {
 /// A shared client is a client: wrappers (the retrying one) take any backend chosen at run time.
 #[async_trait::async_trait]
 impl<C: OperationClient + ?Sized> OperationClient for std::sync::Arc<C> {
-    fn backend(&self) -> Backend {
-        (**self).backend()
-    }
     fn user(&self) -> Option<String> {
         (**self).user()
     }

@@ -12,7 +12,7 @@ mod progress;
 mod reach;
 mod version;
 
-pub use client::{Backend, OperationClient, RetryEvent, no_manifest, read_only_refusal};
+pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{

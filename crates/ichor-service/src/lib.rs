@@ -2,6 +2,7 @@
 //! the in-process dashboard and for `ichor-tui serve`, so every refusal runs on both paths.
 
 pub mod access;
+pub(crate) mod conflicts;
 pub(crate) mod convert;
 mod events;
 pub mod list;
@@ -25,9 +26,6 @@ use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use serde_json::json;
-
-/// How often a write is tried again after a conflict, each time with a fresh read.
-pub(crate) const CONFLICT_RETRIES: usize = 5;
 
 /// The service.
 #[derive(Clone)]

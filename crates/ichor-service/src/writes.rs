@@ -5,6 +5,7 @@
 //! re-checks.
 
 use super::access::Caller;
+use super::conflicts::Conflicts;
 use super::tolerant::Unreadable;
 use super::validate::{self, NameOf};
 use super::{OperationService, convert, op_not_found};
@@ -96,8 +97,13 @@ impl OperationService {
         validate::name(NameOf::Operation, name)?;
         validate::confirmed(confirmed)?;
         let api: Api<TalosOperation> = self.api(caller, Some(namespace));
-        let mut last = None;
-        for _ in 0..super::CONFLICT_RETRIES {
+        let what = if paused {
+            "pausing the operation"
+        } else {
+            "resuming the operation"
+        };
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
             let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
             refuse_pause(&op, paused)?;
@@ -115,11 +121,6 @@ impl OperationService {
                 },
                 "spec": {"paused": paused}
             });
-            let what = if paused {
-                "pausing the operation"
-            } else {
-                "resuming the operation"
-            };
             match self
                 .access
                 .call(
@@ -130,11 +131,12 @@ impl OperationService {
             {
                 Ok(o) => return Ok(convert::operation(&o)),
                 // Changed (or replaced) between the read and the write: read it again.
-                Err(e) if e.code == Code::Aborted => last = Some(e),
-                Err(e) => return Err(op_not_found(namespace, name, e)),
+                Err(e) => conflicts
+                    .absorb(e)
+                    .map_err(|e| op_not_found(namespace, name, e))?,
             }
         }
-        Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "conflict")))
+        Err(conflicts.exhausted(what))
     }
 
     /// DeleteOperation. A running operation stops after its current machine; nothing is rolled
@@ -150,8 +152,8 @@ impl OperationService {
         validate::name(NameOf::Operation, name)?;
         validate::confirmed(confirmed)?;
         let api: Api<TalosOperation> = self.api(caller, Some(namespace));
-        let mut last = None;
-        for _ in 0..super::CONFLICT_RETRIES {
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
             let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
             let dp = DeleteParams {
@@ -167,11 +169,12 @@ impl OperationService {
                 .await
             {
                 Ok(_) => return Ok(()),
-                Err(e) if e.code == Code::Aborted => last = Some(e),
-                Err(e) => return Err(op_not_found(namespace, name, e)),
+                Err(e) => conflicts
+                    .absorb(e)
+                    .map_err(|e| op_not_found(namespace, name, e))?,
             }
         }
-        Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "conflict")))
+        Err(conflicts.exhausted("deleting the operation"))
     }
 }
 

@@ -23,7 +23,7 @@ use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
-use ichor_model::{Backend, OperationClient, ServerVersion};
+use ichor_model::{OperationClient, ServerVersion};
 use ichor_server::wire::{self, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -244,12 +244,6 @@ fn name_request(namespace: &str, name: &str) -> (String, String) {
 
 #[async_trait::async_trait]
 impl OperationClient for RemoteClient {
-    fn backend(&self) -> Backend {
-        Backend::Remote {
-            url: self.url.clone(),
-        }
-    }
-
     fn server_version(&self) -> ServerVersion {
         self.server_version
             .lock()

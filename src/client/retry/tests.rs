@@ -41,11 +41,6 @@ impl Fake {
 
 #[async_trait::async_trait]
 impl OperationClient for Fake {
-    fn backend(&self) -> Backend {
-        Backend::Remote {
-            url: "http://fake".into(),
-        }
-    }
     fn user(&self) -> Option<String> {
         self.user.clone()
     }

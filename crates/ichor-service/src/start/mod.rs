@@ -21,6 +21,7 @@ pub(crate) use claim::claim_read;
 pub(crate) use requests::RequestLog;
 
 use super::access::Caller;
+use super::conflicts::{self, Conflicts};
 use super::{OperationService, World, convert, plan};
 use ichor_model::{ApiError, Code, Created, OperationKind, OperationRequest, Plan, Reason};
 use ichor_resources::{TalosOperation, TalosOperationSpec, names};
@@ -72,8 +73,9 @@ fn operation_object(plan: &Plan, actor: &str, request_id: &str) -> TalosOperatio
     op
 }
 
+/// A start's conflicts: another writer changed what we read, or created the name first.
 fn is_conflict(e: &ApiError) -> bool {
-    matches!(e.code, Code::Aborted | Code::AlreadyExists)
+    conflicts::is_conflict(e) || e.code == Code::AlreadyExists
 }
 
 /// What one pass of a start came to.
@@ -157,8 +159,8 @@ impl OperationService {
         binding: &Binding,
         held: &mut Option<Lease>,
     ) -> Result<Created, ApiError> {
-        let mut last = None;
-        for _ in 0..super::CONFLICT_RETRIES {
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
             let world = self
                 .read_world(
                     caller,
@@ -177,10 +179,10 @@ impl OperationService {
             };
             match self.start_pass(caller, pass, held).await? {
                 Step::Done(created) => return Ok(*created),
-                Step::Conflict(e) => last = Some(e),
+                Step::Conflict(e) => conflicts.saw(e),
             }
         }
-        Err(last.unwrap_or_else(|| ApiError::new(Code::Aborted, "starting: conflict")))
+        Err(conflicts.exhausted("starting"))
     }
 
     /// One pass over a fresh read: decide, dry runs, claim, spec, create.

@@ -2,6 +2,7 @@
 //! outlive it; what the answers say when a start writes the spec and then fails.
 
 use super::super::access::Caller;
+use super::super::conflicts::Conflicts;
 use super::super::{OperationService, World};
 use ichor_model::OperationKind;
 use ichor_model::{ApiError, Code, Reason, SpecChange, Warning};
@@ -77,8 +78,9 @@ impl OperationService {
         cluster: &str,
     ) -> Result<(), ApiError> {
         let api: Api<TalosCluster> = self.api(caller, Some(ns));
-        let mut last = None;
-        for _ in 0..super::super::CONFLICT_RETRIES {
+        let what = "removing the kube-proxy confirmation annotation";
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
             let mut c = self
                 .access
                 .call("reading the cluster", api.get(cluster))
@@ -91,18 +93,14 @@ impl OperationService {
             }
             match self
                 .access
-                .call(
-                    "removing the kube-proxy confirmation annotation",
-                    api.replace(cluster, &PostParams::default(), &c),
-                )
+                .call(what, api.replace(cluster, &PostParams::default(), &c))
                 .await
             {
-                Err(e) if e.code == Code::Aborted => last = Some(e),
-                other => return other.map(drop),
+                Ok(_) => return Ok(()),
+                Err(e) => conflicts.absorb(e)?,
             }
         }
-        Err(last
-            .unwrap_or_else(|| ApiError::new(Code::Aborted, "removing the annotation: conflict")))
+        Err(conflicts.exhausted(what))
     }
 }
 
