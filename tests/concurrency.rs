@@ -2,7 +2,7 @@
 //! replicas of the same API, repeatedly, counting what was written. The losers are refused with
 //! a reason that names the winner, and the spec holds the winner's target.
 
-mod common;
+use crate::common;
 
 use common::server::{Options, client, start};
 use common::small_cluster;

@@ -16,7 +16,7 @@
 //! @connectrpc/connect-node and @bufbuild/protobuf v2 (`.ci/run` installs them). Without it the
 //! tests are skipped with a notice, unless `$CI` is set, when they fail.
 
-mod common;
+use crate::common;
 
 use common::server::{Options, start};
 use common::small_cluster;

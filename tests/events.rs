@@ -3,7 +3,7 @@
 //! naming no operation, while it lived), newest first, at most 100, their text made inert; a
 //! caller who may not read Events is refused as Kubernetes refuses them, and nothing is written.
 
-mod common;
+use crate::common;
 
 use common::op;
 use common::paths::{Path, User, connect};

@@ -2,7 +2,7 @@
 //! (a Warning marked), all of them behind `e`, and the line that says why there are none when
 //! the caller may not read them. Action sequences, and snapshots in en and ja.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, ago, now};
 use ichor_app::action::{Action, Effect, Key, KeyCode};

@@ -3,7 +3,7 @@
 //! refusal to serve plaintext beyond loopback. The behaviour itself is tests/service.rs's
 //! matrix, which runs over gRPC too.
 
-mod common;
+use crate::common;
 #[path = "serve/curl.rs"]
 mod curl;
 #[path = "serve/deadlines.rs"]

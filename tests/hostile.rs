@@ -4,7 +4,7 @@
 //! large or strange, gets a code that would be retried or that says the server broke. Also: the
 //! log stays bounded when an object cannot be read.
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, connect};
 use common::{op, small_cluster};

@@ -1,7 +1,7 @@
 //! ListOperations as the list screen asks for it (summaries, pages, filters, unchanged
 //! answers), through the real kube client code against the embedded API, on every path.
 
-mod common;
+use crate::common;
 
 use common::op;
 use common::paths::{Path, User, connect};

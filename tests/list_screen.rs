@@ -2,7 +2,7 @@
 //! the version held and an unchanged answer changes nothing; the next page is asked for as the
 //! selection nears the end; the filter is applied at once and sent once typing settles.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now};
 use ichor_app::action::{Action, Effect, Key, KeyCode};

@@ -3,7 +3,7 @@
 //! long text read whole. Snapshots in English and Japanese at 80×24 and 160×48, and 40×12
 //! where it scrolls.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, ago, machine, page};
 use common::snap::draw;
@@ -22,7 +22,7 @@ fn snap(name: &str, state: &State) {
 fn snap_small(name: &str, state: &State) {
     for lang in [Lang::En, Lang::Ja] {
         let term = draw(state, lang, 40, 12, Theme::default());
-        insta::assert_snapshot!(format!("{name}_{}_40x12", lang.code()), term.backend());
+        crate::snapshot!(format!("{name}_{}_40x12", lang.code()), term.backend());
     }
 }
 

@@ -4,7 +4,8 @@
 //! for kube-proxy; and, at 40×12, the Review, the keys and the operation page scroll with a
 //! marker. Nothing is written.
 
-mod common;
+use crate::common;
+use crate::snap_all;
 
 use common::dialog::{dialog, form, on_clusters, review, select};
 use common::driver::Driver;
@@ -103,7 +104,7 @@ fn snap_small_renamed(name: &str, state: &State, from: &str, to: &str) {
         if !from.is_empty() {
             screen = screen.replace(from, to);
         }
-        insta::assert_snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
+        crate::snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
     }
 }
 
@@ -174,7 +175,7 @@ async fn the_review_scrolls_at_40_by_12_to_its_end() {
             assert!(end.contains("above") && !end.contains("more ┘"), "{end}");
         }
         let term = draw(&d.state, lang, 40, 12, Theme::default());
-        insta::assert_snapshot!(
+        crate::snapshot!(
             format!(
                 "review_ca_rotation_scrolled_to_the_end_{}_40x12",
                 lang.code()

@@ -1,6 +1,6 @@
 //! Every size, hostile text, no colour and no Unicode: the screens stay safe and readable.
 
-mod common;
+use crate::common;
 
 use common::fixtures;
 use common::snap::{draw, styles};

@@ -2,7 +2,7 @@
 //! in-process and why), and the banner when a tunnel closes: snapshots in English and
 //! Japanese at 80×24 and 160×48.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now};
 use ichor_app::action::Action;

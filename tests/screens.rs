@@ -1,7 +1,7 @@
 //! Every screen and state that matters, as insta snapshots of a TestBackend, in English and
 //! Japanese, at 80×24 and 160×48; styles too where colour carries meaning.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
@@ -19,7 +19,7 @@ fn snap(name: &str, state: &State) {
 
 fn snap_styles(name: &str, state: &State) {
     let term = draw(state, Lang::En, 80, 24, Theme::default());
-    insta::assert_snapshot!(format!("{name}_styles"), styles(term.backend().buffer()));
+    crate::snapshot!(format!("{name}_styles"), styles(term.backend().buffer()));
 }
 
 fn loaded_list() -> State {
@@ -75,7 +75,7 @@ fn operations_list_at_200_columns_cuts_nothing() {
     let s = loaded_list();
     for lang in [Lang::En, Lang::Ja] {
         let term = draw(&s, lang, 200, 50, Theme::default());
-        insta::assert_snapshot!(
+        crate::snapshot!(
             format!("operations_list_{}_200x50", lang.code()),
             term.backend()
         );
@@ -328,7 +328,7 @@ fn no_colour_is_still_readable() {
             ..Theme::default()
         },
     );
-    insta::assert_snapshot!("operations_list_no_colour_ascii", term.backend());
+    crate::snapshot!("operations_list_no_colour_ascii", term.backend());
     let st = styles(term.backend().buffer());
     assert!(
         !st.contains("fg=Red") && !st.contains("fg=Green") && !st.contains("fg=Cyan"),
@@ -629,7 +629,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
             ("too_small_for_the_form", &form, (40, 12)),
         ] {
             let term = draw(state, lang, w, h, Theme::default());
-            insta::assert_snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
+            crate::snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
         }
     }
 }

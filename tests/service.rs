@@ -2,7 +2,7 @@
 //! asserting the answer and what the cluster holds (the write log) afterwards. Every scenario
 //! runs over every path (a matrix, not a copy).
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, actor, connect, writer};
 use common::{names, op, small_cluster};

@@ -1,7 +1,8 @@
 //! Starting operations: the Clusters screens and the Review/Start dialog, through the real
 //! service and embedded cluster. Nothing is written before Start.
 
-mod common;
+use crate::common;
+use crate::snap_all;
 
 use common::dialog::{dialog, form, on_clusters, review, select};
 use common::fixtures;

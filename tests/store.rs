@@ -3,7 +3,7 @@
 //! shows without a list; a person who may list but not watch reads the API every poll; a
 //! watch that comes back too old (410) lists again; a full view always reads the API.
 
-mod common;
+use crate::common;
 
 use common::op;
 use ichor_client::inprocess::InProcessClient;

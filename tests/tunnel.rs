@@ -2,7 +2,7 @@
 //! ichor-ui can be in, and a tunnel that closes under a dashboard and is opened again. Against
 //! the embedded API, whose ichor-ui pod forwards to `serve` on loopback.
 
-mod common;
+use crate::common;
 
 use common::paths::{User, tunnel};
 use common::server;

@@ -1,7 +1,7 @@
 //! `update` driven by Action sequences: poll cadence, confirmations, no write without `y`, and
 //! no key acting on what is not on screen.
 
-mod common;
+use crate::common;
 
 use common::dialog::{dialog, on_clusters, select};
 use common::driver::Driver;

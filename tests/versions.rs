@@ -2,7 +2,7 @@
 //! the jumps the executors support (one minor version at a time for Talos and Kubernetes, no
 //! major change for any), refused in the plan and by a start, writing nothing.
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, connect};
 use common::small_cluster;

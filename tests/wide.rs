@@ -4,7 +4,7 @@
 //! against terminals that answer as wide ones, as narrow ones, and not at all.
 //! (Every screen the other snapshot tests draw is also checked in wide mode: `common::snap`.)
 
-mod common;
+use crate::common;
 #[path = "common/pty.rs"]
 mod pty;
 
@@ -41,7 +41,7 @@ fn snap_wide(name: &str, state: &State) {
     for (w, h) in common::snap::SIZES {
         let term = draw_only(state, Lang::Ja, w, h, WIDE);
         assert_nothing_ambiguous(term.backend().buffer());
-        insta::assert_snapshot!(format!("{name}_ja_wide_{w}x{h}"), term.backend());
+        crate::snapshot!(format!("{name}_ja_wide_{w}x{h}"), term.backend());
     }
 }
 

@@ -4,7 +4,7 @@
 //! fault at the write and the world changed between the question and the answer. Each case
 //! asserts the write log, the words on screen, and that nothing is written later on its own.
 
-mod common;
+use crate::common;
 
 use common::dialog::{dialog, review};
 use common::driver::Driver;

@@ -119,10 +119,7 @@ macro_rules! snap_all {
                     h,
                     ichor_views::widgets::Theme::default(),
                 );
-                insta::assert_snapshot!(
-                    format!("{}_{}_{w}x{h}", $name, lang.code()),
-                    term.backend()
-                );
+                $crate::snapshot!(format!("{}_{}_{w}x{h}", $name, lang.code()), term.backend());
             }
         }
     };
