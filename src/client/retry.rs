@@ -34,6 +34,20 @@ pub struct RetryPolicy {
     pub jitter: f64,
 }
 
+impl RetryPolicy {
+    /// The delays before jitter: `initial`, doubling up to `max_delay` (backon's exponential
+    /// backoff; when to stop is ours: `give_up_after`, counted from the first failure).
+    fn delays(&self) -> backon::ExponentialBackoff {
+        use backon::BackoffBuilder as _;
+        backon::ExponentialBuilder::new()
+            .with_min_delay(self.initial)
+            .with_max_delay(self.max_delay)
+            .with_factor(2.0)
+            .without_max_times()
+            .build()
+    }
+}
+
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
@@ -129,7 +143,7 @@ impl<C: OperationClient> Retrying<C> {
     {
         let mut n: u32 = 1;
         let mut first_failure: Option<(Instant, Timestamp)> = None;
-        let mut delay = self.policy.initial;
+        let mut delays = self.policy.delays();
         loop {
             let err = match attempt(n).await {
                 Step::Done(r) => {
@@ -154,6 +168,7 @@ impl<C: OperationClient> Retrying<C> {
                 });
                 return Err(err);
             }
+            let delay = delays.next().unwrap_or(self.policy.max_delay);
             let wait = self
                 .jittered(delay)
                 .min(self.policy.give_up_after - elapsed);
@@ -166,7 +181,6 @@ impl<C: OperationClient> Retrying<C> {
                 error: err,
             });
             tokio::time::sleep(wait).await;
-            delay = (delay * 2).min(self.policy.max_delay);
             n += 1;
         }
     }
