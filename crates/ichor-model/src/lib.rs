@@ -11,6 +11,7 @@ mod list;
 mod progress;
 mod reach;
 mod version;
+mod watch;
 
 pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
@@ -23,6 +24,7 @@ pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
+pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
 
 use jiff::Timestamp;
 use std::collections::BTreeMap;

@@ -7,6 +7,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod connect;
+pub(crate) mod connect_stream;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
@@ -17,6 +18,8 @@ pub(crate) mod malformed;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
+pub(crate) mod push;
+pub use push::MAX_STREAMS_PER_CALLER;
 pub(crate) mod reflection;
 pub mod wire;
 
