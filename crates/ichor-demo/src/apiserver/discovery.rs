@@ -1,7 +1,9 @@
 //! The discovery documents kubectl reads before anything else: the version, the API groups,
 //! each group's resources, and the OpenAPI v3 document of the ichor group.
 
-use super::kinds::{CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, RESOURCES, ResourceType};
+use super::kinds::{
+    CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, NAMESPACES, NODES, RESOURCES, ResourceType,
+};
 use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 
@@ -109,7 +111,7 @@ fn review_resource(plural: &str, kind: &str) -> Value {
 
 /// A read-only kind: get and list.
 fn read_only_resource(r: &ResourceType, categories: &[&str]) -> Value {
-    let mut v = json!({"name": r.plural, "singularName": r.singular, "namespaced": true,
+    let mut v = json!({"name": r.plural, "singularName": r.singular, "namespaced": r.namespaced,
                        "kind": r.kind, "verbs": READ_VERBS});
     if let Value::Object(m) = &mut v {
         if !r.short_names.is_empty() {
@@ -143,6 +145,8 @@ fn core_resource_list() -> Value {
             }));
         }
     }
+    resources.push(read_only_resource(&NAMESPACES, &[]));
+    resources.push(read_only_resource(&NODES, &[]));
     json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": resources})
 }
 
@@ -271,7 +275,9 @@ mod tests {
                 "services",
                 "endpoints",
                 "pods",
-                "pods/portforward"
+                "pods/portforward",
+                "namespaces",
+                "nodes"
             ]
         );
         assert_eq!(doc["resources"][1]["shortNames"], json!(["svc"]));

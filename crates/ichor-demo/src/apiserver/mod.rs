@@ -14,6 +14,7 @@
 mod admission;
 pub mod auth;
 mod authn;
+mod cluster;
 mod discovery;
 mod events;
 mod faults;
@@ -25,9 +26,11 @@ mod portforward;
 pub mod requests;
 mod responses;
 mod routing;
+mod schemas;
 mod selector;
 pub mod server;
 mod store;
+mod structural;
 mod table;
 mod validation;
 mod watch;
@@ -91,11 +94,13 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 impl EmbeddedApi {
     /// An empty API with the given users and rules.
     fn new(auth: AuthConfig) -> EmbeddedApi {
+        let mut state = ApiState {
+            auth,
+            ..ApiState::default()
+        };
+        state.ensure_system_namespaces();
         EmbeddedApi {
-            state: Arc::new(Mutex::new(ApiState {
-                auth,
-                ..ApiState::default()
-            })),
+            state: Arc::new(Mutex::new(state)),
         }
     }
 
@@ -140,6 +145,14 @@ impl EmbeddedApi {
                 (code, serde_json::to_vec(&body).unwrap_or_default())
             }
             Ok((code, Reply::Raw(bytes))) => (code, bytes),
+            Ok((code, Reply::Text(text))) => {
+                let mut resp = with_status(code, full(Bytes::from_static(text.as_bytes())));
+                resp.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("text/plain; charset=utf-8"),
+                );
+                return resp;
+            }
             Ok((code, Reply::Watch(w))) => return with_status(code, watch::body(*w)),
         };
         with_status(code, full(Bytes::from(bytes)))

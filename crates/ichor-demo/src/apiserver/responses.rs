@@ -23,6 +23,8 @@ pub(crate) type Failure = (u16, Value);
 pub(crate) enum Reply {
     Json(Value),
     Raw(Vec<u8>),
+    /// Plain text (the health endpoints).
+    Text(&'static str),
     Watch(Box<Watch>),
 }
 

@@ -10,7 +10,7 @@ use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
-use super::{ApiState, EmbeddedApi, discovery, paging, portforward, requests, table};
+use super::{ApiState, EmbeddedApi, cluster, discovery, paging, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -67,12 +67,18 @@ pub(crate) fn parse_path(path: &str) -> Result<Target, Failure> {
     };
     let (plural, name, status) = match rest {
         [plural] => (*plural, None, false),
-        [plural, name] if namespace.is_some() => (*plural, Some(name.to_string()), false),
-        [plural, name, "status"] if namespace.is_some() => (*plural, Some(name.to_string()), true),
+        [plural, name] => (*plural, Some(name.to_string()), false),
+        [plural, name, "status"] => (*plural, Some(name.to_string()), true),
         _ => return Err(not_found()),
     };
     let rt = resource(group, version, plural).ok_or_else(not_found)?;
-    if status && !rt.has_status {
+    // Names within a namespace for the namespaced kinds, at the top for the others.
+    let misplaced = match (rt.namespaced, &namespace, &name) {
+        (true, None, Some(_)) => true,
+        (false, Some(_), _) => true,
+        _ => false,
+    };
+    if misplaced || (status && !rt.has_status) {
         return Err(not_found());
     }
     Ok(Target {
@@ -199,6 +205,9 @@ impl EmbeddedApi {
     /// a resource.
     pub(crate) fn answer(&self, req: &Request<Bytes>) -> Result<(u16, Reply), Failure> {
         let path = req.uri().path().trim_end_matches('/');
+        if cluster::is_health_path(path) {
+            return Ok((200, Reply::Text("ok")));
+        }
         if let Some(doc) = discovery::document(path) {
             return Ok((200, Reply::Json(doc)));
         }

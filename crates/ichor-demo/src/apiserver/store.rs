@@ -130,6 +130,7 @@ impl ApiState {
             .namespace
             .clone()
             .ok_or_else(|| fail(405, "MethodNotAllowed", "create needs a namespace"))?;
+        self.check_namespace_exists(&ns)?;
         let name = new_object_name(t, &ns, &obj)?;
         if self.objects.contains_key(&Self::key(t, &name)) {
             return Err(fail(
@@ -169,7 +170,9 @@ impl ApiState {
         validate(t, &name, &obj)?;
         admit(t, &name, &old, &obj)?;
         bump_generation_on_spec_change(&old, &mut obj);
-        if dry_run {
+        // A write that changes nothing is no write: the same resourceVersion, no watch event
+        // (kube-apiserver's GuaranteedUpdate skips storing an unchanged object).
+        if dry_run || obj == old {
             return Ok(obj);
         }
         Ok(self.commit(verb, t, &name, obj, who))
@@ -392,6 +395,7 @@ impl EmbeddedApi {
             .clone()
             .ok_or_else(|| anyhow::anyhow!("seeded object without a name"))?;
         let mut st = self.lock();
+        st.ensure_namespace(&ns);
         let rv = st.next_resource_version();
         let uid = st.next_uid();
         let meta =

@@ -1,0 +1,143 @@
+//! The kube-rs side of the contract table: each check drives kube's own client and types.
+
+use super::{Check, KubeCheck};
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_resources::TalosOperation;
+use k8s_openapi::api::core::v1::{Namespace, Node};
+use kube::Client;
+use kube::api::{Api, ListParams, PostParams};
+
+/// The API status of a refused call: (code, reason, message).
+pub fn status(e: kube::Error) -> Result<kube::core::Status, String> {
+    match e {
+        kube::Error::Api(s) => Ok(*s),
+        other => Err(format!("expected an API status, got {other:?}")),
+    }
+}
+
+fn is<T: std::fmt::Debug + PartialEq>(what: &str, have: T, want: T) -> Check {
+    if have == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: {have:?}, wanted {want:?}"))
+    }
+}
+
+pub fn health(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        for path in ["/healthz", "/readyz", "/livez"] {
+            let req = http::Request::get(path).body(Vec::new()).unwrap();
+            let text = client.request_text(req).await.map_err(|e| e.to_string())?;
+            is(path, text.as_str(), "ok")?;
+        }
+        Ok(())
+    })
+}
+
+pub fn namespaces(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ns: Api<Namespace> = Api::all(client);
+        let list = ns
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let names: Vec<String> = list
+            .items
+            .iter()
+            .filter_map(|n| n.metadata.name.clone())
+            .collect();
+        for want in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            if !names.iter().any(|n| n == want) {
+                return Err(format!("{want} missing from {names:?}"));
+            }
+        }
+        let default = ns.get("default").await.map_err(|e| e.to_string())?;
+        is(
+            "phase",
+            default.status.and_then(|s| s.phase).as_deref(),
+            Some("Active"),
+        )?;
+        let missing = status(ns.get("nope").await.err().ok_or("nope exists")?)?;
+        is("code", missing.code, 404)
+    })
+}
+
+pub fn create_in_missing_namespace(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "nope");
+        let mut o = common_op("op2");
+        o.metadata.namespace = Some("nope".into());
+        let e = ops
+            .create(&PostParams::default(), &o)
+            .await
+            .err()
+            .ok_or("created")?;
+        let s = status(e)?;
+        is("code", s.code, 404)?;
+        is("reason", s.reason.as_str(), "NotFound")?;
+        is(
+            "message",
+            s.message.as_str(),
+            "namespaces \"nope\" not found",
+        )
+    })
+}
+
+pub fn nodes(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let nodes: Api<Node> = Api::all(client);
+        let list = nodes
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        is("nodes", list.items.len(), 0)?;
+        let e = status(nodes.get("n1").await.err().ok_or("n1 exists")?)?;
+        is("code", e.code, 404)
+    })
+}
+
+/// A new operation `name` on c1.
+pub fn common_op(name: &str) -> TalosOperation {
+    crate::common::op(name, "c1", "talos", 1)
+}
+
+pub fn no_op_write(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use futures::StreamExt;
+    use kube::api::{Patch, PatchParams, WatchParams};
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let patch = Patch::Merge(serde_json::json!({"metadata": {"labels": {"a": "b"}}}));
+        let first = ops
+            .patch("op1", &PatchParams::default(), &patch)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rv = first.metadata.resource_version.clone().unwrap_or_default();
+        let again = ops
+            .patch("op1", &PatchParams::default(), &patch)
+            .await
+            .map_err(|e| e.to_string())?;
+        is(
+            "resourceVersion",
+            again.metadata.resource_version.as_deref(),
+            Some(rv.as_str()),
+        )?;
+        let mut replaced = again.clone();
+        replaced.metadata.managed_fields = None;
+        let put = ops
+            .replace("op1", &PostParams::default(), &replaced)
+            .await
+            .map_err(|e| e.to_string())?;
+        is(
+            "resourceVersion",
+            put.metadata.resource_version.as_deref(),
+            Some(rv.as_str()),
+        )?;
+        let events: Vec<_> = ops
+            .watch(&WatchParams::default().timeout(1), &rv)
+            .await
+            .map_err(|e| e.to_string())?
+            .collect()
+            .await;
+        is("watch events after the no-op writes", events.len(), 0)
+    })
+}

@@ -1,0 +1,89 @@
+//! The kubectl side of the contract table: each check drives the real kubectl.
+
+use super::{Check, Kubectl};
+
+fn want(out: &str, needle: &str) -> Check {
+    if out.contains(needle) {
+        Ok(())
+    } else {
+        Err(format!("wanted {needle:?} in {out}"))
+    }
+}
+
+const OPERATION: &str = "apiVersion: ichor.maesh.dev/v1alpha1
+kind: TalosOperation
+metadata:
+  name: op2
+spec:
+  cluster: c1
+  kind: talos
+";
+
+pub fn health(k: &Kubectl) -> Check {
+    for path in ["/healthz", "/readyz", "/livez"] {
+        let out = k.ok(&["get", "--raw", path], None)?;
+        if out.trim() != "ok" {
+            return Err(format!("{path}: {out}"));
+        }
+    }
+    Ok(())
+}
+
+pub fn namespaces(k: &Kubectl) -> Check {
+    let out = k.ok(&["get", "ns"], None)?;
+    want(&out, "default")?;
+    want(&out, "kube-system")?;
+    want(&out, "Active")?;
+    let one = k.json(&["get", "namespace", "default"])?;
+    if one["status"]["phase"] != "Active" {
+        return Err(format!("{one}"));
+    }
+    k.refused(
+        &["get", "ns", "nope"],
+        None,
+        "namespaces \"nope\" not found",
+    )
+}
+
+pub fn create_in_missing_namespace(k: &Kubectl) -> Check {
+    k.refused(
+        &["create", "-n", "nope", "-f", "-"],
+        Some(OPERATION),
+        "namespaces \"nope\" not found",
+    )
+}
+
+pub fn nodes(k: &Kubectl) -> Check {
+    let out = k.ok(&["get", "nodes"], None)?;
+    want(&out, "No resources found")
+}
+
+fn resource_version(k: &Kubectl) -> Result<String, String> {
+    let v = k.json(&["get", "top", "op1"])?;
+    Ok(v["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap_or("")
+        .to_string())
+}
+
+pub fn no_op_write(k: &Kubectl) -> Check {
+    k.ok(&["label", "top", "op1", "a=b"], None)?;
+    let before = resource_version(k)?;
+    k.ok(&["label", "--overwrite", "top", "op1", "a=b"], None)?;
+    k.ok(
+        &[
+            "patch",
+            "top",
+            "op1",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"paused":false}}"#,
+        ],
+        None,
+    )?;
+    let after = resource_version(k)?;
+    if before != after {
+        return Err(format!("resourceVersion {before} became {after}"));
+    }
+    Ok(())
+}
