@@ -69,6 +69,30 @@ pub fn rows() -> Vec<Row> {
             kubectl: Some(c::no_op_write),
             kube: Some(k::no_op_write),
         },
+        Row {
+            behaviour: "422 Invalid carries details.causes, one per field, which kubectl prints by field",
+            documented: "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/",
+            kubectl: Some(c::invalid_names_the_field),
+            kube: Some(k::invalid_names_the_field),
+        },
+        Row {
+            behaviour: "a value of the wrong type is 422 naming the type the schema wants",
+            documented: "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#validation",
+            kubectl: Some(c::wrong_type_names_the_type),
+            kube: Some(k::wrong_type_names_the_type),
+        },
+        Row {
+            behaviour: "fieldValidation=Strict (kubectl's default) refuses an unknown field with 400",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
+            kubectl: Some(c::strict_refuses_unknown_fields),
+            kube: Some(k::strict_refuses_unknown_fields),
+        },
+        Row {
+            behaviour: "fieldValidation=Warn (the server's default) and Ignore store the object with unknown fields pruned; Warn says so in a Warning header",
+            documented: "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning",
+            kubectl: Some(c::warn_and_ignore_prune),
+            kube: Some(k::default_prunes),
+        },
     ]
 }
 

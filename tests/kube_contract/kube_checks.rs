@@ -141,3 +141,104 @@ pub fn no_op_write(client: Client, _: EmbeddedApi) -> KubeCheck {
         is("watch events after the no-op writes", events.len(), 0)
     })
 }
+
+fn dynamic_ops(client: Client) -> Api<kube::api::DynamicObject> {
+    let ar = kube::api::ApiResource::erase::<TalosOperation>(&());
+    Api::namespaced_with(client, "default", &ar)
+}
+
+fn dynamic_op(name: &str, spec: serde_json::Value) -> Result<kube::api::DynamicObject, String> {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "ichor.maesh.dev/v1alpha1", "kind": "TalosOperation",
+        "metadata": {"name": name}, "spec": spec
+    }))
+    .map_err(|e| e.to_string())
+}
+
+pub fn invalid_names_the_field(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ops = dynamic_ops(client);
+        let o = dynamic_op("op2", serde_json::json!({"cluster": "c1", "kind": "bogus"}))?;
+        let s = status(
+            ops.create(&PostParams::default(), &o)
+                .await
+                .err()
+                .ok_or("created")?,
+        )?;
+        is("code", s.code, 422)?;
+        let causes = s.details.map(|d| d.causes).unwrap_or_default();
+        let fields: Vec<&str> = causes.iter().map(|c| c.field.as_str()).collect();
+        is("cause fields", fields, vec!["spec.kind"])?;
+        is(
+            "cause reason",
+            causes[0].reason.as_str(),
+            "FieldValueNotSupported",
+        )
+    })
+}
+
+pub fn wrong_type_names_the_type(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ops = dynamic_ops(client);
+        let spec = serde_json::json!({"cluster": "c1", "kind": "talos", "maxUnavailable": "two"});
+        let o = dynamic_op("op2", spec)?;
+        let s = status(
+            ops.create(&PostParams::default(), &o)
+                .await
+                .err()
+                .ok_or("created")?,
+        )?;
+        is("code", s.code, 422)?;
+        is(
+            "message",
+            s.message.as_str(),
+            "TalosOperation.ichor.maesh.dev \"op2\" is invalid: spec.maxUnavailable: Invalid value: \"string\": spec.maxUnavailable in body must be of type integer: \"string\"",
+        )?;
+        let causes = s.details.map(|d| d.causes).unwrap_or_default();
+        is(
+            "cause reason",
+            causes.first().map(|c| c.reason.clone()),
+            Some("FieldValueTypeInvalid".into()),
+        )
+    })
+}
+
+pub fn strict_refuses_unknown_fields(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use kube::api::{Patch, PatchParams};
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let patch = Patch::Merge(serde_json::json!({"spec": {"foo": "bar"}}));
+        let e = ops
+            .patch("op1", &PatchParams::default().validation_strict(), &patch)
+            .await
+            .err()
+            .ok_or("patched")?;
+        let s = status(e)?;
+        is("code", s.code, 400)?;
+        is(
+            "message",
+            s.message.as_str(),
+            "TalosOperation in version \"v1alpha1\" cannot be handled as a TalosOperation: strict decoding error: unknown field \"spec.foo\"",
+        )
+    })
+}
+
+pub fn default_prunes(client: Client, api: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ops = dynamic_ops(client);
+        let spec = serde_json::json!({"cluster": "c1", "kind": "talos", "foo": "bar"});
+        let made = ops
+            .create(&PostParams::default(), &dynamic_op("op2", spec)?)
+            .await
+            .map_err(|e| e.to_string())?;
+        is(
+            "returned spec.foo",
+            made.data["spec"].get("foo").cloned(),
+            None,
+        )?;
+        let stored = api
+            .object("talosoperations", "default", "op2")
+            .ok_or("not stored")?;
+        is("stored spec.foo", stored["spec"].get("foo").cloned(), None)
+    })
+}

@@ -87,3 +87,69 @@ pub fn no_op_write(k: &Kubectl) -> Check {
     }
     Ok(())
 }
+
+fn with_spec(name: &str, spec_extra: &str) -> String {
+    format!(
+        "apiVersion: ichor.maesh.dev/v1alpha1\nkind: TalosOperation\nmetadata:\n  name: {name}\nspec:\n  cluster: c1\n{spec_extra}"
+    )
+}
+
+pub fn invalid_names_the_field(k: &Kubectl) -> Check {
+    let body = "apiVersion: ichor.maesh.dev/v1alpha1\nkind: TalosOperation\nmetadata:\n  name: op2\nspec:\n  cluster: c1\n  kind: bogus\n";
+    k.refused(
+        &["create", "-f", "-"],
+        Some(body),
+        "The TalosOperation \"op2\" is invalid: spec.kind: Unsupported value: \"bogus\"",
+    )
+}
+
+pub fn wrong_type_names_the_type(k: &Kubectl) -> Check {
+    let body = with_spec("op2", "  kind: talos\n  maxUnavailable: two\n");
+    k.refused(
+        &["create", "-f", "-"],
+        Some(&body),
+        "spec.maxUnavailable in body must be of type integer: \"string\"",
+    )
+}
+
+pub fn strict_refuses_unknown_fields(k: &Kubectl) -> Check {
+    let body = with_spec("op2", "  kind: talos\n  foo: bar\n");
+    k.refused(
+        &["create", "-f", "-"],
+        Some(&body),
+        "strict decoding error: unknown field \"spec.foo\"",
+    )?;
+    // kubectl patch has no --validate: the server's default, Warn.
+    let out = k.ok(
+        &[
+            "patch",
+            "top",
+            "op1",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"foo":"bar"}}"#,
+        ],
+        None,
+    )?;
+    want(&out, "Warning: unknown field \"spec.foo\"")
+}
+
+pub fn warn_and_ignore_prune(k: &Kubectl) -> Check {
+    let body = with_spec("op2", "  kind: talos\n  foo: bar\n");
+    let out = k.ok(&["create", "--validate=warn", "-f", "-"], Some(&body))?;
+    want(&out, "Warning: unknown field \"spec.foo\"")?;
+    let stored = k.json(&["get", "top", "op2"])?;
+    if stored["spec"].get("foo").is_some() {
+        return Err(format!("spec.foo stored: {stored}"));
+    }
+    let body = with_spec("op3", "  kind: talos\n  foo: bar\n");
+    let out = k.ok(&["create", "--validate=false", "-f", "-"], Some(&body))?;
+    if out.contains("Warning") {
+        return Err(format!("Ignore warned: {out}"));
+    }
+    let stored = k.json(&["get", "top", "op3"])?;
+    match stored["spec"].get("foo") {
+        None => Ok(()),
+        Some(_) => Err(format!("spec.foo stored: {stored}")),
+    }
+}

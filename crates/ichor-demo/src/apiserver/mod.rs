@@ -18,6 +18,7 @@ mod cluster;
 mod discovery;
 mod events;
 mod faults;
+mod field_validation;
 mod fields;
 mod kinds;
 mod paging;
@@ -73,6 +74,10 @@ struct ApiState {
     requests_by: requests::Requests,
     forwards: portforward::Forwards,
     watches: watch::Hub,
+    /// The write under way's `fieldValidation` directive and the warnings it has for its
+    /// response (the lock is held for the whole request).
+    field_validation: field_validation::FieldValidation,
+    warnings: Vec<String>,
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -145,6 +150,19 @@ impl EmbeddedApi {
                 (code, serde_json::to_vec(&body).unwrap_or_default())
             }
             Ok((code, Reply::Raw(bytes))) => (code, bytes),
+            Ok((code, Reply::Warned(warnings, reply))) => {
+                let mut resp = with_status(
+                    code,
+                    full(Bytes::from(serde_json::to_vec(&reply).unwrap_or_default())),
+                );
+                for w in warnings {
+                    let text = format!("299 - {}", serde_json::Value::String(w));
+                    if let Ok(v) = http::HeaderValue::from_str(&text) {
+                        resp.headers_mut().append(http::header::WARNING, v);
+                    }
+                }
+                return resp;
+            }
             Ok((code, Reply::Text(text))) => {
                 let mut resp = with_status(code, full(Bytes::from_static(text.as_bytes())));
                 resp.headers_mut().insert(

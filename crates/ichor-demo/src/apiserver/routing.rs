@@ -4,6 +4,7 @@
 use super::auth::{AuthConfig, Identity};
 use super::authn::{self, Review};
 use super::events::to_events_v1;
+use super::field_validation::FieldValidation;
 use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
@@ -245,13 +246,22 @@ impl EmbeddedApi {
             let w = Watch::open(self, &mut st, &target, &query, table)?;
             return Ok((200, Reply::Watch(Box::new(w))));
         }
+        st.field_validation = FieldValidation::parse(query.get("fieldValidation"))?;
+        st.warnings.clear();
         let call = Call {
             target,
             who,
             query,
             req,
         };
-        dispatch(&mut st, verb, &call)
+        let answer = dispatch(&mut st, verb, &call)?;
+        let warnings = std::mem::take(&mut st.warnings);
+        Ok(match answer {
+            (code, Reply::Json(obj)) if !warnings.is_empty() => {
+                (code, Reply::Warned(warnings, obj))
+            }
+            other => other,
+        })
     }
 }
 

@@ -6,10 +6,11 @@
 
 use super::admission::admit;
 use super::auth::Identity;
+use super::field_validation::conform;
 use super::responses::{Failure, conflict, fail, object_not_found, precondition_failed};
 use super::routing::Target;
 use super::selector::LabelSelector;
-use super::validation::{validate, validate_name};
+use super::validation::{invalid, validate, validate_name};
 use super::{ApiState, EmbeddedApi};
 use serde_json::{Map, Value, json};
 
@@ -93,6 +94,14 @@ impl ApiState {
             .collect()
     }
 
+    /// Prunes `obj` to its schema under the request's `fieldValidation`, keeping its warnings
+    /// for the response.
+    fn conform(&mut self, t: &Target, name: &str, obj: &mut Value) -> Result<(), Failure> {
+        let warnings = conform(t, name, obj, self.field_validation)?;
+        self.warnings.extend(warnings);
+        Ok(())
+    }
+
     /// 409 if a test forced this write to conflict.
     fn take_forced_conflict(&mut self, t: &Target, dry_run: bool) -> Result<(), Failure> {
         if self.faults.take_conflict(dry_run) {
@@ -132,6 +141,7 @@ impl ApiState {
             .ok_or_else(|| fail(405, "MethodNotAllowed", "create needs a namespace"))?;
         self.check_namespace_exists(&ns)?;
         let name = new_object_name(t, &ns, &obj)?;
+        self.conform(t, &name, &mut obj)?;
         if self.objects.contains_key(&Self::key(t, &name)) {
             return Err(fail(
                 409,
@@ -167,6 +177,7 @@ impl ApiState {
         self.take_forced_conflict(t, dry_run)?;
         keep_other_part(t, &old, &mut obj);
         keep_server_metadata(&old, &mut obj);
+        self.conform(t, &name, &mut obj)?;
         validate(t, &name, &obj)?;
         admit(t, &name, &old, &obj)?;
         bump_generation_on_spec_change(&old, &mut obj);
@@ -232,13 +243,7 @@ fn new_object_name(t: &Target, ns: &str, obj: &Value) -> Result<String, Failure>
     let meta = obj
         .get("metadata")
         .and_then(Value::as_object)
-        .ok_or_else(|| {
-            fail(
-                422,
-                "Invalid",
-                format!("{} is invalid: metadata: Required value", t.rt.kind),
-            )
-        })?;
+        .ok_or_else(|| invalid(t, "", "metadata", "Required value".into()))?;
     if let Some(obj_ns) = meta.get("namespace").and_then(Value::as_str)
         && obj_ns != ns
     {
@@ -260,13 +265,11 @@ fn new_object_name(t: &Target, ns: &str, obj: &Value) -> Result<String, Failure>
             format!("{g}{suffix}")
         }
         _ => {
-            return Err(fail(
-                422,
-                "Invalid",
-                format!(
-                    "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
-                    t.rt.kind
-                ),
+            return Err(invalid(
+                t,
+                "",
+                "metadata.name",
+                "Required value: name or generateName is required".into(),
             ));
         }
     };
@@ -308,13 +311,11 @@ fn check_update_preconditions(
     }
     match str_at(obj, "/metadata/resourceVersion") {
         None | Some("") => {
-            return Err(fail(
-                422,
-                "Invalid",
-                format!(
-                    "{} {name:?} is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
-                    t.rt.kind
-                ),
+            return Err(invalid(
+                t,
+                name,
+                "metadata.resourceVersion",
+                "Invalid value: 0x0: must be specified for an update".into(),
             ));
         }
         Some(rv) if Some(rv) != str_at(old, "/metadata/resourceVersion") => {
