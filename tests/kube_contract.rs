@@ -32,8 +32,6 @@ pub struct Row {
     pub kube: Option<fn(kube::Client, EmbeddedApi) -> KubeCheck>,
 }
 
-const API_CONCEPTS: &str = "https://kubernetes.io/docs/reference/using-api/api-concepts/";
-
 /// The table: every behaviour of the demo API that a client relies on.
 pub fn rows() -> Vec<Row> {
     use kube_checks as k;
@@ -92,6 +90,30 @@ pub fn rows() -> Vec<Row> {
             documented: "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning",
             kubectl: Some(c::warn_and_ignore_prune),
             kube: Some(k::default_prunes),
+        },
+        Row {
+            behaviour: "JSON patch (RFC 6902) applies to every resource; a failed test op is 422",
+            documented: "https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/#use-a-json-patch-to-update-a-deployment",
+            kubectl: Some(c::json_patch),
+            kube: Some(k::json_patch),
+        },
+        Row {
+            behaviour: "strategic merge patch applies to built-in kinds (Lease) and is 415 on a custom resource",
+            documented: "https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/#use-a-strategic-merge-patch-to-update-a-deployment",
+            kubectl: Some(c::strategic_merge_patch),
+            kube: Some(k::strategic_merge_patch),
+        },
+        Row {
+            behaviour: "a delete held by a finalizer sets deletionTimestamp (MODIFIED); removing the last finalizer deletes (DELETED); no finalizer may be added meanwhile",
+            documented: "https://kubernetes.io/docs/concepts/overview/working-with-objects/finalizers/",
+            kubectl: Some(c::finalizers),
+            kube: Some(k::finalizers),
+        },
+        Row {
+            behaviour: "OpenAPI v3 (every group-version, each kind's schema with its group-version-kind) and v2 are served; kubectl explain works",
+            documented: "https://kubernetes.io/docs/concepts/overview/kubernetes-api/#openapi-interface-definition",
+            kubectl: Some(c::explain),
+            kube: Some(k::openapi),
         },
     ]
 }

@@ -242,3 +242,169 @@ pub fn default_prunes(client: Client, api: EmbeddedApi) -> KubeCheck {
         is("stored spec.foo", stored["spec"].get("foo").cloned(), None)
     })
 }
+
+pub fn json_patch(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use kube::api::{Patch, PatchParams};
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let ok = serde_json::from_value(serde_json::json!([
+            {"op": "test", "path": "/spec/paused", "value": false},
+            {"op": "replace", "path": "/spec/paused", "value": true}
+        ]))
+        .map_err(|e| e.to_string())?;
+        let patched = ops
+            .patch("op1", &PatchParams::default(), &Patch::<()>::Json(ok))
+            .await
+            .map_err(|e| e.to_string())?;
+        is("paused", patched.spec.paused, true)?;
+        let failing = serde_json::from_value(serde_json::json!([
+            {"op": "test", "path": "/spec/paused", "value": false}
+        ]))
+        .map_err(|e| e.to_string())?;
+        let e = ops
+            .patch("op1", &PatchParams::default(), &Patch::<()>::Json(failing))
+            .await
+            .err()
+            .ok_or("a failed test applied")?;
+        is("code", status(e)?.code, 422)
+    })
+}
+
+pub fn strategic_merge_patch(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use k8s_openapi::api::coordination::v1::Lease;
+    use kube::api::{Patch, PatchParams};
+    Box::pin(async move {
+        let leases: Api<Lease> = Api::namespaced(client.clone(), "default");
+        let lease: Lease = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "l1"}, "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15}
+        }))
+        .map_err(|e| e.to_string())?;
+        leases
+            .create(&PostParams::default(), &lease)
+            .await
+            .map_err(|e| e.to_string())?;
+        let smp = Patch::Strategic(serde_json::json!({"spec": {"holderIdentity": "b"}}));
+        let patched = leases
+            .patch("l1", &PatchParams::default(), &smp)
+            .await
+            .map_err(|e| e.to_string())?;
+        let spec = patched.spec.unwrap_or_default();
+        is("holder", spec.holder_identity.as_deref(), Some("b"))?;
+        is("duration", spec.lease_duration_seconds, Some(15))?;
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let smp = Patch::Strategic(serde_json::json!({"spec": {"paused": true}}));
+        let e = ops
+            .patch("op1", &PatchParams::default(), &smp)
+            .await
+            .err()
+            .ok_or("patched")?;
+        is("code", status(e)?.code, 415)
+    })
+}
+
+pub fn finalizers(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use futures::StreamExt;
+    use kube::api::{DeleteParams, Patch, PatchParams, WatchEvent, WatchParams};
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let add = Patch::Merge(serde_json::json!({"metadata": {"finalizers": ["example.com/x"]}}));
+        let held = ops
+            .patch("op1", &PatchParams::default(), &add)
+            .await
+            .map_err(|e| e.to_string())?;
+        let rv = held.metadata.resource_version.clone().unwrap_or_default();
+        ops.delete("op1", &DeleteParams::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let deleting = ops.get("op1").await.map_err(|e| e.to_string())?;
+        is(
+            "deletionTimestamp set",
+            deleting.metadata.deletion_timestamp.is_some(),
+            true,
+        )?;
+        let more = Patch::Merge(
+            serde_json::json!({"metadata": {"finalizers": ["example.com/x", "example.com/y"]}}),
+        );
+        let e = ops
+            .patch("op1", &PatchParams::default(), &more)
+            .await
+            .err()
+            .ok_or("added")?;
+        is("code", status(e)?.code, 422)?;
+        let release = Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+        ops.patch("op1", &PatchParams::default(), &release)
+            .await
+            .map_err(|e| e.to_string())?;
+        let gone = status(ops.get("op1").await.err().ok_or("still there")?)?;
+        is("code", gone.code, 404)?;
+        let events: Vec<String> = ops
+            .watch(&WatchParams::default().timeout(1), &rv)
+            .await
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| async move {
+                match e {
+                    Ok(WatchEvent::Added(_)) => Some("ADDED".to_string()),
+                    Ok(WatchEvent::Modified(_)) => Some("MODIFIED".to_string()),
+                    Ok(WatchEvent::Deleted(_)) => Some("DELETED".to_string()),
+                    _ => None,
+                }
+            })
+            .collect()
+            .await;
+        is(
+            "watch events",
+            events,
+            vec!["MODIFIED".to_string(), "DELETED".to_string()],
+        )
+    })
+}
+
+async fn get_json(client: &Client, path: &str) -> Result<serde_json::Value, String> {
+    let req = http::Request::get(path)
+        .body(Vec::new())
+        .map_err(|e| e.to_string())?;
+    client
+        .request(req)
+        .await
+        .map_err(|e| format!("{path}: {e}"))
+}
+
+pub fn openapi(client: Client, _: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let index = get_json(&client, "/openapi/v3").await?;
+        for gv in [
+            "api/v1",
+            "apis/coordination.k8s.io/v1",
+            "apis/ichor.maesh.dev/v1alpha1",
+        ] {
+            let url = index["paths"][gv]["serverRelativeURL"]
+                .as_str()
+                .ok_or(format!("{gv} not indexed"))?;
+            let doc = get_json(&client, url).await?;
+            let schemas = doc["components"]["schemas"]
+                .as_object()
+                .ok_or("no schemas")?;
+            let kinds = schemas
+                .values()
+                .filter(|s| s.get("x-kubernetes-group-version-kind").is_some())
+                .count();
+            if kinds == 0 {
+                return Err(format!("{gv}: no schema names its kind"));
+            }
+        }
+        let ichor = get_json(&client, "/openapi/v3/apis/ichor.maesh.dev/v1alpha1").await?;
+        let op = &ichor["components"]["schemas"]["dev.maesh.ichor.v1alpha1.TalosOperation"];
+        is(
+            "spec.maxUnavailable type",
+            op["properties"]["spec"]["properties"]["maxUnavailable"]["type"].as_str(),
+            Some("integer"),
+        )?;
+        let v2 = get_json(&client, "/openapi/v2").await?;
+        is("v2 swagger", v2["swagger"].as_str(), Some("2.0"))?;
+        is(
+            "v2 Lease",
+            v2["definitions"]["io.k8s.api.coordination.v1.Lease"].is_object(),
+            true,
+        )
+    })
+}

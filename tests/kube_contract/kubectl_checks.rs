@@ -153,3 +153,81 @@ pub fn warn_and_ignore_prune(k: &Kubectl) -> Check {
         Some(_) => Err(format!("spec.foo stored: {stored}")),
     }
 }
+
+pub fn json_patch(k: &Kubectl) -> Check {
+    let replace = r#"[{"op":"test","path":"/spec/paused","value":false},{"op":"replace","path":"/spec/paused","value":true}]"#;
+    k.ok(&["patch", "top", "op1", "--type=json", "-p", replace], None)?;
+    let op = k.json(&["get", "top", "op1"])?;
+    if op["spec"]["paused"] != true {
+        return Err(format!("not patched: {op}"));
+    }
+    let failing = r#"[{"op":"test","path":"/spec/paused","value":false}]"#;
+    k.refused(
+        &["patch", "top", "op1", "--type=json", "-p", failing],
+        None,
+        "",
+    )
+}
+
+const LEASE: &str = "apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: l1
+spec:
+  holderIdentity: a
+  leaseDurationSeconds: 15
+";
+
+pub fn strategic_merge_patch(k: &Kubectl) -> Check {
+    k.ok(&["create", "-f", "-"], Some(LEASE))?;
+    k.ok(
+        &[
+            "patch",
+            "lease",
+            "l1",
+            "-p",
+            r#"{"spec":{"holderIdentity":"b"}}"#,
+        ],
+        None,
+    )?;
+    let lease = k.json(&["get", "lease", "l1"])?;
+    if lease["spec"]["holderIdentity"] != "b" || lease["spec"]["leaseDurationSeconds"] != 15 {
+        return Err(format!("not merged: {lease}"));
+    }
+    k.refused(
+        &["patch", "top", "op1", "-p", r#"{"spec":{"paused":true}}"#],
+        None,
+        "the body of the request was in an unknown format",
+    )
+}
+
+pub fn finalizers(k: &Kubectl) -> Check {
+    let add = r#"{"metadata":{"finalizers":["example.com/x"]}}"#;
+    k.ok(&["patch", "top", "op1", "--type=merge", "-p", add], None)?;
+    k.ok(&["delete", "top", "op1", "--wait=false"], None)?;
+    let held = k.json(&["get", "top", "op1"])?;
+    if !held["metadata"]["deletionTimestamp"].is_string() {
+        return Err(format!("no deletionTimestamp: {held}"));
+    }
+    let more = r#"{"metadata":{"finalizers":["example.com/x","example.com/y"]}}"#;
+    k.refused(
+        &["patch", "top", "op1", "--type=merge", "-p", more],
+        None,
+        "no new finalizers can be added if the object is being deleted",
+    )?;
+    let remove = r#"[{"op":"remove","path":"/metadata/finalizers"}]"#;
+    k.ok(&["patch", "top", "op1", "--type=json", "-p", remove], None)?;
+    k.refused(&["get", "top", "op1"], None, "not found")
+}
+
+pub fn explain(k: &Kubectl) -> Check {
+    let out = k.ok(&["explain", "talosoperations.spec"], None)?;
+    want(&out, "maxUnavailable")?;
+    want(&out, "<integer>")?;
+    let out = k.ok(&["explain", "lease.spec.holderIdentity"], None)?;
+    want(&out, "holderIdentity")?;
+    let out = k.ok(&["explain", "events"], None)?;
+    want(&out, "involvedObject")?;
+    let out = k.ok(&["explain", "top.metadata.finalizers"], None)?;
+    want(&out, "finalizers")
+}

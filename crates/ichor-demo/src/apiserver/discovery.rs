@@ -1,5 +1,5 @@
-//! The discovery documents kubectl reads before anything else: the version, the API groups,
-//! each group's resources, and the OpenAPI v3 document of the ichor group.
+//! The discovery documents kubectl reads before anything else: the version, the API groups and
+//! each group's resources (and, from `openapi`, the OpenAPI documents).
 
 use super::kinds::{
     CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, NAMESPACES, NODES, RESOURCES, ResourceType,
@@ -64,13 +64,8 @@ pub(crate) fn document(path: &str) -> Option<Value> {
                         "kind": "Lease", "verbs": OBJECT_VERBS}),
             ],
         ),
-        "/openapi/v3" => json!({
-            "paths": {
-                format!("apis/{GROUP}/{VERSION}"): {"serverRelativeURL": format!("/openapi/v3/apis/{GROUP}/{VERSION}")}
-            }
-        }),
         p if p == format!("/apis/{GROUP}/{VERSION}") => ichor_resource_list(),
-        p if p == format!("/openapi/v3/apis/{GROUP}/{VERSION}") => openapi_v3(),
+        p if p.starts_with("/openapi/") => return super::openapi::document(p),
         _ => return None,
     };
     Some(doc)
@@ -165,45 +160,6 @@ fn ichor_resource_list() -> Value {
         }
     }
     resource_list(&format!("{GROUP}/{VERSION}"), resources)
-}
-
-/// The group's OpenAPI v3 document, as much of it as kubectl reads: each kind's operations
-/// with their group-version-kind and the `fieldValidation` parameter, which tells kubectl that
-/// the server validates fields itself.
-fn openapi_v3() -> Value {
-    let mut paths = serde_json::Map::new();
-    for r in RESOURCES {
-        let op = |action: &str| openapi_operation(&r, action);
-        paths.insert(
-            format!("/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}/{{name}}", r.plural),
-            json!({"get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete")}),
-        );
-        paths.insert(
-            format!(
-                "/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}",
-                r.plural
-            ),
-            json!({"get": op("list"), "post": op("post")}),
-        );
-    }
-    json!({
-        "openapi": "3.0.0",
-        "info": {"title": "ichor demo cluster", "version": VERSION},
-        "paths": paths,
-        "components": {"schemas": {}}
-    })
-}
-
-fn openapi_operation(r: &ResourceType, action: &str) -> Value {
-    let gvk = json!({"group": GROUP, "version": VERSION, "kind": r.kind});
-    let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}});
-    json!({
-        "operationId": format!("{action}{}", r.kind),
-        "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": gvk,
-        "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation")],
-        "responses": {"200": {"description": "OK"}}
-    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use super::events::to_events_v1;
 use super::field_validation::FieldValidation;
 use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
+use super::patch::PatchType;
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
 use super::table::Include;
@@ -376,19 +377,20 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
     Ok((200, Reply::Raw(bytes)))
 }
 
-/// A JSON merge patch (the only patch type served).
+/// A patch: JSON merge patch and JSON patch on every resource, strategic merge patch on the
+/// built-in kinds (see `patch`).
 fn patch(st: &mut ApiState, call: &Call) -> Result<Value, Failure> {
     let ct = call.header(http::header::CONTENT_TYPE).unwrap_or("");
-    if !ct.starts_with("application/merge-patch+json") {
-        return Err(fail(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got {ct:?})"
-            ),
-        ));
-    }
-    st.merge_patch(&call.target, &call.body()?, &call.who, call.query.dry_run())
+    let rt = &call.target.rt;
+    let built_in = rt.group.is_empty() || rt.group.ends_with(".k8s.io");
+    let kind = PatchType::of(ct, built_in)?;
+    st.patch(
+        &call.target,
+        kind,
+        call.req.body(),
+        &call.who,
+        call.query.dry_run(),
+    )
 }
 
 /// A delete, with the DeleteOptions body's dry run and preconditions.

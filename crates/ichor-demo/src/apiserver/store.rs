@@ -7,6 +7,8 @@
 use super::admission::admit;
 use super::auth::Identity;
 use super::field_validation::conform;
+use super::finalizers::{check_no_new_finalizers, has_finalizers, is_deleting};
+use super::patch::{self, PatchType};
 use super::responses::{Failure, conflict, fail, object_not_found, precondition_failed};
 use super::routing::Target;
 use super::selector::LabelSelector;
@@ -18,12 +20,14 @@ use serde_json::{Map, Value, json};
 pub(crate) type Key = (String, String, String);
 
 /// The metadata a write never changes: the server set it at creation.
-const SERVER_OWNED: [&str; 5] = [
+const SERVER_OWNED: [&str; 7] = [
     "uid",
     "creationTimestamp",
     "namespace",
     "name",
     "generation",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
 ];
 
 /// The characters of a `generateName` suffix, as kube-apiserver picks them.
@@ -111,7 +115,7 @@ impl ApiState {
     }
 
     /// Stores a checked object under a new resourceVersion and logs the write.
-    fn commit(
+    pub(super) fn commit(
         &mut self,
         verb: &str,
         t: &Target,
@@ -177,6 +181,7 @@ impl ApiState {
         self.take_forced_conflict(t, dry_run)?;
         keep_other_part(t, &old, &mut obj);
         keep_server_metadata(&old, &mut obj);
+        check_no_new_finalizers(t, &name, &old, &obj)?;
         self.conform(t, &name, &mut obj)?;
         validate(t, &name, &obj)?;
         admit(t, &name, &old, &obj)?;
@@ -186,24 +191,41 @@ impl ApiState {
         if dry_run || obj == old {
             return Ok(obj);
         }
+        if is_deleting(&obj) && !has_finalizers(&obj) {
+            // The last finalizer removed: the object goes (one DELETED change, no MODIFIED).
+            let key = Self::key(t, &name);
+            self.objects.insert(key.clone(), obj.clone());
+            self.take_object(&key);
+            self.write_log.record(verb, t, &name, who);
+            return Ok(obj);
+        }
         Ok(self.commit(verb, t, &name, obj, who))
     }
 
-    /// A JSON merge patch (RFC 7386); a resourceVersion in the patch is a precondition.
-    pub(crate) fn merge_patch(
+    /// A patch of any type kube-apiserver offers; a resourceVersion the patch sets is a
+    /// precondition, and a patch that sets none applies to the stored object as it is.
+    pub(crate) fn patch(
         &mut self,
         t: &Target,
-        patch: &Value,
+        kind: PatchType,
+        patch: &[u8],
         who: &Identity,
         dry_run: bool,
     ) -> Result<Value, Failure> {
-        let mut obj = self.get(t)?;
-        if let Some(rv) = str_at(patch, "/metadata/resourceVersion")
-            && str_at(&obj, "/metadata/resourceVersion") != Some(rv)
-        {
-            return Err(conflict(t));
+        let old = self.get(t)?;
+        let mut obj = patch::apply(kind, &old, patch)?;
+        let rv = str_at(&old, "/metadata/resourceVersion")
+            .unwrap_or("")
+            .to_string();
+        match str_at(&obj, "/metadata/resourceVersion") {
+            Some(set) if set != rv => return Err(conflict(t)),
+            Some(_) => {}
+            None => {
+                if let Some(meta) = meta_mut(&mut obj) {
+                    meta.insert("resourceVersion".into(), json!(rv));
+                }
+            }
         }
-        json_patch::merge(&mut obj, patch);
         self.update(t, obj, who, dry_run, "patch")
     }
 
@@ -228,6 +250,9 @@ impl ApiState {
                     return Err(precondition_failed(field, want, have));
                 }
             }
+        }
+        if let Some(held) = self.hold_delete(t, &name, &obj, who, dry_run) {
+            return Ok(held);
         }
         if !dry_run {
             self.take_object(&Self::key(t, &name));
@@ -285,7 +310,13 @@ fn stamp_new(t: &Target, obj: &mut Value, name: &str, ns: &str) {
         meta.insert("namespace".into(), json!(ns));
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
         meta.insert("generation".into(), json!(1));
-        meta.remove("resourceVersion");
+        for server_set in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ] {
+            meta.remove(server_set);
+        }
     }
     if t.rt.has_status
         && let Value::Object(o) = obj
