@@ -115,6 +115,18 @@ pub fn rows() -> Vec<Row> {
             kubectl: Some(c::explain),
             kube: Some(k::openapi),
         },
+        Row {
+            behaviour: "SelfSubjectAccessReview is accepted as protobuf (kubectl 1.32+) and JSON; kubectl auth can-i answers yes/no",
+            documented: "https://kubernetes.io/docs/reference/access-authn-authz/authorization/#checking-api-access",
+            kubectl: Some(c::can_i),
+            kube: Some(k::access_review_protobuf),
+        },
+        Row {
+            behaviour: "SelfSubjectRulesReview lists what the user may do in a namespace (kubectl auth can-i --list)",
+            documented: "https://kubernetes.io/docs/reference/kubernetes-api/authorization-resources/self-subject-rules-review-v1/",
+            kubectl: Some(c::can_i_list),
+            kube: Some(k::rules_review),
+        },
     ]
 }
 

@@ -408,3 +408,76 @@ pub fn openapi(client: Client, _: EmbeddedApi) -> KubeCheck {
         )
     })
 }
+
+/// A length-delimited protobuf field (every length here is under 128).
+fn ld(field: u8, bytes: &[u8]) -> Vec<u8> {
+    [&[(field << 3) | 2, bytes.len() as u8][..], bytes].concat()
+}
+
+pub fn access_review_protobuf(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
+    Box::pin(async move {
+        // runtime.Unknown{typeMeta, raw: SelfSubjectAccessReview{spec{resourceAttributes}}}
+        let attrs = [
+            ld(1, b"default"),
+            ld(2, b"delete"),
+            ld(5, b"talosoperations"),
+        ]
+        .concat();
+        let review = ld(2, &ld(1, &attrs));
+        let type_meta = [
+            ld(1, b"authorization.k8s.io/v1"),
+            ld(2, b"SelfSubjectAccessReview"),
+        ]
+        .concat();
+        let body = [&b"k8s\0"[..], &ld(1, &type_meta), &ld(2, &review)].concat();
+        let req = http::Request::post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .header(
+                "accept",
+                "application/vnd.kubernetes.protobuf, application/json",
+            )
+            .body(body)
+            .map_err(|e| e.to_string())?;
+        let answered: SelfSubjectAccessReview =
+            client.request(req).await.map_err(|e| e.to_string())?;
+        is("allowed", answered.status.map(|s| s.allowed), Some(true))?;
+        let api: Api<SelfSubjectAccessReview> = Api::all(client);
+        let json_review: SelfSubjectAccessReview = serde_json::from_value(serde_json::json!({
+            "spec": {"resourceAttributes": {"verb": "escalate", "resource": "roles", "namespace": "default"}}
+        }))
+        .map_err(|e| e.to_string())?;
+        let admin = api
+            .create(&PostParams::default(), &json_review)
+            .await
+            .map_err(|e| e.to_string())?;
+        is(
+            "admin escalate",
+            admin.status.map(|s| s.allowed),
+            Some(true),
+        )
+    })
+}
+
+pub fn rules_review(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use k8s_openapi::api::authorization::v1::SelfSubjectRulesReview;
+    Box::pin(async move {
+        let api: Api<SelfSubjectRulesReview> = Api::all(client);
+        let review: SelfSubjectRulesReview =
+            serde_json::from_value(serde_json::json!({"spec": {"namespace": "default"}}))
+                .map_err(|e| e.to_string())?;
+        let answered = api
+            .create(&PostParams::default(), &review)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = answered.status.ok_or("no status")?;
+        is("incomplete", status.incomplete, false)?;
+        let any = status.resource_rules.iter().any(|r| {
+            r.verbs.iter().any(|v| v == "*")
+                && r.resources
+                    .as_ref()
+                    .is_some_and(|x| x.iter().any(|x| x == "*"))
+        });
+        is("admin may do anything", any, true)
+    })
+}

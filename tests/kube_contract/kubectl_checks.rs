@@ -231,3 +231,38 @@ pub fn explain(k: &Kubectl) -> Check {
     let out = k.ok(&["explain", "top.metadata.finalizers"], None)?;
     want(&out, "finalizers")
 }
+
+pub fn can_i(k: &Kubectl) -> Check {
+    let out = k.ok(&["auth", "can-i", "create", "talosoperations"], None)?;
+    if out.trim() != "yes" {
+        return Err(format!("admin: {out}"));
+    }
+    let viewer = ["--as", "viewer", "--as-group", "ichor:viewers"];
+    let (ok, out) = k.run(
+        &[&viewer[..], &["auth", "can-i", "create", "talosoperations"]].concat(),
+        None,
+    );
+    if ok || out.trim() != "no" {
+        return Err(format!("viewer create: {ok} {out}"));
+    }
+    let out = k.ok(
+        &[&viewer[..], &["auth", "can-i", "list", "talosoperations"]].concat(),
+        None,
+    )?;
+    if out.trim() != "yes" {
+        return Err(format!("viewer list: {out}"));
+    }
+    let out = k.ok(
+        &[&viewer[..], &["auth", "can-i", "get", "/healthz"]].concat(),
+        None,
+    )?;
+    want(&out, "yes")
+}
+
+pub fn can_i_list(k: &Kubectl) -> Check {
+    let viewer = ["--as", "viewer", "--as-group", "ichor:viewers"];
+    let out = k.ok(&[&viewer[..], &["auth", "can-i", "--list"]].concat(), None)?;
+    want(&out, "talosoperations")?;
+    want(&out, "selfsubjectaccessreviews.authorization.k8s.io")?;
+    want(&out, "/healthz")
+}

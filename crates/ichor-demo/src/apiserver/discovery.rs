@@ -52,10 +52,10 @@ pub(crate) fn document(path: &str) -> Option<Value> {
         ),
         "/apis/authorization.k8s.io/v1" => resource_list(
             "authorization.k8s.io/v1",
-            vec![review_resource(
-                "selfsubjectaccessreviews",
-                "SelfSubjectAccessReview",
-            )],
+            vec![
+                review_resource("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+                review_resource("selfsubjectrulesreviews", "SelfSubjectRulesReview"),
+            ],
         ),
         "/apis/coordination.k8s.io/v1" => resource_list(
             "coordination.k8s.io/v1",
@@ -199,7 +199,9 @@ mod tests {
         let want_authz = json!({
             "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authorization.k8s.io/v1",
             "resources": [{"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
-                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}]
+                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]},
+                          {"name": "selfsubjectrulesreviews", "singularName": "selfsubjectrulesreview",
+                           "namespaced": false, "kind": "SelfSubjectRulesReview", "verbs": ["create"]}]
         });
         assert_eq!(document("/apis/authorization.k8s.io/v1"), Some(want_authz));
         let want_leases = json!({

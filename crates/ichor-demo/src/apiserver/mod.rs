@@ -27,6 +27,7 @@ mod paging;
 mod patch;
 mod pods;
 mod portforward;
+mod protobuf;
 pub mod requests;
 mod responses;
 mod routing;

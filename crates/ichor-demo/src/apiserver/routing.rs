@@ -227,8 +227,13 @@ impl EmbeddedApi {
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
+            let ct = req
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
             return review
-                .answer(&st.auth, &who, req.body())
+                .answer(&st.auth, &who, req.body(), ct)
                 .map(|(code, v)| (code, Reply::Json(v)));
         }
         let query = Query::parse(req.uri().query());
