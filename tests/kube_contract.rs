@@ -127,6 +127,30 @@ pub fn rows() -> Vec<Row> {
             kubectl: Some(c::can_i_list),
             kube: Some(k::rules_review),
         },
+        Row {
+            behaviour: "a continue token lists from the first page's snapshot: later creations and changes are not in the next pages",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks",
+            kubectl: Some(c::paging_snapshot),
+            kube: Some(k::paging_snapshot),
+        },
+        Row {
+            behaviour: "a continue token whose snapshot is compacted (here after 1,010 changes) is 410 Expired",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks",
+            kubectl: None,
+            kube: Some(k::paging_expired),
+        },
+        Row {
+            behaviour: "resourceVersionMatch=Exact lists the objects as they were at that resourceVersion",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list",
+            kubectl: None,
+            kube: Some(k::list_exact),
+        },
+        Row {
+            behaviour: "a Table's columns carry priorities: kubectl shows priority 1 only with -o wide",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables",
+            kubectl: Some(c::wide_columns),
+            kube: None,
+        },
     ]
 }
 

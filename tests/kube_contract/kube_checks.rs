@@ -481,3 +481,109 @@ pub fn rules_review(client: Client, _: EmbeddedApi) -> KubeCheck {
         is("admin may do anything", any, true)
     })
 }
+
+fn names<K: kube::Resource + Clone>(list: &kube::core::ObjectList<K>) -> Vec<String> {
+    list.items
+        .iter()
+        .filter_map(|o| o.meta().name.clone())
+        .collect()
+}
+
+pub fn paging_snapshot(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use kube::api::{Patch, PatchParams};
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        for n in ["op2", "op3"] {
+            ops.create(&PostParams::default(), &common_op(n))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        let first = ops
+            .list(&ListParams::default().limit(1))
+            .await
+            .map_err(|e| e.to_string())?;
+        is("page 1", names(&first), vec!["op1".to_string()])?;
+        let token = first
+            .metadata
+            .continue_
+            .clone()
+            .ok_or("no continue token")?;
+        ops.create(&PostParams::default(), &common_op("op4"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let pause = Patch::Merge(serde_json::json!({"spec": {"paused": true}}));
+        ops.patch("op2", &PatchParams::default(), &pause)
+            .await
+            .map_err(|e| e.to_string())?;
+        ops.delete("op3", &Default::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let rest = ops
+            .list(&ListParams::default().limit(10).continue_token(&token))
+            .await
+            .map_err(|e| e.to_string())?;
+        is(
+            "page 2",
+            names(&rest),
+            vec!["op2".to_string(), "op3".to_string()],
+        )?;
+        is("op2 as it was", rest.items[0].spec.paused, false)?;
+        is(
+            "list version",
+            rest.metadata.resource_version,
+            first.metadata.resource_version,
+        )
+    })
+}
+
+pub fn paging_expired(client: Client, api: EmbeddedApi) -> KubeCheck {
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        ops.create(&PostParams::default(), &common_op("op2"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let first = ops
+            .list(&ListParams::default().limit(1))
+            .await
+            .map_err(|e| e.to_string())?;
+        let token = first
+            .metadata
+            .continue_
+            .clone()
+            .ok_or("no continue token")?;
+        for i in 0..1010 {
+            api.edit("talosoperations", "default", "op1", |o| {
+                o["metadata"]["labels"] = serde_json::json!({"n": i.to_string()})
+            });
+        }
+        let e = ops
+            .list(&ListParams::default().limit(10).continue_token(&token))
+            .await
+            .err()
+            .ok_or("a continue token 1,010 changes old still worked")?;
+        let s = status(e)?;
+        is("code", s.code, 410)?;
+        is("reason", s.reason.as_str(), "Expired")
+    })
+}
+
+pub fn list_exact(client: Client, _: EmbeddedApi) -> KubeCheck {
+    use kube::api::VersionMatch;
+    Box::pin(async move {
+        let ops: Api<TalosOperation> = Api::namespaced(client, "default");
+        let before = ops
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let rv = before.metadata.resource_version.clone().unwrap_or_default();
+        ops.create(&PostParams::default(), &common_op("op2"))
+            .await
+            .map_err(|e| e.to_string())?;
+        let exact = ops
+            .list(&ListParams::default().at(&rv).matching(VersionMatch::Exact))
+            .await
+            .map_err(|e| e.to_string())?;
+        is("items at rv", names(&exact), vec!["op1".to_string()])?;
+        is("list version", exact.metadata.resource_version, Some(rv))
+    })
+}

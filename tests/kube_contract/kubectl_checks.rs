@@ -266,3 +266,47 @@ pub fn can_i_list(k: &Kubectl) -> Check {
     want(&out, "selfsubjectaccessreviews.authorization.k8s.io")?;
     want(&out, "/healthz")
 }
+
+fn raw(k: &Kubectl, path: &str) -> Result<serde_json::Value, String> {
+    let out = k.ok(&["get", "--raw", path], None)?;
+    serde_json::from_str(&out).map_err(|e| format!("{e}: {out}"))
+}
+
+pub fn paging_snapshot(k: &Kubectl) -> Check {
+    const LIST: &str = "/apis/ichor.maesh.dev/v1alpha1/namespaces/default/talosoperations";
+    k.ok(
+        &["create", "-f", "-"],
+        Some(&with_spec("op2", "  kind: talos\n")),
+    )?;
+    let first = raw(k, &format!("{LIST}?limit=1"))?;
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .ok_or(format!("no token: {first}"))?;
+    k.ok(
+        &["create", "-f", "-"],
+        Some(&with_spec("op3", "  kind: talos\n")),
+    )?;
+    let rest = raw(k, &format!("{LIST}?limit=10&continue={token}"))?;
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["metadata"]["name"].as_str())
+        .collect();
+    if names != ["op2"] {
+        return Err(format!("page 2: {names:?}"));
+    }
+    let out = k.ok(&["get", "top", "--chunk-size=1"], None)?;
+    want(&out, "op3")
+}
+
+pub fn wide_columns(k: &Kubectl) -> Check {
+    let narrow = k.ok(&["get", "top"], None)?;
+    let wide = k.ok(&["get", "top", "-o", "wide"], None)?;
+    want(&wide, "MAX-UNAVAILABLE")?;
+    if narrow.contains("MAX-UNAVAILABLE") {
+        return Err(format!("a wide column without -o wide: {narrow}"));
+    }
+    let pods = k.ok(&["get", "machines", "-o", "wide"], None)?;
+    want(&pods, "UPGRADE-ORDER")
+}

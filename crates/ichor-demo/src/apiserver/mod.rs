@@ -34,6 +34,7 @@ mod routing;
 mod schemas;
 mod selector;
 pub mod server;
+mod snapshot;
 mod store;
 mod structural;
 mod table;

@@ -10,6 +10,7 @@ use super::kinds::{ResourceType, resource};
 use super::patch::PatchType;
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
+use super::snapshot::Gone;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
 use super::{ApiState, EmbeddedApi, cluster, discovery, paging, portforward, requests, table};
@@ -336,11 +337,24 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
         .map_err(|e| fail(400, "BadRequest", e))?;
     let fields = FieldSelector::parse(rt, call.query.get("fieldSelector").unwrap_or(""))
         .map_err(|e| fail(400, "BadRequest", e))?;
-    let mut items = st.list_items(&call.target, &selector);
+    let (at, gone) = snapshot_version(call)?;
+    let snapshot = match at {
+        Some(v) => st
+            .list_at(&call.target, &selector, v)
+            .map_err(|()| gone.failure())?,
+        None => Vec::new(),
+    };
+    let mut items = match at {
+        Some(_) => snapshot.iter().map(|c| c.as_ref()).collect(),
+        None => st.list_items(&call.target, &selector),
+    };
     if !fields.is_empty() {
         items.retain(|obj| fields.matches_object(rt.plural, obj));
     }
-    let rv = st.resource_version.to_string();
+    let rv = match (at, call.query.get("resourceVersionMatch")) {
+        (Some(v), Some("Exact")) => v.to_string(),
+        _ => st.resource_version.to_string(),
+    };
     let paging::Page { items, metadata } = paging::page(
         items,
         call.query.get("limit"),
@@ -380,6 +394,32 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
     let bytes = serde_json::to_vec(&list)
         .map_err(|e| fail(500, "InternalError", format!("encoding the list: {e}")))?;
     Ok((200, Reply::Raw(bytes)))
+}
+
+/// The resourceVersion a list is served at when not the newest: a continue token's (the
+/// first page's), or `resourceVersion` under `resourceVersionMatch=Exact`; and what to answer
+/// when it is gone.
+fn snapshot_version(call: &Call) -> Result<(Option<u64>, Gone), Failure> {
+    let bad = |what: &str| fail(400, "BadRequest", what.to_string());
+    if let Some(token) = call.query.get("continue").filter(|c| !c.is_empty()) {
+        let rv = paging::token_version(token)?;
+        return Ok((Some(rv), Gone::Continue));
+    }
+    match call.query.get("resourceVersionMatch") {
+        None | Some("") | Some("NotOlderThan") => Ok((None, Gone::Continue)),
+        Some("Exact") => {
+            let rv = call
+                .query
+                .get("resourceVersion")
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|v| *v > 0)
+                .ok_or_else(|| bad("resourceVersionMatch: Forbidden: resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"\" or \"0\""))?;
+            Ok((Some(rv), Gone::Exact(rv)))
+        }
+        Some(_) => Err(bad(
+            "resourceVersionMatch: Unsupported value: supported values: \"Exact\", \"NotOlderThan\"",
+        )),
+    }
 }
 
 /// A patch: JSON merge patch and JSON patch on every resource, strategic merge patch on the
