@@ -76,11 +76,10 @@ pub(crate) fn parse_path(path: &str) -> Result<Target, Failure> {
     };
     let rt = resource(group, version, plural).ok_or_else(not_found)?;
     // Names within a namespace for the namespaced kinds, at the top for the others.
-    let misplaced = match (rt.namespaced, &namespace, &name) {
-        (true, None, Some(_)) => true,
-        (false, Some(_), _) => true,
-        _ => false,
-    };
+    let misplaced = matches!(
+        (rt.namespaced, &namespace, &name),
+        (true, None, Some(_)) | (false, Some(_), _)
+    );
     if misplaced || (status && !rt.has_status) {
         return Err(not_found());
     }
