@@ -24,10 +24,10 @@ mod common;
 mod server;
 
 use common::procs::{self, Cpu, Proc};
+use ichor_client::remote::Protocol;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient as _;
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::model::{ListQuery, View};
+use ichor_model::OperationClient as _;
+use ichor_model::{ListQuery, View};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

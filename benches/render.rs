@@ -8,8 +8,9 @@
 mod common;
 
 use common::data::{listed, operations};
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ichor_views as views;
+use ichor_views::i18n::{Lang, Texts};
+use ichor_views::widgets::{Ctx, Theme};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::hint::black_box;
@@ -54,7 +55,7 @@ const EN: &str = "edge-tokyo-talos-m4q9z was paused by a failed machine (edge-to
 
 /// The wrap with the kinsoku rules against the wrap before them, per paragraph.
 fn wrap_cost(runs: usize, iters: usize) {
-    use ichor_tui::views::text::wrap;
+    use ichor_views::text::wrap;
     let iters = iters * 10;
     for (lang, text) in [("ja", JA), ("en", EN)] {
         for w in [76, 38] {

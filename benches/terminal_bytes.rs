@@ -12,17 +12,18 @@
 mod common;
 
 use common::data::{listed, now, operations, rollout, rollout_cluster};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::update;
-use ichor_tui::client::{Backend as ClientBackend, OperationClient};
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::model::{
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Session, State};
+use ichor_app::update::update;
+use ichor_model::OperationClient;
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
     Permissions, Plan,
 };
-use ichor_tui::runtime::{Clock, NoHost, Runtime};
-use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ichor_runtime::{Clock, NoHost, Runtime};
+use ichor_views as views;
+use ichor_views::i18n::{Lang, Texts};
+use ichor_views::widgets::{Ctx, Theme};
 use ratatui::Terminal;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell;
@@ -132,7 +133,7 @@ fn page(op: &Operation) -> State {
         &mut state,
         Action::Cluster {
             seq,
-            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
+            purpose: ichor_app::action::ClusterFor::OperationPage,
             namespace: op.namespace.clone(),
             name: op.cluster.clone(),
             result: Ok(rollout_cluster()),
@@ -197,15 +198,12 @@ fn refused() -> ApiError {
 
 #[async_trait::async_trait]
 impl OperationClient for Still {
-    fn backend(&self) -> ClientBackend {
-        ClientBackend::Demo
-    }
     async fn list_page(
         &self,
-        q: &ichor_tui::model::ListQuery,
-    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
+        q: &ichor_model::ListQuery,
+    ) -> Result<ichor_model::OperationPage, ApiError> {
         self.read();
-        ichor_tui::service::list::page(self.ops.clone(), q)
+        ichor_service::list::page(self.ops.clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.read();

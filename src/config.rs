@@ -6,42 +6,42 @@ use std::path::{Path, PathBuf};
 /// `~/.config/ichor-tui/config.toml`: the user's defaults.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct FileConfig {
-    pub kubeconfig: Option<PathBuf>,
-    pub context: Option<String>,
-    pub namespace: Option<String>,
-    pub all_namespaces: Option<bool>,
-    pub server: Option<String>,
-    pub protocol: Option<crate::client::remote::Protocol>,
-    pub backend: Option<crate::cli::BackendChoice>,
-    pub ichor_ui: Option<String>,
-    pub ichor_ui_port: Option<String>,
-    pub token_file: Option<PathBuf>,
-    pub ca_file: Option<PathBuf>,
+pub(crate) struct FileConfig {
+    pub(crate) kubeconfig: Option<PathBuf>,
+    pub(crate) context: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) all_namespaces: Option<bool>,
+    pub(crate) server: Option<String>,
+    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub(crate) backend: Option<RouteChoice>,
+    pub(crate) ichor_ui: Option<String>,
+    pub(crate) ichor_ui_port: Option<String>,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
     #[serde(default, deserialize_with = "lang")]
-    pub lang: Option<String>,
-    pub color: Option<ColorMode>,
-    pub ascii: Option<bool>,
-    pub read_only: Option<bool>,
-    pub ambiguous_width: Option<AmbiguousWidth>,
+    pub(crate) lang: Option<String>,
+    pub(crate) color: Option<ColorMode>,
+    pub(crate) ascii: Option<bool>,
+    pub(crate) read_only: Option<bool>,
+    pub(crate) ambiguous_width: Option<AmbiguousWidth>,
 }
 
 impl FileConfig {
     /// The default location.
-    pub fn default_path() -> Option<PathBuf> {
+    pub(crate) fn default_path() -> Option<PathBuf> {
         dirs::config_dir().map(|d| d.join("ichor-tui").join("config.toml"))
     }
 
     /// Reads `path`. A missing file is an empty config unless it was `required` (named by
     /// `--config`); an unreadable or malformed one is an error naming the file and, for a
     /// malformed one, the line and column.
-    pub fn load(path: &Path, required: bool) -> anyhow::Result<FileConfig> {
+    pub(crate) fn load(path: &Path, required: bool) -> anyhow::Result<FileConfig> {
         match std::fs::read(path) {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| {
                     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
                     let valid = std::str::from_utf8(valid).unwrap_or_default();
-                    let (line, column) = crate::errors::line_column(valid, valid.len());
+                    let (line, column) = ichor_model::error_text::line_column(valid, valid.len());
                     anyhow::anyhow!(
                         "config file {}:{line}:{column}: not UTF-8 text",
                         path.display()
@@ -61,17 +61,17 @@ impl FileConfig {
 
     /// Parses the text of `path`; an error is one line, `FILE:LINE:COLUMN: what`, without the
     /// snippet toml would print.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
+    pub(crate) fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
         toml::from_str(text).map_err(|e| {
             let at = match e.span() {
                 Some(span) => {
-                    let (line, column) = crate::errors::line_column(text, span.start);
+                    let (line, column) = ichor_model::error_text::line_column(text, span.start);
                     format!(":{line}:{column}")
                 }
                 None => String::new(),
             };
-            let what = crate::views::text::truncate(
-                &crate::views::text::sanitize(e.message().trim()),
+            let what = ichor_model::inert::truncate(
+                &ichor_model::inert::sanitize(e.message().trim()),
                 200,
             );
             anyhow::anyhow!("config file {}{at}: {what}", path.display())
@@ -82,13 +82,27 @@ impl FileConfig {
 /// `lang = "…"`: en or ja (as `--lang` takes them).
 fn lang<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let s = String::deserialize(d)?;
-    if crate::i18n::Lang::parse(&s).is_none() {
+    if ichor_views::i18n::Lang::parse(&s).is_none() {
         return Err(serde::de::Error::custom(format!(
             "lang must be en or ja, not {}",
-            crate::errors::quoted(&s)
+            ichor_model::error_text::quoted(&s)
         )));
     }
     Ok(Some(s))
+}
+
+/// `--backend` (and `backend` in the config file): how the dashboard reaches OperationService
+/// when no server URL is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouteChoice {
+    /// ichor-ui through a tunnel when it answers, else in-process.
+    #[default]
+    Auto,
+    /// ichor-ui (through a tunnel), or an error saying why not.
+    Remote,
+    /// The service in this process, with the kubeconfig's credentials.
+    InProcess,
 }
 
 /// `--color` (and `color` in the config file).
@@ -104,7 +118,7 @@ pub enum ColorMode {
 impl ColorMode {
     /// Whether to colour: `always`/`never` decide; `auto` colours a terminal unless NO_COLOR is
     /// set (to anything non-empty).
-    pub fn resolve(self, no_color: Option<&str>, is_tty: bool) -> bool {
+    pub(crate) fn resolve(self, no_color: Option<&str>, is_tty: bool) -> bool {
         match self {
             ColorMode::Always => true,
             ColorMode::Never => false,
@@ -129,8 +143,20 @@ pub enum AmbiguousWidth {
     Wide,
 }
 
+impl AmbiguousWidth {
+    /// Whether ambiguous characters are wide, when the setting says (`auto`: not known until
+    /// the terminal is asked).
+    pub(crate) fn known(self) -> Option<bool> {
+        match self {
+            AmbiguousWidth::Auto => None,
+            AmbiguousWidth::Narrow => Some(false),
+            AmbiguousWidth::Wide => Some(true),
+        }
+    }
+}
+
 /// Whether the locale's character set is UTF-8 (LC_ALL, then LC_CTYPE, then LANG).
-pub fn locale_is_utf8(env: impl Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn locale_is_utf8(env: impl Fn(&str) -> Option<String>) -> bool {
     for var in ["LC_ALL", "LC_CTYPE", "LANG"] {
         if let Some(v) = env(var).filter(|v| !v.is_empty()) {
             let v = v.to_ascii_lowercase();
@@ -171,7 +197,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(&p, text).unwrap();
         let e = FileConfig::load(&p, required).unwrap_err();
-        crate::errors::one_line(&e).replace(&p.display().to_string(), "FILE")
+        ichor_model::error_text::one_line(&e).replace(&p.display().to_string(), "FILE")
     }
 
     #[test]
@@ -210,13 +236,13 @@ mod tests {
         assert_eq!(FileConfig::load(&p, false).unwrap(), FileConfig::default());
         let e = FileConfig::load(&p, true).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("config file {} (--config) does not exist", p.display())
         );
         let e = FileConfig::load(dir.path(), true).unwrap_err();
         let io = std::fs::read(dir.path()).unwrap_err();
         assert_eq!(
-            crate::errors::one_line(&e),
+            ichor_model::error_text::one_line(&e),
             format!("cannot read config file {}: {io}", dir.path().display())
         );
     }

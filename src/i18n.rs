@@ -121,7 +121,7 @@ fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
 
 /// The texts of one language, with English behind it.
 pub struct Texts {
-    pub lang: Lang,
+    pub(crate) lang: Lang,
     main: FluentBundle<FluentResource>,
     fallback: Option<FluentBundle<FluentResource>>,
 }
@@ -141,7 +141,7 @@ impl Texts {
     }
 
     /// The message `id` with string arguments.
-    pub fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
+    pub(crate) fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));
@@ -150,7 +150,7 @@ impl Texts {
     }
 
     /// The message `id` with arguments that may be numbers (plural rules).
-    pub fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
+    pub(crate) fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, v.clone());
@@ -160,7 +160,7 @@ impl Texts {
 
     /// The message `id` with string arguments, only if it renders whole: `None` when it is
     /// missing or an argument it needs was not given (Fluent would show `{$name}`).
-    pub fn tr_whole(&self, id: &str, args: &[(&str, &str)]) -> Option<String> {
+    pub(crate) fn tr_whole(&self, id: &str, args: &[(&str, &str)]) -> Option<String> {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));

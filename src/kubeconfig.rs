@@ -5,29 +5,29 @@
 //! cause twice, and it panics on a UTF-16 file of odd length. The YAML itself is kube's
 //! (`Kubeconfig::from_yaml`), and relative file names are made absolute as kube does.
 
-use crate::errors::quoted;
-use crate::views::text::{sanitize, truncate};
+use ichor_model::error_text::quoted;
+use ichor_model::inert::{sanitize, truncate};
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError, LoadDataError};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The environment variable listing kubeconfig files.
-pub const KUBECONFIG_ENV: &str = "KUBECONFIG";
+pub(crate) const KUBECONFIG_ENV: &str = "KUBECONFIG";
 
 /// How many context names an error lists at most.
 const MAX_LISTED: usize = 10;
 
 /// A kubeconfig and the files it came from.
 #[derive(Clone, Debug)]
-pub struct Loaded {
-    pub kubeconfig: Kubeconfig,
+pub struct LoadedKubeconfig {
+    pub(crate) kubeconfig: Kubeconfig,
     /// The file, or the files of `$KUBECONFIG` joined by `:`, as errors name them.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 /// The files to read: the flag's, else `$KUBECONFIG`'s (empty entries skipped), else
 /// `~/.kube/config`.
-pub fn paths(
+pub(crate) fn paths(
     flag: Option<&Path>,
     env: Option<OsString>,
     home: Option<PathBuf>,
@@ -53,7 +53,7 @@ pub fn paths(
 
 /// Reads the kubeconfig named by `--kubeconfig` (`flag`), `$KUBECONFIG` or `~/.kube/config`;
 /// several files are merged as kubectl merges them.
-pub fn read(flag: Option<&Path>) -> anyhow::Result<Loaded> {
+pub fn read(flag: Option<&Path>) -> anyhow::Result<LoadedKubeconfig> {
     let paths = paths(flag, std::env::var_os(KUBECONFIG_ENV), std::env::home_dir())?;
     let mut merged: Option<Kubeconfig> = None;
     for path in &paths {
@@ -70,14 +70,14 @@ pub fn read(flag: Option<&Path>) -> anyhow::Result<Loaded> {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(":");
-    Ok(Loaded {
+    Ok(LoadedKubeconfig {
         kubeconfig: merged.unwrap_or_default(),
         source,
     })
 }
 
 /// One kubeconfig file: read, decoded, parsed, its relative file names made absolute.
-pub fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
+pub(crate) fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
     let bytes = std::fs::read(path)
         .map_err(|e| anyhow::anyhow!("cannot read kubeconfig {}: {e}", path.display()))?;
     let text =
@@ -105,7 +105,7 @@ pub fn read_file(path: &Path) -> anyhow::Result<Kubeconfig> {
 
 /// The text of a kubeconfig file, as kubectl reads it: UTF-8, or UTF-16 with its byte-order
 /// mark; a UTF-8 byte-order mark is skipped. Never panics.
-pub fn decode(bytes: &[u8]) -> Result<String, &'static str> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<String, &'static str> {
     let utf16 = |rest: &[u8], unit: fn([u8; 2]) -> u16| {
         if !rest.len().is_multiple_of(2) {
             return Err("not UTF-16 text (an odd number of bytes after the byte-order mark)");
@@ -200,10 +200,10 @@ fn context_list(kc: &Kubeconfig) -> String {
     format!("contexts: {}", names.join(", "))
 }
 
-impl Loaded {
+impl LoadedKubeconfig {
     /// The context to use: `wanted` (`--context`), else the current context; either must
     /// exist. The error names the file and lists the contexts there are.
-    pub fn context(&self, wanted: Option<&str>) -> anyhow::Result<String> {
+    pub(crate) fn context(&self, wanted: Option<&str>) -> anyhow::Result<String> {
         let kc = &self.kubeconfig;
         let exists = |n: &str| kc.contexts.iter().any(|c| c.name == n);
         match wanted {
@@ -232,7 +232,7 @@ impl Loaded {
     }
 
     /// The user (`AuthInfo`) a context names, for messages.
-    pub fn user_of(&self, context: &str) -> Option<String> {
+    pub(crate) fn user_of(&self, context: &str) -> Option<String> {
         self.kubeconfig
             .contexts
             .iter()
@@ -241,8 +241,8 @@ impl Loaded {
             .and_then(|c| c.user.clone())
     }
 
-    /// The client configuration of `context` (which [`Loaded::context`] checked).
-    pub async fn client_config(&self, context: &str) -> anyhow::Result<kube::Config> {
+    /// The client configuration of `context` (which [`LoadedKubeconfig::context`] checked).
+    pub(crate) async fn client_config(&self, context: &str) -> anyhow::Result<kube::Config> {
         let options = KubeConfigOptions {
             context: Some(context.to_string()),
             ..Default::default()
@@ -260,8 +260,8 @@ impl Loaded {
     }
 }
 
-impl Loaded {
-    /// A Kubernetes client for `context` (which [`Loaded::context`] checked), with the
+impl LoadedKubeconfig {
+    /// A Kubernetes client for `context` (which [`LoadedKubeconfig::context`] checked), with the
     /// namespace the context names. Files the kubeconfig names (certificates, keys) are read
     /// here; an error names the one that failed, once.
     pub async fn client(&self, context: &str) -> anyhow::Result<(kube::Client, String)> {
@@ -282,7 +282,7 @@ impl Loaded {
                 "kubeconfig {}, context {}: {}",
                 self.source,
                 quoted(context),
-                crate::errors::chain_line(texts)
+                ichor_model::error_text::chain_line(texts)
             )
         })?;
         Ok((client, namespace))
@@ -307,7 +307,7 @@ fn kube_error_text(e: &KubeconfigError) -> String {
         }
         other => other.to_string(),
     };
-    crate::errors::chain_line([text])
+    ichor_model::error_text::chain_line([text])
 }
 
 #[cfg(test)]
@@ -321,7 +321,7 @@ mod tests {
     }
 
     fn err(r: anyhow::Result<impl std::fmt::Debug>) -> String {
-        crate::errors::one_line(&r.unwrap_err())
+        ichor_model::error_text::one_line(&r.unwrap_err())
     }
 
     const TWO: &str = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://k:6443\n    certificate-authority: ca.pem\n\
@@ -439,7 +439,7 @@ current-context: a\nusers:\n- name: alice\n  user:\n    token: t\n- name: bob\n 
 
     #[test]
     fn a_context_that_does_not_exist_lists_the_ones_that_do() {
-        let loaded = Loaded {
+        let loaded = LoadedKubeconfig {
             kubeconfig: Kubeconfig::from_yaml(TWO).unwrap(),
             source: "/k/config".into(),
         };

@@ -10,7 +10,7 @@ fn main() -> std::process::ExitCode {
     let _log_guard = match ichor_tui::cli::init_logging(cli.log_file()) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("ichor-tui: {}", ichor_tui::errors::one_line(&e));
+            eprintln!("ichor-tui: {}", ichor_model::error_text::one_line(&e));
             None
         }
     };
@@ -32,7 +32,7 @@ fn main() -> std::process::ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            let line = ichor_tui::errors::one_line(&e);
+            let line = ichor_model::error_text::one_line(&e);
             tracing::error!(error = %line, "ichor-tui failed");
             eprintln!("ichor-tui: {line}");
             std::process::ExitCode::FAILURE

@@ -2,14 +2,14 @@
 //! replicas of the same API, repeatedly, counting what was written. The losers are refused with
 //! a reason that names the winner, and the spec holds the winner's target.
 
-mod common;
+use crate::common;
 
 use common::server::{Options, client, start};
 use common::small_cluster;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient;
-use ichor_tui::model::{OperationKind, OperationRequest, Reason};
+use ichor_model::OperationClient;
+use ichor_model::{OperationKind, OperationRequest, Reason};
 
 const ROUNDS: usize = 20;
 const STARTS: usize = 10;

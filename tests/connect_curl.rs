@@ -7,7 +7,7 @@
 //! Needs curl (`.ci/run` installs it); without it the test is skipped with a notice, unless
 //! `$CI` is set, when it fails.
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::process::Process;

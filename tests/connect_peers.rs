@@ -16,18 +16,19 @@
 //! @connectrpc/connect-node and @bufbuild/protobuf v2 (`.ci/run` installs them). Without it the
 //! tests are skipped with a notice, unless `$CI` is set, when they fail.
 
-mod common;
+use crate::common;
 
 use common::server::{Options, start};
 use common::small_cluster;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec, machine};
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::client::{OperationClient, ServerVersion};
-use ichor_tui::model::{
+use ichor_model::OperationKind;
+use ichor_model::{
     Code, Confirmed, MachinePhase, Operation, OperationEffect, OperationRequest, Phase, Reason,
 };
+use ichor_model::{OperationClient, ServerVersion};
+use ichor_resources::{CniSpec, TalosCluster, TalosClusterSpec, machine};
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -61,7 +62,7 @@ fn descriptors(dir: &Path) -> PathBuf {
         [format!("{INTEROP}/proto")],
     )
     .expect("compiling tests/interop/proto/google/rpc/error_details.proto");
-    let mut bytes = ichor_tui::wire::proto::FILE_DESCRIPTOR_SET.to_vec();
+    let mut bytes = ichor_server::wire::proto::FILE_DESCRIPTOR_SET.to_vec();
     bytes.extend(prost::Message::encode_to_vec(&error_info));
     let path = dir.join("ichor.binpb");
     std::fs::write(&path, bytes).unwrap();

@@ -1,6 +1,6 @@
 //! The simulated controller carries operations out as the ichor controller does.
 
-mod common;
+use crate::common;
 
 use common::{op, small_cluster};
 use ichor_demo::apiserver::EmbeddedApi;

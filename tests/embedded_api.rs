@@ -1,6 +1,6 @@
 //! The embedded Kubernetes API answers as kube-apiserver does, through the real kube client.
 
-mod common;
+use crate::common;
 
 use common::{op, small_cluster};
 use ichor_demo::apiserver::auth::{Rule, Subject, users};

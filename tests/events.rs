@@ -3,13 +3,13 @@
 //! naming no operation, while it lived), newest first, at most 100, their text made inert; a
 //! caller who may not read Events is refused as Kubernetes refuses them, and nothing is written.
 
-mod common;
+use crate::common;
 
 use common::op;
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::EmbeddedApi;
+use ichor_model::{Code, MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 use ichor_resources::*;
-use ichor_tui::model::{Code, MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{Event, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

@@ -2,13 +2,13 @@
 //! (a Warning marked), all of them behind `e`, and the line that says why there are none when
 //! the caller may not read them. Action sequences, and snapshots in en and ja.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, ago, now};
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, State};
-use ichor_tui::app::update::update;
-use ichor_tui::model::{ApiError, Code, OperationEvent, Reason};
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::{Dialog, State};
+use ichor_app::update::update;
+use ichor_model::{ApiError, Code, OperationEvent, Reason};
 
 fn event(
     mins: i64,

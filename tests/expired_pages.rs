@@ -2,12 +2,12 @@
 //! snapshot is compacted, and the service lists again from the start, as a client of a real
 //! cluster must (kube's own pager does the same).
 
-mod common;
+use crate::common;
 
 use common::op;
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::{EmbeddedApi, FaultRule};
-use ichor_tui::model::{ListQuery, View};
+use ichor_model::{ListQuery, View};
 
 /// `n` operations in `default`.
 fn operations(n: usize) -> EmbeddedApi {

@@ -3,7 +3,7 @@
 //! refusal to serve plaintext beyond loopback. The behaviour itself is tests/service.rs's
 //! matrix, which runs over gRPC too.
 
-mod common;
+use crate::common;
 #[path = "serve/curl.rs"]
 mod curl;
 #[path = "serve/deadlines.rs"]
@@ -19,13 +19,13 @@ mod pages;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
-use ichor_resources::OperationKind;
-use ichor_tui::client::OperationClient;
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::model::{Code, OperationRequest, Reason};
-use ichor_tui::server::{ServerConfig, TlsPem, check_transport, serve};
+use ichor_model::OperationClient;
+use ichor_model::OperationKind;
+use ichor_model::{Code, OperationRequest, Reason};
+use ichor_server::{ServerConfig, TlsPem, check_transport, serve};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -417,8 +417,8 @@ async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
 
 #[tokio::test]
 async fn a_retrying_client_waits_out_a_server_that_is_away() {
-    use ichor_tui::client::RetryEvent;
-    use ichor_tui::client::retry::{RetryPolicy, Retrying};
+    use ichor_client::retry::{RetryPolicy, Retrying};
+    use ichor_model::RetryEvent;
     let api = world();
     let server = start(&api, Options::default()).await;
     let addr = server.addr;
@@ -547,7 +547,7 @@ fn serve_reaches_kubernetes_through_a_kubeconfig() {
 /// The generated client on one connection to `server` (which allows anonymous calls).
 async fn raw_client(
     server: &common::server::Running,
-) -> ichor_tui::wire::proto::operation_service_client::OperationServiceClient<
+) -> ichor_server::wire::proto::operation_service_client::OperationServiceClient<
     tonic::transport::Channel,
 > {
     let channel = tonic::transport::Endpoint::from_shared(server.url(false))
@@ -555,11 +555,11 @@ async fn raw_client(
         .connect()
         .await
         .unwrap();
-    ichor_tui::wire::proto::operation_service_client::OperationServiceClient::new(channel)
+    ichor_server::wire::proto::operation_service_client::OperationServiceClient::new(channel)
 }
 
-fn list_default() -> ichor_tui::wire::proto::ListOperationsRequest {
-    ichor_tui::wire::proto::ListOperationsRequest {
+fn list_default() -> ichor_server::wire::proto::ListOperationsRequest {
+    ichor_server::wire::proto::ListOperationsRequest {
         namespace: "default".into(),
         ..Default::default()
     }
@@ -567,8 +567,8 @@ fn list_default() -> ichor_tui::wire::proto::ListOperationsRequest {
 
 #[tokio::test]
 async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
-    use ichor_tui::server::MAX_REQUEST_BYTES;
-    use ichor_tui::wire::proto::GetOperationRequest;
+    use ichor_server::MAX_REQUEST_BYTES;
+    use ichor_server::wire::proto::GetOperationRequest;
     let api = world();
     let server = start(
         &api,
@@ -610,7 +610,7 @@ async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
 
 #[tokio::test]
 async fn an_oversized_header_is_refused_and_the_server_goes_on() {
-    use ichor_tui::server::MAX_HEADER_LIST_BYTES;
+    use ichor_server::MAX_HEADER_LIST_BYTES;
     let api = world();
     let server = start(
         &api,

@@ -4,14 +4,14 @@
 //! large or strange, gets a code that would be retried or that says the server broke. Also: the
 //! log stays bounded when an object cannot be read.
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, connect};
 use common::{op, small_cluster};
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_model::OperationClient;
+use ichor_model::{ApiError, Code, Confirmed, OperationKind, OperationRequest, Reason};
 use ichor_resources::TalosOperationStatus;
-use ichor_tui::client::OperationClient;
-use ichor_tui::model::{ApiError, Code, Confirmed, OperationKind, OperationRequest, Reason};
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
 

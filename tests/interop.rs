@@ -11,7 +11,7 @@
 //! grpcio-reflection (`.ci/run` makes one). Without it the test is skipped with a notice,
 //! unless `$CI` is set, when it fails.
 
-mod common;
+use crate::common;
 
 use common::process::Process;
 use ichor_demo::apiserver::auth::users;

@@ -4,7 +4,8 @@
 //! kube-rs. Every row starts from a fresh API: the small cluster `c1` and the operation `op1`
 //! in `default`.
 
-mod common;
+use crate::common;
+
 #[path = "kube_contract/kube_checks.rs"]
 mod kube_checks;
 #[path = "kube_contract/kubectl_checks.rs"]
@@ -166,7 +167,6 @@ pub fn fresh_api() -> EmbeddedApi {
 pub struct Kubectl {
     pub bin: String,
     pub kubeconfig: PathBuf,
-    pub api: EmbeddedApi,
 }
 
 impl Kubectl {
@@ -280,11 +280,10 @@ fn through_kubectl() {
                 .unwrap();
             let addr = listener.local_addr().unwrap();
             ichor_demo::apiserver::server::write_kubeconfig(&kubeconfig, &addr).unwrap();
-            let server = rt.spawn(ichor_demo::apiserver::server::serve(api.clone(), listener));
+            let server = rt.spawn(ichor_demo::apiserver::server::serve(api, listener));
             let k = Kubectl {
                 bin: bin.clone(),
                 kubeconfig,
-                api,
             };
             if let Err(e) = check(&k) {
                 failures.push(format!(

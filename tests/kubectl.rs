@@ -758,8 +758,8 @@ fn kubectl_shows_the_controllers_events() {
 /// gRPC, lists the demo's operations through the port kubectl forwards.
 #[tokio::test]
 async fn a_call_through_kubectls_port_forward_lists_the_operations() {
-    use ichor_tui::client::OperationClient;
-    use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
+    use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
+    use ichor_model::OperationClient;
     if !kubectl_available() {
         return;
     }

@@ -1,13 +1,13 @@
 //! ListOperations as the list screen asks for it (summaries, pages, filters, unchanged
 //! answers), through the real kube client code against the embedded API, on every path.
 
-mod common;
+use crate::common;
 
 use common::op;
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::EmbeddedApi;
+use ichor_model::{Code, ListQuery, Phase, Progress, Reason, View};
 use ichor_resources::*;
-use ichor_tui::model::{Code, ListQuery, Phase, Progress, Reason, View};
 
 /// `n` operations on clusters c1 and c2, one a minute apart (newest has the highest number),
 /// every fifth Running with its second machine under way, the rest Completed.

@@ -2,14 +2,14 @@
 //! the version held and an unchanged answer changes nothing; the next page is asked for as the
 //! selection nears the end; the filter is applied at once and sent once typing settles.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now};
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::State;
-use ichor_tui::app::update::{start, update};
-use ichor_tui::model::{ListQuery, Operation, View};
-use ichor_tui::service::list::page;
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::State;
+use ichor_app::update::{start, update};
+use ichor_model::{ListQuery, Operation, View};
+use ichor_service::list::page;
 use jiff::SignedDuration;
 
 /// `n` finished operations, one a minute apart.
@@ -76,13 +76,13 @@ fn the_list_asks_for_a_page_of_summaries_and_then_only_for_changes() {
     assert_eq!(s.ops.all.data.as_ref().unwrap(), &held);
     assert_eq!(s.ops.all.error, None);
     // A change on the first page comes back whole.
-    ops[249].phase = ichor_tui::model::Phase::Failed;
+    ops[249].phase = ichor_model::Phase::Failed;
     ops[249].resource_version = "2".into();
     let e = tick_at(&mut s, now() + SignedDuration::from_secs(20));
     answer(&mut s, &ops, &e);
     assert_eq!(
         s.ops.all.data.as_ref().unwrap()[0].phase,
-        ichor_tui::model::Phase::Failed
+        ichor_model::Phase::Failed
     );
 }
 

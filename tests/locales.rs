@@ -6,11 +6,11 @@ mod fluent;
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
+use ichor_app::keymap;
+use ichor_app::state::Screen;
+use ichor_model::{ApiError, Code, OperationKind, Reason};
 use ichor_resources::CA_STAGES;
-use ichor_tui::app::keymap;
-use ichor_tui::app::state::Screen;
-use ichor_tui::i18n::{Lang, Texts, sources};
-use ichor_tui::model::{ApiError, Code, OperationKind, Reason};
+use ichor_views::i18n::{Lang, Texts, sources};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// id → variables, for one language.
@@ -336,7 +336,7 @@ fn every_message_renders_whole_with_its_variables_filled() {
 
 /// What the dashboard shows for `e` in `lang`.
 fn shown(lang: Lang, e: &ApiError) -> String {
-    ichor_tui::views::widgets::error_text(&Texts::new(lang), e)
+    ichor_views::words::error_text(&Texts::new(lang), e)
 }
 
 #[test]

@@ -8,8 +8,8 @@ use common::server::{Options, client, start};
 use common::small_cluster;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient;
-use ichor_tui::model::{OperationKind, OperationRequest};
+use ichor_model::OperationClient;
+use ichor_model::{OperationKind, OperationRequest};
 use std::sync::Arc;
 
 fn world() -> EmbeddedApi {

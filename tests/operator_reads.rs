@@ -3,16 +3,16 @@
 //! long text read whole. Snapshots in English and Japanese at 80×24 and 160×48, and 40×12
 //! where it scrolls.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, ago, machine, page};
 use common::snap::draw;
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{AskedAbout, Dialog, Notice, State};
-use ichor_tui::app::update::update;
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::*;
-use ichor_tui::views::widgets::Theme;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{AskedAbout, Dialog, Notice, State};
+use ichor_app::update::update;
+use ichor_model::*;
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
 fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
@@ -22,7 +22,7 @@ fn snap(name: &str, state: &State) {
 fn snap_small(name: &str, state: &State) {
     for lang in [Lang::En, Lang::Ja] {
         let term = draw(state, lang, 40, 12, Theme::default());
-        insta::assert_snapshot!(format!("{name}_{}_40x12", lang.code()), term.backend());
+        crate::snapshot!(format!("{name}_{}_40x12", lang.code()), term.backend());
     }
 }
 
@@ -236,7 +236,7 @@ fn refused_credentials_after_a_rotation_say_so_and_what_to_run() {
         })
         .collect();
     let s = refused_after(ops);
-    assert_eq!(s.conn, ichor_tui::app::state::Conn::Ok, "not a retry");
+    assert_eq!(s.conn, ichor_app::state::Conn::Ok, "not a retry");
     let screen = flat(&s, Lang::En, 80, 24);
     assert!(!screen.contains("retrying"), "{screen}");
     assert!(

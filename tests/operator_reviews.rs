@@ -4,25 +4,26 @@
 //! for kube-proxy; and, at 40×12, the Review, the keys and the operation page scroll with a
 //! marker. Nothing is written.
 
-mod common;
+use crate::common;
+use crate::snap_all;
 
 use common::dialog::{dialog, form, on_clusters, review, select};
 use common::driver::Driver;
 use common::fixtures;
 use common::snap::draw;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Screen, State};
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::demo;
+use ichor_model::OperationClient;
+use ichor_model::{OperationKind, Reason};
 use ichor_resources::{Machine, TalosCluster, TalosOperation, TalosOperationStatus, names};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Screen, State};
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::{OperationKind, Reason};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
-use ichor_tui::views::widgets::Theme;
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 
@@ -53,7 +54,7 @@ async fn world() -> (EmbeddedApi, Arc<dyn OperationClient>) {
     api.clear_write_log();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo, false);
+    let client = InProcessClient::new(service, Caller::in_process());
     (api, Arc::new(client))
 }
 
@@ -103,7 +104,7 @@ fn snap_small_renamed(name: &str, state: &State, from: &str, to: &str) {
         if !from.is_empty() {
             screen = screen.replace(from, to);
         }
-        insta::assert_snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
+        crate::snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
     }
 }
 
@@ -174,7 +175,7 @@ async fn the_review_scrolls_at_40_by_12_to_its_end() {
             assert!(end.contains("above") && !end.contains("more ┘"), "{end}");
         }
         let term = draw(&d.state, lang, 40, 12, Theme::default());
-        insta::assert_snapshot!(
+        crate::snapshot!(
             format!(
                 "review_ca_rotation_scrolled_to_the_end_{}_40x12",
                 lang.code()
@@ -254,12 +255,8 @@ async fn the_gitops_refusal_for_kube_proxy_speaks_of_the_mode() {
     demo::seed(&api, fixtures::now()).unwrap();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client: Arc<dyn OperationClient> = Arc::new(InProcessClient::new(
-        service,
-        Caller::in_process(),
-        Backend::Demo,
-        false,
-    ));
+    let client: Arc<dyn OperationClient> =
+        Arc::new(InProcessClient::new(service, Caller::in_process()));
     let d = review(client, "prod-eu", OperationKind::Cni, None).await;
     let blocked = dialog(&d).plan.data.clone().unwrap().blocked.unwrap();
     assert_eq!(blocked.reason, Reason::TrackedByGitops);

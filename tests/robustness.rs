@@ -1,15 +1,15 @@
 //! Every size, hostile text, no colour and no Unicode: the screens stay safe and readable.
 
-mod common;
+use crate::common;
 
 use common::fixtures;
 use common::snap::{draw, styles};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Conn, Dialog, State};
-use ichor_tui::app::update::{start, update};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::{Cluster, ClusterMachine, OperationRef, Phase, Tracking};
-use ichor_tui::views::widgets::Theme;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Conn, Dialog, State};
+use ichor_app::update::{start, update};
+use ichor_model::{Cluster, ClusterMachine, OperationRef, Phase, Tracking};
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
 const HOSTILE: &str = "x\u{1b}[2J\u{1b}]0;pwned\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}Pq#0\u{1b}\\\u{8}\r\n\u{202E}evil\u{2066}\u{9b}31m";
 

@@ -2,13 +2,13 @@
 //! in-process and why), and the banner when a tunnel closes: snapshots in English and
 //! Japanese at 80×24 and 160×48.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now};
-use ichor_tui::app::action::Action;
-use ichor_tui::app::state::{Conn, Route, State};
-use ichor_tui::app::update::update;
-use ichor_tui::model::{ApiError, Code, Fallback, ServerVersion};
+use ichor_app::action::Action;
+use ichor_app::state::{Conn, Route, State};
+use ichor_app::update::update;
+use ichor_model::{ApiError, Code, Fallback, ServerVersion};
 
 fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
@@ -81,7 +81,7 @@ fn a_tunnel_that_closed_is_being_reopened() {
     s.last_ok = Some(fixtures::ago(2));
     update(
         &mut s,
-        Action::Retry(ichor_tui::client::RetryEvent::Retrying {
+        Action::Retry(ichor_model::RetryEvent::Retrying {
             what: "listing operations".into(),
             attempt: 2,
             delay: std::time::Duration::from_secs(4),
@@ -103,8 +103,8 @@ fn a_tunnel_that_closed_is_being_reopened() {
 #[test]
 fn a_narrow_status_bar_keeps_how_fresh_the_data_is() {
     use common::snap::draw;
-    use ichor_tui::i18n::Lang;
-    use ichor_tui::views::widgets::Theme;
+    use ichor_views::i18n::Lang;
+    use ichor_views::widgets::Theme;
     let mut s = listed_via(Route::Tunnel {
         service: "ichor-system/ichor-ui".into(),
     });

@@ -5,14 +5,14 @@ mod common;
 
 use common::fixtures;
 use futures::StreamExt;
-use ichor_tui::app::action::{Action, Key};
-use ichor_tui::client::{Backend, OperationClient, RetryEvent};
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::model::{
+use ichor_app::action::{Action, Key};
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
-use ichor_tui::runtime::{Clock, NoHost, Runtime, Stats};
-use ichor_tui::views::widgets::Theme;
+use ichor_model::{OperationClient, RetryEvent};
+use ichor_runtime::{Clock, NoHost, Runtime, Stats};
+use ichor_views::i18n::{Lang, Texts};
+use ichor_views::widgets::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,15 +31,12 @@ struct Scripted {
 
 #[async_trait::async_trait]
 impl OperationClient for Scripted {
-    fn backend(&self) -> Backend {
-        Backend::Demo
-    }
     async fn list_page(
         &self,
-        q: &ichor_tui::model::ListQuery,
-    ) -> Result<ichor_tui::model::OperationPage, ApiError> {
+        q: &ichor_model::ListQuery,
+    ) -> Result<ichor_model::OperationPage, ApiError> {
         self.lists.fetch_add(1, Ordering::SeqCst);
-        ichor_tui::service::list::page(self.ops.lock().unwrap().clone(), q)
+        ichor_service::list::page(self.ops.lock().unwrap().clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
         self.ops
@@ -284,7 +281,7 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
         for k in [
             Key::ch('p'),
             Key::ch('y'),
-            Key::plain(ichor_tui::app::action::KeyCode::Esc),
+            Key::plain(ichor_app::action::KeyCode::Esc),
         ] {
             tokio::time::sleep(Duration::from_secs(1)).await;
             let _ = keys_tx.send(Action::Key(k));

@@ -1,16 +1,16 @@
 //! Every screen and state that matters, as insta snapshots of a TestBackend, in English and
 //! Japanese, at 80×24 and 160×48; styles too where colour carries meaning.
 
-mod common;
+use crate::common;
 
 use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Conn, Notice, State};
-use ichor_tui::app::update::{start, update};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::{ApiError, Code, Reason};
-use ichor_tui::views::widgets::Theme;
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Conn, Notice, State};
+use ichor_app::update::{start, update};
+use ichor_model::{ApiError, Code, Reason};
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
 /// Snapshots `state` in both languages at both sizes.
 fn snap(name: &str, state: &State) {
@@ -19,7 +19,7 @@ fn snap(name: &str, state: &State) {
 
 fn snap_styles(name: &str, state: &State) {
     let term = draw(state, Lang::En, 80, 24, Theme::default());
-    insta::assert_snapshot!(format!("{name}_styles"), styles(term.backend().buffer()));
+    crate::snapshot!(format!("{name}_styles"), styles(term.backend().buffer()));
 }
 
 fn loaded_list() -> State {
@@ -75,11 +75,11 @@ fn operations_list_at_200_columns_cuts_nothing() {
     let s = loaded_list();
     for lang in [Lang::En, Lang::Ja] {
         let term = draw(&s, lang, 200, 50, Theme::default());
-        insta::assert_snapshot!(
+        crate::snapshot!(
             format!("operations_list_{}_200x50", lang.code()),
             term.backend()
         );
-        let texts = ichor_tui::i18n::Texts::new(lang);
+        let texts = ichor_views::i18n::Texts::new(lang);
         let buf = term.backend().buffer();
         let rows: Vec<String> = (4..11).map(|y| row_text(buf, y)).collect();
         for op in fixtures::list() {
@@ -129,13 +129,13 @@ fn a_list_that_does_not_fit_says_how_many_more() {
         "{}",
         term.backend()
     );
-    let texts = ichor_tui::i18n::Texts::new(Lang::En);
-    let ctx = ichor_tui::views::widgets::Ctx {
+    let texts = ichor_views::i18n::Texts::new(Lang::En);
+    let ctx = ichor_views::widgets::Ctx {
         texts: &texts,
         theme: Theme::default(),
     };
     update(&mut s, Action::Resize(80, 12));
-    let viewport = ichor_tui::views::viewport(&s, &ctx, (80, 12));
+    let viewport = ichor_views::viewport(&s, &ctx, (80, 12));
     update(&mut s, Action::Viewport(viewport));
     update(&mut s, Action::Key(Key::ch('G')));
     let term = draw(&s, Lang::En, 80, 12, Theme::default());
@@ -193,7 +193,7 @@ fn operations_stale_banner() {
     s.last_ok = Some(fixtures::ago(4));
     update(
         &mut s,
-        Action::Retry(ichor_tui::client::RetryEvent::Retrying {
+        Action::Retry(ichor_model::RetryEvent::Retrying {
             what: "listing operations".into(),
             attempt: 3,
             delay: std::time::Duration::from_secs(8),
@@ -328,7 +328,7 @@ fn no_colour_is_still_readable() {
             ..Theme::default()
         },
     );
-    insta::assert_snapshot!("operations_list_no_colour_ascii", term.backend());
+    crate::snapshot!("operations_list_no_colour_ascii", term.backend());
     let st = styles(term.backend().buffer());
     assert!(
         !st.contains("fg=Red") && !st.contains("fg=Green") && !st.contains("fg=Cyan"),
@@ -440,7 +440,7 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
         &mut s,
         Action::Permissions {
             namespace: "default".into(),
-            result: Ok(ichor_tui::model::Permissions::default()),
+            result: Ok(ichor_model::Permissions::default()),
         },
     );
     update(&mut s, Action::Key(Key::ch('d')));
@@ -449,11 +449,11 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
 }
 
 /// An operation whose status was written with the wrong type, as the service lists it.
-fn unreadable_op() -> ichor_tui::model::Operation {
+fn unreadable_op() -> ichor_model::Operation {
     let mut op = fixtures::completed();
     op.name = "prod-eu-talos-b4d42".into();
     op.unreadable = Some("status: invalid type: integer `42`, expected a string".into());
-    op.phase = ichor_tui::model::Phase::Unknown;
+    op.phase = ichor_model::Phase::Unknown;
     op.machines.clear();
     op.created_at = Some(fixtures::ago(3));
     op
@@ -475,7 +475,7 @@ fn operations_unreadable_row() {
     update(&mut s, Action::Key(Key::ch('d')));
     assert_eq!(
         s.notice,
-        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable))
+        Some(Notice::Unavailable(ichor_app::state::Why::Unreadable))
     );
     snap("operations_unreadable", &s);
     snap_styles("operations_unreadable", &s);
@@ -518,7 +518,7 @@ fn operations_stale_after_an_error() {
 
 #[test]
 fn clusters_with_an_unreadable_cluster_and_machine() {
-    use ichor_tui::model::{Cluster, ClusterMachine};
+    use ichor_model::{Cluster, ClusterMachine};
     let machine = |name: &str, role: &str, unreadable: Option<&str>| ClusterMachine {
         name: name.into(),
         role: role.into(),
@@ -577,7 +577,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
     update(&mut s, Action::Key(Key::ch('n')));
     assert_eq!(
         s.notice,
-        Some(Notice::Unavailable(ichor_tui::app::state::Why::Unreadable)),
+        Some(Notice::Unavailable(ichor_app::state::Why::Unreadable)),
         "no new operation on a cluster that cannot be read"
     );
     snap("clusters_unreadable", &s);
@@ -585,7 +585,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
     update(&mut s, Action::Key(Key::ch('k')));
     update(
         &mut s,
-        Action::Key(Key::plain(ichor_tui::app::action::KeyCode::Enter)),
+        Action::Key(Key::plain(ichor_app::action::KeyCode::Enter)),
     );
     snap("cluster_page_unreadable_machine", &s);
 }
@@ -600,7 +600,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
     let mut form = loaded_list();
     update(&mut form, Action::Key(Key::ch('2')));
     let seq = form.seq;
-    let cluster = ichor_tui::model::Cluster {
+    let cluster = ichor_model::Cluster {
         namespace: "default".into(),
         name: "prod-eu".into(),
         talos_version: "v1.9.2".into(),
@@ -629,7 +629,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
             ("too_small_for_the_form", &form, (40, 12)),
         ] {
             let term = draw(state, lang, w, h, Theme::default());
-            insta::assert_snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
+            crate::snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());
         }
     }
 }

@@ -2,15 +2,17 @@
 //! asserting the answer and what the cluster holds (the write log) afterwards. Every scenario
 //! runs over every path (a matrix, not a copy).
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, actor, connect, writer};
 use common::{names, op, small_cluster};
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
+use ichor_model::{
+    Code, MachinePhase, OperationEffect, OperationKind, OperationRequest, Phase, Reason,
+};
 use ichor_resources::*;
-use ichor_tui::model::{Code, MachinePhase, OperationEffect, OperationRequest, Phase, Reason};
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
@@ -106,8 +108,8 @@ async fn list_and_get_return_the_status_as_it_is(path: Path) {
 
 #[tokio::test]
 async fn who_am_i_asks_kubernetes_in_process_and_names_the_caller_otherwise() {
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let api = world();
     let service = OperationService::new(KubeAccess::new(
         api.client(users::OPERATOR_TOKEN),
@@ -329,13 +331,13 @@ async fn plan_effects_and_shapes_for_every_kind(path: Path) {
 async fn plan_says_what_the_review_must_say_besides_the_steps(path: Path) {
     let api = world();
     let c = connect(path, &api, User::Viewer).await;
-    let unapproved = |p: &ichor_tui::model::Plan| -> Vec<(String, String)> {
+    let unapproved = |p: &ichor_model::Plan| -> Vec<(String, String)> {
         p.unapproved
             .iter()
             .map(|m| (m.name.clone(), m.role.clone()))
             .collect()
     };
-    let not_skipped = |p: &ichor_tui::model::Plan| -> Vec<(String, String)> {
+    let not_skipped = |p: &ichor_model::Plan| -> Vec<(String, String)> {
         p.held_not_skipped
             .iter()
             .map(|h| (h.name.clone(), h.reason.clone()))
@@ -1360,7 +1362,7 @@ async fn a_start_is_bound_to_the_plan_it_was_reviewed_on(path: Path) {
         .await
         .unwrap();
     assert_eq!(reviewed.fingerprint.len(), 32);
-    let bound = |plan: &ichor_tui::model::Plan| OperationRequest {
+    let bound = |plan: &ichor_model::Plan| OperationRequest {
         confirmed_plan: Some(plan.fingerprint.clone()),
         ..req(OperationKind::Talos, Some("v1.9.3"))
     };
@@ -1570,7 +1572,7 @@ async fn who_may_start_pause_and_delete_is_asked_of_kubernetes(path: Path) {
     let viewer = connect(path, &api, User::Viewer).await;
     assert_eq!(
         viewer.permissions("default").await.unwrap(),
-        ichor_tui::model::Permissions::default()
+        ichor_model::Permissions::default()
     );
     let operator = connect(path, &api, User::Operator).await;
     let p = operator.permissions("default").await.unwrap();
@@ -1993,15 +1995,17 @@ async fn a_request_that_outlasts_its_deadline_is_deadline_exceeded() {
 
 #[tokio::test]
 async fn read_only_clients_refuse_writes_themselves() {
-    use ichor_tui::client::inprocess::InProcessClient;
-    use ichor_tui::client::{Backend, OperationClient};
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
+    use ichor_client::inprocess::InProcessClient;
+    use ichor_client::retry::Retrying;
+    use ichor_model::OperationClient;
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let api = world();
     seed_op(&api, "run", "talos", "Running", None).await;
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let c = InProcessClient::new(service, Caller::in_process(), Backend::Demo, true);
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let c = Retrying::new(InProcessClient::new(service, Caller::in_process()), tx).read_only(true);
     c.list_operations(None).await.unwrap();
     c.plan_operation(&req(OperationKind::Shutdown, None))
         .await

@@ -1,22 +1,23 @@
 //! Starting operations: the Clusters screens and the Review/Start dialog, through the real
 //! service and embedded cluster. Nothing is written before Start.
 
-mod common;
+use crate::common;
+use crate::snap_all;
 
 use common::dialog::{dialog, form, on_clusters, review, select};
 use common::fixtures;
+use ichor_app::action::{Effect, Key, KeyCode};
+use ichor_app::state::{NewOpStep, Notice, Screen};
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
 use ichor_demo::controller::Controller;
 use ichor_demo::demo;
+use ichor_model::OperationClient;
+use ichor_model::{OperationKind, Phase, Reason};
 use ichor_resources::{TalosCluster, TalosOperation, names};
-use ichor_tui::app::action::{Effect, Key, KeyCode};
-use ichor_tui::app::state::{NewOpStep, Notice, Screen};
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::model::{OperationKind, Phase, Reason};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 
@@ -44,12 +45,7 @@ async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
     (
         api,
-        Arc::new(InProcessClient::new(
-            service,
-            Caller::in_process(),
-            Backend::Demo,
-            false,
-        )),
+        Arc::new(InProcessClient::new(service, Caller::in_process())),
     )
 }
 
@@ -320,7 +316,7 @@ async fn a_confirmation_left_behind_is_a_warning_that_cannot_be_missed() {
     assert_eq!(created.warnings[0].reason, Reason::AnnotationNotRemoved);
     let term = common::snap::draw(
         &d.state,
-        ichor_tui::i18n::Lang::En,
+        ichor_views::i18n::Lang::En,
         80,
         24,
         Default::default(),
@@ -410,12 +406,7 @@ async fn starts_through_the_dialog_run_to_completed() {
 
 fn client_as(api: &EmbeddedApi, token: &str) -> Arc<dyn OperationClient> {
     let service = OperationService::new(KubeAccess::new(api.client(token), "ichor-tui"));
-    Arc::new(InProcessClient::new(
-        service,
-        Caller::in_process(),
-        Backend::Demo,
-        false,
-    ))
+    Arc::new(InProcessClient::new(service, Caller::in_process()))
 }
 
 #[tokio::test]
@@ -464,9 +455,9 @@ async fn a_start_waiting_for_its_answer_can_be_left() {
     let (api, client) = world(true).await;
     let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
     // Enter without running the start: the dialog waits for its answer.
-    let effects = ichor_tui::app::update::update(
+    let effects = ichor_app::update::update(
         &mut d.state,
-        ichor_tui::app::action::Action::Key(Key::plain(KeyCode::Enter)),
+        ichor_app::action::Action::Key(Key::plain(KeyCode::Enter)),
     );
     assert!(matches!(effects.as_slice(), [Effect::Create { .. }]));
     assert!(matches!(dialog(&d).step, NewOpStep::Starting { .. }));
@@ -528,12 +519,11 @@ async fn a_blocked_review_takes_no_typed_name_and_r_reads_it_again() {
 /// no longer land and no operation carries the request id, the dashboard says it did not happen.
 #[tokio::test]
 async fn a_start_whose_outcome_is_unknown_is_looked_for_until_it_is_settled() {
-    use ichor_tui::app::action::Action;
-    use ichor_tui::model::{ApiError, Code};
+    use ichor_app::action::Action;
+    use ichor_model::{ApiError, Code};
     let (api, client) = world(true).await;
     let mut d = review(client, "staging", OperationKind::Talos, Some("1.9.4")).await;
-    let effects =
-        ichor_tui::app::update::update(&mut d.state, Action::Key(Key::plain(KeyCode::Enter)));
+    let effects = ichor_app::update::update(&mut d.state, Action::Key(Key::plain(KeyCode::Enter)));
     let [Effect::Create { seq, .. }] = effects.as_slice() else {
         panic!("{effects:?}");
     };

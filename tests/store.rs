@@ -3,17 +3,17 @@
 //! shows without a list; a person who may list but not watch reads the API every poll; a
 //! watch that comes back too old (410) lists again; a full view always reads the API.
 
-mod common;
+use crate::common;
 
 use common::op;
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::auth::{Rule, Subject, users};
 use ichor_demo::apiserver::{EmbeddedApi, FaultRule};
+use ichor_model::OperationClient;
+use ichor_model::{ListQuery, Phase, View};
 use ichor_resources::*;
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::model::{ListQuery, Phase, View};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use std::time::Duration;
@@ -30,7 +30,7 @@ fn seeded(names: &[&str]) -> EmbeddedApi {
 /// `default` made with the same credentials.
 fn watching(api: &EmbeddedApi, token: &str) -> InProcessClient {
     let service = OperationService::new(KubeAccess::new(api.client(token), "ichor-tui"));
-    InProcessClient::new(service, Caller::in_process(), Backend::Demo, false)
+    InProcessClient::new(service, Caller::in_process())
         .with_watch(api.client(token), Some("default".into()))
 }
 

@@ -2,26 +2,25 @@
 //! ichor-ui can be in, and a tunnel that closes under a dashboard and is opened again. Against
 //! the embedded API, whose ichor-ui pod forwards to `serve` on loopback.
 
-mod common;
+use crate::common;
 
 use common::paths::{User, tunnel};
 use common::server;
+use ichor_app::state::Route;
+use ichor_client::remote::Protocol;
+use ichor_client::tunnel::IchorUi;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::demo::ichor_ui;
-use ichor_tui::app::state::Route;
-use ichor_tui::cli::BackendChoice;
+use ichor_model::Fallback;
+use ichor_model::OperationClient;
 use ichor_tui::cli::reach::{ReachOptions, Reached, choose};
-use ichor_tui::client::OperationClient;
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::client::tunnel::IchorUi;
-use ichor_tui::model::Fallback;
+use ichor_tui::config::RouteChoice;
 
-fn options(backend: BackendChoice, protocol: Protocol) -> ReachOptions {
+fn options(backend: RouteChoice, protocol: Protocol) -> ReachOptions {
     ReachOptions {
         backend,
         ichor_ui: IchorUi::default(),
         protocol,
-        read_only: false,
     }
 }
 
@@ -64,7 +63,7 @@ fn fell_back(why: Fallback) -> Route {
 async fn ichor_ui_found_and_answering_is_reached_through_a_tunnel_with_either_protocol() {
     let (api, _server) = answering().await;
     for protocol in [Protocol::Connect, Protocol::Grpc] {
-        let route = route_for(&api, admin_token(), &options(BackendChoice::Auto, protocol)).await;
+        let route = route_for(&api, admin_token(), &options(RouteChoice::Auto, protocol)).await;
         assert_eq!(
             route,
             Route::Tunnel {
@@ -78,7 +77,7 @@ async fn ichor_ui_found_and_answering_is_reached_through_a_tunnel_with_either_pr
 
 #[tokio::test]
 async fn each_reason_to_fall_back_is_named() {
-    let auto = options(BackendChoice::Auto, Protocol::Connect);
+    let auto = options(RouteChoice::Auto, Protocol::Connect);
     // No Service at all.
     let bare = EmbeddedApi::default();
     assert_eq!(
@@ -133,7 +132,7 @@ async fn each_reason_to_fall_back_is_named() {
         route_for(
             &api,
             admin_token(),
-            &options(BackendChoice::InProcess, Protocol::Connect)
+            &options(RouteChoice::InProcess, Protocol::Connect)
         )
         .await,
         fell_back(Fallback::Chosen)
@@ -145,7 +144,7 @@ async fn a_user_who_may_not_see_ichor_ui_falls_back_saying_so() {
     let (api, _server) = answering().await;
     // A token Kubernetes does not know: it may not even look for the Service.
     let kube = api.client("not-a-known-token");
-    let auto = options(BackendChoice::Auto, Protocol::Connect);
+    let auto = options(RouteChoice::Auto, Protocol::Connect);
     match choose(
         &kube,
         Ok("not-a-known-token".into()),
@@ -169,9 +168,9 @@ async fn a_user_who_may_not_see_ichor_ui_falls_back_saying_so() {
 async fn backend_remote_is_an_error_in_words_when_ichor_ui_cannot_be_reached() {
     let api = EmbeddedApi::default();
     let kube = api.client(User::Admin.token());
-    let remote = options(BackendChoice::Remote, Protocol::Connect);
+    let remote = options(RouteChoice::Remote, Protocol::Connect);
     let e = match choose(&kube, admin_token(), &remote, "default", "prod").await {
-        Err(e) => ichor_tui::errors::one_line(&e),
+        Err(e) => ichor_model::error_text::one_line(&e),
         Ok(_) => panic!("reached"),
     };
     assert_eq!(

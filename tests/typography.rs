@@ -8,7 +8,7 @@ mod fluent;
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;
-use ichor_tui::i18n::{Lang, Texts, sources};
+use ichor_views::i18n::{Lang, Texts, sources};
 
 /// What no line may start with: closing brackets and punctuation, middle dots, the prolonged
 /// sound mark, small kana, iteration marks, exclamation and question marks, the ellipsis.

@@ -1,19 +1,17 @@
 //! `update` driven by Action sequences: poll cadence, confirmations, no write without `y`, and
 //! no key acting on what is not on screen.
 
-mod common;
+use crate::common;
 
 use common::dialog::{dialog, on_clusters, select};
 use common::driver::Driver;
 use common::fixtures::{self, listed, now, opened};
 use common::paths::{Path, User, connect};
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, Screen, State, Why, WriteAction};
+use ichor_app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
 use ichor_demo::apiserver::EmbeddedApi;
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{
-    Conn, Dialog, Input, NewOpStep, Notice, Screen, State, Why, WriteAction,
-};
-use ichor_tui::app::update::{POLL_ACTIVE, POLL_IDLE, start, update};
-use ichor_tui::model::{ApiError, Code, Phase};
+use ichor_model::{ApiError, Code, Phase};
 use jiff::SignedDuration;
 
 fn key(s: &mut State, k: Key) -> Vec<Effect> {
@@ -274,7 +272,7 @@ fn confirmation_defaults_to_no() {
         assert!(key(&mut s, k).is_empty());
     }
     assert!(
-        matches!(s.dialog, Some(Dialog::Confirm(ref c)) if c.asked == ichor_tui::app::state::AskedAbout::Running && c.action == WriteAction::Delete)
+        matches!(s.dialog, Some(Dialog::Confirm(ref c)) if c.asked == ichor_app::state::AskedAbout::Running && c.action == WriteAction::Delete)
     );
     let e = key(&mut s, Key::ch('y'));
     assert_eq!(

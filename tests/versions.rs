@@ -2,13 +2,14 @@
 //! the jumps the executors support (one minor version at a time for Talos and Kubernetes, no
 //! major change for any), refused in the plan and by a start, writing nothing.
 
-mod common;
+use crate::common;
 
 use common::paths::{Path, User, connect};
 use common::small_cluster;
 use ichor_demo::apiserver::EmbeddedApi;
-use ichor_resources::{CniSpec, OperationKind, TalosCluster, TalosClusterSpec};
-use ichor_tui::model::{Code, OperationRequest, Reason};
+use ichor_model::OperationKind;
+use ichor_model::{Code, OperationRequest, Reason};
+use ichor_resources::{CniSpec, TalosCluster, TalosClusterSpec};
 
 fn req(kind: OperationKind, target: &str) -> OperationRequest {
     OperationRequest {

@@ -1,7 +1,7 @@
 //! Watches on the embedded API, as kube-apiserver serves them: through the real kube client and
 //! kube-runtime's watcher (kubectl's side is in tests/kubectl.rs).
 
-mod common;
+use crate::common;
 
 use common::{op, small_cluster};
 use futures::{Stream, StreamExt};

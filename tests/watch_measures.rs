@@ -1,9 +1,7 @@
 //! What watches cost the demo cluster: the memory of each change the history keeps (bytes
-//! counted by the allocator, not a timing). Figures printed (`cargo test --test watch_measures
+//! counted by the allocator, not a timing). Figures printed (`cargo test --test service watch_measures
 //! -- --nocapture`). The CPU of idle watches is a benchmark figure (`cargo bench --bench
 //! watches`): a CPU ceiling asserted in a test fails on a loaded machine.
-
-mod common;
 
 use ichor_demo::apiserver::EmbeddedApi;
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -4,26 +4,26 @@
 //! against terminals that answer as wide ones, as narrow ones, and not at all.
 //! (Every screen the other snapshot tests draw is also checked in wide mode: `common::snap`.)
 
-mod common;
+use crate::common;
 #[path = "common/pty.rs"]
 mod pty;
 
 use common::dialog::{on_clusters, review, select};
 use common::fixtures::{self, page};
 use common::snap::{assert_nothing_ambiguous, draw_only, east_asian_ambiguous};
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::State;
+use ichor_app::update::update;
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::demo;
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::State;
-use ichor_tui::app::update::update;
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::{MachinePhase, OperationKind};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
-use ichor_tui::views::widgets::Theme;
+use ichor_model::OperationClient;
+use ichor_model::{MachinePhase, OperationKind};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 use pty::{Answers, Spawn};
 use std::path::Path;
 use std::sync::Arc;
@@ -41,7 +41,7 @@ fn snap_wide(name: &str, state: &State) {
     for (w, h) in common::snap::SIZES {
         let term = draw_only(state, Lang::Ja, w, h, WIDE);
         assert_nothing_ambiguous(term.backend().buffer());
-        insta::assert_snapshot!(format!("{name}_ja_wide_{w}x{h}"), term.backend());
+        crate::snapshot!(format!("{name}_ja_wide_{w}x{h}"), term.backend());
     }
 }
 
@@ -92,7 +92,7 @@ async fn demo_client() -> (EmbeddedApi, Arc<dyn OperationClient>) {
     demo::seed(&api, fixtures::now()).unwrap();
     let service =
         OperationService::new(KubeAccess::new(api.client(users::ADMIN_TOKEN), "ichor-tui"));
-    let client = InProcessClient::new(service, Caller::in_process(), Backend::Demo, false);
+    let client = InProcessClient::new(service, Caller::in_process());
     (api, Arc::new(client))
 }
 

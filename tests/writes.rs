@@ -4,18 +4,18 @@
 //! fault at the write and the world changed between the question and the answer. Each case
 //! asserts the write log, the words on screen, and that nothing is written later on its own.
 
-mod common;
+use crate::common;
 
 use common::dialog::{dialog, review};
 use common::driver::Driver;
 use common::paths::{Path, User, dashboard_client};
 use common::{fixtures, names, op, small_cluster};
+use ichor_app::action::{Action, Key, KeyCode};
+use ichor_app::state::{Dialog, NewOpStep, Screen, State};
 use ichor_demo::apiserver::{self as apiserver, EmbeddedApi, FaultRule};
+use ichor_model::OperationKind;
 use ichor_resources::{TalosOperationStatus, names as labels};
-use ichor_tui::app::action::{Action, Key, KeyCode};
-use ichor_tui::app::state::{Dialog, NewOpStep, Screen, State};
-use ichor_tui::i18n::Lang;
-use ichor_tui::model::OperationKind;
+use ichor_views::i18n::Lang;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use serde_json::json;

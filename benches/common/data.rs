@@ -2,10 +2,10 @@
 //! to benchmarks).
 #![allow(dead_code)]
 
-use ichor_tui::app::action::Action;
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::{start, update};
-use ichor_tui::model::{MachinePhase, MachineProgress, Operation, OperationKind, Phase};
+use ichor_app::action::Action;
+use ichor_app::state::{Session, State};
+use ichor_app::update::{start, update};
+use ichor_model::{MachinePhase, MachineProgress, Operation, OperationKind, Phase};
 use jiff::{SignedDuration, Timestamp};
 
 const KINDS: [OperationKind; 6] = [
@@ -156,8 +156,8 @@ pub fn rollout() -> Operation {
 }
 
 /// The cluster of [`rollout`], for the roles on its page.
-pub fn rollout_cluster() -> ichor_tui::model::Cluster {
-    ichor_tui::model::Cluster {
+pub fn rollout_cluster() -> ichor_model::Cluster {
+    ichor_model::Cluster {
         namespace: "default".into(),
         name: "prod-eu".into(),
         talos_version: "v1.9.3".into(),
@@ -168,7 +168,7 @@ pub fn rollout_cluster() -> ichor_tui::model::Cluster {
             .machines
             .iter()
             .enumerate()
-            .map(|(i, m)| ichor_tui::model::ClusterMachine {
+            .map(|(i, m)| ichor_model::ClusterMachine {
                 name: m.name.clone(),
                 role: if i < 3 { "controlplane" } else { "worker" }.into(),
                 order: Some(i as i64 + 1),

@@ -13,11 +13,11 @@
 use super::common::relay::Relay;
 use super::common::{self, world::world};
 use super::server;
+use ichor_client::remote::Protocol;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient;
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::model::{ListQuery, OperationPage, View};
+use ichor_model::OperationClient;
+use ichor_model::{ListQuery, OperationPage, View};
 use prost::Message as _;
 use std::time::Duration;
 use tokio::runtime::Runtime;
@@ -43,7 +43,7 @@ fn full_query() -> ListQuery {
 
 /// The binary message of an answer (what Connect's binary body and gRPC's message carry).
 fn body_len(page: &OperationPage) -> usize {
-    ichor_tui::wire::page_to_proto(page).encoded_len()
+    ichor_server::wire::page_to_proto(page).encoded_len()
 }
 
 /// Requests the API has served `user` (all users: `None`), by verb and resource.
@@ -137,9 +137,9 @@ fn remote(rt: &Runtime, api: &EmbeddedApi, n: usize, calls: u64) {
 }
 
 /// The in-process client as the dashboard makes it, through a kubeconfig naming `addr`.
-fn in_process_client(rt: &Runtime, addr: &str) -> ichor_tui::client::inprocess::InProcessClient {
-    use ichor_tui::service::OperationService;
-    use ichor_tui::service::access::{Caller, KubeAccess};
+fn in_process_client(rt: &Runtime, addr: &str) -> ichor_client::inprocess::InProcessClient {
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("kubeconfig");
     super::common::procs::write_kubeconfig(&path, addr, users::ADMIN_TOKEN);
@@ -148,15 +148,8 @@ fn in_process_client(rt: &Runtime, addr: &str) -> ichor_tui::client::inprocess::
         .block_on(loaded.client("demo"))
         .expect("a Kubernetes client");
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
-    ichor_tui::client::inprocess::InProcessClient::new(
-        service,
-        Caller::in_process(),
-        ichor_tui::client::Backend::InProcess {
-            context: "demo".into(),
-        },
-        false,
-    )
-    .with_watch(kube, Some("default".into()))
+    ichor_client::inprocess::InProcessClient::new(service, Caller::in_process())
+        .with_watch(kube, Some("default".into()))
 }
 
 /// In-process: what the Kubernetes API sends per poll.

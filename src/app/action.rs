@@ -1,8 +1,8 @@
 //! The one message type (`Action`) and the effects `update` asks the workers to run.
 
 use super::state::WriteAction;
-use crate::client::RetryEvent;
-use crate::model::{
+use ichor_model::RetryEvent;
+use ichor_model::{
     ApiError, Cluster, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
 };
 
@@ -84,13 +84,13 @@ pub enum Action {
         seq: u64,
         namespace: String,
         name: String,
-        result: Result<Vec<crate::model::OperationEvent>, ApiError>,
+        result: Result<Vec<ichor_model::OperationEvent>, ApiError>,
     },
     /// A page of the Operations list (`more`: the next page, to append).
     OperationsPage {
         seq: u64,
         more: bool,
-        result: Result<crate::model::OperationPage, ApiError>,
+        result: Result<ichor_model::OperationPage, ApiError>,
     },
     Operation {
         seq: u64,
@@ -146,7 +146,7 @@ pub enum Action {
     },
     Retry(RetryEvent),
     /// The server named its version (or answered without one).
-    ServerVersion(crate::model::ServerVersion),
+    ServerVersion(ichor_model::ServerVersion),
 }
 
 /// Work for the workers. `update` returns these; it never performs I/O itself.
@@ -156,7 +156,7 @@ pub enum Effect {
     /// (`more`, as the person scrolls towards the end of what is held).
     ListOperations {
         seq: u64,
-        query: crate::model::ListQuery,
+        query: ichor_model::ListQuery,
         more: bool,
     },
     GetOperation {

@@ -3,7 +3,7 @@
 
 /// What a command line asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verb {
+pub(crate) enum Verb {
     Operations,
     Clusters,
     Help,
@@ -12,11 +12,11 @@ pub enum Verb {
 
 /// One word of the command line.
 #[derive(Clone, Copy, Debug)]
-pub struct Word {
-    pub word: &'static str,
-    pub verb: Verb,
+pub(crate) struct Word {
+    pub(crate) word: &'static str,
+    pub(crate) verb: Verb,
     /// Tab offers it (the names; the aliases work but are not offered).
-    pub offered: bool,
+    pub(crate) offered: bool,
 }
 
 const fn w(word: &'static str, verb: Verb, offered: bool) -> Word {
@@ -28,7 +28,7 @@ const fn w(word: &'static str, verb: Verb, offered: bool) -> Word {
 }
 
 /// Every word, the offered names in the order Tab offers them.
-pub const WORDS: &[Word] = &[
+pub(crate) const WORDS: &[Word] = &[
     w("ops", Verb::Operations, true),
     w("clusters", Verb::Clusters, true),
     w("help", Verb::Help, true),
@@ -42,7 +42,7 @@ pub const WORDS: &[Word] = &[
 ];
 
 /// The verb a command line names (surrounding spaces and a leading `:` are ignored).
-pub fn parse(text: &str) -> Option<Verb> {
+pub(crate) fn parse(text: &str) -> Option<Verb> {
     let word = text.trim().trim_start_matches(':').trim();
     WORDS.iter().find(|w| w.word == word).map(|w| w.verb)
 }

@@ -6,7 +6,7 @@ use super::state::Screen;
 
 /// What a key asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Command {
+pub enum KeyCommand {
     Up,
     Down,
     Top,
@@ -44,8 +44,8 @@ pub enum Command {
 /// One row of a key table.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding {
-    pub keys: &'static [Key],
-    pub command: Command,
+    pub(crate) keys: &'static [Key],
+    pub command: KeyCommand,
     /// How the keys are written in the footer and help (keys are not translated).
     pub label: &'static str,
     /// The Fluent id of what the command does.
@@ -56,7 +56,7 @@ pub struct Binding {
 
 const fn b(
     keys: &'static [Key],
-    command: Command,
+    command: KeyCommand,
     label: &'static str,
     hint: &'static str,
     footer: bool,
@@ -78,125 +78,137 @@ const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
 
 /// Moving in a list: the selection.
-pub const LIST_MOVES: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+pub(crate) const LIST_MOVES: &[Binding] = &[
+    b(UP, KeyCommand::Up, "↑/k", "key-up", false),
+    b(DOWN, KeyCommand::Down, "↓/j", "key-down", false),
+    b(TOP, KeyCommand::Top, "g", "key-top", false),
+    b(BOTTOM, KeyCommand::Bottom, "G", "key-bottom", false),
+    b(PGUP, KeyCommand::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, KeyCommand::PageDown, "PgDn", "key-page-down", false),
 ];
 
 /// Moving on a page: the scroll.
-pub const PAGE_MOVES: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+pub(crate) const PAGE_MOVES: &[Binding] = &[
+    b(UP, KeyCommand::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, KeyCommand::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, KeyCommand::Top, "g", "key-top", false),
+    b(BOTTOM, KeyCommand::Bottom, "G", "key-bottom", false),
+    b(PGUP, KeyCommand::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, KeyCommand::PageDown, "PgDn", "key-page-down", false),
 ];
 
 /// The Operations list.
-pub const OPERATIONS: &[Binding] = &[
+pub(crate) const OPERATIONS: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Open,
+        KeyCommand::Open,
         "Enter",
         "key-open",
         true,
     ),
-    b(&[Key::ch('/')], Command::Filter, "/", "key-filter", true),
+    b(&[Key::ch('/')], KeyCommand::Filter, "/", "key-filter", true),
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Back,
+        KeyCommand::Back,
         "Esc",
         "key-clear-filter",
         false,
     ),
-    b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
-    b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
-    b(&[Key::ch('y')], Command::Manifest, "y", "key-yaml", false),
+    b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
+    b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
+    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(
+        &[Key::ch('y')],
+        KeyCommand::Manifest,
+        "y",
+        "key-yaml",
+        false,
+    ),
 ];
 
 /// One operation's page.
-pub const OPERATION: &[Binding] = &[
+pub(crate) const OPERATION: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Back,
+        KeyCommand::Back,
         "Esc",
         "key-back",
         true,
     ),
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Open,
+        KeyCommand::Open,
         "Enter",
         "key-whole-text",
         true,
     ),
-    b(&[Key::ch('p')], Command::Pause, "p", "key-pause", true),
-    b(&[Key::ch('r')], Command::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], Command::Delete, "d", "key-delete", true),
-    b(&[Key::ch('y')], Command::Manifest, "y", "key-yaml", true),
-    b(&[Key::ch('e')], Command::Events, "e", "key-events", false),
+    b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
+    b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
+    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(&[Key::ch('y')], KeyCommand::Manifest, "y", "key-yaml", true),
+    b(
+        &[Key::ch('e')],
+        KeyCommand::Events,
+        "e",
+        "key-events",
+        false,
+    ),
 ];
 
 /// The Clusters list.
-pub const CLUSTERS: &[Binding] = &[
+pub(crate) const CLUSTERS: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Open,
+        KeyCommand::Open,
         "Enter",
         "key-open",
         true,
     ),
-    b(&[Key::ch('/')], Command::Filter, "/", "key-filter", true),
+    b(&[Key::ch('/')], KeyCommand::Filter, "/", "key-filter", true),
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Back,
+        KeyCommand::Back,
         "Esc",
         "key-clear-filter",
         false,
     ),
-    b(&[Key::ch('n')], Command::New, "n", "key-new", true),
+    b(&[Key::ch('n')], KeyCommand::New, "n", "key-new", true),
 ];
 
 /// A cluster's page.
-pub const CLUSTER: &[Binding] = &[
+pub(crate) const CLUSTER: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Back,
+        KeyCommand::Back,
         "Esc",
         "key-back",
         true,
     ),
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Open,
+        KeyCommand::Open,
         "Enter",
         "key-whole-text",
         true,
     ),
-    b(&[Key::ch('n')], Command::New, "n", "key-new", true),
+    b(&[Key::ch('n')], KeyCommand::New, "n", "key-new", true),
 ];
 
 /// A text read in a dialog (the keys, a resource, a page whole): it scrolls, and closes.
-pub const READING: &[Binding] = &[
-    b(UP, Command::Up, "↑/k", "key-scroll-up", false),
-    b(DOWN, Command::Down, "↓/j", "key-scroll-down", false),
-    b(TOP, Command::Top, "g", "key-top", false),
-    b(BOTTOM, Command::Bottom, "G", "key-bottom", false),
-    b(PGUP, Command::PageUp, "PgUp", "key-page-up", false),
-    b(PGDN, Command::PageDown, "PgDn", "key-page-down", false),
+pub(crate) const READING: &[Binding] = &[
+    b(UP, KeyCommand::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, KeyCommand::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, KeyCommand::Top, "g", "key-top", false),
+    b(BOTTOM, KeyCommand::Bottom, "G", "key-bottom", false),
+    b(PGUP, KeyCommand::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, KeyCommand::PageDown, "PgDn", "key-page-down", false),
     b(
         &[
             Key::plain(KeyCode::Esc),
             Key::ch('q'),
             Key::plain(KeyCode::Enter),
         ],
-        Command::Cancel,
+        KeyCommand::Cancel,
         "Esc",
         "key-close",
         true,
@@ -207,35 +219,35 @@ pub const READING: &[Binding] = &[
 pub const FORM: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Up), Key::plain(KeyCode::Down)],
-        Command::Down,
+        KeyCommand::Down,
         "↑↓",
         "key-choose",
         true,
     ),
     b(
         &[Key::plain(KeyCode::Tab)],
-        Command::NextField,
+        KeyCommand::NextField,
         "Tab",
         "key-next-field",
         true,
     ),
     b(
         &[Key::plain(KeyCode::BackTab)],
-        Command::PrevField,
+        KeyCommand::PrevField,
         "Shift-Tab",
         "key-prev-field",
         false,
     ),
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Submit,
+        KeyCommand::Submit,
         "Enter",
         "key-review",
         true,
     ),
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Cancel,
+        KeyCommand::Cancel,
         "Esc",
         "key-cancel",
         true,
@@ -246,36 +258,42 @@ pub const FORM: &[Binding] = &[
 pub const REVIEW: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Up), Key::plain(KeyCode::PageUp)],
-        Command::Up,
+        KeyCommand::Up,
         "↑/PgUp",
         "key-scroll-up",
         false,
     ),
     b(
         &[Key::plain(KeyCode::Down), Key::plain(KeyCode::PageDown)],
-        Command::Down,
+        KeyCommand::Down,
         "↓/PgDn",
         "key-scroll-down",
         false,
     ),
     b(
         &[Key::plain(KeyCode::Enter)],
-        Command::Submit,
+        KeyCommand::Submit,
         "Enter",
         "key-start",
         true,
     ),
     b(
         &[Key::plain(KeyCode::BackTab)],
-        Command::BackToForm,
+        KeyCommand::BackToForm,
         "Shift-Tab",
         "key-edit",
         true,
     ),
-    b(&[Key::ch('R')], Command::Refresh, "R", "key-replan", true),
+    b(
+        &[Key::ch('R')],
+        KeyCommand::Refresh,
+        "R",
+        "key-replan",
+        true,
+    ),
     b(
         &[Key::plain(KeyCode::Esc)],
-        Command::Cancel,
+        KeyCommand::Cancel,
         "Esc",
         "key-cancel",
         true,
@@ -283,47 +301,53 @@ pub const REVIEW: &[Binding] = &[
 ];
 
 /// Everywhere.
-pub const GLOBAL: &[Binding] = &[
+pub(crate) const GLOBAL: &[Binding] = &[
     b(
         &[Key::plain(KeyCode::Tab)],
-        Command::SwitchScreen,
+        KeyCommand::SwitchScreen,
         "Tab",
         "key-switch",
         false,
     ),
     b(
         &[Key::ch('1')],
-        Command::ShowOperations,
+        KeyCommand::ShowOperations,
         "1",
         "key-operations",
         false,
     ),
     b(
         &[Key::ch('2')],
-        Command::ShowClusters,
+        KeyCommand::ShowClusters,
         "2",
         "key-clusters",
         false,
     ),
-    b(&[Key::ch('R')], Command::Refresh, "R", "key-refresh", true),
-    b(&[Key::ch('?')], Command::Help, "?", "key-help", true),
+    b(
+        &[Key::ch('R')],
+        KeyCommand::Refresh,
+        "R",
+        "key-refresh",
+        true,
+    ),
+    b(&[Key::ch('?')], KeyCommand::Help, "?", "key-help", true),
     b(
         &[Key::ch(':')],
-        Command::CommandLine,
+        KeyCommand::CommandLine,
         ":",
         "key-command",
         false,
     ),
     b(
         &[Key::ch('q'), Key::ctrl('c')],
-        Command::Quit,
+        KeyCommand::Quit,
         "q",
         "key-quit",
         true,
     ),
     b(
         &[Key::ctrl('z')],
-        Command::Suspend,
+        KeyCommand::Suspend,
         "Ctrl-Z",
         "key-suspend",
         false,
@@ -331,7 +355,7 @@ pub const GLOBAL: &[Binding] = &[
 ];
 
 /// The table of a screen.
-pub fn screen_bindings(screen: Screen) -> &'static [Binding] {
+pub(crate) fn screen_bindings(screen: Screen) -> &'static [Binding] {
     match screen {
         Screen::Operations => OPERATIONS,
         Screen::Operation => OPERATION,
@@ -349,14 +373,14 @@ fn moves(screen: Screen) -> &'static [Binding] {
 }
 
 /// The command a key means on `screen`.
-pub fn lookup(screen: Screen, key: Key) -> Option<Command> {
+pub(crate) fn lookup(screen: Screen, key: Key) -> Option<KeyCommand> {
     all(screen)
         .find(|bd| bd.keys.contains(&key))
         .map(|bd| bd.command)
 }
 
 /// The command a key means in a dialog table.
-pub fn lookup_in(table: &[Binding], key: Key) -> Option<Command> {
+pub(crate) fn lookup_in(table: &[Binding], key: Key) -> Option<KeyCommand> {
     table
         .iter()
         .find(|bd| bd.keys.contains(&key))

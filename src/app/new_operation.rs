@@ -2,10 +2,10 @@
 //! separate Start (CreateOperation). Every key path here is pure, like `update`.
 
 use super::action::{Effect, Key, KeyCode};
-use super::keymap::{self, Command};
+use super::keymap::{self, KeyCommand};
 use super::state::{Dialog, FormField, Loaded, NewOpStep, NewOperation, State};
 use super::text_field::{self, Edit};
-use crate::model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
+use ichor_model::{ApiError, Cluster, Code, OperationKind, OperationRequest, Reason, Version};
 
 /// Whether a kind takes max unavailable (the rollouts).
 pub fn takes_max_unavailable(kind: OperationKind) -> bool {
@@ -48,7 +48,7 @@ pub fn form_problem(d: &NewOperation) -> Option<(FormField, &'static str)> {
 }
 
 /// The request the form describes.
-pub fn request(d: &NewOperation) -> OperationRequest {
+pub(crate) fn request(d: &NewOperation) -> OperationRequest {
     OperationRequest {
         namespace: d.namespace.clone(),
         cluster: Some(d.cluster.name.clone()),
@@ -74,7 +74,7 @@ fn start_request(d: &NewOperation) -> OperationRequest {
 
 /// Asks for the plan again (R, or after a start that did not happen): the Review shows the
 /// cluster as it is now, and the typed name must be typed again for it.
-pub fn replan(state: &mut State) -> Vec<Effect> {
+pub(crate) fn replan(state: &mut State) -> Vec<Effect> {
     let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
         return Vec::new();
     };
@@ -101,7 +101,7 @@ fn fields(kind: OperationKind) -> Vec<FormField> {
 }
 
 /// Opens the dialog on `cluster`.
-pub fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
+pub(crate) fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
     let kind = OperationKind::Talos;
     state.dialog = Some(Dialog::NewOperation(Box::new(NewOperation {
         namespace: cluster.namespace.clone(),
@@ -127,7 +127,7 @@ fn next_seq(state: &mut State) -> u64 {
 }
 
 /// A key while the dialog is open.
-pub fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
+pub(crate) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
         return Vec::new();
     };
@@ -179,16 +179,16 @@ fn form_key(state: &mut State, d: &mut NewOperation, key: Key, effects: &mut Vec
         return true;
     }
     match keymap::lookup_in(keymap::FORM, key) {
-        Some(Command::Cancel) => false,
-        Some(Command::NextField) => {
+        Some(KeyCommand::Cancel) => false,
+        Some(KeyCommand::NextField) => {
             move_field(d, 1);
             true
         }
-        Some(Command::PrevField) => {
+        Some(KeyCommand::PrevField) => {
             move_field(d, -1);
             true
         }
-        Some(Command::Submit) => {
+        Some(KeyCommand::Submit) => {
             if let Some((field, _)) = form_problem(d) {
                 d.field = field;
                 return true;
@@ -303,22 +303,22 @@ fn review_key(
     let room = state.viewport.dialog;
     let page = room.rows.max(1);
     match keymap::lookup_in(keymap::REVIEW, key) {
-        Some(Command::Cancel) => return false,
-        Some(Command::BackToForm) => {
+        Some(KeyCommand::Cancel) => return false,
+        Some(KeyCommand::BackToForm) => {
             d.step = NewOpStep::Form;
             d.start_error = None;
             d.typed_name.clear();
         }
-        Some(Command::Refresh) => review(state, d, effects),
-        Some(Command::Up) => {
+        Some(KeyCommand::Refresh) => review(state, d, effects),
+        Some(KeyCommand::Up) => {
             let by = if key.code == KeyCode::PageUp { page } else { 1 };
             d.scroll = d.scroll.saturating_sub(by);
         }
-        Some(Command::Down) => {
+        Some(KeyCommand::Down) => {
             let by = if key.code == KeyCode::PageDown { page } else { 1 };
             d.scroll = (d.scroll + by).min(room.last_start());
         }
-        Some(Command::Submit)
+        Some(KeyCommand::Submit)
             // Start: only with the plan on screen, not blocked, and the name typed exactly.
             if d.can_start() => {
                 d.step = NewOpStep::Starting { since: state.now };

@@ -7,7 +7,7 @@ use super::action::{Key, KeyCode};
 
 /// What a key did to a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Edit {
+pub(crate) enum Edit {
     /// The text changed.
     Changed,
     /// An editing key that changed nothing (Backspace on an empty field, a character the field
@@ -19,7 +19,7 @@ pub enum Edit {
 
 /// Applies `key` to `text`: a character that `takes` accepts is added while the text holds
 /// fewer than `max` characters.
-pub fn edit(text: &mut String, key: Key, takes: impl Fn(char) -> bool, max: usize) -> Edit {
+pub(crate) fn edit(text: &mut String, key: Key, takes: impl Fn(char) -> bool, max: usize) -> Edit {
     let changed = |did: bool| if did { Edit::Changed } else { Edit::Unchanged };
     match key.code {
         KeyCode::Backspace => changed(text.pop().is_some()),

@@ -20,8 +20,8 @@ pub(super) fn sanitize_url(url: &str) -> String {
 
 /// Who the kubeconfig's credentials are, for the status bar; unknown if Kubernetes does not say
 /// within a few seconds (older clusters have no SelfSubjectReview).
-async fn who_am_i(service: &crate::service::OperationService) -> Option<String> {
-    let caller = crate::service::access::Caller::in_process();
+async fn who_am_i(service: &ichor_service::OperationService) -> Option<String> {
+    let caller = ichor_service::access::Caller::in_process();
     match tokio::time::timeout(std::time::Duration::from_secs(3), service.who_am_i(&caller)).await {
         Ok(Ok(user)) => Some(user),
         Ok(Err(e)) => {
@@ -34,8 +34,8 @@ async fn who_am_i(service: &crate::service::OperationService) -> Option<String> 
 
 /// The client the dashboard reaches its service with, and how the status bar names it.
 struct Connected {
-    client: std::sync::Arc<dyn crate::client::OperationClient>,
-    route: crate::app::state::Route,
+    client: std::sync::Arc<dyn ichor_model::OperationClient>,
+    route: ichor_app::state::Route,
     namespace: String,
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
@@ -47,21 +47,14 @@ struct Connected {
 /// credentials.
 async fn in_process(
     kube: kube::Client,
-    backend: crate::client::Backend,
-    read_only: bool,
     scope: Option<String>,
-) -> (crate::client::inprocess::InProcessClient, Option<String>) {
-    use crate::service::OperationService;
-    use crate::service::access::{Caller, KubeAccess};
+) -> (ichor_client::inprocess::InProcessClient, Option<String>) {
+    use ichor_service::OperationService;
+    use ichor_service::access::{Caller, KubeAccess};
     let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
     let user = who_am_i(&service).await;
-    let client = crate::client::inprocess::InProcessClient::new(
-        service,
-        Caller::in_process(),
-        backend,
-        read_only,
-    )
-    .with_watch(kube, scope);
+    let client = ichor_client::inprocess::InProcessClient::new(service, Caller::in_process())
+        .with_watch(kube, scope);
     (client, user)
 }
 
@@ -70,37 +63,33 @@ async fn in_process(
 async fn reach(
     settings: &Settings,
     kube: kube::Client,
-    token: Result<String, crate::client::tunnel::Fallback>,
+    token: Result<String, ichor_client::tunnel::Fallback>,
     context: &str,
     namespace: &str,
     kubeconfig_user: Option<String>,
-    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::client::Backend;
-    use crate::client::retry::Retrying;
+    use ichor_client::retry::Retrying;
     use std::sync::Arc;
     let options = super::reach::ReachOptions::of(settings);
     let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
     Ok(match reached {
         super::reach::Reached::Tunnel(client, route) => Connected {
-            client: Arc::new(Retrying::new(*client, retry_tx)),
+            client: Arc::new(Retrying::new(*client, retry_tx).read_only(settings.read_only)),
             route,
             namespace: namespace.to_string(),
             user: None,
             demo: None,
         },
         super::reach::Reached::InProcess(route) => {
-            let backend = Backend::InProcess {
-                context: context.to_string(),
-            };
             let scope = (!settings.all_namespaces).then(|| namespace.to_string());
-            let (mut client, user) = in_process(kube, backend, settings.read_only, scope).await;
+            let (mut client, user) = in_process(kube, scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);
             }
             Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
+                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route,
                 namespace: namespace.to_string(),
                 user,
@@ -116,10 +105,10 @@ async fn connect(
     cli: &Cli,
     settings: &Settings,
     source: Source,
-    retry_tx: tokio::sync::mpsc::UnboundedSender<crate::client::RetryEvent>,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
 ) -> anyhow::Result<Connected> {
-    use crate::app::state::Route;
-    use crate::client::retry::Retrying;
+    use ichor_app::state::Route;
+    use ichor_client::retry::Retrying;
     use std::sync::Arc;
     match source {
         Source::Demo => {
@@ -144,13 +133,13 @@ async fn connect(
         }
         Source::Remote(opts) => {
             let url = sanitize_url(&opts.url);
-            let client = crate::client::remote::RemoteClient::new(opts)?;
+            let client = ichor_client::remote::RemoteClient::new(opts)?;
             let namespace = settings
                 .namespace
                 .clone()
                 .unwrap_or_else(|| "default".to_string());
             Ok(Connected {
-                client: Arc::new(Retrying::new(client, retry_tx)),
+                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route: Route::Server { url },
                 namespace,
                 user: None,
@@ -159,7 +148,7 @@ async fn connect(
         }
         Source::Kubeconfig { loaded, context } => {
             let config = loaded.client_config(&context).await?;
-            let token = crate::client::tunnel::bearer_token(&config);
+            let token = ichor_client::tunnel::bearer_token(&config);
             let (kube, ns) = loaded.client(&context).await?;
             let namespace = settings.namespace.clone().unwrap_or(ns);
             let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());
@@ -179,8 +168,8 @@ async fn connect(
 
 /// Runs the dashboard until the user quits.
 pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
-    use crate::app::state::{Session, State};
-    use crate::runtime::{Clock, Runtime};
+    use ichor_app::state::{Session, State};
+    use ichor_runtime::{Clock, Runtime};
     use std::io::IsTerminal as _;
 
     let file = match (&cli.config, crate::config::FileConfig::default_path()) {
@@ -197,7 +186,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let source = Source::choose(&cli, &settings)?;
     // Nothing below runs without a terminal: crossterm would panic reading keys from a
     // non-terminal, and raw mode means nothing there.
-    if let Some(why) = crate::terminal::missing_terminal(
+    if let Some(why) = ichor_runtime::terminal::missing_terminal(
         std::io::stdin().is_terminal(),
         std::io::stdout().is_terminal(),
     ) {
@@ -220,20 +209,26 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let mut runtime = Runtime {
         state,
         client: connected.client,
-        texts: crate::i18n::Texts::new(settings.lang),
+        texts: ichor_views::i18n::Texts::new(settings.lang),
         theme: settings.theme,
         clock,
     };
-    crate::terminal::install_panic_hook();
-    let input = crate::terminal::input().context("reading terminal input")?;
-    let (mut tty, wide) =
-        crate::terminal::enter(settings.ambiguous_width).context("taking the terminal")?;
-    let _guard = crate::terminal::Guard;
+    ichor_runtime::terminal::install_panic_hook();
+    let input = ichor_runtime::terminal::input().context("reading terminal input")?;
+    let (mut tty, wide) = ichor_runtime::terminal::enter(settings.ambiguous_width.known())
+        .context("taking the terminal")?;
+    let _guard = ichor_runtime::terminal::Guard;
+    tracing::info!(setting = ?settings.ambiguous_width, wide, "East Asian ambiguous width");
     runtime.theme.wide_ambiguous = wide;
     let result = runtime
-        .run(&mut tty, input, retry_rx, &mut crate::terminal::TtyHost)
+        .run(
+            &mut tty,
+            input,
+            retry_rx,
+            &mut ichor_runtime::terminal::TtyHost,
+        )
         .await;
-    crate::terminal::restore();
+    ichor_runtime::terminal::restore();
     drop(connected.demo);
     result?;
     Ok(std::process::ExitCode::SUCCESS)

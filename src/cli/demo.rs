@@ -40,9 +40,9 @@ async fn start_ui_server(
     let addr = listener
         .local_addr()
         .context("reading the demo ichor-ui's address")?;
-    let config = crate::server::ServerConfig::new(cluster.api.client(users::SERVER_TOKEN));
+    let config = ichor_server::ServerConfig::new(cluster.api.client(users::SERVER_TOKEN));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(crate::server::serve(config, listener, async {
+    let task = tokio::spawn(ichor_server::serve(config, listener, async {
         let _ = stopped.await;
     }));
     Ok((

@@ -8,8 +8,8 @@ mod settings;
 
 pub use dashboard::run_dashboard;
 pub use serve::run_serve;
-pub use settings::Settings;
 
+use crate::config::RouteChoice;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
@@ -56,12 +56,12 @@ pub struct Cli {
     /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
     /// proxies; the default) or gRPC (HTTP/2).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
-    pub protocol: Option<crate::client::remote::Protocol>,
+    pub protocol: Option<ichor_client::remote::Protocol>,
     /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
     /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
     /// or nothing) or in-process.
     #[arg(long, value_enum, value_name = "BACKEND")]
-    pub backend: Option<BackendChoice>,
+    pub backend: Option<RouteChoice>,
     /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
     #[arg(long, value_name = "NAMESPACE/SERVICE")]
     pub ichor_ui: Option<String>,
@@ -163,19 +163,6 @@ pub enum Command {
     /// one port (with health and reflection), acting as each caller whose bearer token
     /// Kubernetes accepts (TokenReview, then impersonation).
     Serve(ServeArgs),
-}
-
-/// How the dashboard reaches OperationService when no server URL is given.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendChoice {
-    /// ichor-ui through a tunnel when it answers, else in-process.
-    #[default]
-    Auto,
-    /// ichor-ui (through a tunnel), or an error saying why not.
-    Remote,
-    /// The service in this process, with the kubeconfig's credentials.
-    InProcess,
 }
 
 /// `ichor-tui serve`.
@@ -308,10 +295,11 @@ pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
 
 #[cfg(test)]
 mod tests {
-    use super::{Cli, Settings};
+    use super::Cli;
+    use super::settings::Settings;
     use crate::config::FileConfig;
-    use crate::i18n::Lang;
     use clap::Parser;
+    use ichor_views::i18n::Lang;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {

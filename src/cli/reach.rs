@@ -4,39 +4,37 @@
 //! there is no ichor-ui, it is not ready, there is no token to forward, or it does not answer,
 //! the same service runs in this process, and the status bar says why.
 
-use super::BackendChoice;
 use super::settings::Settings;
-use crate::app::state::Route;
-use crate::client::OperationClient;
-use crate::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use crate::client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use crate::config::RouteChoice;
+use ichor_app::state::Route;
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
+use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use ichor_model::OperationClient;
 use std::time::Duration;
 
 /// What the choice between ichor-ui and the service in-process depends on.
 #[derive(Clone, Debug)]
 pub struct ReachOptions {
-    pub backend: BackendChoice,
+    pub backend: RouteChoice,
     pub ichor_ui: IchorUi,
     pub protocol: Protocol,
-    pub read_only: bool,
 }
 
 impl ReachOptions {
-    pub fn of(settings: &Settings) -> ReachOptions {
+    pub(crate) fn of(settings: &Settings) -> ReachOptions {
         ReachOptions {
             backend: settings.backend,
             ichor_ui: settings.ichor_ui.clone(),
             protocol: settings.protocol,
-            read_only: settings.read_only,
         }
     }
 }
 
 /// How long the first question to ichor-ui may take before the dashboard falls back.
-pub const PROBE_DEADLINE: Duration = Duration::from_secs(3);
+pub(crate) const PROBE_DEADLINE: Duration = Duration::from_secs(3);
 
 /// The client through a tunnel to ichor-ui, checked to answer; or why not.
-pub async fn tunnel(
+pub(crate) async fn tunnel(
     kube: &kube::Client,
     token: Result<String, Fallback>,
     settings: &ReachOptions,
@@ -48,17 +46,16 @@ pub async fn tunnel(
     let mut opts = RemoteOptions::new(format!("http://{}.{}", ui.service, ui.namespace))
         .with_protocol(settings.protocol);
     opts.token = Some(token);
-    opts.read_only = settings.read_only;
     let client = RemoteClient::through(opts, TunnelConnector::new(kube.clone(), ui.clone()))
         .map_err(|e| Fallback::NotAnswering {
-            detail: crate::errors::one_line(&e),
+            detail: ichor_model::error_text::one_line(&e),
         })?;
     // A first question: any answer of the service's own (even a refusal) means it is there.
     match tokio::time::timeout(PROBE_DEADLINE, client.permissions(namespace)).await {
         Ok(Ok(_)) => Ok(client),
         Ok(Err(e)) if !e.code.is_transient() => Ok(client),
         Ok(Err(e)) => Err(Fallback::NotAnswering {
-            detail: crate::text::truncate(&e.message, 200),
+            detail: ichor_model::inert::truncate(&e.message, 200),
         }),
         Err(_) => Err(Fallback::NotAnswering {
             detail: format!("no answer within {} s", PROBE_DEADLINE.as_secs()),
@@ -84,7 +81,7 @@ pub async fn choose(
         context: context.to_string(),
         why: Some(why),
     };
-    if settings.backend == BackendChoice::InProcess {
+    if settings.backend == RouteChoice::InProcess {
         return Ok(Reached::InProcess(in_process(Fallback::Chosen)));
     }
     match tunnel(kube, token, settings, namespace).await {
@@ -96,7 +93,7 @@ pub async fn choose(
             tracing::info!(service = %format!("{}/{}", ui.namespace, ui.service), "reaching ichor-ui through a tunnel");
             Ok(Reached::Tunnel(Box::new(client), route))
         }
-        Err(why) if settings.backend == BackendChoice::Remote => anyhow::bail!(
+        Err(why) if settings.backend == RouteChoice::Remote => anyhow::bail!(
             "--backend remote: ichor-ui ({}/{}) cannot be reached: {why}",
             settings.ichor_ui.namespace,
             settings.ichor_ui.service

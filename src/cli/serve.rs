@@ -27,7 +27,7 @@ async fn serve_kube_client(
     let config = kube::Config::incluster().map_err(|in_cluster| {
         anyhow::anyhow!(
             "no Kubernetes credentials: {}; and not in a cluster ({in_cluster})",
-            crate::errors::one_line(&local_error)
+            ichor_model::error_text::one_line(&local_error)
         )
     })?;
     kube::Client::try_from(config).context("creating the in-cluster Kubernetes client")
@@ -37,18 +37,18 @@ async fn serve_kube_client(
 /// kubeconfig), then the server.
 pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(crate::server::TlsPem::read(cert, key)?),
+        (Some(cert), Some(key)) => Some(ichor_server::TlsPem::read(cert, key)?),
         (None, None) => None,
         _ => anyhow::bail!("--tls-cert and --tls-key go together"),
     };
     let addr: std::net::SocketAddr = args.listen.parse().with_context(|| {
         format!(
             "parsing --listen {} (e.g. 127.0.0.1:50051)",
-            crate::errors::quoted(&args.listen)
+            ichor_model::error_text::quoted(&args.listen)
         )
     })?;
-    crate::server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
-    let opts = crate::server::ListenOptions {
+    ichor_server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
+    let opts = ichor_server::ListenOptions {
         addr,
         tls,
         insecure_listen: args.insecure_listen,
@@ -61,8 +61,8 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         let kube = demo
             .api
             .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN);
-        return crate::server::run(opts, kube).await;
+        return ichor_server::run(opts, kube).await;
     }
     let kube = serve_kube_client(args.kubeconfig.as_ref(), args.context.as_deref()).await?;
-    crate::server::run(opts, kube).await
+    ichor_server::run(opts, kube).await
 }

@@ -5,28 +5,28 @@ use super::Cli;
 use std::path::PathBuf;
 
 /// The settings in force: flags over the config file over the defaults.
-pub struct Settings {
-    pub lang: crate::i18n::Lang,
-    pub theme: crate::views::widgets::Theme,
+pub(crate) struct Settings {
+    pub lang: ichor_views::i18n::Lang,
+    pub(crate) theme: ichor_views::widgets::Theme,
     /// How wide ambiguous characters are, or `auto`: measured once the terminal is taken.
-    pub ambiguous_width: crate::config::AmbiguousWidth,
-    pub read_only: bool,
-    pub namespace: Option<String>,
-    pub all_namespaces: bool,
-    pub context: Option<String>,
-    pub kubeconfig: Option<PathBuf>,
-    pub server: Option<String>,
-    pub protocol: crate::client::remote::Protocol,
-    pub backend: super::BackendChoice,
+    pub(crate) ambiguous_width: crate::config::AmbiguousWidth,
+    pub(crate) read_only: bool,
+    pub(crate) namespace: Option<String>,
+    pub(crate) all_namespaces: bool,
+    pub(crate) context: Option<String>,
+    pub(crate) kubeconfig: Option<PathBuf>,
+    pub(crate) server: Option<String>,
+    pub protocol: ichor_client::remote::Protocol,
+    pub(crate) backend: crate::config::RouteChoice,
     /// Where ichor-ui runs.
-    pub ichor_ui: crate::client::tunnel::IchorUi,
-    pub token_file: Option<PathBuf>,
-    pub ca_file: Option<PathBuf>,
+    pub ichor_ui: ichor_client::tunnel::IchorUi,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
 }
 
 impl Settings {
     /// Resolves the settings from the flags, the config file and the environment.
-    pub fn resolve(
+    pub(crate) fn resolve(
         cli: &Cli,
         file: &crate::config::FileConfig,
         env: impl Fn(&str) -> Option<String>,
@@ -36,14 +36,17 @@ impl Settings {
         let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
         // The file's lang was checked as it was read.
         if let Some(l) = &cli.lang
-            && crate::i18n::Lang::parse(l).is_none()
+            && ichor_views::i18n::Lang::parse(l).is_none()
         {
-            anyhow::bail!("--lang must be en or ja, not {}", crate::errors::quoted(l));
+            anyhow::bail!(
+                "--lang must be en or ja, not {}",
+                ichor_model::error_text::quoted(l)
+            );
         }
         let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
         Ok(Settings {
-            lang: crate::i18n::Lang::choose(lang_flag.as_deref(), &env),
-            theme: crate::views::widgets::Theme {
+            lang: ichor_views::i18n::Lang::choose(lang_flag.as_deref(), &env),
+            theme: ichor_views::widgets::Theme {
                 color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
                 ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
                 wide_ambiguous: false,
@@ -73,16 +76,13 @@ impl Settings {
 }
 
 /// Where ichor-ui runs: `NAMESPACE/SERVICE` and a port name, each defaulted.
-fn ichor_ui(
-    at: Option<&str>,
-    port: Option<&str>,
-) -> anyhow::Result<crate::client::tunnel::IchorUi> {
-    let mut ui = crate::client::tunnel::IchorUi::default();
+fn ichor_ui(at: Option<&str>, port: Option<&str>) -> anyhow::Result<ichor_client::tunnel::IchorUi> {
+    let mut ui = ichor_client::tunnel::IchorUi::default();
     if let Some(at) = at {
         let (ns, svc) = at.split_once('/').ok_or_else(|| {
             anyhow::anyhow!(
                 "--ichor-ui must be NAMESPACE/SERVICE, not {}",
-                crate::errors::quoted(at)
+                ichor_model::error_text::quoted(at)
             )
         })?;
         ui.namespace = ns.to_string();
@@ -98,16 +98,16 @@ fn ichor_ui(
 /// is checked, so a bad flag or file is said first, and before anything is contacted.
 pub(super) enum Source {
     Demo,
-    Remote(crate::client::remote::RemoteOptions),
+    Remote(ichor_client::remote::RemoteOptions),
     Kubeconfig {
-        loaded: crate::kubeconfig::Loaded,
+        loaded: crate::kubeconfig::LoadedKubeconfig,
         context: String,
     },
 }
 
 impl Source {
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
-        use crate::client::remote::{RemoteOptions, TOKEN_ENV, load_token};
+        use ichor_client::remote::{RemoteOptions, TOKEN_ENV, load_token};
         if cli.demo {
             return Ok(Source::Demo);
         }
@@ -124,7 +124,6 @@ impl Source {
                 None => None,
             };
             opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
-            opts.read_only = settings.read_only;
             opts.insecure_send_token_over_http = cli.insecure_send_token_over_http;
             opts.check_token_transport()?;
             return Ok(Source::Remote(opts));

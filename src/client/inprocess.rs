@@ -1,41 +1,32 @@
 //! The in-process client: the service's handlers called directly.
 
-use super::{Backend, OperationClient, read_only_refusal};
-use crate::model::{
+use ichor_model::OperationClient;
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, View,
 };
-use crate::service::OperationService;
-use crate::service::access::Caller;
+use ichor_service::OperationService;
+use ichor_service::access::Caller;
 
 /// Calls the service in the same process, as the caller.
 pub struct InProcessClient {
     service: OperationService,
     caller: Caller,
-    backend: Backend,
-    read_only: bool,
     /// The kubeconfig user the calls are made with, named when Kubernetes refuses its
     /// credentials.
     kubeconfig_user: Option<String>,
     /// The list's rows as a watch keeps them (see [`super::store`]).
-    store: Option<super::store::OperationStore>,
+    store: Option<ichor_service::store::OperationStore>,
 }
 
 /// How long a summary list waits for the watch's first list before it lists from the API.
 const FIRST_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl InProcessClient {
-    pub fn new(
-        service: OperationService,
-        caller: Caller,
-        backend: Backend,
-        read_only: bool,
-    ) -> InProcessClient {
+    pub fn new(service: OperationService, caller: Caller) -> InProcessClient {
         InProcessClient {
             service,
             caller,
-            backend,
-            read_only,
             kubeconfig_user: None,
             store: None,
         }
@@ -44,7 +35,7 @@ impl InProcessClient {
     /// Keeps the list's rows of `scope` (`None`: every namespace) with a watch made with
     /// `kube`'s credentials, so a poll of the list reads memory.
     pub fn with_watch(mut self, kube: kube::Client, scope: Option<String>) -> InProcessClient {
-        self.store = Some(super::store::OperationStore::watch(kube, scope));
+        self.store = Some(ichor_service::store::OperationStore::watch(kube, scope));
         self
     }
 
@@ -55,7 +46,7 @@ impl InProcessClient {
             return None;
         }
         let store = self.store.as_ref()?;
-        if let Err(e) = crate::service::list::check(query) {
+        if let Err(e) = ichor_service::list::check(query) {
             return Some(Err(e));
         }
         store.page(query)
@@ -77,21 +68,10 @@ impl InProcessClient {
         }
         e
     }
-
-    fn writable(&self, what: &str) -> Result<(), ApiError> {
-        if self.read_only {
-            return Err(read_only_refusal(what));
-        }
-        Ok(())
-    }
 }
 
 #[async_trait::async_trait]
 impl OperationClient for InProcessClient {
-    fn backend(&self) -> Backend {
-        self.backend.clone()
-    }
-
     fn user(&self) -> Option<String> {
         self.caller.identity.as_ref().map(|i| i.user.clone())
     }
@@ -135,7 +115,6 @@ impl OperationClient for InProcessClient {
     }
 
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
-        self.writable("starting an operation")?;
         self.service
             .create_operation(&self.caller, req)
             .await
@@ -149,11 +128,6 @@ impl OperationClient for InProcessClient {
         paused: bool,
         confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
-        self.writable(if paused {
-            "pausing an operation"
-        } else {
-            "resuming an operation"
-        })?;
         self.service
             .set_operation_paused(&self.caller, namespace, name, paused, confirmed)
             .await
@@ -166,7 +140,6 @@ impl OperationClient for InProcessClient {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError> {
-        self.writable("deleting an operation")?;
         self.service
             .delete_operation(&self.caller, namespace, name, confirmed)
             .await
@@ -177,7 +150,7 @@ impl OperationClient for InProcessClient {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         self.service
             .list_operation_events(&self.caller, namespace, name)
             .await
@@ -185,9 +158,6 @@ impl OperationClient for InProcessClient {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
-        if self.read_only {
-            return Ok(Permissions::default());
-        }
         self.service
             .permissions(&self.caller, namespace)
             .await
@@ -212,23 +182,16 @@ impl OperationClient for InProcessClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Reason;
-    use crate::service::access::KubeAccess;
     use ichor_demo::apiserver::EmbeddedApi;
+    use ichor_model::Reason;
+    use ichor_service::access::KubeAccess;
 
     #[tokio::test]
     async fn refused_credentials_name_the_kubeconfig_user() {
         let api = EmbeddedApi::default();
         let service = OperationService::new(KubeAccess::new(api.client("stale"), "ichor-tui"));
-        let client = InProcessClient::new(
-            service,
-            Caller::in_process(),
-            Backend::InProcess {
-                context: "prod".into(),
-            },
-            false,
-        )
-        .kubeconfig_user("admin@prod".into());
+        let client = InProcessClient::new(service, Caller::in_process())
+            .kubeconfig_user("admin@prod".into());
         let e = client.list_operations(Some("default")).await.unwrap_err();
         assert_eq!(
             (e.code, e.reason),

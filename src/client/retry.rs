@@ -1,5 +1,6 @@
-//! Retrying transient faults (Unavailable, DeadlineExceeded) of reads with backoff, for any
-//! client; writes are never retried.
+//! The one wrapper every backend goes through: transient faults (Unavailable,
+//! DeadlineExceeded) of reads retried with backoff; writes never retried, and refused without
+//! a call when the dashboard runs read-only.
 //!
 //! A read is retried as it is, for up to 10 minutes, each wait reported to the dashboard. A write
 //! (start, pause, resume, delete) is sent once: a person confirmed it against what they saw, and
@@ -8,11 +9,11 @@
 //! request id; the operation's uid and spec), and says so; trying again is the person's new
 //! action, against fresh state.
 
-use super::{Backend, OperationClient, RetryEvent};
-use crate::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
+use ichor_model::{OperationClient, RetryEvent, read_only_refusal};
 use jiff::Timestamp;
 use std::future::Future;
 use std::sync::Mutex;
@@ -33,6 +34,20 @@ pub struct RetryPolicy {
     pub jitter: f64,
 }
 
+impl RetryPolicy {
+    /// The delays before jitter: `initial`, doubling up to `max_delay` (backon's exponential
+    /// backoff; when to stop is ours: `give_up_after`, counted from the first failure).
+    fn delays(&self) -> backon::ExponentialBackoff {
+        use backon::BackoffBuilder as _;
+        backon::ExponentialBuilder::new()
+            .with_min_delay(self.initial)
+            .with_max_delay(self.max_delay)
+            .with_factor(2.0)
+            .without_max_times()
+            .build()
+    }
+}
+
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
@@ -44,12 +59,14 @@ impl Default for RetryPolicy {
     }
 }
 
-/// A client that retries the transient faults of `inner`, reporting each wait on `events`.
+/// A client that retries the transient faults of `inner`, reporting each wait on `events`;
+/// read-only, it refuses every write itself.
 pub struct Retrying<C> {
     inner: C,
     events: UnboundedSender<RetryEvent>,
     policy: RetryPolicy,
     rng: Mutex<fastrand::Rng>,
+    read_only: bool,
 }
 
 /// What one attempt of a call decided.
@@ -74,11 +91,28 @@ impl<C: OperationClient> Retrying<C> {
             events,
             policy,
             rng: Mutex::new(fastrand::Rng::new()),
+            read_only: false,
         }
     }
 
+    /// Read-only (`--read-only`): every write is refused without a call, and the caller may do
+    /// nothing.
+    pub fn read_only(mut self, read_only: bool) -> Retrying<C> {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Refuses a write when read-only.
+    fn writable(&self, what: &str) -> Result<(), ApiError> {
+        if self.read_only {
+            return Err(read_only_refusal(what));
+        }
+        Ok(())
+    }
+
     /// The wrapped client.
-    pub fn inner(&self) -> &C {
+    #[cfg(test)]
+    pub(crate) fn inner(&self) -> &C {
         &self.inner
     }
 
@@ -109,7 +143,7 @@ impl<C: OperationClient> Retrying<C> {
     {
         let mut n: u32 = 1;
         let mut first_failure: Option<(Instant, Timestamp)> = None;
-        let mut delay = self.policy.initial;
+        let mut delays = self.policy.delays();
         loop {
             let err = match attempt(n).await {
                 Step::Done(r) => {
@@ -134,6 +168,7 @@ impl<C: OperationClient> Retrying<C> {
                 });
                 return Err(err);
             }
+            let delay = delays.next().unwrap_or(self.policy.max_delay);
             let wait = self
                 .jittered(delay)
                 .min(self.policy.give_up_after - elapsed);
@@ -146,7 +181,6 @@ impl<C: OperationClient> Retrying<C> {
                 error: err,
             });
             tokio::time::sleep(wait).await;
-            delay = (delay * 2).min(self.policy.max_delay);
             n += 1;
         }
     }
@@ -231,7 +265,7 @@ impl<C: OperationClient> Retrying<C> {
 
 /// How long a dashboard looks for a start whose answer it lost without the server's word on
 /// it: the server's claim work limit (30 s) and the API server's request timeout (60 s).
-pub const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
+pub(crate) const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
 
 /// START_OUTCOME_UNKNOWN made by the client: the start's answer was lost on its way back, and
 /// no operation carries its request id yet.
@@ -297,15 +331,11 @@ fn outcome_unknown(e: &ApiError) -> bool {
 
 #[async_trait::async_trait]
 impl<C: OperationClient> OperationClient for Retrying<C> {
-    fn backend(&self) -> Backend {
-        self.inner.backend()
-    }
-
     fn user(&self) -> Option<String> {
         self.inner.user()
     }
 
-    fn server_version(&self) -> super::ServerVersion {
+    fn server_version(&self) -> ichor_model::ServerVersion {
         self.inner.server_version()
     }
 
@@ -343,10 +373,11 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
     /// answer is START_OUTCOME_UNKNOWN, the server's own when it gave one, and the dashboard
     /// keeps looking until the outcome is settled.
     async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
+        self.writable("starting an operation")?;
         let mut req = req.clone();
         let id = req
             .request_id
-            .get_or_insert_with(crate::model::new_request_id)
+            .get_or_insert_with(ichor_model::new_request_id)
             .clone();
         let cause = match self.inner.create_operation(&req).await {
             Err(e) if outcome_unknown(&e) => e,
@@ -380,6 +411,11 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         paused: bool,
         confirmed: Option<&Confirmed>,
     ) -> Result<Operation, ApiError> {
+        self.writable(if paused {
+            "pausing an operation"
+        } else {
+            "resuming an operation"
+        })?;
         let cause = match self
             .inner
             .set_operation_paused(namespace, name, paused, confirmed)
@@ -416,6 +452,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError> {
+        self.writable("deleting an operation")?;
         let cause = match self
             .inner
             .delete_operation(namespace, name, confirmed)
@@ -446,7 +483,7 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         self.plain("reading the events", || {
             self.inner.list_operation_events(namespace, name)
         })
@@ -454,6 +491,9 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
+        if self.read_only {
+            return Ok(Permissions::default());
+        }
         self.plain("asking what you may do", || {
             self.inner.permissions(namespace)
         })

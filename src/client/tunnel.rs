@@ -31,17 +31,17 @@ impl Default for IchorUi {
     }
 }
 
-pub use crate::model::Fallback;
+pub use ichor_model::Fallback;
 
 /// A ready pod and the container port the Service's port leads to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
-    pub pod: String,
-    pub port: u16,
+    pub(crate) pod: String,
+    pub(crate) port: u16,
 }
 
 fn bounded(e: &kube::Error) -> String {
-    crate::text::truncate(&crate::text::sanitize(&e.to_string()), 200)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&e.to_string()), 200)
 }
 
 fn refused(e: kube::Error) -> Fallback {
@@ -197,7 +197,7 @@ impl TunnelConnector {
     }
 
     /// A new forwarded connection to a ready pod of ichor-ui.
-    pub async fn open(&self) -> std::io::Result<TunnelIo> {
+    pub(crate) async fn open(&self) -> std::io::Result<TunnelIo> {
         let route = find(&self.kube, &self.ui)
             .await
             .map_err(|f| std::io::Error::other(format!("ichor-ui: {f}")))?;
@@ -213,7 +213,7 @@ impl TunnelConnector {
         // The forward lives while its stream does: the task ends when either side closes.
         tokio::spawn(async move {
             if let Err(e) = forwarder.join().await {
-                let detail = crate::text::truncate(&e.to_string(), 200);
+                let detail = ichor_model::inert::truncate(&e.to_string(), 200);
                 tracing::info!(error = %detail, "the tunnel to ichor-ui closed");
             }
         });

@@ -5,17 +5,19 @@
 
 mod panics;
 mod perform;
+#[path = "../terminal/mod.rs"]
+pub mod terminal;
 
-pub use panics::{payload_text, report_panic};
+pub(crate) use panics::{payload_text, report_panic};
 pub use perform::perform;
 
-use crate::app::action::{Action, Effect};
-use crate::app::state::State;
-use crate::app::update::{start, update};
-use crate::client::{OperationClient, RetryEvent};
-use crate::i18n::Texts;
-use crate::views::{self, widgets::Ctx, widgets::Theme};
 use futures::{Stream, StreamExt};
+use ichor_app::action::{Action, Effect};
+use ichor_app::state::State;
+use ichor_app::update::{start, update};
+use ichor_model::{OperationClient, RetryEvent};
+use ichor_views::i18n::Texts;
+use ichor_views::widgets::{Ctx, Theme};
 use jiff::Timestamp;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
@@ -103,7 +105,7 @@ impl Runtime {
 
     fn frame(&self, area: Rect) -> Buffer {
         let mut buf = Buffer::empty(area);
-        views::render(&self.state, &self.ctx(), area, &mut buf);
+        ichor_views::render(&self.state, &self.ctx(), area, &mut buf);
         buf
     }
 
@@ -172,7 +174,7 @@ impl Runtime {
             let settling = self.state.settling.as_ref().map(|s| s.next_check);
             let wake = [
                 self.state.next_poll,
-                views::next_clock_change(&self.state),
+                ichor_views::next_clock_change(&self.state),
                 settling,
             ]
             .into_iter()
@@ -215,7 +217,7 @@ impl Runtime {
         Drawn {
             revision: self.state.revision,
             size: self.state.size,
-            clock_change: views::next_clock_change(&self.state),
+            clock_change: ichor_views::next_clock_change(&self.state),
         }
     }
 
@@ -242,7 +244,7 @@ impl Runtime {
         B: Backend,
         B::Error: Send + Sync + 'static,
     {
-        let viewport = views::viewport(&self.state, &self.ctx(), self.state.size);
+        let viewport = ichor_views::viewport(&self.state, &self.ctx(), self.state.size);
         if viewport != self.state.viewport {
             update(&mut self.state, Action::Viewport(viewport));
         }
@@ -258,7 +260,7 @@ impl Runtime {
             if f.area() == frame.area {
                 f.buffer_mut().clone_from(&frame);
             } else {
-                views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
+                ichor_views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
             }
         })?;
         *last = Some(frame);
@@ -303,7 +305,7 @@ impl Runtime {
 /// Clears the screen and forgets the frame on it, so the next draw repaints everything.
 /// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
 /// stream may read first; `resize` clears without asking.)
-pub fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+pub(crate) fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
     let size = terminal.size()?;
     terminal.resize(Rect::new(0, 0, size.width, size.height))
 }

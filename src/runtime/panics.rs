@@ -3,8 +3,8 @@
 //! reported the same way, and the terminal is given back only when the thread that draws
 //! panics (the program then ends).
 
-use crate::app::action::Action;
 use futures::FutureExt;
+use ichor_app::action::Action;
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -49,7 +49,7 @@ where
 /// The panic hook's question: whether this panic is reported to the running dashboard (which
 /// goes on) rather than ending the program. `false` on the thread that draws, and when no
 /// dashboard runs.
-pub fn report_panic(message: &str) -> bool {
+pub(crate) fn report_panic(message: &str) -> bool {
     if std::thread::current().name() == Some("main") {
         return false;
     }
@@ -70,7 +70,7 @@ pub fn report_panic(message: &str) -> bool {
 }
 
 /// What a panic said, bounded and inert.
-pub fn payload_text(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn payload_text(payload: &(dyn Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -81,5 +81,5 @@ pub fn payload_text(payload: &(dyn Any + Send)) -> String {
 
 fn bounded(s: &str) -> String {
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::truncate(&crate::text::sanitize(&one_line), MAX_MESSAGE)
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&one_line), MAX_MESSAGE)
 }

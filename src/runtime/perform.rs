@@ -1,8 +1,8 @@
 //! The one mapping from an Effect to a call of the client, and from its result to an Action.
 
-use crate::app::action::{Action, Effect};
-use crate::app::state::WriteAction;
-use crate::client::OperationClient;
+use ichor_app::action::{Action, Effect};
+use ichor_app::state::WriteAction;
+use ichor_model::OperationClient;
 
 /// Runs one effect against the client and says what came of it as an Action; `None` for the
 /// effects that are not calls (suspend, quit). The one mapping from Effect to call.
@@ -122,8 +122,8 @@ async fn write(
     action: WriteAction,
     namespace: &str,
     name: &str,
-    confirmed: &crate::model::Confirmed,
-) -> Result<(), crate::model::ApiError> {
+    confirmed: &ichor_model::Confirmed,
+) -> Result<(), ichor_model::ApiError> {
     let confirmed = Some(confirmed);
     match action {
         WriteAction::Pause | WriteAction::Resume => client

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// How long the terminal has to answer: the round trip of an SSH link to a bastion host, with
 /// room to spare, and short enough not to be felt at start.
-pub const TIMEOUT: Duration = Duration::from_millis(200);
+pub(crate) const TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The character measured: U+25BD WHITE DOWN-POINTING TRIANGLE (East Asian Width A), the one
 /// Vim prints.
@@ -18,7 +18,7 @@ const PROBE: &str = "\u{25BD}";
 
 /// What the terminal said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The cursor's column (1-based) after the character.
     Column(u16),
     /// Nothing within the time.
@@ -27,7 +27,7 @@ pub enum Answer {
 
 /// Whether the terminal draws ambiguous characters wide: asked, logged, narrow when unsure.
 /// Expects raw mode (the answer is not echoed, and comes without a newline).
-pub fn measure(timeout: Duration) -> bool {
+pub(crate) fn measure(timeout: Duration) -> bool {
     let started = Instant::now();
     let answer = ask(timeout);
     let waited_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -58,7 +58,7 @@ pub fn measure(timeout: Duration) -> bool {
 }
 
 /// A narrow character leaves the cursor in column 2, a wide one in column 3.
-pub fn wide_from_column(column: u16) -> Option<bool> {
+pub(crate) fn wide_from_column(column: u16) -> Option<bool> {
     match column {
         2 => Some(false),
         3 => Some(true),
@@ -130,7 +130,7 @@ fn readable(wait: Duration) -> io::Result<bool> {
 }
 
 /// The first cursor position report (`ESC [ row ; column R`) in `bytes`, as (row, column).
-pub fn cursor_report(bytes: &[u8]) -> Option<(u16, u16)> {
+pub(crate) fn cursor_report(bytes: &[u8]) -> Option<(u16, u16)> {
     let mut i = 0;
     while let Some(at) = bytes[i..].windows(2).position(|w| w == b"\x1b[") {
         let start = i + at + 2;

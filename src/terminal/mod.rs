@@ -4,12 +4,11 @@
 
 mod ambiwidth;
 
-use crate::app::action::{Action, Key, KeyCode};
-use crate::config::AmbiguousWidth;
-use crate::runtime::Host;
+use crate::Host;
 use crossterm::event::{Event, EventStream, KeyEventKind, KeyModifiers};
 use crossterm::{cursor, execute, terminal};
 use futures::{Stream, StreamExt};
+use ichor_app::action::{Action, Key, KeyCode};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Stdout};
@@ -18,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// The dashboard's terminal.
-pub type Tty = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Tty = Terminal<CrosstermBackend<Stdout>>;
 
 /// Why the dashboard cannot run here, as the one line to print, or `None` when it can: it
 /// reads keys from standard input and draws on standard output, and both must be terminals
@@ -35,21 +34,16 @@ pub fn missing_terminal(stdin: bool, stdout: bool) -> Option<String> {
     ))
 }
 
-/// Takes the terminal: raw mode, alternate screen, hidden cursor. With `auto`, measures how wide
-/// it draws East Asian ambiguous characters before the first frame; returns whether they are
-/// wide.
-pub fn enter(ambiguous: AmbiguousWidth) -> io::Result<(Tty, bool)> {
+/// Takes the terminal: raw mode, alternate screen, hidden cursor. Unless the settings say how
+/// wide it draws East Asian ambiguous characters (`ambiguous_wide`), measures it before the
+/// first frame; returns whether they are wide.
+pub fn enter(ambiguous_wide: Option<bool>) -> io::Result<(Tty, bool)> {
     terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), terminal::EnterAlternateScreen, cursor::Hide)?;
-    let wide = match ambiguous {
-        AmbiguousWidth::Narrow => false,
-        AmbiguousWidth::Wide => true,
-        AmbiguousWidth::Auto => ambiwidth::measure(ambiwidth::TIMEOUT),
-    };
-    tracing::info!(setting = ?ambiguous, wide, "East Asian ambiguous width");
+    let wide = ambiguous_wide.unwrap_or_else(|| ambiwidth::measure(ambiwidth::TIMEOUT));
     let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    crate::runtime::full_redraw(&mut t)?;
+    crate::full_redraw(&mut t)?;
     Ok((t, wide))
 }
 
@@ -68,8 +62,8 @@ pub fn restore() {
 pub fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let message = crate::runtime::payload_text(info.payload());
-        if crate::runtime::report_panic(&message) {
+        let message = crate::payload_text(info.payload());
+        if crate::report_panic(&message) {
             let at = info
                 .location()
                 .map(|l| format!("{}:{}", l.file(), l.line()));
@@ -110,7 +104,7 @@ impl Host for TtyHost {
 }
 
 /// Maps a terminal event to an Action.
-pub fn action_of(ev: Event) -> Option<Action> {
+pub(crate) fn action_of(ev: Event) -> Option<Action> {
     match ev {
         Event::Key(k) if k.kind != KeyEventKind::Release => {
             let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);

@@ -40,7 +40,7 @@ fn ascii_of(symbol: &str) -> Option<&'static str> {
 }
 
 /// Replaces every drawing character in `area` of the finished frame with its ASCII stand-in.
-pub fn asciify(buf: &mut Buffer, area: Rect) {
+pub(crate) fn asciify(buf: &mut Buffer, area: Rect) {
     for y in area.y..area.y + area.height {
         for x in area.x..area.x + area.width {
             let cell = &mut buf[(x, y)];
@@ -103,7 +103,7 @@ fn stand_in(c: char) -> &'static str {
 /// Replaces every drawing character in `area` of the finished frame with its ASCII stand-in,
 /// and every other ambiguous character with a one-column stand-in: nothing in the frame is
 /// drawn wider by a terminal that draws ambiguous characters wide.
-pub fn unambiguous(buf: &mut Buffer, area: Rect) {
+pub(crate) fn unambiguous(buf: &mut Buffer, area: Rect) {
     for y in area.y..area.y + area.height {
         for x in area.x..area.x + area.width {
             let cell = &mut buf[(x, y)];

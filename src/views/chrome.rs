@@ -5,9 +5,9 @@ use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
-use crate::app::keymap::{self, Command};
-use crate::app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
-use crate::app::update::{Avail, availability};
+use ichor_app::keymap::{self, KeyCommand};
+use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use ichor_app::update::{Avail, availability};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 /// The most lines the banner takes.
-pub const BANNER_MAX: usize = 3;
+pub(crate) const BANNER_MAX: usize = 3;
 
 /// The status bar's words that fit in `room` columns.
 fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
@@ -82,7 +82,7 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
 }
 
 /// The status bar: program, backend, namespace, user, the age of the data, and badges.
-pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let s = &state.session;
     let mut badges = Vec::new();
@@ -117,8 +117,8 @@ pub fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The fallback's words.
-fn fallback_text(why: &crate::model::Fallback, t: &crate::i18n::Texts) -> String {
-    use crate::model::Fallback;
+fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
+    use ichor_model::Fallback;
     match why {
         Fallback::Chosen => t.t("fallback-chosen"),
         Fallback::NotFound => t.t("fallback-not-found"),
@@ -142,9 +142,9 @@ enum Detail {
     All,
 }
 
-fn route_text(s: &crate::app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
-    use crate::app::state::Route;
-    use crate::model::ServerVersion;
+fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
+    use ichor_app::state::Route;
+    use ichor_model::ServerVersion;
     let route = match &s.route {
         Route::Server { url } => sanitize(url),
         Route::Tunnel { .. } => t.t("route-tunnel"),
@@ -192,7 +192,7 @@ fn refresh_age(state: &State, at: Timestamp, ctx: &Ctx<'_>) -> String {
 
 /// The line(s) under the status bar: the connection banner, else the write waiting for its
 /// answer, else the latest notice, wrapped to at most three lines.
-pub fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
+pub(crate) fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
     let mut lines = Lines::new(w).margin(2);
     let Some((text, style)) = banner_text(state, ctx) else {
         return lines;
@@ -219,7 +219,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
             // Through a tunnel, what closed is the tunnel: it is opened again with each try.
             let id = match state.session.route {
-                crate::app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
+                ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
                 _ => "banner-retrying",
             };
             (
@@ -236,7 +236,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::GaveUp { since } => (
             t.tr(
                 match state.session.route {
-                    crate::app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
+                    ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
                     _ => "banner-gave-up",
                 },
                 &[("since", &hhmm(state, *since))],
@@ -258,7 +258,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
 /// The dashboard's own credentials were refused: after a CA rotation, that it replaced them
 /// and what to run; else that they may have been, or expired.
 fn credentials_text(
-    refused: crate::app::state::CredentialsRefused<'_>,
+    refused: ichor_app::state::CredentialsRefused<'_>,
     ctx: &Ctx<'_>,
 ) -> (String, Style) {
     let t = ctx.texts;
@@ -287,7 +287,7 @@ fn pending_text(p: &PendingWrite, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// A start whose outcome is being settled: which, and until when it is looked for.
-fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
+fn settling_text(s: &ichor_app::state::SettlingStart, ctx: &Ctx<'_>) -> (String, Style) {
     (
         ctx.texts.tr(
             "start-settling",
@@ -302,7 +302,7 @@ fn settling_text(s: &crate::app::state::SettlingStart, ctx: &Ctx<'_>) -> (String
 
 fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
-    let said = |prefix: &str, a: &crate::app::state::WriteAction, name: &str| {
+    let said = |prefix: &str, a: &ichor_app::state::WriteAction, name: &str| {
         t.tr(
             &format!("{prefix}-{}", action_id(*a)),
             &[("name", &sanitize(name))],
@@ -336,7 +336,7 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
 }
 
 /// An operation started: its name, the spec field written first, and any warning, first.
-fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Style) {
+fn started_text(created: &ichor_model::Created, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let mut text = t.tr("started", &[("name", &sanitize(&created.operation.name))]);
     if let Some(c) = &created.spec_written {
@@ -350,7 +350,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
             ],
         ));
     }
-    if created.operation.kind == Some(crate::model::OperationKind::CaRotation) {
+    if created.operation.kind == Some(ichor_model::OperationKind::CaRotation) {
         // ADR 0068 Decision 7: the reminder after the start, as the CLI prints it (its own
         // space too).
         let name = sanitize(&created.operation.cluster);
@@ -364,8 +364,8 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
         .warnings
         .iter()
         .map(|w| {
-            let e = crate::model::ApiError {
-                code: crate::model::Code::Internal,
+            let e = ichor_model::ApiError {
+                code: ichor_model::Code::Internal,
                 reason: Some(w.reason),
                 params: w.params.clone(),
                 message: w.message.clone(),
@@ -378,7 +378,7 @@ fn started_text(created: &crate::model::Created, ctx: &Ctx<'_>) -> (String, Styl
 
 /// The footer: the keys of this screen that do something now, from the key table; or the
 /// command line while it is typed.
-pub fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     if state.input == Input::Command {
         command_line(state, ctx, area, buf);
         return;
@@ -396,7 +396,7 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let ghost = match state.command.completing {
         Some(_) => String::new(),
         None if typed.is_empty() => String::new(),
-        None => crate::app::commands::completions(&state.command.text)
+        None => ichor_app::commands::completions(&state.command.text)
             .first()
             .and_then(|c| c.strip_prefix(state.command.text.as_str()))
             .unwrap_or("")
@@ -419,7 +419,7 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
 }
 
 /// The footer's words.
-pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
+pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
     if state.input == Input::Filter {
         return format!(" {}", t.t("footer-filter"));
@@ -438,7 +438,9 @@ pub fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
                 .iter()
                 .filter(|b| b.footer)
                 .filter(|b| {
-                    !(b.command == Command::Submit && d.step == NewOpStep::Review && !d.can_start())
+                    !(b.command == KeyCommand::Submit
+                        && d.step == NewOpStep::Review
+                        && !d.can_start())
                 })
                 .map(|b| format!("{} {}", b.label, t.t(b.hint)))
                 .collect();
@@ -459,10 +461,10 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
     }
     for bd in keymap::all(state.screen).filter(|b| b.footer) {
         // While a write is pending, Esc stops waiting for it.
-        if bd.command == Command::Back && state.pending.is_some() {
+        if bd.command == KeyCommand::Back && state.pending.is_some() {
             continue;
         }
-        if bd.command == Command::Back
+        if bd.command == KeyCommand::Back
             && state.screen == Screen::Operations
             && state.ops.filter.is_empty()
         {

@@ -8,8 +8,8 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, role_word, shutdown_text, widest_role};
-use crate::app::state::State;
-use crate::model::{Cluster, ClusterMachine};
+use ichor_app::state::State;
+use ichor_model::{Cluster, ClusterMachine};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -29,7 +29,7 @@ fn field(label: &str, value: String) -> String {
 }
 
 /// Draws a cluster's page.
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let Some(p) = &state.cluster else { return };
     let mut block = titled_block(t.tr("cluster-title", &[("name", &sanitize(&p.name))]));

@@ -7,15 +7,15 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, kind_short};
-use crate::app::state::{Input, State};
-use crate::model::{Cluster, OperationKind, Phase};
+use ichor_app::state::{Input, State};
+use ichor_model::{Cluster, OperationKind, Phase};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Color;
 use ratatui::widgets::Widget;
 
 /// "3 cp, 12 w, 1 held", or "3+12, 1 held" when `compact`.
-pub fn machines_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
+pub(crate) fn machines_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     let cps = c
         .machines
         .iter()
@@ -38,7 +38,7 @@ pub fn machines_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
 }
 
 /// "Argo CD: app", or only the tool when `compact`.
-pub fn tracking_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
+pub(crate) fn tracking_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     match &c.tracking {
         Some(t) if compact => sanitize(&t.tool),
         Some(t) => ctx.texts.tr(
@@ -53,7 +53,7 @@ pub fn tracking_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
 }
 
 /// "Talos · Running (name)", without the name when `compact`.
-pub fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
+pub(crate) fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     let Some(a) = &c.active_operation else {
         return "—".into();
     };
@@ -97,7 +97,7 @@ fn columns(ctx: &Ctx<'_>) -> Vec<Column> {
 }
 
 /// Draws the Clusters list.
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let mut title = match &state.clusters.all.data {
         Some(all) => t.tn(

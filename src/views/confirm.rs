@@ -5,7 +5,7 @@ use super::text::{sanitize, truncate};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::words::action_id;
-use crate::app::state::{AskedAbout, Confirm, WriteAction};
+use ichor_app::state::{AskedAbout, Confirm, WriteAction};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -39,7 +39,7 @@ fn body(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> (Lines, u16) {
 
 /// The rows the question takes over `area`: its text, a blank line, the prompt, the borders.
 /// It does not scroll: in fewer, it is not drawn (the question is never asked cut).
-pub fn rows_needed(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> u16 {
+pub(crate) fn rows_needed(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> u16 {
     let (body, _) = body(c, ctx, area);
     u16::try_from(body.len())
         .unwrap_or(u16::MAX)
@@ -47,7 +47,7 @@ pub fn rows_needed(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> u16 {
 }
 
 /// Draws the question over `area`.
-pub fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let id = action_id(c.action);
     let name = sanitize(&c.name);

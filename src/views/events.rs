@@ -7,8 +7,8 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
-use crate::app::state::{DetailState, State};
-use crate::model::{Code, OperationEvent};
+use ichor_app::state::{DetailState, State};
+use ichor_model::{Code, OperationEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -61,7 +61,7 @@ fn age_of(state: &State, ctx: &Ctx<'_>, e: &OperationEvent) -> String {
 fn ages_width(state: &State, ctx: &Ctx<'_>, events: &[OperationEvent]) -> usize {
     events
         .iter()
-        .map(|e| crate::text::width(&age_of(state, ctx, e)))
+        .map(|e| ichor_model::inert::width(&age_of(state, ctx, e)))
         .max()
         .unwrap_or(0)
 }
@@ -78,7 +78,7 @@ fn why_none(ctx: &Ctx<'_>, d: &DetailState) -> Option<String> {
 }
 
 /// The rows the page gives its events: none when there is nothing to say.
-pub fn rows_on_page(ctx: &Ctx<'_>, d: &DetailState) -> u16 {
+pub(crate) fn rows_on_page(ctx: &Ctx<'_>, d: &DetailState) -> u16 {
     let shown = d.events.data.as_ref().map_or(0, |e| e.len().min(ON_PAGE));
     match (shown, why_none(ctx, d)) {
         (0, None) => 0,
@@ -89,7 +89,13 @@ pub fn rows_on_page(ctx: &Ctx<'_>, d: &DetailState) -> u16 {
 
 /// The latest events under the page's machine table: a heading and up to three lines, or the
 /// line that says why there are none.
-pub fn render_on_page(state: &State, ctx: &Ctx<'_>, d: &DetailState, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render_on_page(
+    state: &State,
+    ctx: &Ctx<'_>,
+    d: &DetailState,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let t = ctx.texts;
     let width = usize::from(area.width);
     let mut lines = Lines::new(width);
@@ -114,7 +120,13 @@ pub fn render_on_page(state: &State, ctx: &Ctx<'_>, d: &DetailState, area: Rect,
 }
 
 /// Every event of the page, newest first, in an overlay scrolled to `scroll`.
-pub fn render_dialog(state: &State, ctx: &Ctx<'_>, scroll: usize, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render_dialog(
+    state: &State,
+    ctx: &Ctx<'_>,
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let t = ctx.texts;
     let Some(d) = state.detail.as_ref() else {
         return;

@@ -6,8 +6,8 @@ use super::text::{fit, width, wrap};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
-use crate::app::keymap;
-use crate::app::state::{Reading, ScrollRoom, State};
+use ichor_app::keymap;
+use ichor_app::state::{Reading, ScrollRoom, State};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
@@ -101,7 +101,7 @@ fn widths(rows: &[(String, String)]) -> (usize, usize) {
 }
 
 /// How many lines of keys there are and how many show, over `area`.
-pub fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+pub(crate) fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     let laid = lay_out(&rows(state, ctx), area);
     ScrollRoom {
         lines: laid.lines.len(),
@@ -110,7 +110,7 @@ pub fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
 }
 
 /// Draws the keys over `area`, scrolled as `r` says.
-pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let rows = rows(state, ctx);
     let laid = lay_out(&rows, area);

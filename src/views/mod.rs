@@ -5,23 +5,25 @@
 //! the progress bar); `style`, `words` and `text` are the theme, the shared words and the text
 //! functions (sanitising, width-aware cutting, the one wrap).
 
-pub mod ascii;
-pub mod chrome;
-pub mod cluster;
-pub mod clusters;
-pub mod confirm;
-pub mod events;
-pub mod help;
-pub mod new_operation;
-pub mod operation;
-pub mod operations;
-pub mod reading;
-pub mod style;
+pub(crate) mod ascii;
+pub(crate) mod chrome;
+pub(crate) mod cluster;
+pub(crate) mod clusters;
+pub(crate) mod confirm;
+pub(crate) mod events;
+pub(crate) mod help;
+#[path = "../i18n.rs"]
+pub mod i18n;
+pub(crate) mod new_operation;
+pub(crate) mod operation;
+pub(crate) mod operations;
+pub(crate) mod reading;
+pub(crate) mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
 
-use crate::app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
+use ichor_app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -30,12 +32,12 @@ use widgets::lines::Lines;
 
 /// Rows of a screen that are not list rows: the status bar, one banner line, the body's two
 /// borders, the list's header and the footer. (A list's "+N more" sits in its bottom border.)
-pub const CHROME_ROWS: u16 = 6;
+pub(crate) const CHROME_ROWS: u16 = 6;
 
 /// The rows the screens show in a terminal of `size`, how the open dialog's text fits, and
 /// whether the screen and the dialog are drawn whole at this size, for the app's scrolling,
 /// paging and keys.
-pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::state::Viewport {
+pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::state::Viewport {
     let rows = usize::from(size.1.saturating_sub(CHROME_ROWS).max(1));
     let area = Rect::new(0, 0, size.0, size.1);
     let short = short_of(state, ctx, area);
@@ -46,7 +48,7 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
         Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
         _ => Default::default(),
     };
-    crate::app::state::Viewport {
+    ichor_app::state::Viewport {
         list_rows: rows,
         page_rows: rows,
         dialog,
@@ -64,7 +66,7 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> crate::app::s
 /// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question and the
 /// new-operation form do not scroll, and the Review's typed name and Start stay under its
 /// text; the other dialogs scroll, so they fit wherever the screens do).
-pub fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
+pub(crate) fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
     if !fits((area.width, area.height)) {
         return Some(MIN_SIZE);
     }

@@ -10,9 +10,9 @@ use super::words::{
     elapsed, error_text, hhmm, kind_text, machine_phase_view, phase_view, role_word,
     widest_machine_phase,
 };
-use crate::app::state::{DetailState, State, follow_scroll};
-use crate::model::{Code, MachinePhase, Operation, OperationKind, Phase};
-use crate::text::width;
+use ichor_app::state::{DetailState, State, follow_scroll};
+use ichor_model::inert::width;
+use ichor_model::{Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -25,7 +25,7 @@ const LABEL_WIDTH: usize = 12;
 const TABLE_KEEPS: usize = 4;
 
 /// The start times whose elapsed time is on screen (for the clock).
-pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
+pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
     let op = state.detail.as_ref().and_then(|d| d.op.data.as_ref());
     let op_start = op
         .filter(|o| o.finished_at.is_none())
@@ -65,7 +65,7 @@ fn title(ctx: &Ctx<'_>, d: &DetailState) -> String {
     }
 }
 
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let Some(d) = state.detail.as_ref() else {
         return;
@@ -298,7 +298,7 @@ fn rotation_notes(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     let awaiting = op
         .ca_rotation
         .as_ref()
-        .is_some_and(crate::model::CaRotation::awaits_credentials);
+        .is_some_and(ichor_model::CaRotation::awaits_credentials);
     let id = match &op.phase {
         Phase::Completed => "ca-completed-bundle",
         p if awaiting && !p.is_finished() => "ca-awaiting-credentials",

@@ -7,8 +7,8 @@ use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
-use crate::app::state::{Input, State};
-use crate::model::Operation;
+use ichor_app::state::{Input, State};
+use ichor_model::Operation;
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -16,7 +16,7 @@ use ratatui::style::Color;
 use ratatui::widgets::Widget;
 
 /// The creation times whose ages are on screen (for the clock).
-pub fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
+pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
     let rows = usize::from(state.size.1.saturating_sub(super::CHROME_ROWS));
     let ops = state.ops.all.data.as_deref().unwrap_or_default();
     state
@@ -59,7 +59,7 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool) -> Vec<Column> {
 }
 
 /// Draws the list into `area`.
-pub fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let ops = &state.ops;
     let mut block = titled_block(title(state, ctx));

@@ -9,15 +9,15 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
-use crate::app::state::{Reading, ReadingOf, ScrollRoom, State};
-use crate::model::{Cluster, Operation};
+use ichor_app::state::{Reading, ReadingOf, ScrollRoom, State};
+use ichor_model::{Cluster, Operation};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
 /// How long the text is over `area`, and how much of it shows.
-pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+pub(crate) fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     let (_, inner) = dialog_rects(area);
     let (_, lines) = text(state, r, ctx, usize::from(inner.width));
     ScrollRoom {
@@ -27,7 +27,7 @@ pub fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom
 }
 
 /// Draws the text over `area`.
-pub fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
     let (title, lines) = text(state, r, ctx, usize::from(inner.width));

@@ -24,7 +24,7 @@ impl Default for Theme {
 
 impl Theme {
     /// A foreground colour, or nothing without colour.
-    pub fn fg(&self, c: Color) -> Style {
+    pub(crate) fn fg(&self, c: Color) -> Style {
         if self.color {
             Style::default().fg(c)
         } else {
@@ -32,16 +32,16 @@ impl Theme {
         }
     }
 
-    pub fn bold(&self) -> Style {
+    pub(crate) fn bold(&self) -> Style {
         Style::default().add_modifier(Modifier::BOLD)
     }
 
     /// Something that went wrong: red and bold (bold says it without colour).
-    pub fn alarm(&self) -> Style {
+    pub(crate) fn alarm(&self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
 
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         if self.color {
             Style::default().fg(Color::DarkGray)
         } else {
@@ -50,7 +50,7 @@ impl Theme {
     }
 
     /// The selected row: bold and reversed (the `>` marker says it without either).
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 }

@@ -2,20 +2,33 @@
 //! truncation and padding, and the one function that wraps text (Japanese takes two columns a
 //! character).
 
-pub use crate::text::{sanitize, truncate, width};
+pub use ichor_model::inert::{sanitize, truncate, width};
 use textwrap::core::Word;
 use textwrap::{Options, WordSeparator, WordSplitter, WrapAlgorithm};
 use unicode_width::UnicodeWidthChar;
 
+/// Whether `c` is East Asian Width "Ambiguous" (UAX #11, from ICU's property data) and laid out
+/// one column wide: a terminal that draws ambiguous characters wide (Tera Term or PuTTY set to
+/// Japanese, mintty under a ja locale, `xterm -cjk_width`) draws it over the next cell. Box
+/// drawing, `·`, `…`, `→`, `○`, `é`, `α`, `Д`, `①`, `※`. (unicode-width's CJK width keeps
+/// letters narrow, as those terminals do not: it cannot say this.) Combining marks, zero wide
+/// everywhere, are not.
+pub(crate) fn is_ambiguous(c: char) -> bool {
+    use icu_properties::CodePointMapData;
+    use icu_properties::props::EastAsianWidth;
+    c.width() == Some(1)
+        && CodePointMapData::<EastAsianWidth>::new().get(c) == EastAsianWidth::Ambiguous
+}
+
 /// Truncates then pads with spaces to exactly `w` columns.
-pub fn fit(s: &str, w: usize) -> String {
+pub(crate) fn fit(s: &str, w: usize) -> String {
     let t = truncate(s, w);
     let pad = w.saturating_sub(width(&t));
     format!("{t}{}", " ".repeat(pad))
 }
 
 /// Pads on the left to `w` columns (numbers).
-pub fn fit_right(s: &str, w: usize) -> String {
+pub(crate) fn fit_right(s: &str, w: usize) -> String {
     let t = truncate(s, w);
     let pad = w.saturating_sub(width(&t));
     format!("{}{t}", " ".repeat(pad))
@@ -23,7 +36,7 @@ pub fn fit_right(s: &str, w: usize) -> String {
 
 /// Cuts `s` to at most `max` columns keeping both ends, with `…` between them: names that differ
 /// only at the end (`prod-eu-talos-8xk2m`, `prod-eu-talos-q4w7z`) stay told apart.
-pub fn truncate_middle(s: &str, max: usize) -> String {
+pub(crate) fn truncate_middle(s: &str, max: usize) -> String {
     if width(s) <= max || max < 3 {
         return truncate(s, max);
     }
@@ -179,7 +192,10 @@ mod tests {
     fn sanitize_removes_every_escape() {
         let evil = "a\u{1b}[31mred\u{1b}]0;title\u{7}\u{90}dcs\u{9c}\u{8}\r\nz\u{202E}abc\u{2066}";
         let clean = sanitize(evil);
-        assert!(!clean.chars().any(crate::text::is_dangerous), "{clean:?}");
+        assert!(
+            !clean.chars().any(ichor_model::inert::is_dangerous),
+            "{clean:?}"
+        );
         assert!(clean.starts_with('a') && clean.contains("red") && clean.contains('z'));
         assert_eq!(sanitize("plain 日本語"), "plain 日本語");
     }

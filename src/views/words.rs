@@ -3,14 +3,14 @@
 
 use super::style::Theme;
 use super::text::{sanitize, width};
-use crate::app::state::{State, WriteAction};
 use crate::i18n::Texts;
-use crate::model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
+use ichor_app::state::{State, WriteAction};
+use ichor_model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
 /// The words for a kind.
-pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+pub(crate) fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-{}", k.as_str())),
         None => sanitize(raw),
@@ -18,7 +18,7 @@ pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
 }
 
 /// The short words for a kind (narrow lists).
-pub fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+pub(crate) fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-short-{}", k.as_str())),
         None => sanitize(raw),
@@ -27,7 +27,7 @@ pub fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
 
 /// The glyph, the word and the colour of an operation's state. A pause caused by a failure and a
 /// pause that was asked for but has not taken effect are told apart.
-pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
+pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
     if let Some(finalizers) = &op.deleting {
         // A delete that finalizers hold: neither gone nor an error.
         let waiting: Vec<String> = finalizers.iter().map(|f| sanitize(f)).collect();
@@ -72,7 +72,11 @@ pub fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
 }
 
 /// The glyph, word and colour of a machine's phase.
-pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (String, Style) {
+pub(crate) fn machine_phase_view(
+    t: &Texts,
+    theme: &Theme,
+    phase: &MachinePhase,
+) -> (String, Style) {
     let (glyph, id, color) = match phase {
         MachinePhase::Pending => ("○", "mphase-pending", Color::Reset),
         MachinePhase::Running => ("▶", "mphase-running", Color::Cyan),
@@ -94,7 +98,7 @@ pub fn machine_phase_view(t: &Texts, theme: &Theme, phase: &MachinePhase) -> (St
 
 /// The widest a machine's phase is said (its glyph and word): a column of phases that keeps this
 /// width stays put as phases change, so a change redraws one cell, not the table.
-pub fn widest_machine_phase(t: &Texts) -> usize {
+pub(crate) fn widest_machine_phase(t: &Texts) -> usize {
     [
         MachinePhase::Pending,
         MachinePhase::Running,
@@ -110,7 +114,7 @@ pub fn widest_machine_phase(t: &Texts) -> usize {
 
 /// The widest word for a known role (a column of roles keeps it, whether or not the roles are
 /// known yet).
-pub fn widest_role(t: &Texts) -> usize {
+pub(crate) fn widest_role(t: &Texts) -> usize {
     ["controlplane", "worker"]
         .iter()
         .map(|r| width(&role_word(t, r)))
@@ -119,7 +123,7 @@ pub fn widest_role(t: &Texts) -> usize {
 }
 
 /// The word for a machine's role; a role nobody knows is cluster text, made inert.
-pub fn role_word(t: &Texts, role: &str) -> String {
+pub(crate) fn role_word(t: &Texts, role: &str) -> String {
     match role {
         "controlplane" => t.t("role-controlplane"),
         "worker" => t.t("role-worker"),
@@ -128,7 +132,7 @@ pub fn role_word(t: &Texts, role: &str) -> String {
 }
 
 /// The part of a message id that names a write: `pending-{}`, `confirm-{}-title`…
-pub fn action_id(a: WriteAction) -> &'static str {
+pub(crate) fn action_id(a: WriteAction) -> &'static str {
     match a {
         WriteAction::Pause => "pause",
         WriteAction::Resume => "resume",
@@ -138,7 +142,7 @@ pub fn action_id(a: WriteAction) -> &'static str {
 
 /// "6/14" (a CA rotation: machine passes, "6/20"), or a dash before the controller has
 /// counted the machines.
-pub fn machine_count(op: &Operation) -> String {
+pub(crate) fn machine_count(op: &Operation) -> String {
     match op.advance() {
         a if a.total == 0 => "—".to_string(),
         a => format!("{}/{}", a.done, a.total),
@@ -146,7 +150,7 @@ pub fn machine_count(op: &Operation) -> String {
 }
 
 /// A duration as people read it: seconds in the first minute, then minutes, hours, days.
-pub fn duration_text(t: &Texts, d: SignedDuration) -> String {
+pub(crate) fn duration_text(t: &Texts, d: SignedDuration) -> String {
     let s = d.as_secs().max(0);
     let n = |v: i64| fluent_bundle::FluentValue::from(v);
     if s < 60 {
@@ -161,7 +165,12 @@ pub fn duration_text(t: &Texts, d: SignedDuration) -> String {
 }
 
 /// The time from `from` to `to` (or now), or nothing when it has not started.
-pub fn elapsed(state: &State, t: &Texts, from: Option<Timestamp>, to: Option<Timestamp>) -> String {
+pub(crate) fn elapsed(
+    state: &State,
+    t: &Texts,
+    from: Option<Timestamp>,
+    to: Option<Timestamp>,
+) -> String {
     match from {
         Some(f) => duration_text(t, to.unwrap_or(state.now).duration_since(f)),
         None => String::new(),
@@ -169,7 +178,7 @@ pub fn elapsed(state: &State, t: &Texts, from: Option<Timestamp>, to: Option<Tim
 }
 
 /// When the text of `duration_text(now - since)` next changes.
-pub fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
+pub(crate) fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
     let s = now.duration_since(since).as_secs().max(0);
     let unit = if s < 60 {
         1
@@ -184,14 +193,18 @@ pub fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestamp {
 }
 
 /// A date and time as YYYY-MM-DD HH:MM in the user's time zone.
-pub fn date_time(state: &State, t: Timestamp) -> String {
+pub(crate) fn date_time(state: &State, t: Timestamp) -> String {
     t.to_zoned(state.tz.clone())
         .strftime("%Y-%m-%d %H:%M")
         .to_string()
 }
 
 /// When and by whom a cluster was shut down, in words ("2026-11-09 12:30 by bob (name)").
-pub fn shutdown_text(state: &State, t: &Texts, r: &crate::model::ShutdownRecord) -> [String; 3] {
+pub(crate) fn shutdown_text(
+    state: &State,
+    t: &Texts,
+    r: &ichor_model::ShutdownRecord,
+) -> [String; 3] {
     let when = r
         .finished_at
         .map(|at| date_time(state, at))
@@ -205,13 +218,13 @@ pub fn shutdown_text(state: &State, t: &Texts, r: &crate::model::ShutdownRecord)
 }
 
 /// A clock time as HH:MM in the user's time zone.
-pub fn hhmm(state: &State, t: Timestamp) -> String {
+pub(crate) fn hhmm(state: &State, t: Timestamp) -> String {
     t.to_zoned(state.tz.clone()).strftime("%H:%M").to_string()
 }
 
 /// A moment as a clock time in UTC ("15:42:10 UTC"): said where no time zone is at hand, so
 /// that it cannot be read as local time.
-pub fn utc_clock(t: Timestamp) -> String {
+pub(crate) fn utc_clock(t: Timestamp) -> String {
     t.strftime("%H:%M:%S UTC").to_string()
 }
 
@@ -258,6 +271,6 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
 
 /// A screen's load error as the screen says it: `None` when the banner says it instead
 /// (Kubernetes refused the dashboard's own credentials: the banner says why and what to run).
-pub fn screen_error<'a>(state: &State, e: Option<&'a ApiError>) -> Option<&'a ApiError> {
+pub(crate) fn screen_error<'a>(state: &State, e: Option<&'a ApiError>) -> Option<&'a ApiError> {
     e.filter(|_| state.credentials_refused().is_none())
 }

@@ -4,10 +4,10 @@
 
 use super::driver::Driver;
 use super::fixtures;
-use ichor_tui::app::action::{Key, KeyCode};
-use ichor_tui::app::state::{Dialog, NewOpStep, NewOperation, Screen};
-use ichor_tui::client::OperationClient;
-use ichor_tui::model::OperationKind;
+use ichor_app::action::{Key, KeyCode};
+use ichor_app::state::{Dialog, NewOpStep, NewOperation, Screen};
+use ichor_model::OperationClient;
+use ichor_model::OperationKind;
 use std::sync::Arc;
 
 pub async fn on_clusters(client: Arc<dyn OperationClient>) -> Driver {

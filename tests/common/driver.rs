@@ -2,11 +2,11 @@
 //! and its result goes back through `update`, until nothing is left to do.
 #![allow(dead_code)]
 
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::State;
-use ichor_tui::app::update::{start, update};
-use ichor_tui::client::OperationClient;
-use ichor_tui::runtime::perform;
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::State;
+use ichor_app::update::{start, update};
+use ichor_model::OperationClient;
+use ichor_runtime::perform;
 use std::sync::Arc;
 
 pub struct Driver {
@@ -15,7 +15,7 @@ pub struct Driver {
     /// Every effect `update` asked for, in order.
     pub effects: Vec<Effect>,
     /// The language the screen is laid out in (English unless a test says otherwise).
-    pub lang: ichor_tui::i18n::Lang,
+    pub lang: ichor_views::i18n::Lang,
 }
 
 impl Driver {
@@ -24,7 +24,7 @@ impl Driver {
             state,
             client,
             effects: Vec::new(),
-            lang: ichor_tui::i18n::Lang::En,
+            lang: ichor_views::i18n::Lang::En,
         };
         let first = start(&mut d.state);
         d.run(first).await;
@@ -66,12 +66,12 @@ impl Driver {
     /// What the runtime does before each frame: the app learns how the views lay the screen
     /// out at its size, in its language.
     pub fn lay_out(&mut self) {
-        let texts = ichor_tui::i18n::Texts::new(self.lang);
-        let ctx = ichor_tui::views::widgets::Ctx {
+        let texts = ichor_views::i18n::Texts::new(self.lang);
+        let ctx = ichor_views::widgets::Ctx {
             texts: &texts,
             theme: Default::default(),
         };
-        let viewport = ichor_tui::views::viewport(&self.state, &ctx, self.state.size);
+        let viewport = ichor_views::viewport(&self.state, &ctx, self.state.size);
         if viewport != self.state.viewport {
             update(&mut self.state, Action::Viewport(viewport));
         }

@@ -1,10 +1,10 @@
 //! Deterministic operations and states for the screen and update tests.
 #![allow(dead_code)]
 
-use ichor_tui::app::action::{Action, Effect, Key, KeyCode};
-use ichor_tui::app::state::{Session, State};
-use ichor_tui::app::update::{start, update};
-use ichor_tui::model::*;
+use ichor_app::action::{Action, Effect, Key, KeyCode};
+use ichor_app::state::{Session, State};
+use ichor_app::update::{start, update};
+use ichor_model::*;
 use jiff::{SignedDuration, Timestamp};
 
 pub fn now() -> Timestamp {
@@ -351,9 +351,9 @@ pub fn listed(ops: Vec<Operation>) -> State {
         vec![
             Effect::ListOperations {
                 seq: 1,
-                query: ichor_tui::model::ListQuery {
+                query: ichor_model::ListQuery {
                     namespace: Some("default".into()),
-                    view: ichor_tui::model::View::Summary,
+                    view: ichor_model::View::Summary,
                     page_size: 100,
                     ..Default::default()
                 },
@@ -398,9 +398,9 @@ pub fn opened(op: Operation) -> State {
 
 /// The page of `op`, with its cluster read (the machines' roles from their names: `cp` is a
 /// control plane).
-pub fn page(op: ichor_tui::model::Operation) -> State {
+pub fn page(op: ichor_model::Operation) -> State {
     let mut s = opened(op.clone());
-    let cluster = ichor_tui::model::Cluster {
+    let cluster = ichor_model::Cluster {
         namespace: op.namespace.clone(),
         name: op.cluster.clone(),
         talos_version: "v1.9.3".into(),
@@ -410,7 +410,7 @@ pub fn page(op: ichor_tui::model::Operation) -> State {
         machines: op
             .machines
             .iter()
-            .map(|m| ichor_tui::model::ClusterMachine {
+            .map(|m| ichor_model::ClusterMachine {
                 name: m.name.clone(),
                 role: if m.name.contains("cp") {
                     "controlplane"
@@ -435,7 +435,7 @@ pub fn page(op: ichor_tui::model::Operation) -> State {
         &mut s,
         Action::Cluster {
             seq,
-            purpose: ichor_tui::app::action::ClusterFor::OperationPage,
+            purpose: ichor_app::action::ClusterFor::OperationPage,
             namespace: op.namespace.clone(),
             name: op.cluster.clone(),
             result: Ok(cluster),

@@ -124,3 +124,16 @@ pub fn impersonating(api: &EmbeddedApi, token: &str, user: &str, groups: &[&str]
     });
     kube::Client::new(svc, "default")
 }
+
+/// An insta snapshot named as when each test file was a binary of its own
+/// (`screens__name.snap`): the test module's own name before the snapshot's, not the path of
+/// the binary that now includes it.
+#[macro_export]
+macro_rules! snapshot {
+    ($name:expr, $value:expr $(,)?) => {{
+        let module = module_path!().rsplit("::").next().unwrap_or_default();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!(format!("{module}__{}", $name), $value));
+    }};
+}

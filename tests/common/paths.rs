@@ -1,12 +1,12 @@
 //! The ways a test reaches OperationService. The behaviour suite runs over each of them.
 #![allow(dead_code)]
 
+use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::inprocess::InProcessClient;
-use ichor_tui::client::{Backend, OperationClient};
-use ichor_tui::service::OperationService;
-use ichor_tui::service::access::{Caller, KubeAccess};
+use ichor_model::OperationClient;
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
 use std::sync::Arc;
 
 /// How the test reaches the service.
@@ -97,7 +97,7 @@ pub async fn dashboard_client(
     user: User,
     deadline: std::time::Duration,
 ) -> Arc<dyn OperationClient> {
-    use ichor_tui::client::retry::{RetryPolicy, Retrying};
+    use ichor_client::retry::{RetryPolicy, Retrying};
     let inner = connect_with_deadline(path, api, user, Some(deadline)).await;
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let policy = RetryPolicy {
@@ -126,17 +126,17 @@ async fn connect_with_deadline(
             // The server task lives until the test's runtime ends.
             let running = super::server::start(api, Default::default()).await;
             let protocol = if path == Path::Grpc {
-                ichor_tui::client::remote::Protocol::Grpc
+                ichor_client::remote::Protocol::Grpc
             } else {
-                ichor_tui::client::remote::Protocol::Connect
+                ichor_client::remote::Protocol::Connect
             };
-            let mut o = ichor_tui::client::remote::RemoteOptions::new(running.url(false))
+            let mut o = ichor_client::remote::RemoteOptions::new(running.url(false))
                 .with_protocol(protocol);
             o.token = Some(user.token().to_string());
             if let Some(d) = deadline {
                 o.deadline = d;
             }
-            let client = ichor_tui::client::remote::RemoteClient::new(o).unwrap();
+            let client = ichor_client::remote::RemoteClient::new(o).unwrap();
             std::mem::forget(running);
             return Arc::new(client);
         }
@@ -147,7 +147,7 @@ async fn connect_with_deadline(
         access.request_timeout = d;
     }
     let service = OperationService::new(access);
-    Arc::new(InProcessClient::new(service, caller, Backend::Demo, false))
+    Arc::new(InProcessClient::new(service, caller))
 }
 
 /// The server as the demo's ichor-ui (seeded if the API has none), and the client through a
@@ -156,7 +156,7 @@ pub async fn tunnel(
     api: &EmbeddedApi,
     user: User,
     deadline: Option<std::time::Duration>,
-) -> ichor_tui::client::remote::RemoteClient {
+) -> ichor_client::remote::RemoteClient {
     use ichor_demo::demo::ichor_ui;
     let running = super::server::start(api, Default::default()).await;
     if ichor_ui::pod(api).is_none() {
@@ -165,20 +165,18 @@ pub async fn tunnel(
     ichor_ui::forward_to(api, running.addr).unwrap();
     // The server task lives until the test's runtime ends.
     std::mem::forget(running);
-    let ui = ichor_tui::client::tunnel::IchorUi::default();
+    let ui = ichor_client::tunnel::IchorUi::default();
     let kube = api.client(user.token());
-    ichor_tui::client::tunnel::find(&kube, &ui).await.unwrap();
-    let mut o = ichor_tui::client::remote::RemoteOptions::new(format!(
-        "http://{}.{}",
-        ui.service, ui.namespace
-    ));
+    ichor_client::tunnel::find(&kube, &ui).await.unwrap();
+    let mut o =
+        ichor_client::remote::RemoteOptions::new(format!("http://{}.{}", ui.service, ui.namespace));
     o.token = Some(user.token().to_string());
     if let Some(d) = deadline {
         o.deadline = d;
     }
-    ichor_tui::client::remote::RemoteClient::through(
+    ichor_client::remote::RemoteClient::through(
         o,
-        ichor_tui::client::tunnel::TunnelConnector::new(kube, ui),
+        ichor_client::tunnel::TunnelConnector::new(kube, ui),
     )
     .unwrap()
 }

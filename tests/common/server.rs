@@ -1,10 +1,10 @@
 //! `ichor-tui serve` run in-process on loopback against an embedded API, for the gRPC path.
 #![allow(dead_code)]
 
+use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_tui::server::{ServerConfig, TlsPem, serve};
+use ichor_server::{ServerConfig, TlsPem, serve};
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;

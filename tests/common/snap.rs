@@ -1,11 +1,12 @@
 //! Drawing a State into a TestBackend, and the style runs where colour carries meaning.
 #![allow(dead_code)]
 
-use ichor_tui::app::action::Action;
-use ichor_tui::app::state::State;
-use ichor_tui::app::update::update;
-use ichor_tui::i18n::{Lang, Texts};
-use ichor_tui::views::{self, widgets::Ctx, widgets::Theme};
+use ichor_app::action::Action;
+use ichor_app::state::State;
+use ichor_app::update::update;
+use ichor_views as views;
+use ichor_views::i18n::{Lang, Texts};
+use ichor_views::widgets::{Ctx, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -109,19 +110,16 @@ pub fn styles(buf: &Buffer) -> String {
 #[macro_export]
 macro_rules! snap_all {
     ($name:expr, $state:expr) => {
-        for lang in [ichor_tui::i18n::Lang::En, ichor_tui::i18n::Lang::Ja] {
+        for lang in [ichor_views::i18n::Lang::En, ichor_views::i18n::Lang::Ja] {
             for (w, h) in $crate::common::snap::SIZES {
                 let term = $crate::common::snap::draw(
                     $state,
                     lang,
                     w,
                     h,
-                    ichor_tui::views::widgets::Theme::default(),
+                    ichor_views::widgets::Theme::default(),
                 );
-                insta::assert_snapshot!(
-                    format!("{}_{}_{w}x{h}", $name, lang.code()),
-                    term.backend()
-                );
+                $crate::snapshot!(format!("{}_{}_{w}x{h}", $name, lang.code()), term.backend());
             }
         }
     };

@@ -7,8 +7,8 @@ use super::common::server::Running;
 use super::world;
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::server::{ServerConfig, serve};
-use ichor_tui::wire::proto;
+use ichor_server::wire::proto;
+use ichor_server::{ServerConfig, serve};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -160,7 +160,7 @@ async fn a_write_past_its_deadline_is_carried_to_its_end_and_the_answer_says_so(
     let c = super::common::server::client(&format!("http://{addr}"), Some(users::OPERATOR_TOKEN));
     let paused = async {
         loop {
-            let op = ichor_tui::client::OperationClient::get_operation(&c, "default", "roll")
+            let op = ichor_model::OperationClient::get_operation(&c, "default", "roll")
                 .await
                 .unwrap();
             if op.paused {

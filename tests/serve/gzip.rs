@@ -4,7 +4,7 @@
 use super::common::server::{Options, start};
 use super::world;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::wire::proto;
+use ichor_server::wire::proto;
 use prost::Message as _;
 use std::io::Write as _;
 

@@ -5,7 +5,7 @@
 use super::common::server::{Options, start};
 use super::world;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::server::{ServerConfig, serve};
+use ichor_server::{ServerConfig, serve};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
@@ -112,7 +112,7 @@ async fn list_over_http1(addr: std::net::SocketAddr) -> String {
 
 #[tokio::test]
 async fn calls_over_the_in_flight_limit_are_refused_with_retry_advice() {
-    use ichor_tui::server::front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
+    use ichor_server::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
     let api = world();
     // Cluster lists are held at the API (ListOperations waits for a turn of its own first).
     let (kube, mut arrived, release) = super::deadlines::holding(&api, |m, path| {
@@ -142,10 +142,10 @@ async fn calls_over_the_in_flight_limit_are_refused_with_retry_advice() {
         "{refused}"
     );
     let grpc = super::common::server::client(&format!("http://{addr}"), Some(users::VIEWER_TOKEN));
-    let e = ichor_tui::client::OperationClient::list_clusters(&grpc, Some("default"))
+    let e = ichor_model::OperationClient::list_clusters(&grpc, Some("default"))
         .await
         .unwrap_err();
-    assert_eq!(e.code, ichor_tui::model::Code::ResourceExhausted, "{e:?}");
+    assert_eq!(e.code, ichor_model::Code::ResourceExhausted, "{e:?}");
     assert!(e.message.contains("try again"), "{}", e.message);
     release.notify_waiters();
     for h in held {

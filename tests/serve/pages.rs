@@ -3,10 +3,10 @@
 
 use super::common::server::{Options, client_over, start};
 use super::world;
+use ichor_client::remote::Protocol;
 use ichor_demo::apiserver::auth::users;
-use ichor_tui::client::OperationClient as _;
-use ichor_tui::client::remote::Protocol;
-use ichor_tui::model::{DEFAULT_PAGE_SIZE, ListQuery};
+use ichor_model::OperationClient as _;
+use ichor_model::{DEFAULT_PAGE_SIZE, ListQuery};
 
 #[tokio::test]
 async fn an_unpaged_list_is_a_default_page_and_our_clients_follow_the_tokens() {

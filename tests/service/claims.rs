@@ -7,8 +7,8 @@ use super::common::paths::{Path, User, connect, writer};
 use super::common::{claim_given_back, names, operations_created};
 use super::{req, world};
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
+use ichor_model::{Code, OperationKind, OperationRequest, Reason};
 use ichor_resources::names;
-use ichor_tui::model::{Code, OperationKind, OperationRequest, Reason};
 use serde_json::json;
 use std::time::Duration;
 

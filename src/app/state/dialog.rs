@@ -2,7 +2,7 @@
 //! and what a write waits for.
 
 use super::{Loaded, WriteAction};
-use crate::model::{ApiError, Cluster, Confirmed, Operation, OperationKind, Plan};
+use ichor_model::{ApiError, Cluster, Confirmed, Operation, OperationKind, Plan};
 use jiff::Timestamp;
 
 /// An open dialog.
@@ -20,7 +20,7 @@ pub enum Dialog {
 
 impl Dialog {
     /// The keys (`?`), from the top.
-    pub fn keys() -> Dialog {
+    pub(crate) fn keys() -> Dialog {
         Dialog::Read(Reading::of(ReadingOf::Keys))
     }
 
@@ -68,7 +68,7 @@ pub struct Reading {
 }
 
 impl Reading {
-    pub fn of(what: ReadingOf) -> Reading {
+    pub(crate) fn of(what: ReadingOf) -> Reading {
         Reading { what, scroll: 0 }
     }
 }
@@ -115,7 +115,7 @@ pub enum NewOpStep {
 /// separate Start.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewOperation {
-    pub namespace: String,
+    pub(crate) namespace: String,
     pub cluster: Cluster,
     pub step: NewOpStep,
     pub kind: OperationKind,
@@ -132,7 +132,7 @@ pub struct NewOperation {
     pub start_error: Option<ApiError>,
     /// The last start's outcome is not known yet: Start is not offered until it is settled.
     pub settling: bool,
-    pub seq: u64,
+    pub(crate) seq: u64,
 }
 
 impl NewOperation {
@@ -168,12 +168,12 @@ impl NewOperation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Confirm {
     pub action: WriteAction,
-    pub namespace: String,
+    pub(crate) namespace: String,
     pub name: String,
     /// Where the operation was when asked: what a delete does depends on it.
     pub asked: AskedAbout,
     /// What the question was asked about: the write is refused if the operation differs.
-    pub confirmed: Confirmed,
+    pub(crate) confirmed: Confirmed,
 }
 
 /// Where an operation was when a question about it was asked.
@@ -193,8 +193,8 @@ pub enum AskedAbout {
 
 impl AskedAbout {
     /// Where `op` is now.
-    pub fn of(op: &Operation) -> AskedAbout {
-        use crate::model::Phase;
+    pub(crate) fn of(op: &Operation) -> AskedAbout {
+        use ichor_model::Phase;
         match &op.phase {
             _ if op.paused_by_failure() => AskedAbout::PausedByFailure,
             Phase::Completed => AskedAbout::Completed,
@@ -210,7 +210,7 @@ impl AskedAbout {
 /// the start's request id until the create can no longer land, then the outcome is said.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettlingStart {
-    pub namespace: String,
+    pub(crate) namespace: String,
     pub cluster: String,
     pub request_id: String,
     /// Until when the create could still land.
@@ -218,7 +218,7 @@ pub struct SettlingStart {
     /// When it is looked for next.
     pub next_check: Timestamp,
     /// A look is out, begun then.
-    pub looking_since: Option<Timestamp>,
+    pub(crate) looking_since: Option<Timestamp>,
 }
 
 /// A write that was sent and whose answer has not come yet.
@@ -227,7 +227,7 @@ pub struct PendingWrite {
     pub action: WriteAction,
     pub namespace: String,
     pub name: String,
-    pub since: Timestamp,
+    pub(crate) since: Timestamp,
     /// The write's request number: an answer with another one is not this write's.
     pub seq: u64,
 }

@@ -1,6 +1,6 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use crate::model::{ApiError, Cluster, Created, Operation, Permissions};
+use ichor_model::{ApiError, Cluster, Created, Operation, Permissions};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
@@ -32,7 +32,7 @@ pub struct Loaded<T> {
     pub data: Option<T>,
     pub error: Option<ApiError>,
     /// A request is under way.
-    pub loading: bool,
+    pub(crate) loading: bool,
 }
 
 impl<T> Default for Loaded<T> {
@@ -121,7 +121,7 @@ impl ScrollRoom {
 /// The first machine row to show on an operation's page when the person has not scrolled:
 /// follow the machine that matters (the failed one, else the running one).
 pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
-    use crate::model::MachinePhase;
+    use ichor_model::MachinePhase;
     let focus = op
         .machines
         .iter()
@@ -152,10 +152,10 @@ pub struct OperationsState {
 
 /// A first page as the server named it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HeldPage {
-    pub page_size: u32,
-    pub text: String,
-    pub version: String,
+pub(crate) struct HeldPage {
+    pub(crate) page_size: u32,
+    pub(crate) text: String,
+    pub(crate) version: String,
 }
 
 /// The Operations list as the server pages it.
@@ -166,15 +166,15 @@ pub struct Paging {
     /// The rows held are the first page of this size and filter, and the server named them
     /// with this version: a poll that finds them unchanged gets back nothing else. `None`
     /// once further pages were appended.
-    pub held: Option<HeldPage>,
+    pub(crate) held: Option<HeldPage>,
     /// Where the next page starts; `None` when every row is held.
-    pub next_page_token: Option<String>,
+    pub(crate) next_page_token: Option<String>,
     /// How many operations match on the server, over every page.
     pub total: usize,
     /// How many there are without a filter, as the last answer without one said.
     pub unfiltered_total: usize,
     /// The next page was asked for and has not come.
-    pub loading_more: bool,
+    pub(crate) loading_more: bool,
 }
 
 impl OperationsState {
@@ -197,7 +197,7 @@ pub struct DetailState {
     /// matters (the failed one, else the running one).
     pub scroll: Option<usize>,
     /// What the executor recorded (Kubernetes Events), newest first, refreshed with the page.
-    pub events: Loaded<Vec<crate::model::OperationEvent>>,
+    pub events: Loaded<Vec<ichor_model::OperationEvent>>,
 }
 
 /// The Clusters screen.
@@ -220,7 +220,7 @@ impl ClustersState {
 /// A cluster's page.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClusterPage {
-    pub namespace: String,
+    pub(crate) namespace: String,
     pub name: String,
     pub cluster: Loaded<Cluster>,
     pub scroll: usize,
@@ -336,7 +336,7 @@ pub enum Route {
     /// not ichor-ui (`None`: chosen, or never looked for).
     InProcess {
         context: String,
-        why: Option<crate::model::Fallback>,
+        why: Option<ichor_model::Fallback>,
     },
 }
 
@@ -362,7 +362,7 @@ pub struct Session {
     pub user: Option<String>,
     pub read_only: bool,
     /// What a remote server said of its version (the status bar shows it beside the backend).
-    pub server_version: crate::model::ServerVersion,
+    pub server_version: ichor_model::ServerVersion,
 }
 
 /// Everything the dashboard shows.
@@ -387,7 +387,7 @@ pub struct State {
     pub settling: Option<SettlingStart>,
     /// What the caller may do, by namespace: absent, not asked yet; `None`, not known (the
     /// write keys are then offered and the API server decides).
-    pub permissions: BTreeMap<String, Option<Permissions>>,
+    pub(crate) permissions: BTreeMap<String, Option<Permissions>>,
     pub conn: Conn,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
@@ -403,7 +403,7 @@ pub struct State {
     /// only when it moved (or the clock, or the size, did). Time passing is not counted.
     pub revision: u64,
     /// Set by a handler that changed nothing drawn (a poll answered "unchanged").
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 impl State {
@@ -437,7 +437,7 @@ impl State {
     }
 
     /// What a frame drawn now is laid out for.
-    pub fn shown(&self) -> Shown {
+    pub(crate) fn shown(&self) -> Shown {
         Shown {
             size: self.size,
             dialog: self.dialog.as_ref().map(Dialog::shown),
@@ -468,7 +468,7 @@ impl State {
     }
 
     /// The cluster `n` starts an operation on: the page's, or the selected row's.
-    pub fn target_cluster(&self) -> Option<&Cluster> {
+    pub(crate) fn target_cluster(&self) -> Option<&Cluster> {
         match self.screen {
             Screen::Cluster => self.cluster.as_ref().and_then(|c| c.cluster.data.as_ref()),
             Screen::Clusters => self.clusters.selected(),
@@ -488,7 +488,7 @@ impl State {
     }
 
     /// Why the visible screen's last load failed, if it did.
-    pub fn load_error(&self) -> Option<&ApiError> {
+    pub(crate) fn load_error(&self) -> Option<&ApiError> {
         match self.screen {
             Screen::Operations => self.ops.all.error.as_ref(),
             Screen::Operation => self.detail.as_ref().and_then(|d| d.op.error.as_ref()),
@@ -503,7 +503,7 @@ impl State {
     pub fn credentials_refused(&self) -> Option<CredentialsRefused<'_>> {
         let e = self.load_error()?;
         let own = !matches!(e.param("via"), Some("token" | "no-token"));
-        if e.code != crate::model::Code::Unauthenticated || !own {
+        if e.code != ichor_model::Code::Unauthenticated || !own {
             return None;
         }
         let seen = self

@@ -4,10 +4,10 @@
 
 use super::nav::show;
 use super::quit;
-use crate::app::action::{Effect, Key, KeyCode};
-use crate::app::commands::{self, Verb};
-use crate::app::state::{CommandLine, Dialog, Input, Notice, Screen, State};
-use crate::app::text_field::{self, Edit};
+use crate::action::{Effect, Key, KeyCode};
+use crate::commands::{self, Verb};
+use crate::state::{CommandLine, Dialog, Input, Notice, Screen, State};
+use crate::text_field::{self, Edit};
 
 /// The longest command line kept (the commands are short words).
 const MAX_CHARS: usize = 32;

@@ -5,14 +5,14 @@ use super::nav::{
     back_to_list, open_cluster, open_selected, page, refilter_clusters, show, step_by,
 };
 use super::{Avail, ask_permissions, availability, fetch_current, quit};
-use crate::app::action::{Effect, Key, KeyCode};
-use crate::app::keymap::{self, Command};
-use crate::app::new_operation;
-use crate::app::state::{
+use crate::action::{Effect, Key, KeyCode};
+use crate::keymap::{self, KeyCommand};
+use crate::new_operation;
+use crate::state::{
     AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
 };
-use crate::app::text_field::{self, Edit};
-use crate::model::MAX_FILTER_CHARS;
+use crate::text_field::{self, Edit};
+use ichor_model::MAX_FILTER_CHARS;
 
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if key == Key::ctrl('c') {
@@ -161,15 +161,15 @@ fn clear_filter(state: &mut State) {
     }
 }
 
-pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
+pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
     let pg = page(state) as isize;
     let step = match cmd {
-        Command::Up => Some(-1),
-        Command::Down => Some(1),
-        Command::PageUp => Some(-pg),
-        Command::PageDown => Some(pg),
-        Command::Top => Some(isize::MIN / 2),
-        Command::Bottom => Some(isize::MAX / 2),
+        KeyCommand::Up => Some(-1),
+        KeyCommand::Down => Some(1),
+        KeyCommand::PageUp => Some(-pg),
+        KeyCommand::PageDown => Some(pg),
+        KeyCommand::Top => Some(isize::MIN / 2),
+        KeyCommand::Bottom => Some(isize::MAX / 2),
         _ => None,
     };
     if let Some(delta) = step {
@@ -180,49 +180,49 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
         };
     }
     match cmd {
-        Command::Up
-        | Command::Down
-        | Command::PageUp
-        | Command::PageDown
-        | Command::Top
-        | Command::Bottom => {}
-        Command::Open => match state.screen {
+        KeyCommand::Up
+        | KeyCommand::Down
+        | KeyCommand::PageUp
+        | KeyCommand::PageDown
+        | KeyCommand::Top
+        | KeyCommand::Bottom => {}
+        KeyCommand::Open => match state.screen {
             Screen::Operations => return open_selected(state),
             Screen::Clusters => return open_cluster(state),
             Screen::Operation | Screen::Cluster => super::reading::whole_text(state),
         },
-        Command::Back => match state.screen {
+        KeyCommand::Back => match state.screen {
             Screen::Operation => return back_to_list(state),
             Screen::Cluster => return show(state, Screen::Clusters),
             Screen::Operations | Screen::Clusters => clear_filter(state),
         },
-        Command::Manifest => return super::reading::manifest(state),
-        Command::CommandLine => super::command::open(state),
-        Command::ShowOperations => return show(state, Screen::Operations),
-        Command::ShowClusters => return show(state, Screen::Clusters),
-        Command::SwitchScreen => {
+        KeyCommand::Manifest => return super::reading::manifest(state),
+        KeyCommand::CommandLine => super::command::open(state),
+        KeyCommand::ShowOperations => return show(state, Screen::Operations),
+        KeyCommand::ShowClusters => return show(state, Screen::Clusters),
+        KeyCommand::SwitchScreen => {
             let to = match state.screen {
                 Screen::Operations | Screen::Operation => Screen::Clusters,
                 Screen::Clusters | Screen::Cluster => Screen::Operations,
             };
             return show(state, to);
         }
-        Command::New => match (
-            availability(state, Command::New, None),
+        KeyCommand::New => match (
+            availability(state, KeyCommand::New, None),
             state.target_cluster().cloned(),
         ) {
             (Avail::Yes, Some(c)) => return new_operation::open(state, c),
             (Avail::No(why), _) => state.notice = Some(Notice::Unavailable(why)),
             _ => {}
         },
-        Command::NextField
-        | Command::PrevField
-        | Command::Submit
-        | Command::Cancel
-        | Command::BackToForm => {}
-        Command::Filter => state.input = Input::Filter,
-        Command::Pause | Command::Resume | Command::Delete => return ask(state, cmd),
-        Command::Refresh => {
+        KeyCommand::NextField
+        | KeyCommand::PrevField
+        | KeyCommand::Submit
+        | KeyCommand::Cancel
+        | KeyCommand::BackToForm => {}
+        KeyCommand::Filter => state.input = Input::Filter,
+        KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete => return ask(state, cmd),
+        KeyCommand::Refresh => {
             state.conn = Conn::Ok;
             // What the caller may do is asked again too (a role may have been granted).
             state.permissions.clear();
@@ -230,10 +230,10 @@ pub(super) fn run(state: &mut State, cmd: Command) -> Vec<Effect> {
             effects.extend(ask_permissions(state, shown_namespaces(state)));
             return effects;
         }
-        Command::Help => state.dialog = Some(Dialog::keys()),
-        Command::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
-        Command::Quit => return quit(state),
-        Command::Suspend => return vec![Effect::Suspend],
+        KeyCommand::Help => state.dialog = Some(Dialog::keys()),
+        KeyCommand::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
+        KeyCommand::Quit => return quit(state),
+        KeyCommand::Suspend => return vec![Effect::Suspend],
     }
     Vec::new()
 }
@@ -257,7 +257,7 @@ pub(super) fn shown_namespaces(state: &State) -> Vec<String> {
     ops.chain(clusters).collect()
 }
 
-pub(super) fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
+pub(super) fn ask(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
     let op = state.target().cloned();
     match availability(state, cmd, op.as_ref()) {
         Avail::No(Why::ResumeAfterFailure) => {
@@ -267,8 +267,8 @@ pub(super) fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
         Avail::Yes => {
             if let Some(op) = op {
                 let action = match cmd {
-                    Command::Pause => WriteAction::Pause,
-                    Command::Resume => WriteAction::Resume,
+                    KeyCommand::Pause => WriteAction::Pause,
+                    KeyCommand::Resume => WriteAction::Resume,
                     _ => WriteAction::Delete,
                 };
                 state.dialog = Some(Dialog::Confirm(Confirm {
@@ -286,14 +286,14 @@ pub(super) fn ask(state: &mut State, cmd: Command) -> Vec<Effect> {
 
 /// Whether the caller may make `cmd`'s write in `namespace`: `false` only when Kubernetes said
 /// no (unknown is allowed: the API server decides).
-pub(super) fn permitted(state: &State, cmd: Command, namespace: &str) -> bool {
+pub(super) fn permitted(state: &State, cmd: KeyCommand, namespace: &str) -> bool {
     let Some(Some(p)) = state.permissions.get(namespace) else {
         return true;
     };
     match cmd {
-        Command::Pause | Command::Resume => p.pause,
-        Command::Delete => p.delete,
-        Command::New => p.start,
+        KeyCommand::Pause | KeyCommand::Resume => p.pause,
+        KeyCommand::Delete => p.delete,
+        KeyCommand::New => p.start,
         _ => true,
     }
 }

@@ -4,15 +4,15 @@
 
 use super::nav::{refilter, reselect};
 use super::{ask_permissions, listed_namespace, schedule_poll};
-use crate::app::action::Effect;
-use crate::app::state::{HeldPage, Paging, Screen, State};
-use crate::model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, View};
+use crate::action::Effect;
+use crate::state::{HeldPage, Paging, Screen, State};
+use ichor_model::{ApiError, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, View};
 use jiff::SignedDuration;
 
 /// The rows a page holds.
-pub const PAGE: u32 = 100;
+pub(crate) const PAGE: u32 = 100;
 /// How long the filter waits for the next key before the server is asked.
-pub const FILTER_SETTLE: SignedDuration = SignedDuration::from_millis(250);
+pub(crate) const FILTER_SETTLE: SignedDuration = SignedDuration::from_millis(250);
 
 /// The filter as the server takes it: at most [`MAX_FILTER_CHARS`] characters.
 fn filter_text(state: &State) -> String {
@@ -208,8 +208,8 @@ fn append(state: &mut State, page: OperationPage) -> Vec<Effect> {
 }
 
 /// A whole list as one page (a list read all at once).
-pub(super) fn whole(mut ops: Vec<crate::model::Operation>) -> OperationPage {
-    ops.sort_by(crate::model::list_order);
+pub(super) fn whole(mut ops: Vec<ichor_model::Operation>) -> OperationPage {
+    ops.sort_by(ichor_model::list_order);
     OperationPage {
         total: ops.len(),
         operations: ops,

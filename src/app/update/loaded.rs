@@ -3,13 +3,11 @@
 
 use super::nav::{back_to_list, open_operation};
 use super::{ask_permissions, fetch_current, schedule_poll};
-use crate::app::action::{ClusterFor, Effect};
-use crate::app::new_operation;
-use crate::app::state::{
-    Conn, Dialog, Loaded, NewOpStep, Notice, SettlingStart, State, WriteAction,
-};
-use crate::client::RetryEvent;
-use crate::model::{ApiError, Cluster, Created, Operation, Permissions, Plan, Reason};
+use crate::action::{ClusterFor, Effect};
+use crate::new_operation;
+use crate::state::{Conn, Dialog, Loaded, NewOpStep, Notice, SettlingStart, State, WriteAction};
+use ichor_model::RetryEvent;
+use ichor_model::{ApiError, Cluster, Created, Operation, Permissions, Plan, Reason};
 use jiff::{SignedDuration, Timestamp};
 
 /// An operation page's events arrived: kept, or the reason they cannot be read (the page is
@@ -19,7 +17,7 @@ pub(super) fn on_events(
     seq: u64,
     namespace: String,
     name: String,
-    result: Result<Vec<crate::model::OperationEvent>, ApiError>,
+    result: Result<Vec<ichor_model::OperationEvent>, ApiError>,
 ) -> Vec<Effect> {
     let Some(d) = state
         .detail
@@ -305,7 +303,7 @@ pub(super) fn on_start_found(
                 // The Review says it too, and is read again: Start is offered anew.
                 d.settling = false;
                 d.start_error = Some(ApiError::refused(
-                    crate::model::Code::Aborted,
+                    ichor_model::Code::Aborted,
                     Reason::WriteNotApplied,
                     &[("action", "start"), ("operation", &cluster), ("late", "no")],
                     format!("the start on cluster {cluster} did not happen"),
@@ -330,7 +328,7 @@ pub(super) fn on_start_found(
 pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Vec<Effect> {
     tracing::error!(what, message, "a task of the dashboard failed");
     state.notice = Some(Notice::Failed(ApiError::refused(
-        crate::model::Code::Internal,
+        ichor_model::Code::Internal,
         Reason::TaskFailed,
         &[("what", what), ("detail", message)],
         format!("{what} failed inside the dashboard ({message})"),

@@ -11,9 +11,9 @@ mod reading;
 use keys::permitted;
 
 use super::action::{Action, ClusterFor, Effect};
-use super::keymap::Command;
+use super::keymap::KeyCommand;
 use super::state::{Screen, State, Why};
-use crate::model::{Operation, Phase};
+use ichor_model::{Operation, Phase};
 use jiff::SignedDuration;
 
 /// Poll interval while something shown is unfinished (running).
@@ -201,8 +201,8 @@ pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
 /// failed for a reason other than a transient fault (which the client retries itself) is tried
 /// again at the idle cadence, with the error on screen, so the screen mends by itself when the
 /// cause is fixed.
-pub fn poll_interval(state: &State) -> Option<SignedDuration> {
-    let failed = |e: Option<&crate::model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
+pub(crate) fn poll_interval(state: &State) -> Option<SignedDuration> {
+    let failed = |e: Option<&ichor_model::ApiError>| e.is_some_and(|e| !e.code.is_transient());
     match state.screen {
         Screen::Operations => {
             let l = &state.ops.all;
@@ -239,10 +239,10 @@ pub(super) fn schedule_poll(state: &mut State) {
 }
 
 /// Whether `cmd` is offered for `op`.
-pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avail {
+pub fn availability(state: &State, cmd: KeyCommand, op: Option<&Operation>) -> Avail {
     let write = matches!(
         cmd,
-        Command::Pause | Command::Resume | Command::Delete | Command::New
+        KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete | KeyCommand::New
     );
     if write && state.session.read_only {
         return Avail::No(Why::ReadOnly);
@@ -250,7 +250,7 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
     if write && state.pending.is_some() {
         return Avail::No(Why::WritePending);
     }
-    if cmd == Command::New {
+    if cmd == KeyCommand::New {
         return match state.target_cluster() {
             None => Avail::No(Why::NoCluster),
             Some(c) if c.unreadable.is_some() => Avail::No(Why::Unreadable),
@@ -262,7 +262,7 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
         return Avail::Yes;
     }
     let Some(op) = op else {
-        return if write || cmd == Command::Open {
+        return if write || cmd == KeyCommand::Open {
             Avail::No(Why::NothingSelected)
         } else {
             Avail::Yes
@@ -275,11 +275,13 @@ pub fn availability(state: &State, cmd: Command, op: Option<&Operation>) -> Avai
         return Avail::No(Why::NotPermitted);
     }
     match cmd {
-        Command::Pause if op.phase.is_finished() => Avail::No(Why::Finished),
-        Command::Pause if op.paused || op.phase == Phase::Paused => Avail::No(Why::AlreadyPaused),
-        Command::Resume if op.paused_by_failure() => Avail::No(Why::ResumeAfterFailure),
-        Command::Resume if op.phase.is_finished() => Avail::No(Why::Finished),
-        Command::Resume if !op.paused && op.phase != Phase::Paused => Avail::No(Why::NotPaused),
+        KeyCommand::Pause if op.phase.is_finished() => Avail::No(Why::Finished),
+        KeyCommand::Pause if op.paused || op.phase == Phase::Paused => {
+            Avail::No(Why::AlreadyPaused)
+        }
+        KeyCommand::Resume if op.paused_by_failure() => Avail::No(Why::ResumeAfterFailure),
+        KeyCommand::Resume if op.phase.is_finished() => Avail::No(Why::Finished),
+        KeyCommand::Resume if !op.paused && op.phase != Phase::Paused => Avail::No(Why::NotPaused),
         _ => Avail::Yes,
     }
 }

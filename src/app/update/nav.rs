@@ -1,8 +1,8 @@
 //! Where the person is: screens, pages, selections, scrolling. Pure.
 
 use super::fetch_current;
-use crate::app::action::{ClusterFor, Effect};
-use crate::app::state::{ClusterPage, DetailState, Dialog, Loaded, Screen, State};
+use crate::action::{ClusterFor, Effect};
+use crate::state::{ClusterPage, DetailState, Dialog, Loaded, Screen, State};
 
 pub(super) fn page(state: &State) -> usize {
     match state.screen {
@@ -53,7 +53,7 @@ pub(super) fn open_cluster(state: &mut State) -> Vec<Effect> {
 }
 
 /// Opens an operation's page (after a start: the new operation, followed live).
-pub(super) fn open_operation(state: &mut State, op: crate::model::Operation) -> Vec<Effect> {
+pub(super) fn open_operation(state: &mut State, op: ichor_model::Operation) -> Vec<Effect> {
     state.screen = Screen::Operation;
     state.cluster = None;
     let (namespace, cluster) = (op.namespace.clone(), op.cluster.clone());
@@ -180,7 +180,7 @@ pub(super) fn step_by(state: &mut State, delta: isize) {
                 let from = d.scroll.unwrap_or_else(|| {
                     d.op.data
                         .as_ref()
-                        .map_or(0, |o| crate::app::state::follow_scroll(o, rows))
+                        .map_or(0, |o| crate::state::follow_scroll(o, rows))
                 });
                 d.scroll =
                     Some((from as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize);

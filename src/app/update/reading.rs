@@ -2,10 +2,10 @@
 //! text whole (Enter). They scroll, within what the views say they hold, and close; nothing in
 //! them writes.
 
-use crate::app::action::{Effect, Key, KeyCode};
-use crate::app::keymap::{self, Command};
-use crate::app::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
-use crate::model::ApiError;
+use crate::action::{Effect, Key, KeyCode};
+use crate::keymap::{self, KeyCommand};
+use crate::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
+use ichor_model::ApiError;
 
 /// A key while a text is read.
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
@@ -24,16 +24,16 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
             state.dialog = None;
             return Vec::new();
         }
-        Some(Command::Cancel) => {
+        Some(KeyCommand::Cancel) => {
             state.dialog = None;
             return Vec::new();
         }
-        Some(Command::Up) => r.scroll.saturating_sub(1),
-        Some(Command::Down) => r.scroll + 1,
-        Some(Command::PageUp) => r.scroll.saturating_sub(page),
-        Some(Command::PageDown) => r.scroll + page,
-        Some(Command::Top) => 0,
-        Some(Command::Bottom) => usize::MAX,
+        Some(KeyCommand::Up) => r.scroll.saturating_sub(1),
+        Some(KeyCommand::Down) => r.scroll + 1,
+        Some(KeyCommand::PageUp) => r.scroll.saturating_sub(page),
+        Some(KeyCommand::PageDown) => r.scroll + page,
+        Some(KeyCommand::Top) => 0,
+        Some(KeyCommand::Bottom) => usize::MAX,
         _ => r.scroll,
     };
     r.scroll = to.min(room.last_start());

@@ -6,9 +6,6 @@
 
 use super::Reply;
 use super::options::{MAX_RESPONSE_BYTES, Target};
-use crate::model::{ApiError, Code};
-use crate::wire::error_from_connect;
-use crate::wire::version;
 use anyhow::Context as _;
 use bytes::Bytes;
 use http::HeaderValue;
@@ -16,6 +13,9 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use ichor_model::{ApiError, Code};
+use ichor_server::wire::error_from_connect;
+use ichor_server::wire::version;
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use std::sync::Arc;
@@ -27,7 +27,7 @@ type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[derive(Clone)]
 enum Http {
     Direct(Client<Connector, Full<Bytes>>),
-    Tunnel(Client<crate::client::tunnel::TunnelConnector, Full<Bytes>>),
+    Tunnel(Client<crate::tunnel::TunnelConnector, Full<Bytes>>),
 }
 
 impl Http {
@@ -116,7 +116,7 @@ impl ConnectTransport {
     /// Plain HTTP/1.1 through a tunnel (a port-forward to the server's pod).
     pub(super) fn through(
         target: &Target,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> ConnectTransport {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
@@ -156,7 +156,7 @@ impl ConnectTransport {
         }
         let response = self.client.request(request).await.map_err(|e| {
             let connecting = e.is_connect();
-            let message = crate::errors::one_line(&anyhow::Error::new(e));
+            let message = ichor_model::error_text::one_line(&anyhow::Error::new(e));
             if connecting {
                 super::not_sent(message)
             } else {
@@ -177,7 +177,7 @@ impl ConnectTransport {
                     Code::Unavailable,
                     format!(
                         "reading the answer: {}",
-                        crate::text::truncate(&e.to_string(), 200)
+                        ichor_model::inert::truncate(&e.to_string(), 200)
                     ),
                 )
             })?

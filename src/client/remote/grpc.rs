@@ -3,11 +3,11 @@
 
 use super::Reply;
 use super::options::{MAX_RESPONSE_BYTES, Target};
-use crate::model::{ApiError, Code};
-use crate::wire::error_from_status;
-use crate::wire::version;
 use anyhow::Context as _;
 use http::uri::PathAndQuery;
+use ichor_model::{ApiError, Code};
+use ichor_server::wire::error_from_status;
+use ichor_server::wire::version;
 use std::time::Duration;
 use tonic::metadata::AsciiMetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -15,7 +15,7 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 
 /// Adds `authorization: Bearer …` to every call.
 #[derive(Clone)]
-pub struct BearerToken(Option<AsciiMetadataValue>);
+pub(crate) struct BearerToken(Option<AsciiMetadataValue>);
 
 impl tonic::service::Interceptor for BearerToken {
     fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
@@ -76,7 +76,7 @@ impl GrpcTransport {
     /// h2c through a tunnel (a port-forward to the server's pod).
     pub(super) fn through(
         target: &Target,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> anyhow::Result<GrpcTransport> {
         let endpoint = Endpoint::from(target.uri.clone())
             .http2_keep_alive_interval(Duration::from_secs(20))

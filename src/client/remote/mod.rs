@@ -19,27 +19,29 @@ pub use options::{
     DEFAULT_DEADLINE, MAX_RESPONSE_BYTES, Protocol, RemoteOptions, TOKEN_ENV, load_token,
 };
 
-use super::{Backend, OperationClient, ServerVersion, read_only_refusal};
-use crate::model::{
+use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationPage,
     OperationRequest, Permissions, Plan, Reason,
 };
-use crate::wire::{self, proto, version};
+use ichor_model::{OperationClient, ServerVersion};
+use ichor_server::wire::{self, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The calls, by their path: the same on Connect and gRPC.
 mod paths {
-    pub const LIST_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/ListOperations";
-    pub const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
-    pub const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
-    pub const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
-    pub const SET_OPERATION_PAUSED: &str = "/ichor.v1alpha1.OperationService/SetOperationPaused";
-    pub const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
-    pub const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
-    pub const LIST_OPERATION_EVENTS: &str = "/ichor.v1alpha1.OperationService/ListOperationEvents";
-    pub const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
-    pub const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
+    pub(crate) const LIST_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/ListOperations";
+    pub(crate) const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
+    pub(crate) const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
+    pub(crate) const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
+    pub(crate) const SET_OPERATION_PAUSED: &str =
+        "/ichor.v1alpha1.OperationService/SetOperationPaused";
+    pub(crate) const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
+    pub(crate) const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
+    pub(crate) const LIST_OPERATION_EVENTS: &str =
+        "/ichor.v1alpha1.OperationService/ListOperationEvents";
+    pub(crate) const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
+    pub(crate) const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
 }
 
 /// How a unary call travels.
@@ -81,7 +83,6 @@ pub struct RemoteClient {
     url: String,
     protocol: Protocol,
     deadline: Duration,
-    read_only: bool,
     has_token: bool,
     server_version: Arc<Mutex<ServerVersion>>,
 }
@@ -117,7 +118,6 @@ impl RemoteClient {
             url: opts.url,
             protocol: opts.protocol,
             deadline: opts.deadline,
-            read_only: opts.read_only,
             has_token: target.token.is_some(),
             server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
         }
@@ -127,7 +127,7 @@ impl RemoteClient {
     /// `opts.url` names the server for the Host header, e.g. `http://ichor-ui.ichor-system`).
     pub fn through(
         opts: RemoteOptions,
-        tunnel: crate::client::tunnel::TunnelConnector,
+        tunnel: crate::tunnel::TunnelConnector,
     ) -> anyhow::Result<RemoteClient> {
         let target = opts.target()?;
         let transport = match opts.protocol {
@@ -170,7 +170,10 @@ impl RemoteClient {
 
     fn note_version(&self, v: Option<String>) {
         let v = match v {
-            Some(v) => ServerVersion::Known(crate::text::truncate(&crate::text::sanitize(&v), 32)),
+            Some(v) => ServerVersion::Known(ichor_model::inert::truncate(
+                &ichor_model::inert::sanitize(&v),
+                32,
+            )),
             None => ServerVersion::Unknown,
         };
         if let Ok(mut slot) = self.server_version.lock() {
@@ -216,11 +219,8 @@ impl RemoteClient {
         e
     }
 
-    /// Refuses a write locally: read-only, or a server too far from this client's version.
+    /// Refuses a write locally: a server too far from this client's version.
     fn writable(&self, what: &str) -> Result<(), ApiError> {
-        if self.read_only {
-            return Err(read_only_refusal(what));
-        }
         if let Ok(slot) = self.server_version.lock()
             && let ServerVersion::Known(server) = &*slot
             && let Some(refusal) = version::skew_refusal(version::CLIENT, server, what)
@@ -244,12 +244,6 @@ fn name_request(namespace: &str, name: &str) -> (String, String) {
 
 #[async_trait::async_trait]
 impl OperationClient for RemoteClient {
-    fn backend(&self) -> Backend {
-        Backend::Remote {
-            url: self.url.clone(),
-        }
-    }
-
     fn server_version(&self) -> ServerVersion {
         self.server_version
             .lock()
@@ -292,7 +286,7 @@ impl OperationClient for RemoteClient {
         let what = "reading the operation's resource";
         let resp: proto::GetOperationResponse = self.call(what, paths::GET_OPERATION, req).await?;
         if resp.manifest.is_empty() {
-            return Err(super::no_manifest(what));
+            return Err(ichor_model::no_manifest(what));
         }
         Ok(resp.manifest)
     }
@@ -362,7 +356,7 @@ impl OperationClient for RemoteClient {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<crate::model::OperationEvent>, ApiError> {
+    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
         let (namespace, name) = name_request(namespace, name);
         let req = proto::ListOperationEventsRequest { namespace, name };
         let resp: proto::ListOperationEventsResponse = self
@@ -376,9 +370,6 @@ impl OperationClient for RemoteClient {
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
-        if self.read_only {
-            return Ok(Permissions::default());
-        }
         let req = proto::GetPermissionsRequest {
             namespace: namespace.to_string(),
         };

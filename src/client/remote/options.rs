@@ -32,15 +32,13 @@ pub enum Protocol {
 pub struct RemoteOptions {
     /// `https://host:port` or `http://host:port`.
     pub url: String,
-    pub protocol: Protocol,
+    pub(crate) protocol: Protocol,
     /// The bearer token sent with every call (never logged).
     pub token: Option<String>,
     /// PEM certificates trusted in addition to the system roots (https only).
     pub ca_pem: Option<Vec<u8>>,
     /// The deadline of every call.
     pub deadline: Duration,
-    /// Writes are refused locally, without a call.
-    pub read_only: bool,
     /// Send the token over plain HTTP to a host that is not loopback all the same
     /// (`--insecure-send-token-over-http`); otherwise [`RemoteOptions::check_token_transport`]
     /// refuses.
@@ -55,7 +53,6 @@ impl std::fmt::Debug for RemoteOptions {
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
             .field("deadline", &self.deadline)
-            .field("read_only", &self.read_only)
             .field(
                 "insecure_send_token_over_http",
                 &self.insecure_send_token_over_http,
@@ -66,15 +63,15 @@ impl std::fmt::Debug for RemoteOptions {
 
 /// A server's address as the transports need it, checked.
 pub(super) struct Target {
-    pub uri: http::Uri,
-    pub https: bool,
+    pub(crate) uri: http::Uri,
+    pub(crate) https: bool,
     /// `Bearer …`, marked sensitive.
-    pub token: Option<HeaderValue>,
-    pub ca_pem: Option<Vec<u8>>,
+    pub(crate) token: Option<HeaderValue>,
+    pub(crate) ca_pem: Option<Vec<u8>>,
 }
 
 impl RemoteOptions {
-    /// Options with the default protocol and deadline, no token, no extra CA, writable.
+    /// Options with the default protocol and deadline, no token, no extra CA.
     pub fn new(url: impl Into<String>) -> RemoteOptions {
         RemoteOptions {
             url: url.into(),
@@ -82,7 +79,6 @@ impl RemoteOptions {
             token: None,
             ca_pem: None,
             deadline: DEFAULT_DEADLINE,
-            read_only: false,
             insecure_send_token_over_http: false,
         }
     }
@@ -109,7 +105,7 @@ impl RemoteOptions {
         }
         if self.insecure_send_token_over_http {
             tracing::warn!(
-                host = %crate::errors::quoted(host),
+                host = %ichor_model::error_text::quoted(host),
                 "sending the bearer token over plain HTTP to a host that is not loopback (--insecure-send-token-over-http)"
             );
             return Ok(());
@@ -118,7 +114,7 @@ impl RemoteOptions {
             "refusing to send the bearer token over plain HTTP to {}, which is not loopback: \
              use an https:// server URL (TLS), or pass --insecure-send-token-over-http if the \
              network between is trusted",
-            crate::errors::quoted(host)
+            ichor_model::error_text::quoted(host)
         )
     }
 
@@ -130,7 +126,7 @@ impl RemoteOptions {
 
     /// Checks the URL, the token and the CA file's fit with the scheme.
     pub(super) fn target(&self) -> anyhow::Result<Target> {
-        let quoted = crate::errors::quoted(&self.url);
+        let quoted = ichor_model::error_text::quoted(&self.url);
         let uri: http::Uri = self
             .url
             .parse()

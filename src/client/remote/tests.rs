@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::Reason;
+use ichor_model::Reason;
 
 #[test]
 fn the_token_comes_from_the_file_before_the_environment() {
@@ -82,11 +82,11 @@ async fn a_token_never_goes_over_plain_http_beyond_loopback() {
 #[tokio::test]
 async fn read_only_refuses_writes_without_a_call() {
     // Nothing listens on port 1: a call would fail Unavailable, not ReadOnly.
-    let mut o = RemoteOptions::new("http://127.0.0.1:1");
-    o.read_only = true;
-    let c = RemoteClient::new(o).unwrap();
+    let o = RemoteOptions::new("http://127.0.0.1:1");
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let c = crate::retry::Retrying::new(RemoteClient::new(o).unwrap(), tx).read_only(true);
     let e = c.delete_operation("default", "x", None).await.unwrap_err();
     assert_eq!(e.reason, Some(Reason::ReadOnly));
-    let e = c.list_operations(None).await.unwrap_err();
+    let e = c.inner().list_operations(None).await.unwrap_err();
     assert_eq!(e.code, Code::Unavailable);
 }

@@ -2,8 +2,8 @@
 //! assertions; the delays are read from the events and from the paused clock.
 
 use super::*;
-use crate::model::OperationKind;
-use crate::model::Phase;
+use ichor_model::OperationKind;
+use ichor_model::Phase;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -40,21 +40,16 @@ impl Fake {
 }
 
 #[async_trait::async_trait]
-impl OperationClient for Arc<Fake> {
-    fn backend(&self) -> Backend {
-        Backend::Remote {
-            url: "http://fake".into(),
-        }
-    }
+impl OperationClient for Fake {
     fn user(&self) -> Option<String> {
         self.user.clone()
     }
     async fn list_page(
         &self,
-        _q: &crate::model::ListQuery,
-    ) -> Result<crate::model::OperationPage, ApiError> {
+        _q: &ichor_model::ListQuery,
+    ) -> Result<ichor_model::OperationPage, ApiError> {
         self.record("list");
-        pop(&self.lists, "list").map(|ops| crate::model::OperationPage {
+        pop(&self.lists, "list").map(|ops| ichor_model::OperationPage {
             total: ops.len(),
             operations: ops,
             ..Default::default()

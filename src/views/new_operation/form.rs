@@ -1,13 +1,13 @@
 //! The form: the kind, the target (a version, or kube-proxy's mode), how many machines at once.
 
 use super::effect_id;
-use crate::app::new_operation::{current_value, form_problem, takes_max_unavailable};
-use crate::app::state::{FormField, NewOperation};
-use crate::model::OperationKind;
-use crate::views::style::Ctx;
-use crate::views::text::{fit, sanitize};
-use crate::views::widgets::lines::Lines;
-use crate::views::words::kind_text;
+use crate::style::Ctx;
+use crate::text::{fit, sanitize};
+use crate::widgets::lines::Lines;
+use crate::words::kind_text;
+use ichor_app::new_operation::{current_value, form_problem, takes_max_unavailable};
+use ichor_app::state::{FormField, NewOperation};
+use ichor_model::OperationKind;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};

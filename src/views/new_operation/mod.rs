@@ -7,14 +7,14 @@ use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::words::kind_text;
-use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
-use crate::model::{OperationEffect, OperationKind};
+use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
+use ichor_model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 /// How long the dialog's text that scrolls (the Review's) is over `area`, and how much shows.
-pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+pub(crate) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
     match d.step {
         NewOpStep::Form => ScrollRoom::default(),
         NewOpStep::Review | NewOpStep::Starting { .. } => {
@@ -25,7 +25,7 @@ pub fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Scrol
 
 /// The rows the dialog needs over `area` (at its width) to be drawn whole: a row above and
 /// below it, its borders, and the form, or what the Review cannot scroll.
-pub fn rows_needed(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> u16 {
+pub(crate) fn rows_needed(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> u16 {
     let (_, inner) = dialog_rects(area);
     let around = area.height.saturating_sub(inner.height);
     let rows = match d.step {
@@ -36,7 +36,7 @@ pub fn rows_needed(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -
 }
 
 /// Draws the dialog over `area`: everything between the status bar and the footer.
-pub fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
     let t = ctx.texts;

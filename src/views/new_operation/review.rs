@@ -4,13 +4,13 @@
 //! typed name and how to Start stay under it.
 
 use super::effect_id;
-use crate::app::state::{NewOpStep, NewOperation, ScrollRoom, State};
-use crate::model::{ApiError, OperationKind, Plan, Reason};
-use crate::views::style::Ctx;
-use crate::views::text::{sanitize, width, wrap};
-use crate::views::widgets::lines::Lines;
-use crate::views::widgets::table::Window;
-use crate::views::words::{error_text, role_word, shutdown_text};
+use crate::style::Ctx;
+use crate::text::{sanitize, width, wrap};
+use crate::widgets::lines::Lines;
+use crate::widgets::table::Window;
+use crate::words::{error_text, role_word, shutdown_text};
+use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
+use ichor_model::{ApiError, OperationKind, Plan, Reason};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};

@@ -3,16 +3,16 @@
 
 /// What fitting needs to know of a column, measured over the header and the rows on screen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Measure {
+pub(crate) struct Measure {
     /// Wide enough for every full form.
-    pub natural: usize,
+    pub(crate) natural: usize,
     /// The narrowest it is drawn before it is hidden (at most `natural`).
-    pub floor: usize,
+    pub(crate) floor: usize,
     /// Narrower than `natural`, it shows short forms that need only `floor`.
-    pub has_short: bool,
-    pub shrink: u8,
-    pub hide: u8,
-    pub fill: bool,
+    pub(crate) has_short: bool,
+    pub(crate) shrink: u8,
+    pub(crate) hide: u8,
+    pub(crate) fill: bool,
 }
 
 /// The width of each column in `avail` columns, with `spacing` between shown columns; 0 for a
@@ -20,7 +20,7 @@ pub struct Measure {
 /// rest; otherwise columns narrow in their shrink order, and if even their floors do not fit,
 /// columns are hidden in their hide order. A column is narrower than its natural width only when
 /// the row is full.
-pub fn fit_widths(cols: &[Measure], avail: usize, spacing: usize) -> Vec<usize> {
+pub(crate) fn fit_widths(cols: &[Measure], avail: usize, spacing: usize) -> Vec<usize> {
     let mut shown = vec![true; cols.len()];
     let total = |w: &[usize], shown: &[bool]| {
         let n = shown.iter().filter(|s| **s).count();

@@ -1,7 +1,7 @@
 //! Lines of text drawn one to a row, each cut to the width with `…`, and each line's style
 //! over its whole row (a coloured line reads as one band, with or without colour).
 
-use crate::views::text::{truncate, wrap};
+use crate::text::{truncate, wrap};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -10,17 +10,17 @@ use ratatui::widgets::Widget;
 
 /// Lines being put together for an area `width` columns wide.
 #[derive(Debug, Default)]
-pub struct Lines {
-    pub width: usize,
+pub(crate) struct Lines {
+    pub(crate) width: usize,
     /// Where wrapped text breaks (a margin inside the width, or the width).
-    pub wrap_width: usize,
+    pub(crate) wrap_width: usize,
     /// Lines too long for the width are wrapped, not cut (a text read whole).
     whole: bool,
     lines: Vec<Line<'static>>,
 }
 
 impl Lines {
-    pub fn new(width: usize) -> Lines {
+    pub(crate) fn new(width: usize) -> Lines {
         Lines {
             width,
             wrap_width: width,
@@ -30,21 +30,21 @@ impl Lines {
     }
 
     /// Nothing is cut: a line too long for the width goes on under itself.
-    pub fn whole(mut self) -> Lines {
+    pub(crate) fn whole(mut self) -> Lines {
         self.whole = true;
         self
     }
 
     /// Wrapped text keeps `margin` columns free on the right.
-    pub fn margin(mut self, margin: usize) -> Lines {
+    pub(crate) fn margin(mut self, margin: usize) -> Lines {
         self.wrap_width = self.width.saturating_sub(margin);
         self
     }
 
     /// One line, cut to the width (wrapped, when the lines are read whole).
-    pub fn push(&mut self, text: impl AsRef<str>, style: Style) {
+    pub(crate) fn push(&mut self, text: impl AsRef<str>, style: Style) {
         let text = text.as_ref();
-        if self.whole && crate::views::text::width(text) > self.width {
+        if self.whole && crate::text::width(text) > self.width {
             for l in wrap(text, self.width) {
                 self.lines
                     .push(Line::styled(truncate(&l, self.width), style));
@@ -56,12 +56,12 @@ impl Lines {
     }
 
     /// Text wrapped to the wrap width.
-    pub fn wrapped(&mut self, text: &str, style: Style) {
+    pub(crate) fn wrapped(&mut self, text: &str, style: Style) {
         self.wrapped_max(text, style, usize::MAX);
     }
 
     /// Text wrapped to the wrap width, at most `max` lines of it.
-    pub fn wrapped_max(&mut self, text: &str, style: Style, max: usize) {
+    pub(crate) fn wrapped_max(&mut self, text: &str, style: Style, max: usize) {
         for l in wrap(text, self.wrap_width).into_iter().take(max) {
             self.push(l, style);
         }
@@ -70,7 +70,12 @@ impl Lines {
     /// Keeps at most `rows` lines: when there are more, the first `rows - 1` and then
     /// `marker(hidden)`, which says how many are not shown and where to read them. Whether
     /// anything was cut.
-    pub fn cut_to(&mut self, rows: usize, marker: impl Fn(usize) -> String, style: Style) -> bool {
+    pub(crate) fn cut_to(
+        &mut self,
+        rows: usize,
+        marker: impl Fn(usize) -> String,
+        style: Style,
+    ) -> bool {
         if self.lines.len() <= rows || rows == 0 {
             return false;
         }
@@ -82,8 +87,8 @@ impl Lines {
 
     /// `mark` and the text wrapped after it, its further lines under the text (a point of a
     /// list, a glyph before a sentence).
-    pub fn hanging(&mut self, mark: &str, text: &str, style: Style) {
-        let indent = crate::views::text::width(mark);
+    pub(crate) fn hanging(&mut self, mark: &str, text: &str, style: Style) {
+        let indent = crate::text::width(mark);
         let pad = " ".repeat(indent);
         for (i, l) in wrap(text, self.wrap_width.saturating_sub(indent))
             .into_iter()
@@ -94,25 +99,21 @@ impl Lines {
         }
     }
 
-    pub fn blank(&mut self) {
+    pub(crate) fn blank(&mut self) {
         self.lines.push(Line::default());
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lines.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
     /// Draws the lines from the top of `area`; returns the rows used.
-    pub fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
+    pub(crate) fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
         self.draw_from(area, buf, 0)
     }
 
     /// Draws the lines from line `first` on, from the top of `area`; returns the rows used.
-    pub fn draw_from(&self, area: Rect, buf: &mut Buffer, first: usize) -> u16 {
+    pub(crate) fn draw_from(&self, area: Rect, buf: &mut Buffer, first: usize) -> u16 {
         let mut rows = area.rows();
         let mut used = 0;
         for line in self.lines.iter().skip(first) {
@@ -125,14 +126,14 @@ impl Lines {
 }
 
 /// `area` less one column on the left: where text in a body starts.
-pub fn indented(area: Rect) -> Rect {
+pub(crate) fn indented(area: Rect) -> Rect {
     let [_, rest] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     rest
 }
 
 /// A message in a body (loading, an error in place of the data): one column in from the left,
 /// wrapped a column short of the right.
-pub fn message(text: &str, style: Style, area: Rect, buf: &mut Buffer) {
+pub(crate) fn message(text: &str, style: Style, area: Rect, buf: &mut Buffer) {
     let mut lines = Lines::new(usize::from(area.width)).margin(2);
     lines.wrapped(text, style);
     lines.draw(indented(area), buf);

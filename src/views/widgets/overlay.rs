@@ -1,12 +1,12 @@
 //! Blocks and overlays: the frame around a screen's body, a dialog centred over the screen.
 
-use crate::views::text::width;
+use crate::text::width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 /// The block around a screen's body or a dialog, with its title.
-pub fn titled_block<'a>(title: String) -> Block<'a> {
+pub(crate) fn titled_block<'a>(title: String) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .title(format!(" {title} "))
@@ -15,7 +15,7 @@ pub fn titled_block<'a>(title: String) -> Block<'a> {
 /// A dialog over the whole of `area` (everything between the status bar and the footer) but
 /// a row above and below, and where its text goes: inside the border, a column of margin on
 /// each side.
-pub fn dialog_rects(area: Rect) -> (Rect, Rect) {
+pub(crate) fn dialog_rects(area: Rect) -> (Rect, Rect) {
     let [_, rect, _] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
@@ -34,7 +34,7 @@ pub fn dialog_rects(area: Rect) -> (Rect, Rect) {
 
 /// A `w`×`h` rectangle in the middle of `area` (no larger than it); an odd row or column left
 /// over goes below and to the right.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect {
@@ -46,7 +46,7 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// Clears `rect` for an overlay drawn over the screen.
-pub fn clear(rect: Rect, buf: &mut Buffer) {
+pub(crate) fn clear(rect: Rect, buf: &mut Buffer) {
     Clear.render(rect, buf);
     mend_wide_edges(buf, rect);
 }

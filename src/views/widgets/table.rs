@@ -5,10 +5,10 @@
 //! which they are and counts the rest ("+N more").
 
 use crate::i18n::Texts;
-use crate::views::style::Theme;
-use crate::views::text::{truncate, truncate_middle, width};
-use crate::views::widgets::columns::{Measure, fit_widths};
-use crate::views::widgets::progress::bar;
+use crate::style::Theme;
+use crate::text::{truncate, truncate_middle, width};
+use crate::widgets::columns::{Measure, fit_widths};
+use crate::widgets::progress::bar;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
@@ -23,7 +23,7 @@ const BAR_MIN: usize = 4;
 
 /// A column: its header and how it gives way.
 #[derive(Clone, Debug)]
-pub struct Column {
+pub(crate) struct Column {
     header: String,
     short_header: Option<String>,
     min: usize,
@@ -35,7 +35,7 @@ pub struct Column {
 }
 
 impl Column {
-    pub fn new(header: impl Into<String>) -> Column {
+    pub(crate) fn new(header: impl Into<String>) -> Column {
         Column {
             header: header.into(),
             short_header: None,
@@ -49,44 +49,44 @@ impl Column {
     }
 
     /// The header of the column when it shows its cells' short forms.
-    pub fn short_header(mut self, header: impl Into<String>) -> Column {
+    pub(crate) fn short_header(mut self, header: impl Into<String>) -> Column {
         self.short_header = Some(header.into());
         self
     }
 
     /// The narrowest the column is drawn (cut with `…`) before it is hidden.
-    pub fn min(mut self, min: usize) -> Column {
+    pub(crate) fn min(mut self, min: usize) -> Column {
         self.min = min;
         self
     }
 
     /// Shown whole or not at all (a state, an age, a version: cut, they say nothing).
-    pub fn whole(mut self) -> Column {
+    pub(crate) fn whole(mut self) -> Column {
         self.whole = true;
         self
     }
 
     /// When the columns do not fit, they narrow in this order (lowest first), each down to its
     /// minimum or its cells' short forms.
-    pub fn shrink(mut self, order: u8) -> Column {
+    pub(crate) fn shrink(mut self, order: u8) -> Column {
         self.shrink = order;
         self
     }
 
     /// When even the minimums do not fit, columns are hidden in this order (lowest first).
-    pub fn hide(mut self, order: u8) -> Column {
+    pub(crate) fn hide(mut self, order: u8) -> Column {
         self.hide = order;
         self
     }
 
     /// The column takes the room left over.
-    pub fn fill(mut self) -> Column {
+    pub(crate) fn fill(mut self) -> Column {
         self.fill = true;
         self
     }
 
     /// Right-aligned (numbers, ages).
-    pub fn right(mut self) -> Column {
+    pub(crate) fn right(mut self) -> Column {
         self.right = true;
         self
     }
@@ -106,14 +106,14 @@ enum Content {
 
 /// One cell of a row.
 #[derive(Clone, Debug)]
-pub struct Cell {
+pub(crate) struct Cell {
     content: Content,
     style: Style,
     spans: bool,
 }
 
 impl Cell {
-    pub fn new(text: impl Into<String>) -> Cell {
+    pub(crate) fn new(text: impl Into<String>) -> Cell {
         Cell {
             content: Content::Text {
                 full: text.into(),
@@ -126,7 +126,7 @@ impl Cell {
     }
 
     /// The words shown instead when the column is narrower than its full forms.
-    pub fn short(mut self, text: impl Into<String>) -> Cell {
+    pub(crate) fn short(mut self, text: impl Into<String>) -> Cell {
         if let Content::Text { short, .. } = &mut self.content {
             *short = Some(text.into());
         }
@@ -134,7 +134,7 @@ impl Cell {
     }
 
     /// A name: cut in the middle when it does not fit, as names differ at their ends.
-    pub fn name(text: impl Into<String>) -> Cell {
+    pub(crate) fn name(text: impl Into<String>) -> Cell {
         let mut cell = Cell::new(text);
         if let Content::Text { name, .. } = &mut cell.content {
             *name = true;
@@ -143,7 +143,7 @@ impl Cell {
     }
 
     /// A progress bar (`fraction` of it filled) and the count beside it.
-    pub fn bar(fraction: f64, count: impl Into<String>) -> Cell {
+    pub(crate) fn bar(fraction: f64, count: impl Into<String>) -> Cell {
         Cell {
             content: Content::Bar {
                 fraction,
@@ -154,13 +154,13 @@ impl Cell {
         }
     }
 
-    pub fn style(mut self, style: Style) -> Cell {
+    pub(crate) fn style(mut self, style: Style) -> Cell {
         self.style = style;
         self
     }
 
     /// The cell takes its column and every column after it; its width makes no column wider.
-    pub fn spanning(mut self) -> Cell {
+    pub(crate) fn spanning(mut self) -> Cell {
         self.spans = true;
         self
     }
@@ -168,27 +168,27 @@ impl Cell {
 
 /// One row: its cells and the style of the whole row.
 #[derive(Clone, Debug, Default)]
-pub struct Row {
+pub(crate) struct Row {
     cells: Vec<Cell>,
     style: Style,
 }
 
 impl Row {
-    pub fn new(cells: Vec<Cell>) -> Row {
+    pub(crate) fn new(cells: Vec<Cell>) -> Row {
         Row {
             cells,
             style: Style::default(),
         }
     }
 
-    pub fn style(mut self, style: Style) -> Row {
+    pub(crate) fn style(mut self, style: Style) -> Row {
         self.style = style;
         self
     }
 }
 
 /// A table of the rows on screen, with a header row.
-pub struct ListTable<'a> {
+pub(crate) struct ListTable<'a> {
     columns: Vec<Column>,
     rows: Vec<Row>,
     selected: Option<usize>,
@@ -197,7 +197,7 @@ pub struct ListTable<'a> {
 }
 
 impl<'a> ListTable<'a> {
-    pub fn new(columns: Vec<Column>, rows: Vec<Row>, theme: &'a Theme) -> ListTable<'a> {
+    pub(crate) fn new(columns: Vec<Column>, rows: Vec<Row>, theme: &'a Theme) -> ListTable<'a> {
         ListTable {
             columns,
             rows,
@@ -209,7 +209,7 @@ impl<'a> ListTable<'a> {
 
     /// A list: a marker column, and the selected row (an index into the rows given) marked
     /// with `>`, bold and reversed.
-    pub fn selected(mut self, row: Option<usize>) -> ListTable<'a> {
+    pub(crate) fn selected(mut self, row: Option<usize>) -> ListTable<'a> {
         self.marker = true;
         self.selected = row;
         self
@@ -378,19 +378,19 @@ impl Widget for ListTable<'_> {
 
 /// Which rows of a list are on screen: `rows` from `offset`, of `total`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub offset: usize,
-    pub rows: usize,
-    pub total: usize,
+pub(crate) struct Window {
+    pub(crate) offset: usize,
+    pub(crate) rows: usize,
+    pub(crate) total: usize,
     /// Rows after the last one held that the server has and has not sent yet.
-    pub unloaded: usize,
+    pub(crate) unloaded: usize,
     /// The rows are lines of text (the marker counts lines, not items).
-    pub text: bool,
+    pub(crate) text: bool,
 }
 
 impl Window {
     /// The window that starts at `offset` (at most the last full page).
-    pub fn new(total: usize, offset: usize, rows: usize) -> Window {
+    pub(crate) fn new(total: usize, offset: usize, rows: usize) -> Window {
         Window {
             offset: offset.min(total.saturating_sub(rows)),
             rows,
@@ -401,12 +401,12 @@ impl Window {
     }
 
     /// The same window over lines of text.
-    pub fn of_text(self) -> Window {
+    pub(crate) fn of_text(self) -> Window {
         Window { text: true, ..self }
     }
 
     /// The same window over a list of which `n` more rows are on the server.
-    pub fn with_unloaded(self, n: usize) -> Window {
+    pub(crate) fn with_unloaded(self, n: usize) -> Window {
         Window {
             unloaded: n,
             ..self
@@ -414,18 +414,18 @@ impl Window {
     }
 
     /// The indices of the rows on screen.
-    pub fn range(&self) -> std::ops::Range<usize> {
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
         self.offset.min(self.total)..(self.offset + self.rows).min(self.total)
     }
 
     /// How many rows are hidden above and below.
-    pub fn hidden(&self) -> (usize, usize) {
+    pub(crate) fn hidden(&self) -> (usize, usize) {
         let r = self.range();
         (r.start, self.total - r.end + self.unloaded)
     }
 
     /// " ↑ 3 above · +12 more ", for the list's bottom border, when rows are hidden.
-    pub fn marker(&self, t: &Texts) -> Option<Line<'static>> {
+    pub(crate) fn marker(&self, t: &Texts) -> Option<Line<'static>> {
         let (above, below) = self.hidden();
         let mut parts = Vec::new();
         let (up, down) = match self.text {

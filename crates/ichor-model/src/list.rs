@@ -1,0 +1,181 @@
+//! The operations list as the screens ask for it: a query (scope, filters, a page) and a page
+//! of answers, each operation whole or as a summary.
+
+use super::{Cluster, MachinePhase, MachineProgress, Operation, Phase};
+use std::cmp::Ordering;
+
+/// The most operations one page holds; a larger page size is served as this.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+/// The page a query without a page size gets (AIP-158 lets the server choose): an unpaged
+/// list of a long history would be one message of megabytes (at 10,000 operations, 6 MB,
+/// over grpcio's default 4 MB limit).
+pub const DEFAULT_PAGE_SIZE: u32 = 100;
+/// The longest text filter accepted.
+pub const MAX_FILTER_CHARS: usize = 100;
+
+/// How much of each operation a list answer carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// Everything, machines included (what clients before summaries asked for).
+    #[default]
+    Full,
+    /// What a list row shows: no machine list, the machines counted instead.
+    Summary,
+}
+
+/// What the list shows of an operation's machines, without the machines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Machines Completed.
+    pub done: usize,
+    /// Machines in this pass that are not skipped.
+    pub total: usize,
+    /// The first machine Running, if any.
+    pub current: Option<String>,
+    /// The first machine Failed, if any.
+    pub failed: Option<String>,
+}
+
+impl Progress {
+    pub(crate) fn of(machines: &[MachineProgress]) -> Progress {
+        let first = |p: MachinePhase| {
+            machines
+                .iter()
+                .find(|m| m.phase == p)
+                .map(|m| m.name.clone())
+        };
+        Progress {
+            done: machines
+                .iter()
+                .filter(|m| m.phase == MachinePhase::Completed)
+                .count(),
+            total: machines
+                .iter()
+                .filter(|m| m.phase != MachinePhase::Skipped)
+                .count(),
+            current: first(MachinePhase::Running),
+            failed: first(MachinePhase::Failed),
+        }
+    }
+}
+
+/// One ListOperations call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListQuery {
+    /// `None`: every namespace.
+    pub namespace: Option<String>,
+    pub view: View,
+    /// At most this many operations; 0 is [`DEFAULT_PAGE_SIZE`].
+    pub page_size: u32,
+    /// Where the previous page ended, as its answer said; `None` is the first page.
+    pub page_token: Option<String>,
+    /// Only this cluster's operations.
+    pub cluster: Option<String>,
+    /// Only operations in one of these phases; empty is every phase.
+    pub phases: Vec<Phase>,
+    /// Case-insensitive text each shown operation contains (see [`Operation::matches`]).
+    pub text: String,
+    /// The version of this page the caller holds: an answer that would be the same comes
+    /// back as unchanged, without its operations.
+    pub known_version: Option<String>,
+}
+
+impl ListQuery {
+    /// The first of the largest pages of every operation in `namespace`, whole; the next
+    /// ones by [`ListQuery::after`] each answer's token.
+    pub fn everything(namespace: Option<&str>) -> ListQuery {
+        ListQuery {
+            namespace: namespace.map(str::to_string),
+            page_size: MAX_PAGE_SIZE,
+            ..ListQuery::default()
+        }
+    }
+
+    /// The same query for the page after the one that ended at `token`.
+    pub fn after(&self, token: String) -> ListQuery {
+        ListQuery {
+            page_token: Some(token),
+            known_version: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// One page of the list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperationPage {
+    /// Newest first ([`list_order`]); empty when `unchanged`.
+    pub operations: Vec<Operation>,
+    /// Where the next page starts; `None` on the last page.
+    pub next_page_token: Option<String>,
+    /// How many operations match the query, over every page.
+    pub total: usize,
+    /// Names this answer: the same query over the same operations has the same version.
+    pub version: String,
+    /// The page is the one the caller holds (`known_version`): no operations are sent.
+    pub unchanged: bool,
+}
+
+/// The list's order: newest first, then by name and namespace (stable across calls, so a page
+/// token can name where a page ended).
+pub fn list_order(a: &Operation, b: &Operation) -> Ordering {
+    b.created_at
+        .cmp(&a.created_at)
+        .then_with(|| a.name.cmp(&b.name))
+        .then_with(|| a.namespace.cmp(&b.namespace))
+}
+
+impl Operation {
+    /// Whether the operation contains `needle_lower` (already lower case) in its name,
+    /// cluster, kind, phase, namespace or actor.
+    pub fn matches(&self, needle_lower: &str) -> bool {
+        needle_lower.is_empty()
+            || [
+                self.name.as_str(),
+                self.cluster.as_str(),
+                self.kind_raw.as_str(),
+                self.phase.as_str(),
+                self.namespace.as_str(),
+                self.actor.as_deref().unwrap_or(""),
+            ]
+            .iter()
+            .any(|f| f.to_lowercase().contains(needle_lower))
+    }
+
+    /// The operation as a list row carries it: its machines counted, not listed.
+    pub fn summarized(mut self) -> Operation {
+        if self.summary.is_none() {
+            self.summary = Some(Progress::of(&self.machines));
+        }
+        self.machines = Vec::new();
+        self
+    }
+}
+
+impl Cluster {
+    /// Whether the cluster contains `needle_lower` (already lower case) in its name, namespace,
+    /// versions, kube-proxy mode, tracking or unfinished operation. (The Clusters list is
+    /// filtered where it is held: it is short.)
+    pub fn matches(&self, needle_lower: &str) -> bool {
+        if needle_lower.is_empty() {
+            return true;
+        }
+        let tracking = self.tracking.iter().flat_map(|t| [&t.tool, &t.object]);
+        let active = self
+            .active_operation
+            .iter()
+            .flat_map(|a| [&a.name, &a.kind]);
+        [
+            &self.name,
+            &self.namespace,
+            &self.talos_version,
+            &self.kubernetes_version,
+            &self.kube_proxy,
+        ]
+        .into_iter()
+        .chain(self.ichor_version.iter())
+        .chain(tracking)
+        .chain(active)
+        .any(|f| f.to_lowercase().contains(needle_lower))
+    }
+}

@@ -1,0 +1,372 @@
+//! The Connect protocol's unary calls (connectrpc.com/docs/protocol) in front of tonic's gRPC
+//! routes, on the same port: a request that is not gRPC or gRPC-Web (by its content type) is
+//! answered here, by the same handlers. The
+//! request's message is `application/proto` or `application/json` (the canonical proto3 JSON
+//! mapping, through the descriptors), and so is the answer; an error is JSON
+//! (`{"code","message","details"}`) with the `google.rpc.ErrorInfo` in its details.
+
+use super::front::AnswerCode;
+use super::gzip::{self, Encoding};
+use super::handlers::Handlers;
+use super::protocol::{Protocol, refused};
+use crate::wire::proto;
+use crate::wire::proto::cluster_service_server::ClusterService;
+use crate::wire::proto::operation_service_server::OperationService;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use ichor_model::{ApiError, Code};
+use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tonic::body::Body;
+
+/// How a Connect message is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Codec {
+    Proto,
+    Json,
+}
+
+impl Codec {
+    fn content_type(self) -> &'static str {
+        match self {
+            Codec::Proto => "application/proto",
+            Codec::Json => "application/json",
+        }
+    }
+
+    /// The codec a Connect unary request's content type names; `None`: not one.
+    fn of(content_type: &str) -> Option<Codec> {
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        match essence {
+            "application/proto" => Some(Codec::Proto),
+            "application/json" => Some(Codec::Json),
+            _ => None,
+        }
+    }
+}
+
+/// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
+#[derive(Clone)]
+pub(crate) struct ConnectLayer {
+    handlers: Handlers,
+    pool: DescriptorPool,
+    max_request: usize,
+}
+
+impl ConnectLayer {
+    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
+        let pool = DescriptorPool::decode(proto::FILE_DESCRIPTOR_SET)
+            .map_err(|e| anyhow::anyhow!("reading the API's descriptors: {e}"))?;
+        Ok(ConnectLayer {
+            handlers,
+            pool,
+            max_request,
+        })
+    }
+}
+
+impl<S> tower::Layer<S> for ConnectLayer {
+    type Service = Connect<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Connect {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The service the layer makes.
+#[derive(Clone)]
+pub(crate) struct Connect<S> {
+    inner: S,
+    layer: ConnectLayer,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S> tower::Service<http::Request<Body>> for Connect<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        if Protocol::of(&req) != Protocol::Connect {
+            return Box::pin(self.inner.call(req));
+        }
+        let layer = self.layer.clone();
+        Box::pin(async move {
+            match answer(&layer, req).await {
+                Ok(r) => Ok(r),
+                Err(never) => match never {},
+            }
+        })
+    }
+}
+
+/// A Connect error response.
+fn error_response(e: &ApiError) -> http::Response<Body> {
+    super::protocol::connect_error(e)
+}
+
+/// The request's codec and encodings, or the error response that refuses its method, content
+/// type or encoding.
+fn accepted(
+    parts: &http::request::Parts,
+) -> Result<(Codec, Encoding, Encoding), Box<http::Response<Body>>> {
+    if parts.method != http::Method::POST {
+        let mut resp = error_response(&refused(
+            Code::Unimplemented,
+            "method",
+            "the Connect protocol's unary calls are POSTs".into(),
+        ));
+        *resp.status_mut() = http::StatusCode::METHOD_NOT_ALLOWED;
+        return Err(Box::new(resp));
+    }
+    let content_type = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let Some(codec) = Codec::of(content_type) else {
+        let mut resp = error_response(&refused(
+            Code::Unimplemented,
+            "content-type",
+            format!(
+                "unsupported content type {}: application/proto or application/json (Connect), application/grpc or application/grpc-web",
+                ichor_model::error_text::quoted(content_type)
+            ),
+        ));
+        *resp.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        resp.headers_mut().insert(
+            "accept-post",
+            http::HeaderValue::from_static("application/proto, application/json"),
+        );
+        return Err(Box::new(resp));
+    };
+    let (request, response) = gzip::negotiate(&parts.headers).map_err(|e| {
+        let mut resp = error_response(&e);
+        resp.headers_mut().insert(
+            http::header::ACCEPT_ENCODING,
+            http::HeaderValue::from_static(gzip::SUPPORTED),
+        );
+        Box::new(resp)
+    })?;
+    Ok((codec, request, response))
+}
+
+/// Answers one Connect request (never fails: an error is a Connect error response).
+async fn answer(
+    layer: &ConnectLayer,
+    req: http::Request<Body>,
+) -> Result<http::Response<Body>, Infallible> {
+    let (parts, body) = req.into_parts();
+    let (codec, request_encoding, response_encoding) = match accepted(&parts) {
+        Ok(negotiated) => negotiated,
+        Err(resp) => return Ok(*resp),
+    };
+    let body = match Limited::new(body, layer.max_request).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => return Ok(error_response(&body_error(e, layer.max_request))),
+    };
+    let body = match request_encoding {
+        Encoding::Identity => body,
+        Encoding::Gzip => match gzip::decompress(&body, layer.max_request) {
+            Ok(b) => b,
+            Err(e) => return Ok(error_response(&e)),
+        },
+    };
+    let path = parts.uri.path().to_string();
+    let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
+    Ok(
+        match dispatch(layer, &path, codec, body, metadata, parts.extensions).await {
+            Ok(bytes) => answered(codec, response_encoding, bytes),
+            Err(e) => {
+                let mut resp = error_response(&e);
+                resp.headers_mut().insert(
+                    http::header::ACCEPT_ENCODING,
+                    http::HeaderValue::from_static(gzip::SUPPORTED),
+                );
+                resp
+            }
+        },
+    )
+}
+
+/// A successful answer, compressed as negotiated; it names what the server accepts.
+fn answered(codec: Codec, encoding: Encoding, bytes: Bytes) -> http::Response<Body> {
+    let bytes = match encoding {
+        Encoding::Identity => bytes,
+        Encoding::Gzip => gzip::compress(&bytes),
+    };
+    let mut resp = http::Response::new(Body::new(Full::new(bytes)));
+    let headers = resp.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(codec.content_type()),
+    );
+    headers.insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static(gzip::SUPPORTED),
+    );
+    if encoding == Encoding::Gzip {
+        headers.insert(
+            http::header::CONTENT_ENCODING,
+            http::HeaderValue::from_static("gzip"),
+        );
+    }
+    resp.extensions_mut().insert(AnswerCode("ok"));
+    resp
+}
+
+/// Why a body could not be read: over the size limit, or cut off at its deadline (the gate's
+/// [`super::listen::DeadlineBody`]), or the connection's fault.
+fn body_error(e: Box<dyn std::error::Error + Send + Sync>, max: usize) -> ApiError {
+    if e.is::<http_body_util::LengthLimitError>() {
+        return refused(
+            Code::InvalidArgument,
+            "size",
+            format!("the request is larger than {max} bytes"),
+        );
+    }
+    match e.downcast::<tonic::Status>() {
+        Ok(status) => crate::wire::error_from_status(&status),
+        Err(_) => ApiError::new(Code::Unavailable, "the request's body could not be read"),
+    }
+}
+
+/// A request message from its body.
+fn decode<M: prost::Message + Default>(
+    pool: &DescriptorPool,
+    name: &str,
+    codec: Codec,
+    body: Bytes,
+) -> Result<M, ApiError> {
+    let bad = |detail: String| {
+        refused(
+            Code::InvalidArgument,
+            "body",
+            format!(
+                "the request is not a {name}: {}",
+                ichor_model::inert::truncate(&detail, 120)
+            ),
+        )
+    };
+    match codec {
+        Codec::Proto => M::decode(body).map_err(|e| bad(e.to_string())),
+        Codec::Json => {
+            let desc = pool
+                .get_message_by_name(name)
+                .ok_or_else(|| bad("no such message".into()))?;
+            let mut de = serde_json::Deserializer::from_slice(&body);
+            // Unknown fields (and enum names) are skipped, as in the binary encoding and as
+            // connect-go's JSON codec does: a client built from a newer schema still works.
+            let options = DeserializeOptions::new().deny_unknown_fields(false);
+            let dynamic = DynamicMessage::deserialize_with_options(desc, &mut de, &options)
+                .map_err(|e| bad(e.to_string()))?;
+            de.end().map_err(|e| bad(e.to_string()))?;
+            dynamic.transcode_to::<M>().map_err(|e| bad(e.to_string()))
+        }
+    }
+}
+
+/// A response message as its body.
+fn encode<M: prost::Message>(
+    pool: &DescriptorPool,
+    name: &str,
+    codec: Codec,
+    msg: &M,
+) -> Result<Bytes, ApiError> {
+    let bytes = msg.encode_to_vec();
+    match codec {
+        Codec::Proto => Ok(Bytes::from(bytes)),
+        Codec::Json => {
+            let internal = |detail: String| {
+                ApiError::new(Code::Internal, format!("encoding {name}: {detail}"))
+            };
+            let desc = pool
+                .get_message_by_name(name)
+                .ok_or_else(|| internal("no such message".into()))?;
+            let dynamic = DynamicMessage::decode(desc, bytes.as_slice())
+                .map_err(|e| internal(e.to_string()))?;
+            serde_json::to_vec(&dynamic)
+                .map(Bytes::from)
+                .map_err(|e| internal(e.to_string()))
+        }
+    }
+}
+
+/// The calls: path → the handler's method, with the messages' full names for JSON.
+macro_rules! calls {
+    ($( $path:literal => $trait:ident :: $method:ident ($req:ident, $resp:ident) ),* $(,)?) => {
+        async fn dispatch(
+            layer: &ConnectLayer,
+            path: &str,
+            codec: Codec,
+            body: Bytes,
+            metadata: tonic::metadata::MetadataMap,
+            extensions: http::Extensions,
+        ) -> Result<Bytes, ApiError> {
+            match path {
+                $(
+                    $path => {
+                        let req: proto::$req = decode(
+                            &layer.pool,
+                            concat!("ichor.v1alpha1.", stringify!($req)),
+                            codec,
+                            body,
+                        )?;
+                        let request = tonic::Request::from_parts(
+                            metadata,
+                            extensions,
+                            req,
+                        );
+                        let resp = <Handlers as $trait>::$method(&layer.handlers, request)
+                            .await
+                            .map_err(|s| crate::wire::error_from_status(&s))?
+                            .into_inner();
+                        encode(
+                            &layer.pool,
+                            concat!("ichor.v1alpha1.", stringify!($resp)),
+                            codec,
+                            &resp,
+                        )
+                    }
+                )*
+                other => Err(refused(
+                    Code::Unimplemented,
+                    "path",
+                    format!("no call {}", ichor_model::error_text::quoted(other)),
+                )),
+            }
+        }
+    };
+}
+
+calls! {
+    "/ichor.v1alpha1.OperationService/ListOperations" => OperationService::list_operations(ListOperationsRequest, ListOperationsResponse),
+    "/ichor.v1alpha1.OperationService/GetOperation" => OperationService::get_operation(GetOperationRequest, GetOperationResponse),
+    "/ichor.v1alpha1.OperationService/PlanOperation" => OperationService::plan_operation(PlanOperationRequest, PlanOperationResponse),
+    "/ichor.v1alpha1.OperationService/CreateOperation" => OperationService::create_operation(CreateOperationRequest, CreateOperationResponse),
+    "/ichor.v1alpha1.OperationService/SetOperationPaused" => OperationService::set_operation_paused(SetOperationPausedRequest, SetOperationPausedResponse),
+    "/ichor.v1alpha1.OperationService/DeleteOperation" => OperationService::delete_operation(DeleteOperationRequest, DeleteOperationResponse),
+    "/ichor.v1alpha1.OperationService/GetPermissions" => OperationService::get_permissions(GetPermissionsRequest, GetPermissionsResponse),
+    "/ichor.v1alpha1.OperationService/ListOperationEvents" => OperationService::list_operation_events(ListOperationEventsRequest, ListOperationEventsResponse),
+    "/ichor.v1alpha1.ClusterService/ListClusters" => ClusterService::list_clusters(ListClustersRequest, ListClustersResponse),
+    "/ichor.v1alpha1.ClusterService/GetCluster" => ClusterService::get_cluster(GetClusterRequest, GetClusterResponse),
+}

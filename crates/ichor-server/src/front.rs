@@ -1,0 +1,261 @@
+//! The outermost service of every call: it names the server's version on every answer, turns
+//! the in-flight limit's refusal (tower's `ConcurrencyLimit` behind `LoadShed`) into an
+//! answer in the caller's protocol (RESOURCE_EXHAUSTED with retry advice; HTTP 503 with
+//! `Retry-After` over the Connect protocol), and counts each call in the metrics when its
+//! answer ends (the code from the Connect layer, or gRPC's `grpc-status` in the headers or
+//! the trailers).
+
+use super::metrics::{Metrics, call_of};
+use super::protocol::{Protocol, refusal};
+use bytes::Bytes;
+use http_body::Frame;
+use ichor_model::{ApiError, Code, Reason};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::time::Instant;
+use tonic::body::Body;
+
+/// The response header that names the server's version.
+pub(crate) const VERSION_HEADER: &str = crate::wire::version::HEADER;
+
+/// Calls being answered at once, on all connections; one more is refused at once.
+pub const MAX_CALLS_IN_FLIGHT: usize = 256;
+
+/// What a refusal for load says to wait, in seconds (`Retry-After`).
+pub const RETRY_AFTER_SECONDS: u64 = 1;
+
+/// The code a Connect answer carries, set by whoever wrote it (for the metrics).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AnswerCode(pub &'static str);
+
+/// Wraps the in-flight-limited stack.
+#[derive(Clone)]
+pub(crate) struct Front<S> {
+    inner: S,
+    metrics: Metrics,
+}
+
+impl<S> Front<S> {
+    pub(crate) fn new(inner: S, metrics: Metrics) -> Front<S> {
+        Front { inner, metrics }
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// The refusal of a call over [`MAX_CALLS_IN_FLIGHT`].
+fn overloaded(protocol: Protocol) -> http::Response<Body> {
+    let e = ApiError::refused(
+        Code::ResourceExhausted,
+        Reason::Unavailable,
+        &[("limit", "calls in flight")],
+        format!(
+            "the server is answering {MAX_CALLS_IN_FLIGHT} calls, its limit: try again in {RETRY_AFTER_SECONDS} s"
+        ),
+    );
+    let mut resp = refusal(protocol, &e);
+    if protocol == Protocol::Connect {
+        *resp.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+    }
+    resp.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from(RETRY_AFTER_SECONDS),
+    );
+    resp
+}
+
+impl<S> tower::Service<http::Request<Body>> for Front<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = BoxError>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // LoadShed is always ready; an error here would be its inner service's, and ours has none.
+        match self.inner.poll_ready(cx) {
+            Poll::Ready(_) => Poll::Ready(Ok(())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        let protocol = Protocol::of(&req);
+        self.metrics.call_began();
+        // Counted once, however the call ends: dropped before its answer (the caller went
+        // away), or when its answer's body ends.
+        let mut observer = Observer {
+            metrics: self.metrics.clone(),
+            call: call_of(req.uri().path()),
+            protocol: protocol.label(),
+            started: Instant::now(),
+            code: None,
+            done: false,
+        };
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            let mut resp = match fut.await {
+                Ok(r) => r,
+                Err(e) if e.is::<tower::load_shed::error::Overloaded>() => {
+                    observer.metrics.refused("calls_in_flight");
+                    overloaded(protocol)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "a call failed in the server's layers");
+                    let e = ApiError::new(Code::Internal, "the call failed in the server");
+                    refusal(protocol, &e)
+                }
+            };
+            resp.headers_mut().insert(
+                VERSION_HEADER,
+                http::HeaderValue::from_static(env!("CARGO_PKG_VERSION")),
+            );
+            let code = match protocol {
+                Protocol::Connect => Some(
+                    resp.extensions()
+                        .get::<AnswerCode>()
+                        .map(|c| c.0)
+                        .unwrap_or_else(|| connect_code_of_status(resp.status())),
+                ),
+                Protocol::Grpc | Protocol::GrpcWeb => resp
+                    .headers()
+                    .get("grpc-status")
+                    .map(|s| grpc_code_name(s.as_bytes())),
+            };
+            observer.code = code;
+            Ok(resp.map(|body| Body::new(Observed { body, observer })))
+        })
+    }
+}
+
+/// The Connect code of an HTTP status without a code of ours (the protocol's mapping).
+fn connect_code_of_status(s: http::StatusCode) -> &'static str {
+    match s.as_u16() {
+        200 => "ok",
+        400 => "invalid_argument",
+        401 => "unauthenticated",
+        403 => "permission_denied",
+        404 => "unimplemented",
+        408 => "deadline_exceeded",
+        409 => "aborted",
+        412 => "failed_precondition",
+        413 => "resource_exhausted",
+        415 => "internal",
+        429 => "unavailable",
+        431 => "resource_exhausted",
+        502..=504 => "unavailable",
+        _ => "unknown",
+    }
+}
+
+/// The name of a `grpc-status` (the Connect protocol's spelling).
+fn grpc_code_name(status: &[u8]) -> &'static str {
+    const NAMES: [&str; 17] = [
+        "ok",
+        "canceled",
+        "unknown",
+        "invalid_argument",
+        "deadline_exceeded",
+        "not_found",
+        "already_exists",
+        "permission_denied",
+        "resource_exhausted",
+        "failed_precondition",
+        "aborted",
+        "out_of_range",
+        "unimplemented",
+        "internal",
+        "unavailable",
+        "data_loss",
+        "unauthenticated",
+    ];
+    std::str::from_utf8(status)
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .and_then(|i| NAMES.get(i).copied())
+        .unwrap_or("unknown")
+}
+
+/// Counts a call once, when its answer ends or is dropped.
+struct Observer {
+    metrics: Metrics,
+    call: (&'static str, &'static str),
+    protocol: &'static str,
+    started: Instant,
+    code: Option<&'static str>,
+    done: bool,
+}
+
+impl Observer {
+    fn finish(&mut self, code: Option<&'static str>) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        let code = self.code.or(code).unwrap_or("unknown");
+        self.metrics.call_ended(
+            self.call,
+            self.protocol,
+            code,
+            self.started.elapsed().as_secs_f64(),
+        );
+    }
+}
+
+impl Drop for Observer {
+    fn drop(&mut self) {
+        // An answer dropped before its end: the caller went away.
+        self.finish(Some("canceled"));
+    }
+}
+
+/// An answer's body that tells its observer how it ended.
+struct Observed {
+    body: Body,
+    observer: Observer,
+}
+
+impl http_body::Body for Observed {
+    type Data = Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, tonic::Status>>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(trailers) = frame.trailers_ref() {
+                    let code = trailers
+                        .get("grpc-status")
+                        .map(|s| grpc_code_name(s.as_bytes()));
+                    this.observer.finish(code);
+                } else if this.body.is_end_stream() {
+                    this.observer.finish(None);
+                }
+            }
+            Poll::Ready(Some(Err(_))) => this.observer.finish(Some("internal")),
+            Poll::Ready(None) => this.observer.finish(None),
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}

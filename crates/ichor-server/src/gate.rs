@@ -1,0 +1,131 @@
+//! What a call must pass from its headers alone, before any byte of its body is read: the
+//! protocol's headers (a malformed deadline or Connect protocol version is refused as
+//! connect-go refuses it), then the caller's bearer token. An unauthenticated call is answered
+//! at once (HTTP 401 with `unauthenticated` over the Connect protocol, UNAUTHENTICATED over
+//! gRPC and gRPC-Web) and its body is never read: hyper closes an HTTP/1.1 connection whose
+//! body was left unread, and resets the HTTP/2 stream. A call that passes carries its
+//! [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
+//! [`BODY_TIMEOUT`] or its deadline, whichever comes first.
+
+use super::auth::Authenticator;
+use super::listen::{BODY_TIMEOUT, DeadlineBody};
+use super::protocol::{self, Protocol, refusal};
+use ichor_model::{ApiError, Code};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::time::Instant;
+use tonic::body::Body;
+
+/// When the call's answer is due (`grpc-timeout` or `Connect-Timeout-Ms` from its start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CallDeadline(pub Instant);
+
+/// The services anyone may call without a token: health, for probes. Reflection needs a token
+/// as the calls do (its streams would otherwise let anyone hold buffers).
+const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
+
+/// The layer.
+#[derive(Clone)]
+pub(crate) struct GateLayer {
+    auth: Arc<Authenticator>,
+}
+
+impl GateLayer {
+    pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
+        GateLayer { auth }
+    }
+}
+
+impl<S> tower::Layer<S> for GateLayer {
+    type Service = Gate<S>;
+
+    fn layer(&self, inner: S) -> Gate<S> {
+        Gate {
+            inner,
+            auth: self.auth.clone(),
+        }
+    }
+}
+
+/// The service the layer makes.
+#[derive(Clone)]
+pub(crate) struct Gate<S> {
+    inner: S,
+    auth: Arc<Authenticator>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// The refusal of a call whose deadline passed before it was authenticated.
+fn deadline_passed() -> ApiError {
+    ApiError::new(
+        Code::DeadlineExceeded,
+        "the call's deadline passed while its caller was being authenticated",
+    )
+}
+
+impl<S> tower::Service<http::Request<Body>> for Gate<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        // The clone that was made ready takes the call; `self` keeps a fresh one.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let auth = self.auth.clone();
+        Box::pin(async move {
+            let started = Instant::now();
+            let protocol = Protocol::of(&req);
+            let timeout = match protocol::deadline(protocol, req.headers()) {
+                Ok(t) => t,
+                Err(e) => return Ok(refusal(protocol, &e)),
+            };
+            let deadline = timeout.and_then(|t| started.checked_add(t));
+            let (mut parts, body) = req.into_parts();
+            let path = parts.uri.path();
+            if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
+                let caller = auth.caller(&parts.headers);
+                let caller = match deadline {
+                    Some(d) => tokio::time::timeout_at(d, caller)
+                        .await
+                        .unwrap_or_else(|_| Err(deadline_passed())),
+                    None => caller.await,
+                };
+                match caller {
+                    Ok(c) => {
+                        parts.extensions.insert(c);
+                    }
+                    Err(e) => {
+                        tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
+                        return Ok(refusal(protocol, &e));
+                    }
+                }
+            }
+            let body_due = started + BODY_TIMEOUT;
+            let (body_deadline, what) = match deadline {
+                Some(d) if d < body_due => (d, "the call's deadline"),
+                _ => (body_due, "the server's body timeout"),
+            };
+            if let Some(d) = deadline {
+                parts.extensions.insert(CallDeadline(d));
+            }
+            let body = Body::new(DeadlineBody::new(body, body_deadline, what));
+            inner.call(http::Request::from_parts(parts, body)).await
+        })
+    }
+}

@@ -1,0 +1,354 @@
+//! The gRPC handlers: authenticate the call, decode the request, run the one service as the
+//! caller, encode the answer. No behaviour of their own: every refusal is the service's.
+
+use super::auth::Authenticator;
+use super::gate::CallDeadline;
+use crate::wire;
+use crate::wire::proto;
+use ichor_model::{ApiError, Code, Reason};
+use ichor_service::OperationService;
+use ichor_service::access::Caller;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+/// OperationService and ClusterService over the service.
+#[derive(Clone)]
+pub(crate) struct Handlers {
+    service: OperationService,
+    auth: Arc<Authenticator>,
+    read_only: bool,
+    /// Turns to read the whole list from the API (see [`MAX_LISTS_IN_FLIGHT`]).
+    lists: Arc<tokio::sync::Semaphore>,
+}
+
+/// ListOperations reads every operation in scope from the API to answer one page (of metadata
+/// only while the page is unchanged): at most this many at once; more wait their turn, until
+/// their deadline. With 10,000 operations one such read holds megabytes while it runs, so the
+/// number at once, not the number of callers, bounds the memory lists take.
+pub(crate) const MAX_LISTS_IN_FLIGHT: usize = 8;
+
+/// The namespace a list covers: one, or all with `all_namespaces`.
+fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
+    match (all, namespace.is_empty()) {
+        (true, _) => Ok(None),
+        (false, false) => Ok(Some(namespace)),
+        (false, true) => Err(ApiError::refused(
+            Code::InvalidArgument,
+            Reason::InvalidNamespace,
+            &[("value", "")],
+            "the request names no namespace (set all_namespaces to list every namespace)",
+        )),
+    }
+}
+
+/// The calls that write: once begun, each is carried to its end (see [`detached`]).
+const WRITES: [&str; 3] = ["CreateOperation", "SetOperationPaused", "DeleteOperation"];
+
+/// The answer to a call whose deadline passed: a read stopped there; a write once begun goes on
+/// to its end without the caller, and the answer says so.
+fn deadline_passed(rpc: &str) -> ApiError {
+    if WRITES.contains(&rpc) {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome",
+        )
+    } else {
+        ApiError::new(
+            Code::DeadlineExceeded,
+            "the call's deadline passed before the answer was ready",
+        )
+    }
+}
+
+/// The refusal of a write by a read-only server.
+fn read_only_refusal(rpc: &str) -> ApiError {
+    ApiError::refused(
+        Code::PermissionDenied,
+        Reason::ReadOnly,
+        &[("what", rpc)],
+        format!(
+            "{rpc}: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing"
+        ),
+    )
+}
+
+/// Runs a write to its end even when the caller goes away (a deadline, a dropped connection):
+/// a start cut in half would leave the cluster claimed and its spec written with no operation.
+/// The service's own deadlines bound it.
+async fn detached<T: Send + 'static>(
+    write: impl std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::spawn(write).await.unwrap_or_else(|e| {
+        Err(ApiError::new(
+            Code::Internal,
+            format!("the write's task ended early: {e}"),
+        ))
+    })
+}
+
+impl Handlers {
+    /// `read_only`: every write is refused (`serve --read-only`).
+    pub(crate) fn new(
+        service: OperationService,
+        auth: Arc<Authenticator>,
+        read_only: bool,
+    ) -> Handlers {
+        Handlers {
+            service,
+            auth,
+            read_only,
+            lists: Arc::new(tokio::sync::Semaphore::new(MAX_LISTS_IN_FLIGHT)),
+        }
+    }
+
+    /// Runs `call` as the caller (authenticated from the headers by the gate before the body
+    /// was read; here again only when the gate did not run), until the call's deadline; logs
+    /// the outcome (never the token) and maps the error to a status.
+    async fn handle<Req, T, Fut>(
+        &self,
+        rpc: &'static str,
+        request: Request<Req>,
+        call: impl FnOnce(Caller, Req) -> Fut,
+    ) -> Result<Response<T>, Status>
+    where
+        Fut: std::future::Future<Output = Result<T, ApiError>>,
+    {
+        let (metadata, extensions, message) = request.into_parts();
+        let deadline = extensions.get::<CallDeadline>().copied();
+        let caller = match extensions.get::<Caller>() {
+            Some(c) => c.clone(),
+            None => match self.auth.caller(metadata.as_ref()).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
+                    return Err(wire::status_from_error(&e));
+                }
+            },
+        };
+        let user = caller
+            .identity
+            .as_ref()
+            .map(|i| i.user.clone())
+            .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
+        if self.read_only && WRITES.contains(&rpc) {
+            let e = read_only_refusal(rpc);
+            tracing::info!(rpc, "write refused: the server is read-only");
+            return Err(wire::status_from_error(&e));
+        }
+        let answer = match deadline {
+            Some(CallDeadline(at)) => tokio::time::timeout_at(at, call(caller, message))
+                .await
+                .unwrap_or_else(|_| Err(deadline_passed(rpc))),
+            None => call(caller, message).await,
+        };
+        match answer {
+            Ok(v) => {
+                tracing::debug!(rpc, user, "call answered");
+                Ok(Response::new(v))
+            }
+            Err(e) => {
+                tracing::info!(rpc, user, code = ?e.code, reason = ?e.reason, error = %e.message, "call refused");
+                Err(wire::status_from_error(&e))
+            }
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl proto::operation_service_server::OperationService for Handlers {
+    async fn list_operations(
+        &self,
+        request: Request<proto::ListOperationsRequest>,
+    ) -> Result<Response<proto::ListOperationsResponse>, Status> {
+        self.handle("ListOperations", request, |caller, r| async move {
+            let query = wire::list_query_from_proto(r)?;
+            // Closed only when the server is: a turn always comes.
+            let _turn = self
+                .lists
+                .acquire()
+                .await
+                .map_err(|_| ApiError::new(Code::Unavailable, "the server is shutting down"))?;
+            let page = self.service.list_page(&caller, &query).await?;
+            Ok(wire::page_to_proto(&page))
+        })
+        .await
+    }
+
+    async fn get_operation(
+        &self,
+        request: Request<proto::GetOperationRequest>,
+    ) -> Result<Response<proto::GetOperationResponse>, Status> {
+        self.handle("GetOperation", request, |caller, r| async move {
+            let op = self
+                .service
+                .get_operation(&caller, &r.namespace, &r.name)
+                .await?;
+            let manifest = match r.manifest {
+                true => {
+                    self.service
+                        .get_operation_manifest(&caller, &r.namespace, &r.name)
+                        .await?
+                }
+                false => String::new(),
+            };
+            Ok(proto::GetOperationResponse {
+                operation: Some(wire::operation_to_proto(&op)),
+                manifest,
+            })
+        })
+        .await
+    }
+
+    async fn plan_operation(
+        &self,
+        request: Request<proto::PlanOperationRequest>,
+    ) -> Result<Response<proto::PlanOperationResponse>, Status> {
+        self.handle("PlanOperation", request, |caller, r| async move {
+            let req = wire::request_from_proto(
+                r.namespace,
+                r.cluster,
+                r.kind,
+                r.target,
+                r.max_unavailable,
+            )?;
+            let plan = self.service.plan_operation(&caller, &req).await?;
+            Ok(wire::plan_to_proto(&plan))
+        })
+        .await
+    }
+
+    async fn create_operation(
+        &self,
+        request: Request<proto::CreateOperationRequest>,
+    ) -> Result<Response<proto::CreateOperationResponse>, Status> {
+        self.handle("CreateOperation", request, |caller, r| async move {
+            let mut req = wire::request_from_proto(
+                r.namespace,
+                r.cluster,
+                r.kind,
+                r.target,
+                r.max_unavailable,
+            )?;
+            req.request_id = wire::non_empty(r.request_id);
+            req.confirmed_plan = wire::non_empty(r.plan_fingerprint);
+            let service = self.service.clone();
+            let created =
+                detached(async move { service.create_operation(&caller, &req).await }).await?;
+            tracing::info!(
+                operation = %created.operation.name,
+                namespace = %created.operation.namespace,
+                actor = ?created.operation.actor,
+                "operation started"
+            );
+            Ok(wire::created_to_proto(&created))
+        })
+        .await
+    }
+
+    async fn set_operation_paused(
+        &self,
+        request: Request<proto::SetOperationPausedRequest>,
+    ) -> Result<Response<proto::SetOperationPausedResponse>, Status> {
+        self.handle("SetOperationPaused", request, |caller, r| async move {
+            let service = self.service.clone();
+            let op = detached(async move {
+                service
+                    .set_operation_paused(
+                        &caller,
+                        &r.namespace,
+                        &r.name,
+                        r.paused,
+                        r.confirmed.map(wire::confirmed_from_proto).as_ref(),
+                    )
+                    .await
+            })
+            .await?;
+            Ok(proto::SetOperationPausedResponse {
+                operation: Some(wire::operation_to_proto(&op)),
+            })
+        })
+        .await
+    }
+
+    async fn delete_operation(
+        &self,
+        request: Request<proto::DeleteOperationRequest>,
+    ) -> Result<Response<proto::DeleteOperationResponse>, Status> {
+        self.handle("DeleteOperation", request, |caller, r| async move {
+            let service = self.service.clone();
+            detached(async move {
+                service
+                    .delete_operation(
+                        &caller,
+                        &r.namespace,
+                        &r.name,
+                        r.confirmed.map(wire::confirmed_from_proto).as_ref(),
+                    )
+                    .await
+            })
+            .await?;
+            Ok(proto::DeleteOperationResponse {})
+        })
+        .await
+    }
+
+    async fn list_operation_events(
+        &self,
+        request: Request<proto::ListOperationEventsRequest>,
+    ) -> Result<Response<proto::ListOperationEventsResponse>, Status> {
+        self.handle("ListOperationEvents", request, |caller, r| async move {
+            let events = self
+                .service
+                .list_operation_events(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::ListOperationEventsResponse {
+                events: events.iter().map(wire::event_to_proto).collect(),
+            })
+        })
+        .await
+    }
+
+    async fn get_permissions(
+        &self,
+        request: Request<proto::GetPermissionsRequest>,
+    ) -> Result<Response<proto::GetPermissionsResponse>, Status> {
+        self.handle("GetPermissions", request, |caller, r| async move {
+            let p = self.service.permissions(&caller, &r.namespace).await?;
+            Ok(wire::permissions_to_proto(&p))
+        })
+        .await
+    }
+}
+
+#[tonic::async_trait]
+impl proto::cluster_service_server::ClusterService for Handlers {
+    async fn list_clusters(
+        &self,
+        request: Request<proto::ListClustersRequest>,
+    ) -> Result<Response<proto::ListClustersResponse>, Status> {
+        self.handle("ListClusters", request, |caller, r| async move {
+            let ns = list_scope(&r.namespace, r.all_namespaces)?;
+            let clusters = self.service.list_clusters(&caller, ns).await?;
+            Ok(proto::ListClustersResponse {
+                clusters: clusters.iter().map(wire::cluster_to_proto).collect(),
+            })
+        })
+        .await
+    }
+
+    async fn get_cluster(
+        &self,
+        request: Request<proto::GetClusterRequest>,
+    ) -> Result<Response<proto::GetClusterResponse>, Status> {
+        self.handle("GetCluster", request, |caller, r| async move {
+            let cluster = self
+                .service
+                .get_cluster(&caller, &r.namespace, &r.name)
+                .await?;
+            Ok(proto::GetClusterResponse {
+                cluster: Some(wire::cluster_to_proto(&cluster)),
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,331 @@
+//! `ichor-tui serve`: OperationService and ClusterService over the Connect protocol, gRPC and
+//! gRPC-Web on one port (tonic's routes behind our Connect layer), with the standard health
+//! service and server reflection so grpcurl works. Every call is made as the caller, whose
+//! bearer token a Kubernetes TokenReview verifies from the headers before any body is read
+//! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
+//! runs. What a caller can hold is bounded in [`listen`] and [`front`].
+
+pub(crate) mod auth;
+pub(crate) mod connect;
+pub(crate) mod front;
+pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
+pub(crate) mod gate;
+pub(crate) mod gzip;
+pub(crate) mod handlers;
+pub(crate) mod listen;
+pub(crate) mod malformed;
+pub(crate) mod metrics;
+pub use metrics::Metrics;
+pub(crate) mod protocol;
+pub(crate) mod reflection;
+pub mod wire;
+
+use self::auth::Authenticator;
+use self::handlers::Handlers;
+use crate::wire::proto::cluster_service_server::ClusterServiceServer;
+use crate::wire::proto::operation_service_server::OperationServiceServer;
+use anyhow::Context as _;
+use ichor_service::OperationService;
+use ichor_service::access::KubeAccess;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tonic::codec::CompressionEncoding;
+
+/// The actor recorded on what an anonymous caller (acting as the server) starts.
+pub(crate) const SERVER_ACTOR: &str = "ichor-tui-server";
+
+/// How long a shutdown waits for calls in flight before it stops anyway.
+pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+
+/// The largest request message the services decode. Our requests are a few names and a
+/// version (well under 1 KiB); tonic's default is 4 MiB. A larger one is refused by tonic with
+/// OUT_OF_RANGE ("decoded message length too large") before the handler runs, and the
+/// connection stays usable.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// The largest header list (all metadata of one call, HPACK-decoded) the server accepts: a
+/// bearer token is a few KiB at most. A larger one is refused by HTTP/2 itself: a 431 answer
+/// and a reset of that stream, which a gRPC client reports as UNKNOWN ("mapped from HTTP
+/// status code 431"); the connection and the other calls go on. hyper's default is the same
+/// today; it is set here so that no dependency update changes it unseen.
+pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
+
+/// A certificate chain and its private key, PEM.
+#[derive(Clone)]
+pub struct TlsPem {
+    pub cert: Vec<u8>,
+    pub key: Vec<u8>,
+}
+
+impl TlsPem {
+    /// Reads the two files.
+    pub fn read(cert: &std::path::Path, key: &std::path::Path) -> anyhow::Result<TlsPem> {
+        Ok(TlsPem {
+            cert: std::fs::read(cert)
+                .with_context(|| format!("reading the TLS certificate {}", cert.display()))?,
+            key: std::fs::read(key)
+                .with_context(|| format!("reading the TLS key {}", key.display()))?,
+        })
+    }
+}
+
+/// What a server needs.
+pub struct ServerConfig {
+    /// The server's own Kubernetes client: may create tokenreviews and impersonate.
+    pub kube: kube::Client,
+    /// Calls without a token act as the server itself.
+    pub allow_anonymous: bool,
+    /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
+    pub tls: Option<TlsPem>,
+    /// How long a start whose create got no answer is settled: the API server's own request
+    /// timeout (kube-apiserver's default, 60 s, unless it runs with another).
+    pub settle_window: std::time::Duration,
+    /// Where the calls are counted (served by [`metrics::serve`] when asked for).
+    pub metrics: metrics::Metrics,
+    /// Every start, pause, resume and delete is refused PERMISSION_DENIED (READ_ONLY).
+    pub read_only: bool,
+}
+
+impl ServerConfig {
+    /// A server acting with `kube`: tokens required, plaintext, its own metrics.
+    pub fn new(kube: kube::Client) -> ServerConfig {
+        ServerConfig {
+            kube,
+            allow_anonymous: false,
+            tls: None,
+            metrics: metrics::Metrics::new(),
+            read_only: false,
+            settle_window: APISERVER_REQUEST_TIMEOUT,
+        }
+    }
+}
+
+/// The rustls acceptor for `pem`, offering HTTP/2 and HTTP/1.1 (ALPN).
+fn tls_acceptor(pem: &TlsPem) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
+    use rustls_pki_types::pem::PemObject as _;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let certs = CertificateDer::pem_slice_iter(&pem.cert)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("reading the TLS certificate (PEM): {e}"))?;
+    let key = PrivateKeyDer::from_pem_slice(&pem.key)
+        .map_err(|e| anyhow::anyhow!("reading the TLS key (PEM): {e}"))?;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("setting up TLS")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .context("setting up TLS (is the key the certificate's, both PEM?)")?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}
+
+/// kube-apiserver's default request timeout (`--request-timeout`).
+pub(crate) const APISERVER_REQUEST_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_secs(60);
+
+/// Refuses plaintext on an address other hosts can reach unless it was asked for.
+pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
+    if !tls && !addr.ip().is_loopback() && !insecure_listen {
+        anyhow::bail!(
+            "refusing to serve plaintext on {addr}: bearer tokens would cross the network unencrypted; \
+             give --tls-cert and --tls-key, listen on a loopback address, or pass --insecure-listen \
+             (for example behind a TLS-terminating proxy)"
+        );
+    }
+    Ok(())
+}
+
+/// The largest request message of health and reflection: theirs are a few names.
+pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
+
+/// Every call's way, outermost first: the front (version header, metrics, the in-flight
+/// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
+/// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
+fn stack(
+    config: &ServerConfig,
+) -> anyhow::Result<(
+    impl listen::RequestService,
+    tonic_health::server::HealthReporter,
+)> {
+    let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR);
+    access.settle_window = config.settle_window;
+    let service = OperationService::new(access.clone());
+    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
+    let handlers = Handlers::new(service, auth.clone(), config.read_only);
+    let (health, health_service) = tonic_health::server::health_reporter();
+    let reflection = reflection::Reflection::new()?;
+    let reflection_v1 = reflection::v1::server(reflection.clone());
+    let reflection_v1alpha = reflection::v1alpha::server(reflection);
+    let routes = tonic::service::Routes::new(
+        health_service.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
+    )
+    .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(
+        OperationServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
+    )
+    .add_service(
+        ClusterServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
+    )
+    .prepare();
+    let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
+    let inner = tower::ServiceBuilder::new()
+        .load_shed()
+        .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+        .layer(gate::GateLayer::new(auth))
+        .layer(connect)
+        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(malformed::MalformedLayer)
+        .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
+        .service(routes);
+    Ok((front::Front::new(inner, config.metrics.clone()), health))
+}
+
+/// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
+/// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
+pub async fn serve(
+    config: ServerConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let (service, health) = stack(&config)?;
+    let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
+    health
+        .set_serving::<OperationServiceServer<Handlers>>()
+        .await;
+    health.set_serving::<ClusterServiceServer<Handlers>>().await;
+
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let stopping = stop.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        tracing::info!("shutting down: no new calls; finishing the calls in flight");
+        health
+            .set_not_serving::<OperationServiceServer<Handlers>>()
+            .await;
+        health
+            .set_not_serving::<ClusterServiceServer<Handlers>>()
+            .await;
+        let _ = stop_tx.send(true);
+        // Keep the sender until the accept loop is done with it.
+        stop_tx.closed().await;
+    });
+    let serving = listen::accept(listener, tls, service, config.metrics.clone(), stop);
+    let drain_limit = async move {
+        let mut stopping = stopping;
+        if stopping.wait_for(|s| *s).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        tokio::time::sleep(DRAIN_LIMIT).await;
+    };
+    tokio::select! {
+        () = serving => {}
+        _ = drain_limit => {
+            tracing::warn!("calls still in flight {} s after the shutdown began; stopping", DRAIN_LIMIT.as_secs());
+        }
+    }
+    tracing::info!("server stopped");
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+pub(crate) async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch SIGTERM; Ctrl-C still stops the server");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// How `serve` listens.
+#[derive(Clone)]
+pub struct ListenOptions {
+    /// Port 0 picks a free port.
+    pub addr: SocketAddr,
+    pub tls: Option<TlsPem>,
+    /// Plaintext on an address other hosts can reach.
+    pub insecure_listen: bool,
+    pub allow_anonymous: bool,
+    /// Every write refused (see [`ServerConfig::read_only`]).
+    pub read_only: bool,
+    /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
+    pub metrics: Option<SocketAddr>,
+}
+
+/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
+/// `kube` (the server's own identity) until SIGTERM or SIGINT.
+pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
+    let addr = opts.addr;
+    check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let local = listener
+        .local_addr()
+        .context("reading the listen address")?;
+    let metrics = metrics::Metrics::new();
+    let scraped = match opts.metrics {
+        Some(at) => Some(metrics::bind(at).await?),
+        None => None,
+    };
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "serving on {local}").context("writing to stdout")?;
+        if let Some(l) = &scraped {
+            let at = l.local_addr().context("reading the metrics address")?;
+            writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+        }
+        out.flush().context("writing to stdout")?;
+    }
+    let scraping = scraped.map(|l| {
+        tokio::spawn(metrics::serve(
+            metrics.clone(),
+            l,
+            std::future::pending::<()>(),
+        ))
+    });
+    tracing::info!(
+        %local,
+        tls = opts.tls.is_some(),
+        anonymous = opts.allow_anonymous,
+        "serving OperationService and ClusterService"
+    );
+    let config = ServerConfig {
+        allow_anonymous: opts.allow_anonymous,
+        tls: opts.tls,
+        read_only: opts.read_only,
+        metrics,
+        ..ServerConfig::new(kube)
+    };
+    let served = serve(config, listener, shutdown_signal()).await;
+    if let Some(task) = scraping {
+        task.abort();
+    }
+    served
+}

@@ -1,0 +1,354 @@
+//! The accept loop: what one caller can hold of the server, bounded with hyper's own limits.
+//! At most [`MAX_CONNECTIONS`] connections are open (the next waits in the kernel's backlog
+//! until one closes); a connection must send its first request's headers within
+//! [`HEADER_TIMEOUT`] (the TLS handshake, HTTP/2's preface and HTTP/1.1's request line
+//! included) and each later HTTP/1.1 request's headers too (hyper's `header_read_timeout`);
+//! HTTP/2 carries at most [`MAX_STREAMS_PER_CONNECTION`] calls at once on one connection, and
+//! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]).
+
+use super::metrics::Metrics;
+use bytes::Bytes;
+use http_body::Frame;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use std::convert::Infallible;
+use std::future::Future as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tokio::time::Instant;
+use tonic::body::Body;
+
+/// Connections open at once; the next is accepted when one closes.
+pub(crate) const MAX_CONNECTIONS: usize = 2048;
+
+/// Calls at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
+pub(crate) const MAX_STREAMS_PER_CONNECTION: u32 = 100;
+
+/// Time from a connection's accept to its first request's headers (TLS handshake included),
+/// and for each later HTTP/1.1 request's headers.
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time from a request's headers to the end of its body (less when the call's deadline is
+/// sooner). Our requests are a few hundred bytes.
+pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The flow-control window of one HTTP/2 stream: what a caller may send before the server reads
+/// (HTTP/2's own default; a request message is at most [`super::MAX_REQUEST_BYTES`]).
+pub(crate) const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
+
+/// The HTTP/2 connection's window: what all of one connection's streams may send unread.
+pub(crate) const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
+
+/// HTTP/1.1's read buffer, which bounds a request's headers (HTTP/2's bound is
+/// [`super::MAX_HEADER_LIST_BYTES`]).
+pub(crate) const HTTP1_MAX_BUFFER_BYTES: usize = 64 * 1024;
+
+/// The connection builder with the limits above.
+fn builder() -> auto::Builder<TokioExecutor> {
+    let mut b = auto::Builder::new(TokioExecutor::new());
+    b.http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .max_buf_size(HTTP1_MAX_BUFFER_BYTES);
+    b.http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+        .max_header_list_size(super::MAX_HEADER_LIST_BYTES)
+        .initial_stream_window_size(STREAM_WINDOW_BYTES)
+        .initial_connection_window_size(CONNECTION_WINDOW_BYTES)
+        .keep_alive_interval(Some(Duration::from_secs(60)))
+        .keep_alive_timeout(Duration::from_secs(20));
+    b
+}
+
+/// The service each request goes to.
+pub(crate) trait RequestService:
+    tower::Service<
+        http::Request<Body>,
+        Response = http::Response<Body>,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> RequestService for S where
+    S: tower::Service<
+            http::Request<Body>,
+            Response = http::Response<Body>,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
+/// Accepts connections on `listener` until `stop` turns true, then lets each finish its calls
+/// and returns once every connection has closed (the caller bounds that wait).
+pub(crate) async fn accept(
+    listener: TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    service: impl RequestService,
+    metrics: Metrics,
+    mut stop: watch::Receiver<bool>,
+) {
+    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let builder = Arc::new(builder());
+    let (open_tx, _) = watch::channel(());
+    loop {
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                // At the limit: the next connection waits in the kernel's backlog.
+                metrics.refused("connections");
+                tokio::select! {
+                    _ = stop.wait_for(|s| *s) => break,
+                    p = permits.clone().acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+                }
+            }
+        };
+        let (tcp, _) = tokio::select! {
+            _ = stop.wait_for(|s| *s) => break,
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::debug!(error = %e, "accepting a connection");
+                    continue;
+                }
+            },
+        };
+        let conn = Conn {
+            builder: builder.clone(),
+            service: service.clone(),
+            stop: stop.clone(),
+            metrics: metrics.clone(),
+            _open: open_tx.subscribe(),
+            _permit: permit,
+        };
+        let tls = tls.clone();
+        tokio::spawn(conn.run(tcp, tls));
+    }
+    drop(listener);
+    // Every connection holds a receiver: closed() completes when the last one ends.
+    open_tx.closed().await;
+}
+
+/// One connection's task and what it holds.
+struct Conn<S> {
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    service: S,
+    stop: watch::Receiver<bool>,
+    metrics: Metrics,
+    _open: watch::Receiver<()>,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl<S: RequestService> Conn<S> {
+    async fn run(self, tcp: TcpStream, tls: Option<tokio_rustls::TlsAcceptor>) {
+        let _ = tcp.set_nodelay(true);
+        let started = Instant::now();
+        self.metrics.connection_opened();
+        match tls {
+            None => self.serve(tcp, started).await,
+            Some(acceptor) => {
+                match tokio::time::timeout_at(started + HEADER_TIMEOUT, acceptor.accept(tcp)).await
+                {
+                    Ok(Ok(io)) => self.serve(io, started).await,
+                    Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
+                    Err(_) => tracing::debug!("no TLS handshake within the header timeout"),
+                }
+            }
+        }
+    }
+
+    async fn serve<IO>(mut self, io: IO, started: Instant)
+    where
+        IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let activity = Arc::new(Activity::new(started));
+        let service = self.service.clone();
+        let seen_by_service = activity.clone();
+        let hyper_service =
+            hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let call = Call::begin(seen_by_service.clone());
+                let fut = tower::ServiceExt::oneshot(service.clone(), req.map(Body::new));
+                async move {
+                    let r = fut.await;
+                    drop(call);
+                    r
+                }
+            });
+        let conn = self
+            .builder
+            .serve_connection(TokioIo::new(io), hyper_service);
+        tokio::pin!(conn);
+        let idle = tokio::time::sleep_until(started + HEADER_TIMEOUT);
+        tokio::pin!(idle);
+        let mut closing = false;
+        loop {
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::debug!(error = %e, "connection ended");
+                    }
+                    break;
+                }
+                _ = &mut idle, if !closing => match activity.idle_until() {
+                    Idle::NeverUsed => {
+                        self.metrics.refused("header_timeout");
+                        tracing::debug!("no request within the header timeout: closing");
+                        break;
+                    }
+                    Idle::Busy(until) => idle.as_mut().reset(until),
+                    Idle::Since => {
+                        closing = true;
+                        conn.as_mut().graceful_shutdown();
+                    }
+                },
+                _ = self.stop.wait_for(|s| *s), if !closing => {
+                    closing = true;
+                    conn.as_mut().graceful_shutdown();
+                }
+            }
+        }
+        self.metrics.connection_closed();
+    }
+}
+
+/// How long a connection with no call in flight stays open (HTTP/1.1's keep-alive ends sooner,
+/// at [`HEADER_TIMEOUT`]); then HTTP/2 says GOAWAY and the connection closes.
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A connection's calls: how many are in flight and when the last one ended.
+struct Activity {
+    started: Instant,
+    in_flight: std::sync::atomic::AtomicUsize,
+    used: AtomicBool,
+    /// Milliseconds from `started` to the last call's end.
+    last_ms: std::sync::atomic::AtomicU64,
+}
+
+/// What the idle timer finds.
+enum Idle {
+    /// No request came within [`HEADER_TIMEOUT`].
+    NeverUsed,
+    /// A call is in flight or one ended recently: look again then.
+    Busy(Instant),
+    /// Idle for [`IDLE_TIMEOUT`].
+    Since,
+}
+
+impl Activity {
+    fn new(started: Instant) -> Activity {
+        Activity {
+            started,
+            in_flight: Default::default(),
+            used: AtomicBool::new(false),
+            last_ms: Default::default(),
+        }
+    }
+
+    fn idle_until(&self) -> Idle {
+        let now = Instant::now();
+        if !self.used.load(Ordering::Relaxed) {
+            return Idle::NeverUsed;
+        }
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return Idle::Busy(now + IDLE_TIMEOUT);
+        }
+        let last = self.started + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        match last + IDLE_TIMEOUT {
+            until if until > now => Idle::Busy(until),
+            _ => Idle::Since,
+        }
+    }
+}
+
+/// One call in flight on a connection, counted until dropped.
+struct Call(Arc<Activity>);
+
+impl Call {
+    fn begin(a: Arc<Activity>) -> Call {
+        a.used.store(true, Ordering::Relaxed);
+        a.in_flight.fetch_add(1, Ordering::Relaxed);
+        Call(a)
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        let ms = u64::try_from(self.0.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.0.last_ms.store(ms, Ordering::Relaxed);
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The body of a request, cut off at a deadline: past it, the next read fails with
+/// DEADLINE_EXCEEDED (a `tonic::Status`, which tonic's decoder and the Connect layer pass on
+/// as they are). tower-http's body timeout restarts at each frame, so a body sent a byte at a
+/// time would never end; this one bounds the whole body.
+pub(crate) struct DeadlineBody {
+    inner: Body,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    what: &'static str,
+}
+
+impl DeadlineBody {
+    /// `what` says which deadline it is, for the message.
+    pub(crate) fn new(inner: Body, deadline: Instant, what: &'static str) -> DeadlineBody {
+        DeadlineBody {
+            inner,
+            sleep: Some(Box::pin(tokio::time::sleep_until(deadline))),
+            what,
+        }
+    }
+}
+
+impl http_body::Body for DeadlineBody {
+    type Data = Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, tonic::Status>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(None) => {
+                this.sleep = None;
+                Poll::Ready(None)
+            }
+            Poll::Ready(Some(r)) => Poll::Ready(Some(r)),
+            Poll::Pending => {
+                let due = match &mut this.sleep {
+                    Some(sleep) => sleep.as_mut().poll(cx).is_ready(),
+                    None => false,
+                };
+                if !due {
+                    return Poll::Pending;
+                }
+                this.sleep = None;
+                Poll::Ready(Some(Err(tonic::Status::deadline_exceeded(format!(
+                    "the request's body did not arrive within {}",
+                    this.what
+                )))))
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}

@@ -1,0 +1,131 @@
+//! A request whose body is not a message is the caller's fault: INVALID_ARGUMENT, never
+//! INTERNAL. tonic answers a body it cannot decode (a truncated varint, a string that is not
+//! UTF-8, a compressed flag without a negotiated encoding, a frame cut short) with INTERNAL
+//! before any handler runs, as gRPC's core does; this layer, around tonic's routes, rewrites
+//! those answers (trailers-only, so their status is in the headers) to INVALID_ARGUMENT with the
+//! same words, and a message that decompresses past the size limit to OUT_OF_RANGE, as one
+//! sent over it is.
+
+use super::protocol::{Protocol, refusal, refused};
+use ichor_model::Code;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tonic::body::Body;
+
+/// The beginnings of tonic's words for a body that is not a message.
+const DECODE_ERRORS: [&str; 5] = [
+    "failed to decode Protobuf message",
+    "protocol error: received message with",
+    "Error decompressing:",
+    "Unexpected EOF decoding stream",
+    "Missing request message",
+];
+
+/// The layer.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct MalformedLayer;
+
+impl<S> tower::Layer<S> for MalformedLayer {
+    type Service = Malformed<S>;
+
+    fn layer(&self, inner: S) -> Malformed<S> {
+        Malformed { inner }
+    }
+}
+
+/// The service the layer makes.
+#[derive(Clone)]
+pub(crate) struct Malformed<S> {
+    inner: S,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// The answer `resp` should be: itself, or the INVALID_ARGUMENT (OUT_OF_RANGE) it stands for.
+fn corrected(resp: http::Response<Body>) -> http::Response<Body> {
+    let Some(status) = tonic::Status::from_header_map(resp.headers()) else {
+        return resp;
+    };
+    let message = status.message();
+    let is_decode_error = DECODE_ERRORS.iter().any(|p| message.starts_with(p));
+    match status.code() {
+        tonic::Code::Internal if is_decode_error => {
+            let words = ichor_model::inert::truncate(message, 160);
+            let e = refused(
+                Code::InvalidArgument,
+                "body",
+                format!("the request is not a message: {words}"),
+            );
+            refusal(Protocol::Grpc, &e)
+        }
+        tonic::Code::ResourceExhausted if message.starts_with("Error decompressing") => {
+            let mut resp = resp;
+            resp.headers_mut().insert(
+                "grpc-status",
+                http::HeaderValue::from(tonic::Code::OutOfRange as i32),
+            );
+            resp
+        }
+        _ => resp,
+    }
+}
+
+impl<S> tower::Service<http::Request<Body>> for Malformed<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        let fut = self.inner.call(req);
+        Box::pin(async move { fut.await.map(corrected) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: tonic::Status) -> http::Response<Body> {
+        let (parts, ()) = status.into_http::<()>().into_parts();
+        http::Response::from_parts(parts, Body::empty())
+    }
+
+    fn code(resp: &http::Response<Body>) -> tonic::Code {
+        tonic::Status::from_header_map(resp.headers())
+            .unwrap()
+            .code()
+    }
+
+    #[test]
+    fn tonics_decode_errors_are_the_callers_fault() {
+        for m in [
+            "failed to decode Protobuf message: invalid varint",
+            "protocol error: received message with compressed-flag but no grpc-encoding was specified",
+            "Unexpected EOF decoding stream.",
+        ] {
+            let r = corrected(answer(tonic::Status::internal(m)));
+            assert_eq!(code(&r), tonic::Code::InvalidArgument, "{m}");
+        }
+        let ours = corrected(answer(tonic::Status::internal(
+            "the server cannot review tokens",
+        )));
+        assert_eq!(
+            code(&ours),
+            tonic::Code::Internal,
+            "the server's own faults stay"
+        );
+        let bomb = corrected(answer(tonic::Status::resource_exhausted(
+            "Error decompressing: size limit, of 1 bytes, exceeded while decompressing message",
+        )));
+        assert_eq!(code(&bomb), tonic::Code::OutOfRange);
+    }
+}

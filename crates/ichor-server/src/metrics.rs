@@ -1,0 +1,294 @@
+//! Prometheus metrics of `serve` (the `prometheus-client` crate), served on a port of their
+//! own (`--metrics-listen`), as in-cluster servers do: calls by service, method, protocol and
+//! code; their latency; calls in flight; open connections; what a limit refused.
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use http_body_util::Full;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// A call's labels. Service and method are those the server has (anything else is
+/// `unknown`), so no caller can grow the label set.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    service: &'static str,
+    method: &'static str,
+    protocol: &'static str,
+    code: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LatencyLabels {
+    service: &'static str,
+    method: &'static str,
+    protocol: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimitLabels {
+    limit: &'static str,
+}
+
+type LatencyFamily = Family<LatencyLabels, Histogram, fn() -> Histogram>;
+
+struct Inner {
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    latency: LatencyFamily,
+    in_flight: Gauge,
+    connections: Gauge,
+    refused: Family<LimitLabels, Counter>,
+}
+
+/// The server's metrics; cloned cheaply.
+#[derive(Clone)]
+pub struct Metrics(Arc<Inner>);
+
+fn latency_histogram() -> Histogram {
+    // 0.5 ms to about 16 s.
+    Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+}
+
+/// The services and methods the server answers, for the labels.
+const METHODS: &[(&str, &[&str])] = &[
+    (
+        "ichor.v1alpha1.OperationService",
+        &[
+            "ListOperations",
+            "GetOperation",
+            "PlanOperation",
+            "CreateOperation",
+            "SetOperationPaused",
+            "DeleteOperation",
+            "GetPermissions",
+            "ListOperationEvents",
+        ],
+    ),
+    (
+        "ichor.v1alpha1.ClusterService",
+        &["ListClusters", "GetCluster"],
+    ),
+    ("grpc.health.v1.Health", &["Check", "Watch", "List"]),
+    (
+        "grpc.reflection.v1.ServerReflection",
+        &["ServerReflectionInfo"],
+    ),
+    (
+        "grpc.reflection.v1alpha.ServerReflection",
+        &["ServerReflectionInfo"],
+    ),
+];
+
+/// `(service, method)` of a request path, each `unknown` when the server has no such thing.
+pub(crate) fn call_of(path: &str) -> (&'static str, &'static str) {
+    let mut parts = path.trim_start_matches('/').splitn(2, '/');
+    let (service, method) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    for (s, methods) in METHODS {
+        if *s == service {
+            let m = methods.iter().find(|m| **m == method).copied();
+            return (s, m.unwrap_or("unknown"));
+        }
+    }
+    ("unknown", "unknown")
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub(crate) fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("ichor_serve");
+        let calls = Family::<CallLabels, Counter>::default();
+        registry.register(
+            "requests",
+            "Calls answered, by service, method, protocol and code (ok or the Connect protocol's code name)",
+            calls.clone(),
+        );
+        let latency = LatencyFamily::new_with_constructor(latency_histogram);
+        registry.register(
+            "request_duration_seconds",
+            "Time from a call's headers to the end of its answer",
+            latency.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "requests_in_flight",
+            "Calls being answered",
+            in_flight.clone(),
+        );
+        let connections = Gauge::default();
+        registry.register("connections_open", "Open connections", connections.clone());
+        let refused = Family::<LimitLabels, Counter>::default();
+        registry.register(
+            "refused",
+            "What a limit refused: calls over the in-flight limit (calls_in_flight), connections that sent no request in time (header_timeout), accepts that waited for a free connection (connections)",
+            refused.clone(),
+        );
+        Metrics(Arc::new(Inner {
+            registry,
+            calls,
+            latency,
+            in_flight,
+            connections,
+            refused,
+        }))
+    }
+
+    /// A call begins: counted in flight until [`Metrics::call_ended`].
+    pub(crate) fn call_began(&self) {
+        self.0.in_flight.inc();
+    }
+
+    /// A call ended with `code` after `seconds`.
+    pub(crate) fn call_ended(
+        &self,
+        (service, method): (&'static str, &'static str),
+        protocol: &'static str,
+        code: &'static str,
+        seconds: f64,
+    ) {
+        self.0.in_flight.dec();
+        self.0
+            .calls
+            .get_or_create(&CallLabels {
+                service,
+                method,
+                protocol,
+                code,
+            })
+            .inc();
+        self.0
+            .latency
+            .get_or_create(&LatencyLabels {
+                service,
+                method,
+                protocol,
+            })
+            .observe(seconds);
+    }
+
+    pub(crate) fn refused(&self, limit: &'static str) {
+        self.0.refused.get_or_create(&LimitLabels { limit }).inc();
+    }
+
+    pub(crate) fn connection_opened(&self) {
+        self.0.connections.inc();
+    }
+
+    pub(crate) fn connection_closed(&self) {
+        self.0.connections.dec();
+    }
+
+    /// The text exposition format.
+    pub(crate) fn encode(&self) -> String {
+        let mut out = String::new();
+        if prometheus_client::encoding::text::encode(&mut out, &self.0.registry).is_err() {
+            out.clear();
+        }
+        out
+    }
+}
+
+/// The content type of the text exposition format.
+const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Serves `GET /metrics` on `listener` until `stop` completes.
+pub(crate) async fn serve(
+    metrics: Metrics,
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(stop);
+    loop {
+        let (tcp, _) = tokio::select! {
+            _ = &mut stop => return,
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::debug!(error = %e, "accepting a metrics connection");
+                    continue;
+                }
+            },
+        };
+        let metrics = metrics.clone();
+        let service =
+            hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let metrics = metrics.clone();
+                async move { Ok::<_, std::convert::Infallible>(answer(&metrics, &req)) }
+            });
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(super::listen::HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service);
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(60), conn).await;
+        });
+    }
+}
+
+fn answer<B>(metrics: &Metrics, req: &http::Request<B>) -> http::Response<Full<Bytes>> {
+    let mut resp = http::Response::new(Full::new(Bytes::new()));
+    if req.uri().path() != "/metrics" {
+        *resp.status_mut() = http::StatusCode::NOT_FOUND;
+        return resp;
+    }
+    if req.method() != http::Method::GET && req.method() != http::Method::HEAD {
+        *resp.status_mut() = http::StatusCode::METHOD_NOT_ALLOWED;
+        return resp;
+    }
+    *resp.body_mut() = Full::new(Bytes::from(metrics.encode()));
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(CONTENT_TYPE),
+    );
+    resp
+}
+
+/// Binds the metrics address.
+pub(crate) async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr} for metrics"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_the_servers_own_calls() {
+        assert_eq!(
+            call_of("/ichor.v1alpha1.OperationService/ListOperations"),
+            ("ichor.v1alpha1.OperationService", "ListOperations")
+        );
+        assert_eq!(
+            call_of("/ichor.v1alpha1.OperationService/Nope"),
+            ("ichor.v1alpha1.OperationService", "unknown")
+        );
+        assert_eq!(call_of("/x/y"), ("unknown", "unknown"));
+        assert_eq!(call_of(""), ("unknown", "unknown"));
+        let m = Metrics::new();
+        m.call_began();
+        m.call_ended(call_of("/x"), "grpc", "ok", 0.01);
+        m.refused("calls_in_flight");
+        let text = m.encode();
+        assert!(
+            text.contains("ichor_serve_requests_total{service=\"unknown\",method=\"unknown\",protocol=\"grpc\",code=\"ok\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ichor_serve_refused_total{limit=\"calls_in_flight\"} 1"),
+            "{text}"
+        );
+    }
+}

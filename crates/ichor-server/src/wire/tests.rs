@@ -1,0 +1,298 @@
+use super::*;
+use ichor_model::*;
+use jiff::Timestamp;
+use prost::Message as _;
+use std::collections::{BTreeMap, HashMap};
+
+fn ts(s: &str) -> Option<Timestamp> {
+    Some(s.parse().unwrap())
+}
+
+fn sample_operation() -> Operation {
+    Operation {
+        namespace: "default".into(),
+        name: "c1-ca-rotation-x".into(),
+        uid: "00000000-0000-0000-0000-000000000007".into(),
+        generation: 3,
+        request_id: Some("r-1".into()),
+        cluster: "c1".into(),
+        kind: Some(OperationKind::CaRotation),
+        kind_raw: "ca-rotation".into(),
+        max_unavailable: 1,
+        paused: true,
+        phase: Phase::Paused,
+        failure_reason: Some("c1-w-a: timed out".into()),
+        machines: vec![MachineProgress {
+            name: "c1-w-a".into(),
+            phase: MachinePhase::Failed,
+            message: "timed out".into(),
+            started_at: ts("2026-10-26T10:00:00Z"),
+            finished_at: ts("2026-10-26T10:04:00.5Z"),
+        }],
+        ca_rotation: Some(CaRotation {
+            stage: "Issuing".into(),
+            pass: 2,
+            passes: 5,
+        }),
+        conditions: vec![Condition {
+            type_: "ClusterLockHeld".into(),
+            status: "True".into(),
+            reason: "Held".into(),
+            message: "held by x".into(),
+        }],
+        created_at: ts("2026-10-26T09:59:59Z"),
+        started_at: ts("2026-10-26T10:00:00Z"),
+        finished_at: None,
+        actor: Some("operator".into()),
+        paused_by: Some("admin".into()),
+        paused_at: ts("2026-10-26T10:05:00Z"),
+        current: None,
+        target: None,
+        unreadable: None,
+        resource_version: String::new(),
+        summary: None,
+        deleting: None,
+    }
+}
+
+#[test]
+fn operations_survive_the_wire() {
+    let o = sample_operation();
+    assert_eq!(operation_from_proto(operation_to_proto(&o)), o);
+    let unknown = Operation {
+        kind: None,
+        kind_raw: "firmware".into(),
+        phase: Phase::Other("Draining".into()),
+        ca_rotation: None,
+        ..o
+    };
+    let wire = operation_to_proto(&unknown);
+    assert_eq!(wire.kind, proto::OperationKind::Unspecified as i32);
+    assert_eq!(operation_from_proto(wire), unknown.clone());
+    let unreadable = Operation {
+        unreadable: Some("status: invalid type: integer `42`, expected a string".into()),
+        ..unknown
+    };
+    assert_eq!(
+        operation_from_proto(operation_to_proto(&unreadable)),
+        unreadable
+    );
+}
+
+#[test]
+fn plans_and_starts_survive_the_wire() {
+    let plan = Plan {
+        namespace: "default".into(),
+        cluster: "c1".into(),
+        kind: OperationKind::Talos,
+        effect: OperationEffect::Reboot,
+        max_unavailable: 2,
+        steps: vec![
+            vec![PlanMachine {
+                name: "cp".into(),
+                role: "controlplane".into(),
+            }],
+            vec![],
+        ],
+        held: vec![HeldMachine {
+            name: "w".into(),
+            reason: "disk".into(),
+        }],
+        current: "v1.9.2".into(),
+        target: "v1.9.3".into(),
+        spec_change: Some(SpecChange {
+            resource_kind: "TalosCluster".into(),
+            resource_name: "c1".into(),
+            field: "spec.talosVersion".into(),
+            from: "v1.9.2".into(),
+            to: "v1.9.3".into(),
+        }),
+        blocked: Some(Refusal::new(
+            Reason::UnfinishedOperation,
+            &[("operation", "x")],
+            "busy",
+        )),
+        stages: vec!["Accepting".into()],
+        replaces_secrets_bundle: true,
+        shared_with: vec!["c2".into()],
+        denied: Some(Refusal::new(
+            Reason::NotPermitted,
+            &[("verb", "update")],
+            "no",
+        )),
+        fingerprint: "f00d".into(),
+        credentials_stop_working: true,
+        held_not_skipped: vec![HeldMachine {
+            name: "w2".into(),
+            reason: "disk".into(),
+        }],
+        unapproved: vec![PlanMachine {
+            name: "w9".into(),
+            role: "worker".into(),
+        }],
+        shut_down: Some(ShutdownRecord {
+            operation: "c1-shutdown-x".into(),
+            actor: Some("bob".into()),
+            finished_at: Some(Timestamp::UNIX_EPOCH),
+            still_down: true,
+        }),
+        stray_confirmation: true,
+    };
+    assert_eq!(plan_from_proto(plan_to_proto(&plan)).unwrap(), plan);
+    let created = Created {
+        operation: sample_operation(),
+        found: true,
+        spec_written: plan.spec_change.clone(),
+        warnings: vec![Warning {
+            reason: Reason::AnnotationNotRemoved,
+            params: BTreeMap::from([("annotation".into(), "a".into())]),
+            message: "remove it".into(),
+        }],
+    };
+    assert_eq!(
+        created_from_proto(created_to_proto(&created)).unwrap(),
+        created
+    );
+    let mut bad = plan_to_proto(&plan);
+    bad.kind = 99;
+    assert_eq!(plan_from_proto(bad).unwrap_err().code, Code::Internal);
+}
+
+#[test]
+fn requests_treat_empty_as_none_and_refuse_unknown_kinds() {
+    let r = OperationRequest {
+        namespace: "default".into(),
+        cluster: None,
+        kind: OperationKind::Shutdown,
+        target: None,
+        max_unavailable: Some(3),
+        request_id: None,
+        confirmed_plan: None,
+    };
+    let w = create_request_to_proto(&r);
+    let back =
+        request_from_proto(w.namespace, w.cluster, w.kind, w.target, w.max_unavailable).unwrap();
+    assert_eq!(back, r);
+    let bound = OperationRequest {
+        request_id: Some("r-9".into()),
+        confirmed_plan: Some("f00d".into()),
+        ..r
+    };
+    let w = create_request_to_proto(&bound);
+    assert_eq!(
+        (w.request_id.as_str(), w.plan_fingerprint.as_str()),
+        ("r-9", "f00d")
+    );
+    let c = Confirmed {
+        uid: "u".into(),
+        generation: 4,
+        finished: true,
+        paused: false,
+    };
+    assert_eq!(confirmed_from_proto(confirmed_to_proto(&c)), c);
+    for kind in [0, 99, -1, i32::MAX] {
+        let e = request_from_proto("default".into(), String::new(), kind, String::new(), None)
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::InvalidArgument, Some(Reason::InvalidKind))
+        );
+    }
+    for (code, want) in [
+        (tonic::Code::ResourceExhausted, Code::ResourceExhausted),
+        (tonic::Code::OutOfRange, Code::InvalidArgument),
+    ] {
+        assert_eq!(code_from_grpc(code), want);
+        assert!(
+            !code_from_grpc(code).is_transient(),
+            "{code:?} is not retried"
+        );
+    }
+}
+
+#[test]
+fn clusters_survive_the_wire() {
+    let c = Cluster {
+        namespace: "default".into(),
+        name: "c1".into(),
+        talos_version: "v1.9.2".into(),
+        kubernetes_version: "v1.32.3".into(),
+        kube_proxy: "enabled".into(),
+        ichor_version: None,
+        machines: vec![ClusterMachine {
+            name: "m".into(),
+            role: "worker".into(),
+            order: Some(0),
+            approved: false,
+            hold: Some("why".into()),
+            unreadable: Some("spec: missing field `role`".into()),
+        }],
+        tracking: Some(Tracking {
+            tool: "Flux".into(),
+            object: "Kustomization flux-system/c1".into(),
+        }),
+        active_operation: Some(OperationRef {
+            name: "o".into(),
+            kind: "talos".into(),
+            phase: Phase::Unknown,
+        }),
+        unreadable: Some("spec: invalid type".into()),
+        last_shutdown: Some(ShutdownRecord {
+            operation: "c1-shutdown-x".into(),
+            actor: None,
+            finished_at: None,
+            still_down: false,
+        }),
+        stray_confirmation: true,
+    };
+    assert_eq!(cluster_from_proto(cluster_to_proto(&c)), c);
+}
+
+#[test]
+fn errors_keep_code_reason_and_params() {
+    for code in [
+        Code::InvalidArgument,
+        Code::NotFound,
+        Code::AlreadyExists,
+        Code::PermissionDenied,
+        Code::Unauthenticated,
+        Code::FailedPrecondition,
+        Code::Aborted,
+        Code::Unavailable,
+        Code::DeadlineExceeded,
+        Code::ResourceExhausted,
+        Code::Internal,
+        Code::Unimplemented,
+    ] {
+        let e = ApiError::refused(
+            code,
+            Reason::Downgrade,
+            &[("from", "v1.9.2"), ("to", "v1.8.0")],
+            "downgrade: ä",
+        );
+        assert_eq!(error_from_status(&status_from_error(&e)), e);
+    }
+    let plain = ApiError::new(Code::NotFound, "gone");
+    assert_eq!(error_from_status(&status_from_error(&plain)), plain);
+}
+
+#[test]
+fn foreign_or_absent_details_give_no_reason() {
+    let s = tonic::Status::unavailable("tcp connect error");
+    let e = error_from_status(&s);
+    assert_eq!((e.code, e.reason), (Code::Unavailable, None));
+    let s = tonic::Status::with_details(tonic::Code::NotFound, "x", vec![0xff, 0xff, 0xff].into());
+    assert_eq!(error_from_status(&s).reason, None);
+    let s = tonic::Status::with_details(
+        tonic::Code::FailedPrecondition,
+        "x",
+        proto::ErrorDetail {
+            reason: "SOMETHING_NEW".into(),
+            params: HashMap::from([("k".into(), "v".into())]),
+        }
+        .encode_to_vec()
+        .into(),
+    );
+    let e = error_from_status(&s);
+    assert_eq!((e.reason, e.param("k")), (None, Some("v")));
+}

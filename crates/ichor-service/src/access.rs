@@ -1,0 +1,253 @@
+//! How the service reaches Kubernetes: as the caller (impersonated when the call carries an
+//! identity) for every read and write, and as itself only for the tracking check.
+
+use http::HeaderValue;
+use ichor_model::{ApiError, Code, Reason};
+use std::future::Future;
+use std::time::Duration;
+
+/// Who is calling.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Caller {
+    /// `None`: the in-process dashboard, acting with the user's own kubeconfig credentials.
+    pub identity: Option<Identity>,
+}
+
+/// A verified user (from a TokenReview).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub user: String,
+    pub groups: Vec<String>,
+}
+
+impl Caller {
+    /// The in-process caller.
+    pub fn in_process() -> Caller {
+        Caller { identity: None }
+    }
+
+    /// A caller that the service acts as through impersonation.
+    pub fn user(user: &str, groups: &[&str]) -> Caller {
+        Caller {
+            identity: Some(Identity {
+                user: user.to_string(),
+                groups: groups.iter().map(|g| g.to_string()).collect(),
+            }),
+        }
+    }
+}
+
+/// The service's clients.
+#[derive(Clone)]
+pub struct KubeAccess {
+    base: kube::Client,
+    /// The actor recorded for in-process starts.
+    in_process_actor: String,
+    /// The deadline of one Kubernetes request.
+    pub request_timeout: Duration,
+    /// How long a write the API server got may still land after it was sent: kube-apiserver's
+    /// own request timeout (`--request-timeout`, 60 s). A start whose create got no answer is
+    /// settled for this long.
+    pub settle_window: Duration,
+}
+
+impl KubeAccess {
+    /// `base` is the service's own client (the user's kubeconfig in-process, the server's
+    /// identity for `serve`).
+    pub fn new(base: kube::Client, in_process_actor: &str) -> KubeAccess {
+        KubeAccess {
+            base,
+            in_process_actor: in_process_actor.to_string(),
+            request_timeout: Duration::from_secs(20),
+            settle_window: Duration::from_secs(60),
+        }
+    }
+
+    /// The client that acts as the caller.
+    pub(crate) fn as_caller(&self, caller: &Caller) -> kube::Client {
+        match &caller.identity {
+            None => self.base.clone(),
+            Some(id) => impersonating(&self.base, id),
+        }
+    }
+
+    /// The service's own client: only for the tracking check, which returns nothing.
+    pub fn own(&self) -> kube::Client {
+        self.base.clone()
+    }
+
+    /// The actor recorded on what the caller starts.
+    pub(crate) fn actor(&self, caller: &Caller) -> String {
+        match &caller.identity {
+            Some(id) => id.user.clone(),
+            None => self.in_process_actor.clone(),
+        }
+    }
+
+    /// Runs one Kubernetes call under the request deadline, mapping its error.
+    pub async fn call<T>(
+        &self,
+        what: &str,
+        fut: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, ApiError> {
+        self.call_answered(what, fut).await.map_err(|(e, _)| e)
+    }
+
+    /// Like [`KubeAccess::call`], and for an error, whether the API server answered that the
+    /// request was not carried out: any answer but 500 and 504 (which say the outcome is not
+    /// known) is one. No answer (refused, reset, our deadline) is not: a write may still land.
+    pub(crate) async fn call_answered<T>(
+        &self,
+        what: &str,
+        fut: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, (ApiError, bool)> {
+        match tokio::time::timeout(self.request_timeout, fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => {
+                let answered = matches!(&e, kube::Error::Api(s) if !matches!(s.code, 500 | 504));
+                Err((map_kube_error(what, e), answered))
+            }
+            Err(_) => Err((
+                ApiError::refused(
+                    Code::DeadlineExceeded,
+                    Reason::Unavailable,
+                    &[("what", what)],
+                    format!(
+                        "{what}: the Kubernetes API did not answer within {:.1} s",
+                        self.request_timeout.as_secs_f64()
+                    ),
+                ),
+                false,
+            )),
+        }
+    }
+}
+
+/// A client whose every request carries the caller's impersonation headers.
+fn impersonating(base: &kube::Client, id: &Identity) -> kube::Client {
+    let inner = base.clone();
+    let user = HeaderValue::from_str(&id.user).ok();
+    let groups: Vec<HeaderValue> = id
+        .groups
+        .iter()
+        .filter(|g| g.as_str() != "system:authenticated")
+        .filter_map(|g| HeaderValue::from_str(g).ok())
+        .collect();
+    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
+        let inner = inner.clone();
+        let headers = req.headers_mut();
+        // An identity that cannot be a header value impersonates nobody: the request then
+        // fails authorisation rather than running as the server.
+        headers.insert(
+            "impersonate-user",
+            user.clone()
+                .unwrap_or_else(|| HeaderValue::from_static("system:anonymous")),
+        );
+        for g in &groups {
+            headers.append("impersonate-group", g.clone());
+        }
+        async move { inner.send(req).await }
+    });
+    kube::Client::new(svc, base.default_namespace().to_string())
+}
+
+/// The most characters of the API server's words (or a library's) an error keeps: they may
+/// quote the request, or the object.
+pub(crate) const MAX_DETAIL: usize = 200;
+
+/// Text from outside for an error: one line, inert, at most [`MAX_DETAIL`] characters.
+fn bounded(s: &str) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&one_line), MAX_DETAIL)
+}
+
+fn with_detail(code: Code, reason: Reason, what: &str, detail: &str) -> ApiError {
+    let detail = bounded(detail);
+    let mut err = ApiError::new(code, format!("{what}: {detail}"));
+    err.reason = Some(reason);
+    err.params.insert("what".into(), what.to_string());
+    err.params.insert("detail".into(), detail);
+    err
+}
+
+/// Maps a kube error to the one error type, keeping the apiserver's words (bounded). Only a
+/// request that got no answer (the connection, I/O, a timeout) is Unavailable and so retried;
+/// one that could not even be built, or whose answer could not be read, is not.
+pub(crate) fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
+    match e {
+        kube::Error::Api(s) => {
+            let (code, reason) = match (s.code, s.reason.as_str()) {
+                (404, _) => (Code::NotFound, None),
+                (403, _) => (Code::PermissionDenied, Some(Reason::PermissionDenied)),
+                (401, _) => (Code::Unauthenticated, Some(Reason::Unauthenticated)),
+                (409, "AlreadyExists") => (Code::AlreadyExists, None),
+                (409, _) => (Code::Aborted, Some(Reason::Conflict)),
+                // A continue token whose snapshot is compacted: the list moved on, as a
+                // conflicting write's object did; read again from the start.
+                (410, _) => (Code::Aborted, Some(Reason::Conflict)),
+                (400 | 415 | 422, _) => (Code::InvalidArgument, Some(Reason::Invalid)),
+                (413, _) => (Code::ResourceExhausted, Some(Reason::Invalid)),
+                // The API server's own request timeout: the write may still complete.
+                (504, _) => (Code::DeadlineExceeded, Some(Reason::Unavailable)),
+                (429 | 500 | 502 | 503, _) => (Code::Unavailable, Some(Reason::Unavailable)),
+                _ => (Code::Internal, Some(Reason::Internal)),
+            };
+            let mut err = with_detail(code, Reason::Internal, what, &s.message);
+            err.reason = reason;
+            err
+        }
+        // No answer at all: refused, reset, closed, timed out. Worth retrying.
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+            with_detail(Code::Unavailable, Reason::Unavailable, what, &e.to_string())
+        }
+        // The request could not be built from what was asked: asking again changes nothing.
+        kube::Error::BuildRequest(_) | kube::Error::HttpError(_) => {
+            with_detail(Code::InvalidArgument, Reason::Invalid, what, &e.to_string())
+        }
+        kube::Error::Auth(_) => with_detail(
+            Code::Unauthenticated,
+            Reason::Unauthenticated,
+            what,
+            &e.to_string(),
+        ),
+        kube::Error::SerdeError(e) => with_detail(
+            Code::Internal,
+            Reason::Internal,
+            what,
+            &format!("decoding the answer: {e}"),
+        ),
+        // The answer could not be read, or the client is set up wrong: not transient.
+        other => with_detail(Code::Internal, Reason::Internal, what, &other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unanswered_requests_are_transient() {
+        let build = kube::core::Request::new("/apis/ichor.maesh.dev/v1alpha1/talosoperations")
+            .get("", &Default::default())
+            .unwrap_err();
+        let e = map_kube_error("reading the operation", kube::Error::BuildRequest(build));
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(!e.code.is_transient());
+        let serde = serde_json::from_str::<u8>("\"x\"").unwrap_err();
+        let e = map_kube_error("listing", kube::Error::SerdeError(serde));
+        assert_eq!(e.code, Code::Internal);
+        let io = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        let e = map_kube_error("listing", kube::Error::Service(Box::new(io)));
+        assert_eq!(e.code, Code::Unavailable);
+        let e = map_kube_error("listing", kube::Error::LinesCodecMaxLineLengthExceeded);
+        assert_eq!(e.code, Code::Internal);
+        let status = kube::core::Status::failure(&"x\n".repeat(10_000), "Invalid").with_code(422);
+        let e = map_kube_error("creating", kube::Error::Api(status.boxed()));
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(
+            e.param("detail")
+                .is_some_and(|d| d.chars().count() <= MAX_DETAIL)
+        );
+        assert!(!e.message.contains('\n'));
+    }
+}

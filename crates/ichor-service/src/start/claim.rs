@@ -1,0 +1,402 @@
+//! The cluster's start claim: a `coordination.k8s.io/v1` Lease per cluster, taken by a start
+//! with the API server's optimistic concurrency (create, or replace with the resourceVersion
+//! read), so that of concurrent starts on one cluster exactly one goes on, across processes.
+//!
+//! The claim serializes starts; it ends with the start's outcome: given back right after the
+//! create answered (or when nothing was created), kept while an unanswered create may still
+//! land (marked settling) until the API server's own request timeout has passed. A Lease is data
+//! anyone who may write leases can write: it is decoded with bounds, stands at most
+//! [`CLAIM_SECONDS`] from a renew time that is not in the future, and one that cannot be read is
+//! a named refusal.
+
+use super::super::access::Caller;
+use super::super::tolerant::{Tolerant, Unreadable};
+use super::super::{OperationService, plan};
+use ichor_model::{ApiError, Code, Reason};
+use ichor_resources::names;
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use kube::api::{Api, PostParams};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// The longest a start claim stands from its renew time: other starts on the cluster are
+/// refused meanwhile, unless the claiming start's operation exists by then.
+pub(crate) const CLAIM_SECONDS: i32 = 60;
+
+/// A start that holds the claim gives up before its writes once this much time has passed since
+/// it took it, so that it never writes after its claim could have lapsed.
+pub(crate) const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
+
+/// The most characters of a claim's words (operation, actor) that are kept: a Lease is anyone's.
+const MAX_CLAIM_TEXT: usize = 253;
+
+impl Tolerant for Lease {
+    fn bad_part(raw: &serde_json::Value) -> Option<(&'static str, String)> {
+        let v = raw.get("spec")?;
+        <LeaseSpec as serde::Deserialize>::deserialize(v)
+            .err()
+            .map(|e| ("spec", e.to_string()))
+    }
+}
+
+/// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
+pub(crate) fn claim_name(cluster: &str) -> String {
+    let name = format!("{}{cluster}", names::START_CLAIM_PREFIX);
+    if name.len() <= 253 {
+        return name;
+    }
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(cluster.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let keep: String = name.chars().take(240).collect();
+    format!("{}-{hash}", keep.trim_end_matches(['-', '.']))
+}
+
+/// The claim a Lease records, as of `now`: `Ok(None)` when no start holds it (no holder),
+/// `Err(why)` when it cannot be read. Never panics, whatever the Lease holds: a renew time in
+/// the future counts as now, the duration counts between 0 and [`CLAIM_SECONDS`].
+pub(crate) fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, String> {
+    let text =
+        |s: &str| ichor_model::inert::truncate(&ichor_model::inert::sanitize(s), MAX_CLAIM_TEXT);
+    let ann = |k: &str| {
+        lease
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(k))
+            .map(|v| text(v))
+            .unwrap_or_default()
+    };
+    let Some(spec) = lease.spec.as_ref() else {
+        return Ok(None);
+    };
+    let holder = match spec.holder_identity.as_deref() {
+        None | Some("") => return Ok(None),
+        Some(h) => text(h),
+    };
+    let renewed = spec
+        .renew_time
+        .as_ref()
+        .or(spec.acquire_time.as_ref())
+        .map(|t| t.0)
+        .ok_or_else(|| "it names a holder but no renewTime".to_string())?;
+    let seconds = spec
+        .lease_duration_seconds
+        .unwrap_or(CLAIM_SECONDS)
+        .clamp(0, CLAIM_SECONDS);
+    let expires = renewed
+        .min(now)
+        .checked_add(SignedDuration::from_secs(i64::from(seconds)))
+        .map_err(|_| "its renewTime is out of range".to_string())?;
+    Ok(Some(plan::Claim {
+        holder,
+        operation: ann(names::CLAIM_OPERATION),
+        actor: ann(names::ACTOR),
+        expires,
+        settling: ann(names::CLAIM_STATE) == names::CLAIM_SETTLING,
+    }))
+}
+
+/// The claim as the plan sees it: readable, or why not.
+pub(crate) fn claim_read(
+    lease: Option<&Result<Lease, Unreadable>>,
+    now: Timestamp,
+) -> Option<plan::ClaimRead> {
+    match lease? {
+        Ok(l) => match claim_of(l, now) {
+            Ok(claim) => claim.map(plan::ClaimRead::Readable),
+            Err(why) => Some(plan::ClaimRead::Unreadable {
+                lease: l.metadata.name.clone().unwrap_or_default(),
+                why,
+            }),
+        },
+        Err(u) => Some(plan::ClaimRead::Unreadable {
+            lease: u.name(),
+            why: u.why.clone(),
+        }),
+    }
+}
+
+/// Whole seconds from `now` to `until`, at least 1 and at most [`CLAIM_SECONDS`].
+fn seconds_until(now: Timestamp, until: Timestamp) -> i32 {
+    let secs = until.duration_since(now).as_secs().saturating_add(1);
+    i32::try_from(secs.clamp(1, i64::from(CLAIM_SECONDS))).unwrap_or(CLAIM_SECONDS)
+}
+
+impl OperationService {
+    /// The cluster's start claim. A Review for someone who may not read it still shows the
+    /// plan; a start needs it (and would be refused taking it anyway).
+    pub(crate) async fn read_claim(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        cluster: &str,
+        needed: bool,
+    ) -> Result<Option<Result<Lease, Unreadable>>, ApiError> {
+        match self
+            .get_tolerant::<Lease>(
+                caller,
+                ns,
+                &claim_name(cluster),
+                "reading the cluster's start claim",
+            )
+            .await
+        {
+            Ok(l) => Ok(l),
+            Err(e) if !needed && e.code == Code::PermissionDenied => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(super) fn too_slow(&self, since: Instant) -> Result<(), ApiError> {
+        if since.elapsed() < CLAIM_WORK_LIMIT {
+            return Ok(());
+        }
+        Err(ApiError::refused(
+            Code::DeadlineExceeded,
+            Reason::Unavailable,
+            &[("what", "starting the operation")],
+            format!(
+                "starting the operation took longer than {} s after the cluster was claimed: stopped before writing, so the claim cannot lapse under it",
+                CLAIM_WORK_LIMIT.as_secs()
+            ),
+        ))
+    }
+
+    /// Takes the cluster's start claim for `request_id`: creates the Lease, or replaces the one
+    /// read (`read`, with its resourceVersion: a conflict means another start got there first).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn claim(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        cluster: &str,
+        read: Option<&Lease>,
+        request_id: &str,
+        operation: &str,
+        actor: &str,
+    ) -> Result<Lease, ApiError> {
+        let api: Api<Lease> = self.api(caller, Some(ns));
+        let now = MicroTime(Timestamp::now());
+        let mut lease = read.cloned().unwrap_or_else(|| Lease {
+            metadata: kube::api::ObjectMeta {
+                name: Some(claim_name(cluster)),
+                namespace: Some(ns.to_string()),
+                ..Default::default()
+            },
+            spec: None,
+        });
+        let annotations = lease.metadata.annotations.get_or_insert_with(BTreeMap::new);
+        annotations.insert(names::CLAIM_OPERATION.to_string(), operation.to_string());
+        annotations.insert(names::ACTOR.to_string(), actor.to_string());
+        annotations.remove(names::CLAIM_STATE);
+        let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+        if spec.holder_identity.as_deref() != Some(request_id) {
+            spec.acquire_time = Some(now.clone());
+            let transitions = spec.lease_transitions.unwrap_or(0).max(0);
+            spec.lease_transitions = Some(transitions.saturating_add(1));
+        }
+        spec.holder_identity = Some(request_id.to_string());
+        spec.renew_time = Some(now);
+        spec.lease_duration_seconds = Some(CLAIM_SECONDS);
+        let what = "claiming the cluster for this start";
+        match read {
+            None => {
+                self.access
+                    .call(what, api.create(&PostParams::default(), &lease))
+                    .await
+            }
+            Some(_) => {
+                let name = claim_name(cluster);
+                self.access
+                    .call(what, api.replace(&name, &PostParams::default(), &lease))
+                    .await
+            }
+        }
+    }
+
+    /// Marks the held claim as settling an unanswered create, standing until `until` (the
+    /// moment that create can no longer land). Returns the Lease as written.
+    pub(super) async fn mark_settling(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        held: &Lease,
+        until: Timestamp,
+    ) -> Result<Lease, ApiError> {
+        let api: Api<Lease> = self.api(caller, Some(ns));
+        let now = Timestamp::now();
+        let mut lease = held.clone();
+        lease
+            .metadata
+            .annotations
+            .get_or_insert_with(BTreeMap::new)
+            .insert(
+                names::CLAIM_STATE.to_string(),
+                names::CLAIM_SETTLING.to_string(),
+            );
+        let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+        spec.renew_time = Some(MicroTime(now));
+        spec.lease_duration_seconds = Some(seconds_until(now, until));
+        let name = lease.metadata.name.clone().unwrap_or_default();
+        self.access
+            .call(
+                "marking the start claim as settling",
+                api.replace(&name, &PostParams::default(), &lease),
+            )
+            .await
+    }
+
+    /// Gives the claim back once the start's outcome is known, so the next start is not kept
+    /// waiting: the Lease stays, with no holder (as client-go's leader election releases one),
+    /// written with the resourceVersion this start holds. Keeping the object is what makes the
+    /// claim a version of the cluster's starts: a start that read the Lease before this one's
+    /// whole claim–create–release conflicts when it tries to claim, and reads again. Best effort:
+    /// a claim left behind lapses by itself.
+    pub(crate) async fn release(&self, caller: &Caller, ns: &str, lease: &Lease) {
+        let api: Api<Lease> = self.api(caller, Some(ns));
+        let mut released = lease.clone();
+        if let Some(a) = released.metadata.annotations.as_mut() {
+            a.remove(names::CLAIM_STATE);
+        }
+        let spec = released.spec.get_or_insert_with(LeaseSpec::default);
+        spec.holder_identity = None;
+        spec.renew_time = Some(MicroTime(Timestamp::now()));
+        let name = lease.metadata.name.clone().unwrap_or_default();
+        if let Err(e) = self
+            .access
+            .call(
+                "giving back the start claim",
+                api.replace(&name, &PostParams::default(), &released),
+            )
+            .await
+        {
+            tracing::info!(error = %e.message, "the start claim was left to lapse");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lease(renew: Option<Timestamp>, seconds: Option<i32>, holder: Option<&str>) -> Lease {
+        Lease {
+            metadata: kube::api::ObjectMeta {
+                name: Some("ichor-start-c1".into()),
+                ..Default::default()
+            },
+            spec: Some(LeaseSpec {
+                holder_identity: holder.map(String::from),
+                renew_time: renew.map(MicroTime),
+                lease_duration_seconds: seconds,
+                ..Default::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn a_claim_stands_at_most_a_minute_from_a_renew_time_not_in_the_future() {
+        let now: Timestamp = "2026-12-01T12:00:00Z".parse().unwrap();
+        let far: Timestamp = "9999-12-30T21:00:00Z".parse().unwrap();
+        let c = claim_of(&lease(Some(far), Some(i32::MAX), Some("r")), now)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.expires, now + SignedDuration::from_secs(60));
+        let past = now - SignedDuration::from_secs(30);
+        let c = claim_of(&lease(Some(past), Some(i32::MAX), Some("r")), now)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.expires, now + SignedDuration::from_secs(30));
+        let c = claim_of(&lease(Some(now), Some(-5), Some("r")), now)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.expires, now, "a negative duration has lapsed");
+        assert_eq!(
+            claim_of(&lease(Some(now), Some(60), None), now).unwrap(),
+            None
+        );
+        assert!(claim_of(&lease(None, Some(60), Some("r")), now).is_err());
+    }
+
+    fn timestamp() -> impl Strategy<Value = Timestamp> {
+        (Timestamp::MIN.as_second()..=Timestamp::MAX.as_second())
+            .prop_map(|s| Timestamp::from_second(s).unwrap_or(Timestamp::UNIX_EPOCH))
+    }
+
+    /// The plan of a CA rotation on a one-machine cluster, with the claim `lease` holds.
+    fn plan_with(lease: &Lease, now: Timestamp) -> Result<ichor_model::Plan, ApiError> {
+        use ichor_model::{OperationKind, OperationRequest};
+        use ichor_resources::{Machine, MachineSpec, TalosCluster, TalosClusterSpec};
+        let mut cluster = TalosCluster::new("c1", TalosClusterSpec::default());
+        cluster.metadata.namespace = Some("default".into());
+        let machine = Machine::new(
+            "c1-cp",
+            MachineSpec {
+                cluster: "c1".into(),
+                role: "controlplane".into(),
+                approved: true,
+            },
+        );
+        let machines = [machine];
+        let req = OperationRequest::new("default", Some("c1"), OperationKind::CaRotation);
+        let checked = plan::check_request(&req)?;
+        let read = Some(Ok(lease.clone()));
+        let inputs = plan::PlanInputs {
+            clusters: &[],
+            claim: claim_read(read.as_ref(), now),
+            request_id: Some("mine"),
+            now,
+            namespace: "default",
+            cluster: &cluster,
+            machines: &machines,
+            unreadable_machines: &[],
+            installation: None,
+            operations: &[],
+            unreadable_operations: &[],
+            tracking: None,
+        };
+        plan::compute(&checked, &inputs)
+    }
+
+    proptest! {
+        /// The plan over arbitrary Lease fields: a plan, or a named refusal; never a panic.
+        #[test]
+        fn any_lease_plans_or_is_a_named_refusal(
+            renew in proptest::option::of(timestamp()),
+            seconds in proptest::option::of(any::<i32>()),
+            holder in proptest::option::of("[a-z0-9\\-]{0,8}"),
+            now in timestamp(),
+        ) {
+            let plan = plan_with(&lease(renew, seconds, holder.as_deref()), now);
+            let plan = plan.map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+            if let Some(refusal) = plan.blocked {
+                prop_assert!(matches!(
+                    refusal.reason,
+                    Reason::StartInProgress | Reason::StartSettling | Reason::ClaimUnreadable
+                ), "{refusal:?}");
+            }
+        }
+
+        #[test]
+        fn any_lease_decodes_or_is_named_unreadable(
+            renew in proptest::option::of(timestamp()),
+            acquire in proptest::option::of(timestamp()),
+            seconds in proptest::option::of(any::<i32>()),
+            holder in proptest::option::of("[a-z0-9\\-]{0,8}"),
+            now in timestamp(),
+        ) {
+            let mut l = lease(renew, seconds, holder.as_deref());
+            if let Some(spec) = l.spec.as_mut() {
+                spec.acquire_time = acquire.map(MicroTime);
+            }
+            if let Ok(Some(c)) = claim_of(&l, now) {
+                prop_assert!(now > Timestamp::MAX - SignedDuration::from_secs(61)
+                    || c.expires <= now + SignedDuration::from_secs(60));
+            }
+        }
+    }
+}

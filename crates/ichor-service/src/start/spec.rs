@@ -1,0 +1,184 @@
+//! The spec write of a start, and the kube-proxy confirmation that goes with it and must never
+//! outlive it; what the answers say when a start writes the spec and then fails.
+
+use super::super::access::Caller;
+use super::super::conflicts::Conflicts;
+use super::super::{OperationService, World};
+use ichor_model::OperationKind;
+use ichor_model::{ApiError, Code, Reason, SpecChange, Warning};
+use ichor_resources::{IchorInstallation, TalosCluster, names};
+use kube::api::{Api, PostParams};
+use std::collections::BTreeMap;
+
+impl OperationService {
+    /// The spec write of a start, as the caller, on the object as it was read for the refusals:
+    /// its resourceVersion goes with it, so a change since then is a conflict, not overwritten.
+    pub(super) async fn write_spec(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        kind: OperationKind,
+        change: &SpecChange,
+        world: &World,
+        dry_run: bool,
+    ) -> Result<(), ApiError> {
+        let pp = PostParams {
+            dry_run,
+            ..Default::default()
+        };
+        let dry = if dry_run { " (dry run)" } else { "" };
+        if kind == OperationKind::Ichor {
+            let api: Api<IchorInstallation> = self.api(caller, Some(ns));
+            let mut inst = world
+                .installation
+                .clone()
+                .ok_or_else(|| ApiError::new(Code::NotFound, "the ichor installation is gone"))?;
+            inst.spec.version = change.to.clone();
+            return self
+                .access
+                .call(
+                    &format!("writing IchorInstallation spec.version{dry}"),
+                    api.replace(&change.resource_name, &pp, &inst),
+                )
+                .await
+                .map(drop);
+        }
+        let api: Api<TalosCluster> = self.api(caller, Some(ns));
+        let mut c = world.cluster.clone();
+        match kind {
+            OperationKind::Talos => c.spec.talos_version = change.to.clone(),
+            OperationKind::Kubernetes => c.spec.kubernetes_version = change.to.clone(),
+            OperationKind::Cni => {
+                c.spec.cni.kube_proxy = change.to.clone();
+                // The user's confirmation, for this one write (ADR 0013, 0066).
+                c.metadata
+                    .annotations
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(
+                        names::CONFIRM_KUBE_PROXY_SWITCH.to_string(),
+                        "true".to_string(),
+                    );
+            }
+            _ => return Ok(()),
+        }
+        self.access
+            .call(
+                &format!("writing TalosCluster {}{dry}", change.field),
+                api.replace(&change.resource_name, &pp, &c),
+            )
+            .await
+            .map(drop)
+    }
+
+    /// Removes the kube-proxy confirmation annotation, retried on a conflict.
+    pub(super) async fn remove_confirmation(
+        &self,
+        caller: &Caller,
+        ns: &str,
+        cluster: &str,
+    ) -> Result<(), ApiError> {
+        let api: Api<TalosCluster> = self.api(caller, Some(ns));
+        let what = "removing the kube-proxy confirmation annotation";
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
+            let mut c = self
+                .access
+                .call("reading the cluster", api.get(cluster))
+                .await?;
+            let Some(a) = c.metadata.annotations.as_mut() else {
+                return Ok(());
+            };
+            if a.remove(names::CONFIRM_KUBE_PROXY_SWITCH).is_none() {
+                return Ok(());
+            }
+            match self
+                .access
+                .call(what, api.replace(cluster, &PostParams::default(), &c))
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e) => conflicts.absorb(e)?,
+            }
+        }
+        Err(conflicts.exhausted(what))
+    }
+}
+
+/// The warning of a start whose confirmation annotation could not be removed.
+pub(super) fn annotation_left(cluster: &str, e: &ApiError) -> Warning {
+    let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
+    let mut params = BTreeMap::new();
+    params.insert("annotation".to_string(), annotation.to_string());
+    params.insert("cluster".to_string(), cluster.to_string());
+    params.insert("detail".to_string(), e.message.clone());
+    Warning {
+        reason: Reason::AnnotationNotRemoved,
+        params,
+        message: format!(
+            "the operation was created, but the annotation {annotation} could not be removed from TalosCluster {cluster} ({}); remove it by hand: kubectl annotate taloscluster {cluster} {annotation}-",
+            e.message
+        ),
+    }
+}
+
+/// The warning of a start that took back a kube-proxy confirmation an earlier start left.
+pub(super) fn confirmation_removed(cluster: &str) -> Warning {
+    let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
+    let mut params = BTreeMap::new();
+    params.insert("annotation".to_string(), annotation.to_string());
+    params.insert("cluster".to_string(), cluster.to_string());
+    Warning {
+        reason: Reason::ConfirmationRemoved,
+        params,
+        message: format!(
+            "TalosCluster {cluster} carried the annotation {annotation}, left by an earlier start that was stopped before taking it back: this start removed it"
+        ),
+    }
+}
+
+/// The spec was written and the create failed: say what was written, what is left (the
+/// confirmation annotation: `Some(true)` still there, `Some(false)` removed), and that a rerun
+/// finishes.
+pub(super) fn half_failure(
+    e: ApiError,
+    change: &SpecChange,
+    annotation_left: Option<bool>,
+) -> ApiError {
+    let annotation = match annotation_left {
+        None => "none",
+        Some(false) => "removed",
+        Some(true) => "left",
+    };
+    let mut params = BTreeMap::new();
+    params.insert("resource_kind".to_string(), change.resource_kind.clone());
+    params.insert("resource_name".to_string(), change.resource_name.clone());
+    params.insert("field".to_string(), change.field.clone());
+    params.insert("current".to_string(), change.from.clone());
+    params.insert("target".to_string(), change.to.clone());
+    params.insert("detail".to_string(), e.message.clone());
+    params.insert("annotation".to_string(), annotation.to_string());
+    let left = match annotation_left {
+        Some(true) => format!(
+            "; the annotation {} is still on the cluster: remove it by hand",
+            names::CONFIRM_KUBE_PROXY_SWITCH
+        ),
+        Some(false) => "; the kube-proxy confirmation annotation was removed".to_string(),
+        None => String::new(),
+    };
+    ApiError {
+        // An answer, not a lost one: the outcome is known, and only the person starts again.
+        code: Code::Aborted,
+        reason: Some(Reason::SpecWrittenCreateFailed),
+        params,
+        message: format!(
+            "wrote {}: {} → {} on {} {}, but creating the operation failed ({}){left}; start the same operation again to finish: the spec already names {}, so only the operation will be created",
+            change.field,
+            change.from,
+            change.to,
+            change.resource_kind,
+            change.resource_name,
+            e.message,
+            change.to
+        ),
+    }
+}

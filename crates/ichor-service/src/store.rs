@@ -1,0 +1,236 @@
+//! In-process, a watch instead of repeated lists: the operations in the dashboard's scope, kept
+//! as list rows (summaries) by a Kubernetes watch made with the person's own credentials (RBAC
+//! decides, as for a list), so a poll of the list reads memory and an idle dashboard makes no
+//! request beyond the watch. kube-runtime's watcher lists, then watches from that list's
+//! resourceVersion, takes bookmarks, and lists again when the API says the version is too old
+//! (410); each object is decoded on its own, so one that cannot be read is a row that says so.
+//!
+//! Only the list screen's summaries come from here: the full view, and every read a write or
+//! its refusal depends on, read the API (a write decision never trusts a cache).
+
+use crate::{convert, tolerant};
+use futures::StreamExt as _;
+use ichor_model::{ApiError, ListQuery, Operation, OperationPage};
+use ichor_resources::TalosOperation;
+use kube::api::{Api, ApiResource, DynamicObject};
+use kube::runtime::watcher::{self, Event};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The rows by namespace and name.
+type Rows = HashMap<(String, String), Operation>;
+
+#[derive(Default)]
+struct Shared {
+    rows: Rows,
+    /// A complete list has arrived and the watch follows it: false until the first list, and
+    /// from a failed watch until the watch delivers again (the rows may have fallen behind).
+    ready: bool,
+    /// The watch has failed since it started (forbidden, say): a first poll does not wait for
+    /// it.
+    failed: bool,
+    /// Counts the changes to the rows.
+    revision: u64,
+    /// The last page made, for its query (without the version the caller knows) at a
+    /// revision: an idle poll at 10,000 rows is answered from it without ordering them again.
+    last: Option<(ListQuery, u64, OperationPage)>,
+}
+
+/// The operations of one scope, as a watch keeps them.
+#[derive(Clone)]
+pub struct OperationStore {
+    /// The namespace watched; `None`: every namespace.
+    scope: Option<String>,
+    shared: Arc<Mutex<Shared>>,
+    /// Woken when the first list has arrived or the watch has failed.
+    settled: Arc<tokio::sync::Notify>,
+    task: Arc<tokio::task::AbortHandle>,
+}
+
+impl Drop for OperationStore {
+    fn drop(&mut self) {
+        // The last handle stops the watch.
+        if Arc::strong_count(&self.task) == 1 {
+            self.task.abort();
+        }
+    }
+}
+
+/// A row from a watched object: the operation, or the row that says it cannot be read.
+fn row(obj: DynamicObject) -> Option<((String, String), Operation)> {
+    let value = serde_json::to_value(&obj).ok()?;
+    let op = match tolerant::decode::<TalosOperation>(value) {
+        Ok(op) => convert::operation(&op),
+        Err(u) => convert::unreadable_operation(&u),
+    };
+    Some(((op.namespace.clone(), op.name.clone()), op.summarized()))
+}
+
+impl OperationStore {
+    /// Starts watching `scope` with `kube`'s credentials.
+    pub fn watch(kube: kube::Client, scope: Option<String>) -> OperationStore {
+        let resource = ApiResource::erase::<TalosOperation>(&());
+        let api: Api<DynamicObject> = match &scope {
+            Some(ns) => Api::namespaced_with(kube, ns, &resource),
+            None => Api::all_with(kube, &resource),
+        };
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let settled = Arc::new(tokio::sync::Notify::new());
+        let task = tokio::spawn(follow(api, shared.clone(), settled.clone()));
+        OperationStore {
+            scope,
+            shared,
+            settled,
+            task: Arc::new(task.abort_handle()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The page `query` names, from the rows of its namespace (`None`: every namespace), when
+    /// this store holds that scope and its first list has arrived; else `None` (the caller
+    /// lists from the API). The rows are read in place: only the page is copied.
+    pub fn page(&self, query: &ListQuery) -> Option<Result<OperationPage, ApiError>> {
+        let mut shared = self.lock();
+        if !shared.ready {
+            return None;
+        }
+        let key = ListQuery {
+            known_version: None,
+            ..query.clone()
+        };
+        let held =
+            matches!(&shared.last, Some((q, rev, _)) if *q == key && *rev == shared.revision);
+        if !held {
+            let rows = shared.rows.iter();
+            let page = |rows| crate::list::page_of(rows, &key);
+            let made = match (&self.scope, query.namespace.as_deref()) {
+                (None, None) => page(rows.map(|(_, o)| o).collect::<Vec<_>>()),
+                (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| o).collect()),
+                (None, Some(ns)) => {
+                    page(rows.filter(|((n, _), _)| n == ns).map(|(_, o)| o).collect())
+                }
+                (Some(_), _) => return None,
+            };
+            match made {
+                Ok(p) => shared.last = Some((key, shared.revision, p)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let (_, _, page) = shared.last.as_ref()?;
+        Some(Ok(as_known(page, query)))
+    }
+
+    /// Waits, at most `limit`, while the watch is starting: until its first list has arrived
+    /// or it has failed. So the first poll reads the rows the watch lists instead of listing
+    /// everything from the API as well (twice the memory and the API's work at 10,000).
+    pub async fn settled(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            // Made before the check, so a wake-up between the two is not lost.
+            let woken = self.settled.notified();
+            {
+                let s = self.lock();
+                if s.ready || s.failed {
+                    return;
+                }
+            }
+            if tokio::time::timeout_at(deadline, woken).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The page as the caller sees it: only its version when the caller already holds it.
+fn as_known(page: &OperationPage, query: &ListQuery) -> OperationPage {
+    if query.known_version.as_deref() == Some(page.version.as_str()) {
+        return OperationPage {
+            operations: Vec::new(),
+            unchanged: true,
+            next_page_token: page.next_page_token.clone(),
+            total: page.total,
+            version: page.version.clone(),
+        };
+    }
+    page.clone()
+}
+
+/// Follows the watch for as long as the store lives; errors are retried with kube-runtime's
+/// backoff. From an error until the watch delivers again the rows are not used (lists read
+/// the API): they may have fallen behind.
+async fn follow(
+    api: Api<DynamicObject>,
+    shared: Arc<Mutex<Shared>>,
+    settled: Arc<tokio::sync::Notify>,
+) {
+    use kube::runtime::WatchStreamExt as _;
+    let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
+    futures::pin_mut!(stream);
+    let mut pending: Option<Rows> = None;
+    let mut said_error = false;
+    while let Some(event) = stream.next().await {
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => {
+                // Said once per outage, bounded: the list falls back to reading the API.
+                if !said_error {
+                    let detail = ichor_model::inert::truncate(
+                        &ichor_model::inert::sanitize(&e.to_string()),
+                        200,
+                    );
+                    tracing::info!(error = %detail, "the operations watch failed; lists read the API until it is back");
+                    said_error = true;
+                }
+                {
+                    let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+                    s.ready = false;
+                    s.failed = true;
+                }
+                settled.notify_waiters();
+                continue;
+            }
+        };
+        said_error = false;
+        let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
+        match event {
+            Event::Init => pending = Some(Rows::new()),
+            Event::InitApply(obj) => {
+                if let (Some(rows), Some((k, op))) = (pending.as_mut(), row(obj)) {
+                    rows.insert(k, op);
+                }
+            }
+            Event::InitDone => {
+                {
+                    let mut s = lock();
+                    s.rows = pending.take().unwrap_or_default();
+                    s.ready = true;
+                    s.revision += 1;
+                }
+                settled.notify_waiters();
+            }
+            Event::Apply(obj) => {
+                let mut s = lock();
+                if let Some((k, op)) = row(obj) {
+                    s.rows.insert(k, op);
+                    s.revision += 1;
+                }
+                // A watch that delivers after an error follows again (it resumed from the
+                // version it had; a version too old would have listed anew).
+                s.ready = s.ready || pending.is_none();
+            }
+            Event::Delete(obj) => {
+                let key = (
+                    obj.metadata.namespace.clone().unwrap_or_default(),
+                    obj.metadata.name.clone().unwrap_or_default(),
+                );
+                let mut s = lock();
+                s.rows.remove(&key);
+                s.revision += 1;
+                s.ready = s.ready || pending.is_none();
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! SetOperationPaused and DeleteOperation, bound to what the person confirmed: the operation is
+//! read fresh, compared with the confirmation (uid, generation, finished or not, paused or not),
+//! and written with the uid and the resourceVersion of that read as preconditions, so an object
+//! replaced under the same name, or changed since, is never touched. A conflict reads again and
+//! re-checks.
+
+use super::access::Caller;
+use super::conflicts::Conflicts;
+use super::tolerant::Unreadable;
+use super::validate::{self, NameOf};
+use super::{OperationService, convert, op_not_found};
+use ichor_model::{ApiError, Code, Confirmed, Operation, Reason};
+use ichor_resources::format_time;
+use ichor_resources::{TalosOperation, names};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
+use serde_json::json;
+
+/// How the operation differs from what the person confirmed, if it does.
+fn changed_since(op: &Operation, c: &Confirmed) -> Option<&'static str> {
+    if op.uid != c.uid {
+        Some("replaced")
+    } else if op.phase.is_finished() != c.finished {
+        Some(if c.finished { "unfinished" } else { "finished" })
+    } else if op.paused != c.paused {
+        Some(if c.paused { "resumed" } else { "paused" })
+    } else if op.generation != c.generation {
+        Some("spec")
+    } else {
+        None
+    }
+}
+
+/// Refuses a write whose operation is not the one, or not in the state, the person confirmed.
+pub(crate) fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(), ApiError> {
+    let Some(change) = c.and_then(|c| changed_since(op, c)) else {
+        return Ok(());
+    };
+    let paused = if op.paused { "true" } else { "false" };
+    Err(ApiError::refused(
+        Code::FailedPrecondition,
+        Reason::ChangedSinceConfirmed,
+        &[
+            ("operation", &op.name),
+            ("change", change),
+            ("phase", op.phase.as_str()),
+            ("paused", paused),
+        ],
+        format!(
+            "operation {} changed since you confirmed ({change}; it is now {}{}): nothing was written; look again and decide",
+            op.name,
+            if op.phase.as_str().is_empty() {
+                "new"
+            } else {
+                op.phase.as_str()
+            },
+            if op.paused { ", paused" } else { "" }
+        ),
+    ))
+}
+
+impl OperationService {
+    async fn read_for_write(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+        name: &str,
+    ) -> Result<(TalosOperation, Operation), ApiError> {
+        let current = match self
+            .get_tolerant::<TalosOperation>(caller, namespace, name, "reading the operation")
+            .await?
+        {
+            Some(Ok(op)) => op,
+            Some(Err(u)) => return Err(unreadable_refusal(&u)),
+            None => {
+                return Err(op_not_found(
+                    namespace,
+                    name,
+                    ApiError::new(Code::NotFound, "not found"),
+                ));
+            }
+        };
+        let op = convert::operation(&current);
+        Ok((current, op))
+    }
+
+    /// SetOperationPaused: pause or resume, recording who and when. Resuming an operation that
+    /// a failed machine paused is refused: the controller would ignore it.
+    pub async fn set_operation_paused(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+        name: &str,
+        paused: bool,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<Operation, ApiError> {
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Operation, name)?;
+        validate::confirmed(confirmed)?;
+        let api: Api<TalosOperation> = self.api(caller, Some(namespace));
+        let what = if paused {
+            "pausing the operation"
+        } else {
+            "resuming the operation"
+        };
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
+            let (current, op) = self.read_for_write(caller, namespace, name).await?;
+            check_confirmed(&op, confirmed)?;
+            refuse_pause(&op, paused)?;
+            if op.paused == paused {
+                return Ok(op);
+            }
+            let patch = json!({
+                "metadata": {
+                    "uid": current.metadata.uid,
+                    "resourceVersion": current.metadata.resource_version,
+                    "annotations": {
+                        names::PAUSED_BY: self.access.actor(caller),
+                        names::PAUSED_AT: format_time(jiff::Timestamp::now()),
+                    }
+                },
+                "spec": {"paused": paused}
+            });
+            match self
+                .access
+                .call(
+                    what,
+                    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)),
+                )
+                .await
+            {
+                Ok(o) => return Ok(convert::operation(&o)),
+                // Changed (or replaced) between the read and the write: read it again.
+                Err(e) => conflicts
+                    .absorb(e)
+                    .map_err(|e| op_not_found(namespace, name, e))?,
+            }
+        }
+        Err(conflicts.exhausted(what))
+    }
+
+    /// DeleteOperation. A running operation stops after its current machine; nothing is rolled
+    /// back.
+    pub async fn delete_operation(
+        &self,
+        caller: &Caller,
+        namespace: &str,
+        name: &str,
+        confirmed: Option<&Confirmed>,
+    ) -> Result<(), ApiError> {
+        validate::namespace(namespace)?;
+        validate::name(NameOf::Operation, name)?;
+        validate::confirmed(confirmed)?;
+        let api: Api<TalosOperation> = self.api(caller, Some(namespace));
+        let mut conflicts = Conflicts::new();
+        while conflicts.another() {
+            let (current, op) = self.read_for_write(caller, namespace, name).await?;
+            check_confirmed(&op, confirmed)?;
+            let dp = DeleteParams {
+                preconditions: Some(Preconditions {
+                    uid: current.metadata.uid.clone(),
+                    resource_version: current.metadata.resource_version.clone(),
+                }),
+                ..Default::default()
+            };
+            match self
+                .access
+                .call("deleting the operation", api.delete(name, &dp))
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e) => conflicts
+                    .absorb(e)
+                    .map_err(|e| op_not_found(namespace, name, e))?,
+            }
+        }
+        Err(conflicts.exhausted("deleting the operation"))
+    }
+}
+
+/// A write to an operation that cannot be read: refused, since what it would change is unknown.
+fn unreadable_refusal(u: &Unreadable) -> ApiError {
+    let name = u.name();
+    ApiError::refused(
+        Code::FailedPrecondition,
+        Reason::OperationUnreadable,
+        &[("operation", &name), ("detail", &u.why)],
+        format!(
+            "operation {name} cannot be read ({}): nothing was written; fix the object first",
+            u.why
+        ),
+    )
+}
+
+/// The refusals of a pause or resume that do not depend on the confirmation.
+fn refuse_pause(op: &Operation, paused: bool) -> Result<(), ApiError> {
+    let name = op.name.as_str();
+    if op.phase.is_finished() {
+        return Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::OperationFinished,
+            &[("operation", name), ("phase", op.phase.as_str())],
+            format!(
+                "operation {name} is {}: there is nothing to {}",
+                op.phase.as_str(),
+                if paused { "pause" } else { "resume" }
+            ),
+        ));
+    }
+    if !paused && op.paused_by_failure() {
+        let machine = op
+            .failed_machine()
+            .map(|m| m.name.clone())
+            .unwrap_or_default();
+        let reason = op.failure_reason.clone().unwrap_or_default();
+        return Err(ApiError::refused(
+            Code::FailedPrecondition,
+            Reason::ResumeAfterFailure,
+            &[
+                ("operation", name),
+                ("machine", &machine),
+                ("reason", &reason),
+            ],
+            format!(
+                "operation {name} was paused by a failed machine ({reason}); resuming does nothing: nothing retries and nothing is rolled back, so delete it and start again"
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! The binary as a person runs it: flags, and the dashboard in a pty (the API killed and back).
+//!
+//! One test binary for these modules (each was a binary of its own): they link kube, tonic
+//! and the demo crate once.
+
+#[macro_use]
+mod common;
+
+#[path = "cli.rs"]
+mod cli;
+#[path = "pty.rs"]
+mod pty;
+#[path = "pty_outage.rs"]
+mod pty_outage;

@@ -1,0 +1,26 @@
+//! `ichor-tui serve` and the clients others wrote: gRPC, gRPC-Web, Connect (curl, connect-es, grpcio), the hostile caller, the tunnel and port-forward, kubectl.
+//!
+//! One test binary for these modules (each was a binary of its own): they link kube, tonic
+//! and the demo crate once.
+
+#[macro_use]
+mod common;
+
+#[path = "connect_curl.rs"]
+mod connect_curl;
+#[path = "connect_peers.rs"]
+mod connect_peers;
+#[path = "grpc.rs"]
+mod grpc;
+#[path = "hostile.rs"]
+mod hostile;
+#[path = "interop.rs"]
+mod interop;
+#[path = "kube_contract.rs"]
+mod kube_contract;
+#[path = "kubectl.rs"]
+mod kubectl;
+#[path = "portforward.rs"]
+mod portforward;
+#[path = "tunnel.rs"]
+mod tunnel;

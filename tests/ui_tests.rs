@@ -1,0 +1,30 @@
+//! Every screen: snapshots in en and ja at 80×24, 160×48 and 40×12, the wide-ambiguous terminal, the typography and the locales, and the pure update.
+//!
+//! One test binary for these modules (each was a binary of its own): they link kube, tonic
+//! and the demo crate once.
+
+#[macro_use]
+mod common;
+
+#[path = "events_screen.rs"]
+mod events_screen;
+#[path = "list_screen.rs"]
+mod list_screen;
+#[path = "locales.rs"]
+mod locales;
+#[path = "operator_reads.rs"]
+mod operator_reads;
+#[path = "operator_reviews.rs"]
+mod operator_reviews;
+#[path = "route_screens.rs"]
+mod route_screens;
+#[path = "screens.rs"]
+mod screens;
+#[path = "start_dialog.rs"]
+mod start_dialog;
+#[path = "typography.rs"]
+mod typography;
+#[path = "update.rs"]
+mod update;
+#[path = "wide.rs"]
+mod wide;
