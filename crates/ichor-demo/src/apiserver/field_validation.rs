@@ -8,7 +8,7 @@
 use super::responses::{Failure, fail};
 use super::routing::Target;
 use super::schemas::schemas;
-use super::structural::{Findings, walk};
+use super::structural::{Findings, MAX_NAMED, bounded, walk};
 use super::validation::invalid_causes;
 use serde_json::Value;
 
@@ -55,11 +55,18 @@ pub(crate) fn conform(
     walk(s, schema, obj, "", &mut found);
     let custom = !t.rt.group.ends_with(".k8s.io") && !t.rt.group.is_empty();
     let kind = t.rt.kind;
-    let unknown: Vec<String> = found
+    let mut unknown: Vec<String> = found
         .unknown
         .iter()
-        .map(|f| format!("unknown field {f:?}"))
+        .take(MAX_NAMED)
+        .map(|f| format!("unknown field {:?}", bounded(f)))
         .collect();
+    if found.unknown.len() > MAX_NAMED {
+        unknown.push(format!(
+            "and {} more unknown fields",
+            found.unknown.len() - MAX_NAMED
+        ));
+    }
     if directive == FieldValidation::Strict && !unknown.is_empty() {
         return Err(fail(
             400,

@@ -43,6 +43,18 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// The most fields a refusal or its warnings name (the rest are counted): a body may hold any
+/// number of unknown or wrong fields, and an answer never echoes unbounded input.
+pub(crate) const MAX_NAMED: usize = 10;
+
+/// A field path as an answer names it: at most 120 characters.
+pub(crate) fn bounded(path: &str) -> String {
+    match path.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &path[..cut]),
+        None => path.to_string(),
+    }
+}
+
 fn child(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -93,13 +105,17 @@ pub(crate) fn walk(
 }
 
 fn type_invalid(value: &Value, path: &str, want: &str, out: &mut Findings) {
+    if out.causes.len() >= MAX_NAMED {
+        return;
+    }
     let have = type_name(value);
+    let path = bounded(path);
     out.causes.push(Cause {
         reason: "FieldValueTypeInvalid",
-        field: path.to_string(),
         message: format!(
             "Invalid value: \"{have}\": {path} in body must be of type {want}: \"{have}\""
         ),
+        field: path,
     });
 }
 
@@ -142,10 +158,10 @@ fn walk_object(
         .flatten()
         .filter_map(Value::as_str)
     {
-        if !map.contains_key(req) {
+        if !map.contains_key(req) && out.causes.len() < MAX_NAMED {
             out.causes.push(Cause {
                 reason: "FieldValueRequired",
-                field: child(path, req),
+                field: bounded(&child(path, req)),
                 message: "Required value".into(),
             });
         }
@@ -204,6 +220,20 @@ mod tests {
         );
         assert_eq!(out.causes[0].field, "spec.cluster");
         assert_eq!(out.causes[0].reason, "FieldValueRequired");
+    }
+
+    #[test]
+    fn what_is_named_is_bounded() {
+        let spec: serde_json::Map<String, Value> = (0..50)
+            .map(|i| (format!("{}{i}", "x".repeat(300)), json!(1)))
+            .collect();
+        let (_, out) = check(3, json!({"metadata": {"name": "a"}, "spec": spec}));
+        assert_eq!(out.unknown.len(), 50, "every unknown field is pruned");
+        assert_eq!(bounded(&out.unknown[0]).chars().count(), 121);
+        let bad: serde_json::Map<String, Value> =
+            (0..50).map(|i| (format!("m{i}"), json!(i))).collect();
+        let (_, out) = check(3, json!({"metadata": {"name": "a", "labels": bad}}));
+        assert_eq!(out.causes.len(), MAX_NAMED, "50 wrong labels, 10 named");
     }
 
     #[test]
