@@ -49,8 +49,11 @@ impl PatchType {
 
 /// 422 for a patch that does not apply (a failed `test`, a path that is not there).
 fn does_not_apply(e: impl std::fmt::Display) -> Failure {
+    // The error names the patch's path: at most 200 characters of it.
+    let e: String = e.to_string().chars().take(200).collect();
     let message = format!("the server rejected our request due to an error in our request: {e}");
-    let details = json!({"causes": [{"reason": "FieldValueInvalid", "field": "patch", "message": e.to_string()}]});
+    let details =
+        json!({"causes": [{"reason": "FieldValueInvalid", "field": "patch", "message": e}]});
     (422, status_body(422, "Invalid", &message, Some(details)))
 }
 
