@@ -147,6 +147,12 @@ pub fn rows() -> Vec<Row> {
             kube: Some(k::list_exact),
         },
         Row {
+            behaviour: "client-side kubectl apply creates, then patches (merge patch for a custom resource, strategic merge patch for a Lease)",
+            documented: "https://kubernetes.io/docs/tasks/manage-kubernetes-objects/declarative-config/",
+            kubectl: Some(c::apply_twice),
+            kube: None,
+        },
+        Row {
             behaviour: "a Table's columns carry priorities: kubectl shows priority 1 only with -o wide",
             documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables",
             kubectl: Some(c::wide_columns),

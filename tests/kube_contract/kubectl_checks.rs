@@ -310,3 +310,22 @@ pub fn wide_columns(k: &Kubectl) -> Check {
     let pods = k.ok(&["get", "machines", "-o", "wide"], None)?;
     want(&pods, "UPGRADE-ORDER")
 }
+
+pub fn apply_twice(k: &Kubectl) -> Check {
+    let first = with_spec("op2", "  kind: talos\n");
+    want(&k.ok(&["apply", "-f", "-"], Some(&first))?, "created")?;
+    let second = with_spec("op2", "  kind: talos\n  paused: true\n");
+    want(&k.ok(&["apply", "-f", "-"], Some(&second))?, "configured")?;
+    let op = k.json(&["get", "top", "op2"])?;
+    if op["spec"]["paused"] != true {
+        return Err(format!("not applied: {op}"));
+    }
+    want(&k.ok(&["apply", "-f", "-"], Some(LEASE))?, "created")?;
+    let moved = LEASE.replace("holderIdentity: a", "holderIdentity: b");
+    want(&k.ok(&["apply", "-f", "-"], Some(&moved))?, "configured")?;
+    let lease = k.json(&["get", "lease", "l1"])?;
+    if lease["spec"]["holderIdentity"] != "b" {
+        return Err(format!("not applied: {lease}"));
+    }
+    Ok(())
+}
