@@ -208,6 +208,9 @@ pub struct Operation {
     pub resource_version: String,
     /// In a summary (a list row), the machines counted; `machines` is then empty.
     pub summary: Option<Progress>,
+    /// A delete was asked for (`metadata.deletionTimestamp`) and finalizers hold it: the
+    /// finalizers it waits for. `None`: not being deleted.
+    pub deleting: Option<Vec<String>>,
 }
 
 impl Operation {
