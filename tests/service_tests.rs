@@ -20,6 +20,8 @@ mod expired_pages;
 mod finalizer_delete;
 #[path = "list.rs"]
 mod list;
+#[path = "push.rs"]
+mod push;
 #[path = "robustness.rs"]
 mod robustness;
 #[path = "service.rs"]

@@ -119,9 +119,10 @@ impl Handlers {
         service: OperationService,
         auth: Arc<Authenticator>,
         read_only: bool,
+        recheck: std::time::Duration,
     ) -> Handlers {
         Handlers {
-            reads: SharedReads::new(service.clone()),
+            reads: SharedReads::new(service.clone(), recheck),
             service,
             auth,
             read_only,

@@ -7,7 +7,7 @@ use crate::wire::{self, proto};
 use futures::{Stream, StreamExt as _};
 use ichor_model::{ApiError, Code, Updates};
 use ichor_service::access::Caller;
-use ichor_service::shared::{RECHECK, SharedReads};
+use ichor_service::shared::SharedReads;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -71,7 +71,7 @@ impl Streams {
     }
 }
 
-/// The updates as tonic sends them, asking Kubernetes again every [`RECHECK`] whether the
+/// The updates as tonic sends them, asking Kubernetes again every recheck whether the
 /// caller may still list and watch; a no ends the stream with PERMISSION_DENIED.
 pub(crate) fn rechecked(
     updates: Updates,
@@ -88,12 +88,13 @@ pub(crate) fn rechecked(
         next_check: tokio::time::Instant,
         _place: Place,
     }
+    let next_check = tokio::time::Instant::now() + reads.recheck();
     let state = S {
         updates,
         reads,
         caller,
         scope,
-        next_check: tokio::time::Instant::now() + RECHECK,
+        next_check,
         _place: place,
     };
     let stream = futures::stream::unfold(Some(state), |s| async move {
@@ -101,7 +102,7 @@ pub(crate) fn rechecked(
         let item = tokio::select! {
             next = s.updates.next() => next?,
             () = tokio::time::sleep_until(s.next_check) => {
-                s.next_check = tokio::time::Instant::now() + RECHECK;
+                s.next_check = tokio::time::Instant::now() + s.reads.recheck();
                 match s.reads.authorize(&s.caller, s.scope.as_deref()).await {
                     Ok(()) => return Some((None, Some(s))),
                     Err(e) => Err(e),

@@ -28,15 +28,23 @@ pub struct SharedReads {
     service: OperationService,
     stores: Arc<Mutex<HashMap<Option<String>, OperationStore>>>,
     verdicts: Arc<Mutex<HashMap<Key, (Instant, bool)>>>,
+    recheck: Duration,
 }
 
 impl SharedReads {
-    pub fn new(service: OperationService) -> SharedReads {
+    /// Kubernetes' answers about a caller hold for `recheck` ([`RECHECK`] in `serve`).
+    pub fn new(service: OperationService, recheck: Duration) -> SharedReads {
         SharedReads {
             service,
             stores: Arc::default(),
             verdicts: Arc::default(),
+            recheck,
         }
+    }
+
+    /// How long an answer about a caller holds.
+    pub fn recheck(&self) -> Duration {
+        self.recheck
     }
 
     /// The watch of `scope` for `caller`, when Kubernetes says they may list and watch
@@ -50,7 +58,7 @@ impl SharedReads {
         Ok(self.store_of(scope))
     }
 
-    /// Asks Kubernetes (or remembers, for [`RECHECK`]) whether `caller` may list and watch
+    /// Asks Kubernetes (or remembers, for the recheck time) whether `caller` may list and watch
     /// TalosOperations in `scope`. The server's own identity (an anonymous caller of a server
     /// that allows it) reads as itself.
     pub async fn authorize(&self, caller: &Caller, scope: Option<&str>) -> Result<(), ApiError> {
@@ -64,7 +72,7 @@ impl SharedReads {
         );
         let known = self.lock_verdicts().get(&key).copied();
         let allowed = match known {
-            Some((at, allowed)) if at.elapsed() < RECHECK => allowed,
+            Some((at, allowed)) if at.elapsed() < self.recheck => allowed,
             _ => {
                 let allowed = self.service.may_list_and_watch(caller, scope).await?;
                 let mut verdicts = self.lock_verdicts();

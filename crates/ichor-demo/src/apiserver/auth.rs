@@ -231,6 +231,12 @@ impl AuthConfig {
         self.rules.push(rule);
     }
 
+    /// Removes every rule of `subject` (a permission revoked).
+    #[cfg(feature = "faults")]
+    pub(crate) fn remove_rules_of(&mut self, subject: &Subject) {
+        self.rules.retain(|r| &r.subject != subject);
+    }
+
     /// The identity a token authenticates, if any.
     pub(crate) fn authenticate(&self, token: &str) -> Option<&Identity> {
         self.tokens.get(token)

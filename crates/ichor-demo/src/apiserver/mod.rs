@@ -270,4 +270,9 @@ impl EmbeddedApi {
     pub fn add_rule(&self, rule: auth::Rule) {
         self.lock().auth.add_rule(rule);
     }
+
+    /// Removes every RBAC rule of `subject`.
+    pub fn remove_rules_of(&self, subject: &auth::Subject) {
+        self.lock().auth.remove_rules_of(subject);
+    }
 }
