@@ -12,3 +12,5 @@ mod cli;
 mod pty;
 #[path = "pty_outage.rs"]
 mod pty_outage;
+#[path = "pty_push.rs"]
+mod pty_push;

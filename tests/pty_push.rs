@@ -1,0 +1,100 @@
+//! Push, end to end: the dashboard (in-process, against the demo cluster over HTTP) shows an
+//! operation created with kubectl, and a phase it reaches, while its status bar says "live"
+//! (polls are off while it is; a broken stream would say "live updates off" and poll).
+
+use crate::common::process::Process;
+use crate::common::pty::Spawn;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+const OP: &str = "staging-pushed-z9q1w";
+
+fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) {
+    let mut child = Command::new("kubectl")
+        .env("KUBECONFIG", kubeconfig)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The status bar's first line: it says "live" while the data is pushed.
+fn live(screen: &str) -> bool {
+    let bar = screen.lines().next().unwrap_or_default();
+    bar.trim_end().ends_with("│ live") && !screen.contains("live updates off")
+}
+
+#[test]
+fn an_operation_created_and_its_phase_show_while_pushed() {
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = home.path().join("demo.kubeconfig");
+    let kubeconfig_arg = kubeconfig.display().to_string();
+    let (_demo, _first) = Process::start(
+        &[
+            "demo-cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--kubeconfig-out",
+            &kubeconfig_arg,
+        ],
+        &home.path().join("demo.log"),
+    );
+    let mut tui = Spawn {
+        binary: Path::new(BIN),
+        args: vec![
+            "--kubeconfig".into(),
+            kubeconfig_arg.clone(),
+            "--backend".into(),
+            "in-process".into(),
+            "--log-file".into(),
+            home.path().join("log").display().to_string(),
+        ],
+        env: Vec::new(),
+        cols: 120,
+        rows: 30,
+        home: home.path(),
+        answers: Default::default(),
+    }
+    .start();
+    tui.wait_for("the list, pushed", |s| s.contains("staging") && live(s));
+    kubectl(
+        &kubeconfig,
+        &["create", "-f", "-"],
+        Some(&format!(
+            "apiVersion: ichor.maesh.dev/v1alpha1\nkind: TalosOperation\nmetadata:\n  name: {OP}\n  namespace: default\nspec:\n  cluster: staging\n  kind: talos\n  maxUnavailable: 1\n  paused: true\n"
+        )),
+    );
+    let screen = tui.wait_text(OP);
+    assert!(live(&screen), "still pushed:\n{screen}");
+    kubectl(
+        &kubeconfig,
+        &[
+            "patch",
+            "top",
+            OP,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"phase":"Failed","failureReason":"pushed"}}"#,
+        ],
+        None,
+    );
+    let screen = tui.wait_for("the phase", |s| {
+        s.lines().any(|l| l.contains(OP) && l.contains("Failed"))
+    });
+    assert!(live(&screen), "still pushed:\n{screen}");
+    tui.send("q");
+}
