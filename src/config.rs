@@ -24,6 +24,9 @@ pub(crate) struct FileConfig {
     pub(crate) ascii: Option<bool>,
     pub(crate) read_only: Option<bool>,
     pub(crate) ambiguous_width: Option<AmbiguousWidth>,
+    /// Bell and desktop notification when an operation shown completes, fails or awaits
+    /// credentials (default true).
+    pub(crate) notify: Option<bool>,
 }
 
 impl FileConfig {

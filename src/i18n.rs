@@ -141,7 +141,7 @@ impl Texts {
     }
 
     /// The message `id` with string arguments.
-    pub(crate) fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
+    pub fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));

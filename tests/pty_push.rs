@@ -1,6 +1,8 @@
 //! Push, end to end: the dashboard (in-process, against the demo cluster over HTTP) shows an
 //! operation created with kubectl, and a phase it reaches, while its status bar says "live"
-//! (polls are off while it is; a broken stream would say "live updates off" and poll).
+//! (polls are off while it is; a broken stream would say "live updates off" and poll). The
+//! failure is said once with the bell and a desktop notification (OSC 9); the operations already
+//! finished when the dashboard started are never said.
 
 use crate::common::process::Process;
 use crate::common::pty::Spawn;
@@ -62,7 +64,7 @@ fn an_operation_created_and_its_phase_show_while_pushed() {
             "--log-file".into(),
             home.path().join("log").display().to_string(),
         ],
-        env: Vec::new(),
+        env: vec![("ICHOR_TUI_NOTIFY".into(), "osc9".into())],
         cols: 120,
         rows: 30,
         home: home.path(),
@@ -96,5 +98,32 @@ fn an_operation_created_and_its_phase_show_while_pushed() {
         s.lines().any(|l| l.contains(OP) && l.contains("Failed"))
     });
     assert!(live(&screen), "still pushed:\n{screen}");
+    // Another change that keeps it failed is not said again.
+    kubectl(
+        &kubeconfig,
+        &[
+            "patch",
+            "top",
+            OP,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"failureReason":"pushed again"}}"#,
+        ],
+        None,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
+    let said: Vec<&str> = raw.split("\x1b]9;").skip(1).collect();
+    let ours = said
+        .iter()
+        .filter(|n| n.starts_with(&format!("ichor-tui: {OP} ")))
+        .count();
+    assert_eq!(ours, 1, "said once: {said:?}");
+    assert!(
+        said.iter().all(|n| !n.contains("staging-cni-p2m8v")),
+        "never for the first state seen: {said:?}"
+    );
+    assert!(raw.contains('\x07'), "the bell rang");
     tui.send("q");
 }

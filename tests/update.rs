@@ -721,3 +721,72 @@ async fn the_filter_takes_no_keys_while_too_small() {
     keys_do_nothing(&mut d, &api, &keys, "the filter at 30×10").await;
     assert!(d.state.ops.filter.is_empty());
 }
+
+/// A poll's answer with `ops` (a changed page).
+fn answered(s: &mut State, ops: Vec<ichor_model::Operation>) -> Vec<Effect> {
+    let seq = s.seq;
+    update(
+        s,
+        Action::OperationsPage {
+            seq,
+            more: false,
+            result: Ok(ichor_model::OperationPage {
+                total: ops.len(),
+                version: format!("v{}", s.revision),
+                operations: ops,
+                ..Default::default()
+            }),
+        },
+    )
+}
+
+fn notified(effects: &[Effect]) -> Vec<(ichor_app::state::Outcome, String)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Notify { outcome, name, .. } => Some((*outcome, name.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_outcome_is_said_once_and_never_for_the_first_state_seen() {
+    use ichor_app::state::Outcome;
+    let mut s = fixtures::state();
+    s.notifications.on = true;
+    start(&mut s);
+    let running = fixtures::running_rollout();
+    let first = answered(&mut s, vec![running.clone(), fixtures::completed()]);
+    assert!(
+        notified(&first).is_empty(),
+        "the first state seen is never said"
+    );
+    let mut done = running.clone();
+    done.phase = Phase::Completed;
+    done.resource_version.push('1');
+    let change = answered(&mut s, vec![done.clone(), fixtures::completed()]);
+    assert_eq!(
+        notified(&change),
+        [(Outcome::Completed, running.name.clone())]
+    );
+    done.resource_version.push('2');
+    let again = answered(&mut s, vec![done, fixtures::completed()]);
+    assert!(notified(&again).is_empty(), "never twice for one change");
+    // A failure pause of another one is said; off, nothing is.
+    let mut failed = fixtures::paused_by_failure();
+    let mut before = failed.clone();
+    before.phase = Phase::Running;
+    before.failure_reason = None;
+    answered(&mut s, vec![before.clone()]);
+    failed.resource_version.push('3');
+    let said = answered(&mut s, vec![failed.clone()]);
+    assert_eq!(notified(&said), [(Outcome::Failed, failed.name.clone())]);
+    let mut quiet = fixtures::state();
+    start(&mut quiet);
+    answered(&mut quiet, vec![before]);
+    assert!(
+        notified(&answered(&mut quiet, vec![failed])).is_empty(),
+        "off: nothing"
+    );
+}

@@ -142,3 +142,7 @@ reading-hold = held: { $reason }
 field-namespace = Namespace
 field-kind = Kind
 field-cluster = Cluster
+notify-title = ichor-tui
+notify-completed = { $name } completed (cluster { $cluster })
+notify-failed = { $name } stopped on a failure (cluster { $cluster })
+notify-awaits-credentials = { $name } awaits credentials: fetch them now (cluster { $cluster })

@@ -155,3 +155,7 @@ reading-hold = 保留：{ $reason }
 field-namespace = ネームスペース
 field-kind = 種類
 field-cluster = クラスター
+notify-title = ichor-tui
+notify-completed = { $name } が完了しました（クラスター { $cluster }）
+notify-failed = { $name } は失敗で停止しました（クラスター { $cluster }）
+notify-awaits-credentials = { $name } は認証情報の取得を待っています（クラスター { $cluster }）

@@ -241,6 +241,13 @@ pub enum Effect {
         sub: u64,
         request: ichor_model::WatchRequest,
     },
+    /// Say an operation's outcome: the bell, and a desktop notification where the terminal
+    /// takes one. Once per change.
+    Notify {
+        outcome: super::state::Outcome,
+        name: String,
+        cluster: String,
+    },
     /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
     Suspend,
     Quit,
@@ -262,6 +269,7 @@ impl Effect {
             Effect::Permissions { .. } => "asking what you may do",
             Effect::FindStart { .. } => "looking for a start's operation",
             Effect::Watch { .. } => "following the operations",
+            Effect::Notify { .. } => "notifying",
             Effect::Suspend => "suspending",
             Effect::Quit => "quitting",
         }

@@ -205,7 +205,8 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         server_version: Default::default(),
     };
     let clock = Clock::new(jiff::Timestamp::now());
-    let state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
+    let mut state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
+    state.notifications.on = settings.notify;
     let mut runtime = Runtime {
         state,
         client: connected.client,
@@ -225,7 +226,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             &mut tty,
             input,
             retry_rx,
-            &mut ichor_runtime::terminal::TtyHost,
+            &mut ichor_runtime::terminal::TtyHost::new(),
         )
         .await;
     ichor_runtime::terminal::restore();

@@ -108,6 +108,11 @@ pub struct Cli {
     #[arg(long, visible_alias = "readonly")]
     pub read_only: bool,
 
+    /// No bell and no desktop notification when an operation shown completes, fails or awaits
+    /// credentials (`notify = false` in the config file).
+    #[arg(long)]
+    pub no_notify: bool,
+
     /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
     /// controller) instead of a real cluster.
     #[arg(long)]

@@ -11,6 +11,8 @@ pub(crate) struct Settings {
     /// How wide ambiguous characters are, or `auto`: measured once the terminal is taken.
     pub(crate) ambiguous_width: crate::config::AmbiguousWidth,
     pub(crate) read_only: bool,
+    /// Say an operation's outcome with the bell and a desktop notification.
+    pub(crate) notify: bool,
     pub(crate) namespace: Option<String>,
     pub(crate) all_namespaces: bool,
     pub(crate) context: Option<String>,
@@ -56,6 +58,7 @@ impl Settings {
                 .or(file.ambiguous_width)
                 .unwrap_or_default(),
             read_only: cli.read_only || file.read_only.unwrap_or(false),
+            notify: !cli.no_notify && file.notify.unwrap_or(true),
             namespace: cli.namespace.clone().or_else(|| file.namespace.clone()),
             all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),
             context: cli.context.clone().or_else(|| file.context.clone()),

@@ -65,6 +65,10 @@ pub trait Host {
     fn suspend(&mut self) -> anyhow::Result<()> {
         Ok(())
     }
+    /// Says an operation's outcome (the bell, a desktop notification).
+    fn notify(&mut self, _title: &str, _body: &str) -> anyhow::Result<()> {
+        Ok(())
+    }
 }
 
 /// A host that does nothing (tests, benchmarks).
@@ -127,7 +131,7 @@ impl Runtime {
         let mut local = Vec::new();
         for e in effects {
             match e {
-                Effect::Suspend | Effect::Quit => {
+                Effect::Suspend | Effect::Quit | Effect::Notify { .. } => {
                     local.push(e);
                     continue;
                 }
@@ -271,6 +275,26 @@ impl Runtime {
         .map(|t| self.clock.instant_at(t))
     }
 
+    /// The words of an outcome's notification: a title and a line.
+    fn notification(
+        &self,
+        outcome: ichor_app::state::Outcome,
+        name: &str,
+        cluster: &str,
+    ) -> (String, String) {
+        use ichor_app::state::Outcome;
+        let key = match outcome {
+            Outcome::Completed => "notify-completed",
+            Outcome::Failed => "notify-failed",
+            Outcome::AwaitsCredentials => "notify-awaits-credentials",
+        };
+        let t = &self.texts;
+        (
+            t.t("notify-title"),
+            t.tr(key, &[("name", name), ("cluster", cluster)]),
+        )
+    }
+
     /// What a frame drawn now is drawn from.
     fn drawn(&self) -> Drawn {
         Drawn {
@@ -355,6 +379,16 @@ impl Runtime {
                     repaint = true;
                 }
                 Effect::Quit => self.state.quit = true,
+                Effect::Notify {
+                    outcome,
+                    name,
+                    cluster,
+                } => {
+                    let (title, body) = self.notification(outcome, &name, &cluster);
+                    if let Err(e) = host.notify(&title, &body) {
+                        tracing::info!(error = %e, "the notification could not be written");
+                    }
+                }
                 _ => {}
             }
         }

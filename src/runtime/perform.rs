@@ -57,7 +57,9 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             Action::StartFound { request_id, result }
         }
         // The runtime keeps the subscription itself (see `live`).
-        Effect::Watch { .. } | Effect::Suspend | Effect::Quit => return None,
+        Effect::Watch { .. } | Effect::Notify { .. } | Effect::Suspend | Effect::Quit => {
+            return None;
+        }
     })
 }
 

@@ -3,6 +3,9 @@
 //! terminal restored and resumes with a full redraw.
 
 mod ambiwidth;
+mod notify;
+
+pub use notify::Notifier;
 
 use crate::Host;
 use crossterm::event::{Event, EventStream, KeyEventKind, KeyModifiers};
@@ -85,10 +88,32 @@ impl Drop for Guard {
 }
 
 /// Suspends on Ctrl-Z like a shell job: the terminal is restored, the process stops, and `fg`
-/// takes the terminal again.
-pub struct TtyHost;
+/// takes the terminal again; says an operation's outcome as the terminal takes it.
+pub struct TtyHost {
+    notifier: Notifier,
+}
+
+impl TtyHost {
+    /// A host whose notifications suit this terminal (see [`Notifier::from_env`]).
+    pub fn new() -> TtyHost {
+        TtyHost {
+            notifier: Notifier::from_env(|k| std::env::var(k).ok()),
+        }
+    }
+}
+
+impl Default for TtyHost {
+    fn default() -> Self {
+        TtyHost::new()
+    }
+}
 
 impl Host for TtyHost {
+    fn notify(&mut self, title: &str, body: &str) -> anyhow::Result<()> {
+        self.notifier.say(title, body)?;
+        Ok(())
+    }
+
     fn suspend(&mut self) -> anyhow::Result<()> {
         restore();
         // SAFETY: raise(3) has no memory-safety preconditions; SIGTSTP stops the process until

@@ -29,3 +29,22 @@ pub enum LiveMode {
     #[default]
     Unsupported,
 }
+
+/// What an operation came to that a person waiting in another tab wants to hear of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Completed,
+    /// Failed, or paused by a failed machine.
+    Failed,
+    /// A CA rotation waits for the operator to fetch the new credentials.
+    AwaitsCredentials,
+}
+
+/// The outcome last seen of each operation shown (by uid: one replaced under its name is
+/// another), so each change is said once and the first state seen never.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Notifications {
+    /// Say them (`--no-notify` turns it off; off in tests that do not ask for it).
+    pub on: bool,
+    pub seen: std::collections::HashMap<String, Option<Outcome>>,
+}

@@ -9,7 +9,7 @@ mod dialog;
 mod live;
 
 pub use dialog::*;
-pub use live::{Live, LiveMode};
+pub use live::{Live, LiveMode, Notifications, Outcome};
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -393,6 +393,8 @@ pub struct State {
     pub conn: Conn,
     /// Whether the data is pushed, and what the dashboard subscribed to.
     pub live: Live,
+    /// The outcomes said with the bell, and whether to say them.
+    pub notifications: Notifications,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
     /// When the visible screen polls next; `None`: no poll.
@@ -430,6 +432,7 @@ impl State {
             permissions: BTreeMap::new(),
             conn: Conn::Ok,
             live: Live::default(),
+            notifications: Notifications::default(),
             last_ok: None,
             next_poll: None,
             seq: 0,

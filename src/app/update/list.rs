@@ -129,12 +129,14 @@ pub(super) fn on_page(
         schedule_poll(state);
         return more_after_a_poll(state);
     }
+    let mut effects = Vec::new();
     if !page.unchanged {
+        effects.extend(super::notify::look(state, &page.operations));
         replace(state, page);
     }
     refilter(state);
     schedule_poll(state);
-    let mut effects = ask_permissions(state, shown_namespaces(state));
+    effects.extend(ask_permissions(state, shown_namespaces(state)));
     effects.extend(more_after_a_poll(state));
     effects
 }

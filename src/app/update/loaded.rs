@@ -78,7 +78,13 @@ pub(super) fn on_operation(
         Err(e) => d.op.error = Some(e),
     }
     schedule_poll(state);
-    Vec::new()
+    let shown: Vec<Operation> = state
+        .detail
+        .as_ref()
+        .and_then(|d| d.op.data.clone())
+        .into_iter()
+        .collect();
+    super::notify::look(state, &shown)
 }
 
 /// A write was answered.

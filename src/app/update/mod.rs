@@ -7,6 +7,7 @@ mod list;
 mod live;
 mod loaded;
 mod nav;
+mod notify;
 mod reading;
 
 use keys::permitted;
