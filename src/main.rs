@@ -18,6 +18,9 @@ fn main() -> std::process::ExitCode {
     // idle poll wakes no second one. Serving (serve, demo-cluster, --demo's embedded cluster
     // and its ichor-ui) takes every core.
     let dashboard_alone = !cli.serves();
+    if matches!(cli.command, Some(Command::Serve(_))) {
+        ichor_server::memory::limit_arenas();
+    }
     let mut builder = match dashboard_alone {
         true => tokio::runtime::Builder::new_current_thread(),
         false => tokio::runtime::Builder::new_multi_thread(),

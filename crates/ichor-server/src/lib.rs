@@ -15,6 +15,7 @@ pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod listen;
 pub(crate) mod malformed;
+pub mod memory;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
@@ -295,6 +296,7 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
     let local = listener
         .local_addr()
         .context("reading the listen address")?;
+    memory::trim_periodically();
     let metrics = metrics::Metrics::new();
     let scraped = match opts.metrics {
         Some(at) => Some(metrics::bind(at).await?),
