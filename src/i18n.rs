@@ -57,6 +57,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ),
             ("errors.ftl", include_str!("../locales/en/errors.ftl")),
             ("start.ftl", include_str!("../locales/en/start.ftl")),
+            ("cli.ftl", include_str!("../locales/en/cli.ftl")),
         ],
         Lang::Ja => &[
             ("common.ftl", include_str!("../locales/ja/common.ftl")),
@@ -66,6 +67,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ),
             ("errors.ftl", include_str!("../locales/ja/errors.ftl")),
             ("start.ftl", include_str!("../locales/ja/start.ftl")),
+            ("cli.ftl", include_str!("../locales/ja/cli.ftl")),
         ],
     }
 }
@@ -141,7 +143,7 @@ impl Texts {
     }
 
     /// The message `id` with string arguments.
-    pub(crate) fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
+    pub fn tr(&self, id: &str, args: &[(&str, &str)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));
@@ -150,7 +152,7 @@ impl Texts {
     }
 
     /// The message `id` with arguments that may be numbers (plural rules).
-    pub(crate) fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
+    pub fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, v.clone());
