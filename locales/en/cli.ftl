@@ -12,3 +12,4 @@ cli-exit-failed = { $name } stopped on a failure: exit code 3.
 cli-machine-line = { $machine }: { $phase }
 cli-paused-by = paused by { $user }
 cli-no-machines = No machine steps.
+cli-plan-changed = Run the command again to see the new plan.

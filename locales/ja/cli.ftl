@@ -12,3 +12,4 @@ cli-exit-failed = { $name } は失敗で停止しました。終了コードは 
 cli-machine-line = { $machine }：{ $phase }
 cli-paused-by = { $user } が一時停止
 cli-no-machines = マシンのステップはありません。
+cli-plan-changed = 新しい計画を見るには、コマンドをもう一度実行してください。

@@ -106,6 +106,12 @@ pub(super) async fn run(
                 None => return Exit::Refused,
             }
         }
+        Err(e) if e.reason == Some(Reason::PlanChanged) => {
+            io.fail(&e);
+            let line = io.texts.t("cli-plan-changed");
+            io.warn(&line);
+            return Exit::Refused;
+        }
         Err(e) => return io.fail(&e),
     };
     said_started(io, &created);
