@@ -6,8 +6,7 @@
 //! the API can be "killed" and brought back on the same address while the cluster keeps its
 //! state.
 
-#[path = "common/pty.rs"]
-mod pty;
+use crate::pty_harness as pty;
 
 use pty::{Spawn, keys};
 use std::io::{BufRead, BufReader, Write};
