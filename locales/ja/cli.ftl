@@ -1,7 +1,7 @@
 # コマンドライン（ichor-tui operation|upgrade|cni|cluster）：確認、追跡の行、終了時の文言。
 cli-needs-yes = { $command } は書き込む前に確認しますが、標準入力が端末ではありません。何も書き込んでいません。確認なしで実行するには --yes を付けてください。
 cli-yes-no = [y/N]
-cli-ask-start = クラスター { $cluster } で{ $kind }を開始しますか？
+cli-ask-start = クラスター { $cluster } で「{ $kind }」を開始しますか？
 cli-declined = 何も書き込んでいません。
 cli-name-mismatch = 「{ $typed }」は { $name } ではありません。何も書き込んでいません。
 cli-plan-title = 計画：{ $kind } · クラスター { $cluster }
