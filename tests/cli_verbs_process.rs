@@ -282,3 +282,52 @@ fn follow_in_a_pipeline_exits_0_when_it_completes_over_serve_too() {
     assert_eq!(code, 0);
     assert!(out.contains("Completed"), "{out}");
 }
+
+/// The first line on stderr that contains `want`, within 30 s; the process is then killed.
+fn stderr_line(args: &[&str], want: &str) -> String {
+    use std::io::BufRead as _;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("LANG", "en_US.UTF-8")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let want = want.to_string();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            if line.contains(&want) {
+                let _ = tx.send(line);
+                return;
+            }
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(30));
+    let _ = child.kill();
+    let _ = child.wait();
+    line.expect("the line on stderr")
+}
+
+#[test]
+fn an_unreachable_server_is_retried_with_the_dashboards_words() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("log").display().to_string();
+    // Nothing listens on port 1: connection refused, retried (for 10 minutes) and said so.
+    let args = [
+        "op",
+        "list",
+        "--server",
+        "http://127.0.0.1:1",
+        "--log-file",
+        &log,
+    ];
+    let line = stderr_line(&args, "retrying");
+    assert!(line.starts_with("API unreachable, retrying in "), "{line}");
+    let mut ja = args.to_vec();
+    ja.extend(["--lang", "ja"]);
+    let line = stderr_line(&ja, "再試行");
+    assert!(line.starts_with("API に接続できません。"), "{line}");
+}

@@ -5,6 +5,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use ichor_model::OperationKind;
 use std::path::PathBuf;
 
+/// What every command's help ends with.
+pub const EXIT_CODES: &str = "Exit codes: 0 done; 1 refused (by the service, by you at the question, or an error); 2 usage (a wrong flag, or a write without a terminal and without --yes); 3 the operation failed (--follow, get --watch: it failed, or a failed machine paused it).";
+
 /// How to reach the service and speak: the dashboard's own flags, given after the command.
 #[derive(Debug, Args, Clone, Default)]
 pub struct Reach {
@@ -77,6 +80,7 @@ pub struct Confirm {
 
 /// `ichor-tui upgrade talos|kubernetes|ichor VERSION`.
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct UpgradeArgs {
     /// What to upgrade.
     pub what: Upgradable,
@@ -98,6 +102,7 @@ pub enum Upgradable {
 
 /// `ichor-tui cni kube-proxy replaced|enabled`.
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct CniArgs {
     /// Only kube-proxy is switched.
     pub what: CniPart,
@@ -139,6 +144,7 @@ pub struct StartFlags {
 
 /// `ichor-tui cluster shutdown|rotate-ca NAME`.
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct ClusterArgs {
     #[command(subcommand)]
     pub command: ClusterCommand,
@@ -168,6 +174,7 @@ pub struct ClusterStart {
 
 /// `ichor-tui operation list|get|pause|resume|delete` (alias `op`).
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
 pub struct OperationArgs {
     #[command(subcommand)]
     pub command: OperationCommand,
@@ -382,6 +389,123 @@ impl OperationArgs {
             OperationCommand::Pause(a) => write(WriteKind::Pause, a),
             OperationCommand::Resume(a) => write(WriteKind::Resume, a),
             OperationCommand::Delete(a) => write(WriteKind::Delete, a),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, verbs::verb_of};
+    use clap::Parser as _;
+
+    fn verb(args: &[&str]) -> Verb {
+        let cli =
+            Cli::try_parse_from(std::iter::once("ichor-tui").chain(args.iter().copied())).unwrap();
+        verb_of(&cli).unwrap().0
+    }
+
+    #[test]
+    fn the_version_is_taken_with_or_without_its_v() {
+        assert_eq!(with_v("1.10.0"), "v1.10.0");
+        assert_eq!(with_v("v1.10.0"), "v1.10.0");
+        assert_eq!(with_v("V1.10.0-beta.1"), "v1.10.0-beta.1");
+        let Verb::Start {
+            target,
+            kind,
+            cluster,
+            ..
+        } = verb(&["upgrade", "talos", "1.10.0"])
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (kind, target.as_deref(), cluster),
+            (OperationKind::Talos, Some("v1.10.0"), None)
+        );
+    }
+
+    #[test]
+    fn every_command_and_its_spelling() {
+        assert_eq!(
+            verb(&["op", "list", "-A", "-o", "json"]),
+            Verb::List {
+                all_namespaces: true,
+                output: Output::Json
+            }
+        );
+        assert_eq!(
+            verb(&["operation", "get", "x", "--watch"]),
+            Verb::Get {
+                name: "x".into(),
+                output: Output::Table,
+                watch: true
+            }
+        );
+        assert_eq!(
+            verb(&["op", "resume", "x", "-y"]),
+            Verb::Write {
+                kind: WriteKind::Resume,
+                name: "x".into(),
+                yes: true
+            }
+        );
+        let v = verb(&[
+            "cni",
+            "kube-proxy",
+            "replaced",
+            "--cluster",
+            "c1",
+            "--max-unavailable",
+            "2",
+            "--follow",
+        ]);
+        assert_eq!(
+            v,
+            Verb::Start {
+                kind: OperationKind::Cni,
+                cluster: Some("c1".into()),
+                target: Some("replaced".into()),
+                max_unavailable: Some(2),
+                yes: false,
+                follow: true
+            }
+        );
+        let v = verb(&["cluster", "rotate-ca", "prod", "--yes"]);
+        assert!(matches!(
+            v,
+            Verb::Start {
+                kind: OperationKind::CaRotation,
+                yes: true,
+                ..
+            }
+        ));
+        assert!(v.writes() && !v.asks());
+        // The reach flags after the command, at any depth.
+        let cli = Cli::try_parse_from([
+            "ichor-tui",
+            "op",
+            "-n",
+            "prod",
+            "list",
+            "--server",
+            "http://x",
+        ])
+        .unwrap();
+        let (_, reach) = verb_of(&cli).unwrap();
+        assert_eq!(
+            (reach.namespace.as_deref(), reach.server.as_deref()),
+            (Some("prod"), Some("http://x"))
+        );
+        for bad in [
+            &["upgrade", "nothing", "1.0.0"][..],
+            &["cni", "kube-proxy", "off"],
+            &["op", "get"],
+            &["upgrade", "talos", "1.0.0", "--max-unavailable", "0"],
+        ] {
+            let e = Cli::try_parse_from(std::iter::once("ichor-tui").chain(bad.iter().copied()))
+                .unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
         }
     }
 }
