@@ -321,3 +321,60 @@ async fn japanese_text() {
     );
     assert!(api.write_log().is_empty());
 }
+
+/// A start whose answer is lost is found by its request id, or said not to have happened, or
+/// (the create late) looked for until it can no longer land; never sent twice.
+async fn a_start_whose_answer_is_lost_is_found_or_said_not_done(path: Path) {
+    use ichor_demo::apiserver::{Fault, FaultRule};
+    for fault in [
+        Fault::ResetAfterApply,
+        Fault::Reset,
+        Fault::Unavailable,
+        Fault::Delay(Duration::from_millis(2500)),
+    ] {
+        let case = format!("{path:?} {fault:?}");
+        let api = world();
+        let c = dashboard_client(path, &api, User::Admin, Duration::from_millis(1000)).await;
+        api.fail_when(FaultRule::on("create", "talosoperations"), fault.clone());
+        let verb = start(OperationKind::Talos, "c1", Some("v1.9.3"), true);
+        let r = tokio::time::timeout(
+            Duration::from_secs(120),
+            ran(c.as_ref(), verb, None, Lang::En),
+        )
+        .await
+        .expect("the start is settled");
+        tokio::time::sleep(Duration::from_millis(3000)).await;
+        let created = crate::common::operations_created(&api);
+        let ops = c.list_operations(Some("default")).await.unwrap().len();
+        assert!(created <= 1, "{case}: sent once");
+        match r.exit {
+            Exit::Done => {
+                assert_eq!(ops, 1, "{case}");
+                assert!(r.out.contains("Started c1-talos-"), "{case}: {}", r.out);
+            }
+            Exit::Refused => {
+                assert_eq!(ops, 0, "{case}: {}", r.err);
+                let half = "was written on TalosCluster c1, but creating the operation failed";
+                assert!(
+                    r.err.contains("did not happen") || r.err.contains(half),
+                    "{case}: {}",
+                    r.err
+                );
+            }
+            other => panic!("{case}: {other:?} {}", r.err),
+        }
+        if matches!(fault, Fault::ResetAfterApply) {
+            assert_eq!(r.exit, Exit::Done, "{case}: found by its request id");
+        }
+        if matches!(fault, Fault::Reset | Fault::Unavailable) {
+            assert_eq!(r.exit, Exit::Refused, "{case}");
+            // Run again, as the words say (the fault met one request): it starts now.
+            let verb = start(OperationKind::Talos, "c1", Some("v1.9.3"), true);
+            let r = ran(c.as_ref(), verb, None, Lang::En).await;
+            assert_eq!(r.exit, Exit::Done, "{case}: {}", r.err);
+            assert_eq!(crate::common::operations_created(&api), 1, "{case}");
+        }
+    }
+}
+
+crate::matrix!(paths: [InProcess => in_process_faults, Grpc => grpc_faults]; [a_start_whose_answer_is_lost_is_found_or_said_not_done]);
