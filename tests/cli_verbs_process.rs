@@ -331,3 +331,88 @@ fn an_unreachable_server_is_retried_with_the_dashboards_words() {
     let line = stderr_line(&ja, "再試行");
     assert!(line.starts_with("API に接続できません。"), "{line}");
 }
+
+/// A proxy in front of `target` whose every answer names server version 9.0.0.
+async fn skewed(target: std::net::SocketAddr) -> std::net::SocketAddr {
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let client: Client<_, hyper::body::Incoming> =
+        Client::builder(TokioExecutor::new()).build_http();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let client = client.clone();
+            let svc =
+                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let client = client.clone();
+                    async move {
+                        let (mut parts, body) = req.into_parts();
+                        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+                        parts.uri = format!("http://{target}{path}").parse().unwrap();
+                        parts.version = http::Version::HTTP_11;
+                        let mut resp = client
+                            .request(http::Request::from_parts(parts, body))
+                            .await?;
+                        resp.headers_mut()
+                            .insert("ichor-version", http::HeaderValue::from_static("9.0.0"));
+                        Ok::<_, hyper_util::client::legacy::Error>(resp)
+                    }
+                });
+            tokio::spawn(async move {
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_server_too_far_from_this_version_gets_no_write_with_yes_too() {
+    let c = Cluster::new();
+    let url = c.rt.block_on(async {
+        let running = server::start(&c.api, Default::default()).await;
+        let proxy = skewed(running.addr).await;
+        std::mem::forget(running);
+        format!("http://{proxy}")
+    });
+    let token = c.home.path().join("token");
+    std::fs::write(&token, ichor_demo::apiserver::auth::users::ADMIN_TOKEN).unwrap();
+    let token = token.display().to_string();
+    let remote = ["--server", url.as_str(), "--token-file", &token];
+    let with = |args: &[&'static str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(remote);
+        c.run(&all, false)
+    };
+    // The starts first, on a cluster where they would go ahead; then the writes to an operation.
+    let starts = [
+        &["upgrade", "talos", "1.9.3", "--cluster", "c1", "--yes"][..],
+        &["cluster", "shutdown", "c1", "--yes"],
+    ];
+    for (i, args) in starts
+        .into_iter()
+        .chain([
+            &["op", "pause", "run", "--yes"][..],
+            &["op", "delete", "run", "--yes"],
+        ])
+        .enumerate()
+    {
+        if i == 2 {
+            super::seed(&c.api, "run", "Running", None);
+            // Reads work.
+            let (code, out, err) = with(&["op", "list"]);
+            assert_eq!(code, 0, "{err}");
+            assert!(out.contains("run"), "{out}");
+        }
+        let (code, _, err) = with(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains("9.0.0"), "{args:?}: {err}");
+    }
+    assert!(c.written().is_empty(), "{:?}", c.written());
+}
