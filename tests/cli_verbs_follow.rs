@@ -194,6 +194,7 @@ async fn list_and_get_print_tables(path: Path) {
 }
 
 crate::matrix!(
+    every_kind_starts,
     follow_ends_0_on_completion_and_3_on_a_failure,
     watch_prints_changes_and_the_ca_stage,
     list_and_get_print_tables,
@@ -378,3 +379,42 @@ async fn a_start_whose_answer_is_lost_is_found_or_said_not_done(path: Path) {
 }
 
 crate::matrix!(paths: [InProcess => in_process_faults, Grpc => grpc_faults]; [a_start_whose_answer_is_lost_is_found_or_said_not_done]);
+
+/// Every kind starts with --yes on every path, with its max unavailable; the kube-proxy
+/// confirmation does not outlive the start.
+async fn every_kind_starts(path: Path) {
+    for (kind, target) in [
+        (OperationKind::Talos, Some("1.9.3")),
+        (OperationKind::Kubernetes, Some("v1.33.0")),
+        (OperationKind::Ichor, Some("0.15.0")),
+        (OperationKind::Cni, Some("replaced")),
+        (OperationKind::Shutdown, None),
+        (OperationKind::CaRotation, None),
+    ] {
+        let api = world();
+        let c = client(path, &api).await;
+        let mut verb = start(kind, "c1", target, true);
+        if let Verb::Start {
+            max_unavailable, ..
+        } = &mut verb
+        {
+            *max_unavailable = kind.takes_max_unavailable().then_some(2);
+        }
+        let r = ran(c.as_ref(), verb, None, Lang::En).await;
+        assert_eq!(r.exit, Exit::Done, "{path:?} {kind:?}: {}", r.err);
+        let ops = c.list_operations(Some("default")).await.unwrap();
+        assert_eq!(ops.len(), 1, "{path:?} {kind:?}");
+        assert_eq!(ops[0].kind, Some(kind));
+        if kind.takes_max_unavailable() {
+            assert_eq!(ops[0].max_unavailable, 2, "{kind:?}");
+        }
+        let cluster = api.object("talosclusters", "default", "c1").unwrap();
+        let annotations = cluster.pointer("/metadata/annotations").cloned();
+        assert!(
+            !annotations
+                .is_some_and(|a| a.get("ichor.maesh.dev/confirm-kube-proxy-switch").is_some()),
+            "{path:?} {kind:?}: the confirmation is taken back"
+        );
+    }
+}
+
