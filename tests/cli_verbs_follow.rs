@@ -336,7 +336,7 @@ async fn a_start_whose_answer_is_lost_is_found_or_said_not_done(path: Path) {
         let case = format!("{path:?} {fault:?}");
         let api = world();
         let c = dashboard_client(path, &api, User::Admin, Duration::from_millis(1000)).await;
-        api.fail_when(FaultRule::on("create", "talosoperations"), fault.clone());
+        api.fail_when(FaultRule::on("create", "talosoperations"), fault);
         let verb = start(OperationKind::Talos, "c1", Some("v1.9.3"), true);
         let r = tokio::time::timeout(
             Duration::from_secs(120),
@@ -411,10 +411,9 @@ async fn every_kind_starts(path: Path) {
         let cluster = api.object("talosclusters", "default", "c1").unwrap();
         let annotations = cluster.pointer("/metadata/annotations").cloned();
         assert!(
-            !annotations
-                .is_some_and(|a| a.get("ichor.maesh.dev/confirm-kube-proxy-switch").is_some()),
+            annotations
+                .is_none_or(|a| a.get("ichor.maesh.dev/confirm-kube-proxy-switch").is_none()),
             "{path:?} {kind:?}: the confirmation is taken back"
         );
     }
 }
-
