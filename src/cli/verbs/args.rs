@@ -312,11 +312,8 @@ impl Verb {
 /// A version as the service takes it: with its leading v.
 pub fn with_v(version: &str) -> String {
     let v = version.trim();
-    if v.starts_with('v') || v.starts_with('V') {
-        format!("v{}", &v[1..])
-    } else {
-        format!("v{v}")
-    }
+    let bare = v.strip_prefix(['v', 'V']).unwrap_or(v);
+    format!("v{bare}")
 }
 
 impl UpgradeArgs {

@@ -86,7 +86,8 @@ pub(crate) fn table(rows: &[Vec<String>]) -> Vec<String> {
             for (c, cell) in r.iter().enumerate() {
                 line.push_str(cell);
                 if c + 1 < r.len() {
-                    line.push_str(&" ".repeat(widths[c] - width(cell) + 3));
+                    let w = widths.get(c).copied().unwrap_or(0);
+                    line.push_str(&" ".repeat(w.saturating_sub(width(cell)) + 3));
                 }
             }
             line
