@@ -3,7 +3,7 @@
 //! and the exit codes a pipeline sees (0 done, 1 refused, 2 usage, 3 the operation failed),
 //! against the embedded API served over HTTP (in-process, with a kubeconfig) and `serve`.
 
-use crate::pty_harness as pty;
+use crate::common::pty;
 
 use crate::common::{names, server};
 use ichor_demo::apiserver::EmbeddedApi;

@@ -1,7 +1,7 @@
 //! Both locales have the same message ids with the same variables, every id the code uses
 //! exists in both, and every message of both renders whole with its variables filled.
 
-use crate::fluent_vars as fluent;
+use crate::common::fluent;
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;

@@ -6,10 +6,6 @@
 #[macro_use]
 mod common;
 
-/// The pty harness, once for every module that drives the binary in a terminal.
-#[path = "common/pty.rs"]
-mod pty_harness;
-
 #[path = "cli.rs"]
 mod cli;
 #[path = "cli_verbs.rs"]

@@ -1,7 +1,7 @@
 //! End to end in a pseudo-terminal: the real binary on the demo cluster, driven by keys and
 //! read from a vt100 screen as a person would, then the terminal checked to be given back.
 
-use crate::pty_harness as pty;
+use crate::common::pty;
 
 use pty::{Pty, Spawn, keys};
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! the API can be "killed" and brought back on the same address while the cluster keeps its
 //! state.
 
-use crate::pty_harness as pty;
+use crate::common::pty;
 
 use pty::{Spawn, keys};
 use std::io::{BufRead, BufReader, Write};

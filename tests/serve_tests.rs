@@ -16,6 +16,8 @@ mod grpc;
 mod hostile;
 #[path = "interop.rs"]
 mod interop;
+#[path = "kube_contract.rs"]
+mod kube_contract;
 #[path = "kubectl.rs"]
 mod kubectl;
 #[path = "portforward.rs"]

@@ -459,7 +459,7 @@ async fn the_resource_is_read_as_yaml_as_the_caller(path: Path) {
     assert!(yaml.contains("  phase: Paused\n"), "{yaml}");
     assert!(!yaml.contains("managedFields"), "{yaml}");
     assert!(
-        yaml.contains(r#"failureReason: "machine c1-w-a failed: \u001b[2Jgone\nkind: Evil""#),
+        yaml.contains(r#"failureReason: "machine c1-w-a failed: \e[2Jgone\nkind: Evil""#),
         "hostile text stays inside its quotes, escaped: {yaml}"
     );
     assert!(!yaml.contains('\u{1b}'), "{yaml}");

@@ -14,8 +14,14 @@ mod controller;
 mod embedded_api;
 #[path = "events.rs"]
 mod events;
+#[path = "expired_pages.rs"]
+mod expired_pages;
+#[path = "finalizer_delete.rs"]
+mod finalizer_delete;
 #[path = "list.rs"]
 mod list;
+#[path = "push.rs"]
+mod push;
 #[path = "robustness.rs"]
 mod robustness;
 #[path = "service.rs"]

@@ -3,7 +3,7 @@
 //! line starts with closing punctuation, a small kana or `ー`, none ends with an opening
 //! bracket), one half-width space between Japanese and Latin text, and one term for each thing.
 
-use crate::fluent_vars as fluent;
+use crate::common::fluent;
 
 use fluent_bundle::{FluentArgs, FluentValue};
 use fluent_syntax::ast;

@@ -6,10 +6,6 @@
 #[macro_use]
 mod common;
 
-/// The Fluent helpers, once for the locale and typography modules.
-#[path = "common/fluent.rs"]
-mod fluent_vars;
-
 #[path = "events_screen.rs"]
 mod events_screen;
 #[path = "list_screen.rs"]

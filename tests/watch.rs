@@ -608,7 +608,21 @@ async fn a_table_watch_sends_one_row_per_event_and_the_columns_once() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(cols, ["Name", "Cluster", "Kind", "Phase", "Paused", "Age"]);
+    // Every column, the -o wide ones (priority 1) too: kubectl leaves those out itself.
+    assert_eq!(
+        cols,
+        [
+            "Name",
+            "Cluster",
+            "Kind",
+            "Phase",
+            "Paused",
+            "Age",
+            "Max-Unavailable",
+            "Started",
+            "Failure"
+        ]
+    );
     let row = &first["object"]["rows"][0];
     assert_eq!(row["cells"][0], "a");
     assert_eq!(row["object"]["kind"], "PartialObjectMetadata");

@@ -5,8 +5,7 @@
 //! (Every screen the other snapshot tests draw is also checked in wide mode: `common::snap`.)
 
 use crate::common;
-#[path = "common/pty.rs"]
-mod pty;
+use crate::common::pty;
 
 use common::dialog::{on_clusters, review, select};
 use common::fixtures::{self, page};

@@ -75,6 +75,7 @@ pub fn operations(n: usize) -> Vec<Operation> {
                 unreadable: None,
                 resource_version: String::new(),
                 summary: None,
+                deleting: None,
             }
         })
         .collect()

@@ -147,6 +147,28 @@ pub enum Action {
     Retry(RetryEvent),
     /// The server named its version (or answered without one).
     ServerVersion(ichor_model::ServerVersion),
+    /// An update of subscription `sub` (WatchOperations): the page, the followed operation, or
+    /// a heartbeat.
+    Pushed {
+        sub: u64,
+        update: Box<ichor_model::WatchUpdate>,
+    },
+    /// What became of subscription `sub`.
+    Live {
+        sub: u64,
+        event: LiveEvent,
+    },
+}
+
+/// What became of a subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveEvent {
+    /// Its first update arrived: the data is pushed.
+    On,
+    /// It broke or could not be opened; the runtime subscribes again by itself.
+    Off(ApiError),
+    /// The backend does not push (an older server).
+    Unsupported,
 }
 
 /// Work for the workers. `update` returns these; it never performs I/O itself.
@@ -213,6 +235,12 @@ pub enum Effect {
         namespace: String,
         request_id: String,
     },
+    /// Subscribe to what the dashboard holds (one stream per dashboard: this one replaces any
+    /// earlier one). The runtime keeps it open, and opens it again when it breaks.
+    Watch {
+        sub: u64,
+        request: ichor_model::WatchRequest,
+    },
     /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
     Suspend,
     Quit,
@@ -233,6 +261,7 @@ impl Effect {
             Effect::Write { .. } => "writing to the operation",
             Effect::Permissions { .. } => "asking what you may do",
             Effect::FindStart { .. } => "looking for a start's operation",
+            Effect::Watch { .. } => "following the operations",
             Effect::Suspend => "suspending",
             Effect::Quit => "quitting",
         }

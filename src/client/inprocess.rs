@@ -89,6 +89,27 @@ impl OperationClient for InProcessClient {
             .map_err(|e| self.explain(e))
     }
 
+    fn pushes(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// Pushed from the watch this client keeps (with the person's own credentials); without
+    /// one, Unimplemented, and the dashboard polls.
+    async fn watch_operations(
+        &self,
+        req: &ichor_model::WatchRequest,
+    ) -> Result<ichor_model::Updates, ApiError> {
+        let Some(store) = self.store.clone() else {
+            return Err(ApiError::new(
+                Code::Unimplemented,
+                "no watch is kept for this client",
+            ));
+        };
+        self.service
+            .watch_operations(self.caller.clone(), store, req.clone())
+            .map_err(|e| self.explain(e))
+    }
+
     async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
         self.service
             .get_operation(&self.caller, namespace, name)

@@ -490,6 +490,19 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         .await
     }
 
+    fn pushes(&self) -> bool {
+        self.inner.pushes()
+    }
+
+    /// Not retried here: a stream that cannot be opened or breaks makes the dashboard poll,
+    /// and it subscribes again by itself.
+    async fn watch_operations(
+        &self,
+        req: &ichor_model::WatchRequest,
+    ) -> Result<ichor_model::Updates, ApiError> {
+        self.inner.watch_operations(req).await
+    }
+
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         if self.read_only {
             return Ok(Permissions::default());

@@ -3,6 +3,7 @@
 //! drawn only when it differs from the last one, and the loop wakes only for polls and for a
 //! clock whose display changes.
 
+mod live;
 mod panics;
 mod perform;
 #[path = "../terminal/mod.rs"]
@@ -25,6 +26,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::Arc;
 use tokio::sync::mpsc;
+
+/// The shortest time between two frames: a burst of updates (a relist of 10,000 operations)
+/// is drawn once.
+const FRAME_INTERVAL: std::time::Duration = std::time::Duration::from_millis(16);
 
 /// Wall-clock time that follows tokio's clock (so tests on a paused clock see time move).
 #[derive(Clone, Copy, Debug)]
@@ -113,12 +118,21 @@ impl Runtime {
     /// Actions; returns the effects the loop itself handles (suspend, quit). A write once sent
     /// runs to its end on its worker, as in `serve`: abandoning it stops the waiting (the app
     /// drops its answer), never the write, so nothing it began is left half done.
-    fn run_effects(&self, effects: Vec<Effect>, tx: &mpsc::UnboundedSender<Action>) -> Vec<Effect> {
+    fn run_effects(
+        &self,
+        effects: Vec<Effect>,
+        tx: &mpsc::UnboundedSender<Action>,
+        live: &mut live::Subscription,
+    ) -> Vec<Effect> {
         let mut local = Vec::new();
         for e in effects {
-            match &e {
+            match e {
                 Effect::Suspend | Effect::Quit => {
                     local.push(e);
+                    continue;
+                }
+                Effect::Watch { sub, request } => {
+                    live.replace(self.client.clone(), sub, request, tx.clone());
                     continue;
                 }
                 _ => {}
@@ -154,33 +168,36 @@ impl Runtime {
         let size = terminal.size()?;
         self.state.size = (size.width, size.height);
         self.state.now = self.clock.now();
+        if self.client.pushes() {
+            self.state.live.mode = ichor_app::state::LiveMode::Waiting;
+        }
         let first = start(&mut self.state);
         panics::report_to(tx.clone());
-        self.run_effects(first, &tx);
+        let mut live = live::Subscription::default();
+        self.run_effects(first, &tx, &mut live);
         let mut last: Option<Buffer> = None;
         let mut drawn: Option<Drawn> = None;
+        let mut drawn_at: Option<tokio::time::Instant> = None;
         let mut input_open = true;
         loop {
             if self.needs_frame(drawn, last.is_none()) {
+                if self
+                    .wait_for_frame(drawn_at, &mut rx, terminal, host, &tx, &mut live)
+                    .await?
+                {
+                    last = None;
+                }
                 stats.renders += 1;
                 if self.draw_if_changed(terminal, &mut last)? {
                     stats.draws += 1;
+                    drawn_at = Some(tokio::time::Instant::now());
                 }
                 drawn = Some(self.drawn());
             }
             if self.state.quit || !input_open {
                 break;
             }
-            let settling = self.state.settling.as_ref().map(|s| s.next_check);
-            let wake = [
-                self.state.next_poll,
-                ichor_views::next_clock_change(&self.state),
-                settling,
-            ]
-            .into_iter()
-            .flatten()
-            .min()
-            .map(|t| self.clock.instant_at(t));
+            let wake = self.wake_at();
             let mut actions = Vec::new();
             tokio::select! {
                 Some(a) = rx.recv() => actions.push(a),
@@ -199,7 +216,7 @@ impl Runtime {
                 actions.push(a);
             }
             for a in actions {
-                if self.apply(a, terminal, host, &tx)? {
+                if self.apply(a, terminal, host, &tx, &mut live)? {
                     last = None;
                 }
             }
@@ -210,6 +227,48 @@ impl Runtime {
             }
         }
         Ok(stats)
+    }
+
+    /// At most one frame per [`FRAME_INTERVAL`]: waits out the interval since the last draw,
+    /// applying what arrives meanwhile, so it joins this frame. Says whether the screen must be
+    /// repainted whole.
+    async fn wait_for_frame<B>(
+        &mut self,
+        drawn_at: Option<tokio::time::Instant>,
+        rx: &mut mpsc::UnboundedReceiver<Action>,
+        terminal: &mut Terminal<B>,
+        host: &mut dyn Host,
+        tx: &mpsc::UnboundedSender<Action>,
+        live: &mut live::Subscription,
+    ) -> anyhow::Result<bool>
+    where
+        B: Backend,
+        B::Error: Send + Sync + 'static,
+    {
+        let Some(at) = drawn_at.filter(|at| at.elapsed() < FRAME_INTERVAL) else {
+            return Ok(false);
+        };
+        tokio::time::sleep_until(at + FRAME_INTERVAL).await;
+        let mut repaint = false;
+        while let Ok(a) = rx.try_recv() {
+            repaint |= self.apply(a, terminal, host, tx, live)?;
+        }
+        Ok(repaint)
+    }
+
+    /// When the loop wakes by itself: the next poll, the next change of the clock's words on
+    /// screen, the next look for a settling start; `None`: only for input and answers.
+    fn wake_at(&self) -> Option<tokio::time::Instant> {
+        let settling = self.state.settling.as_ref().map(|s| s.next_check);
+        [
+            self.state.next_poll,
+            ichor_views::next_clock_change(&self.state),
+            settling,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|t| self.clock.instant_at(t))
     }
 
     /// What a frame drawn now is drawn from.
@@ -275,6 +334,7 @@ impl Runtime {
         terminal: &mut Terminal<B>,
         host: &mut dyn Host,
         tx: &mpsc::UnboundedSender<Action>,
+        live: &mut live::Subscription,
     ) -> anyhow::Result<bool>
     where
         B: Backend,
@@ -287,7 +347,7 @@ impl Runtime {
         }
         self.state.now = self.clock.now();
         let effects = update(&mut self.state, a);
-        for e in self.run_effects(effects, tx) {
+        for e in self.run_effects(effects, tx, live) {
             match e {
                 Effect::Suspend => {
                     host.suspend()?;

@@ -56,7 +56,8 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             let result = client.find_start(&namespace, &request_id).await;
             Action::StartFound { request_id, result }
         }
-        Effect::Suspend | Effect::Quit => return None,
+        // The runtime keeps the subscription itself (see `live`).
+        Effect::Watch { .. } | Effect::Suspend | Effect::Quit => return None,
     })
 }
 

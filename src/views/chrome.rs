@@ -38,6 +38,8 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
     // data on screen arrived instead.
     let fresh = match state.last_ok {
         Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        // Pushed: the data is the latest there is, whatever its age.
+        Some(_) if state.pushed() => t.t("status-live"),
         Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
         None => t.t("status-never-updated"),
     };
@@ -91,6 +93,9 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     }
     if state.stale() {
         badges.push(format!("[{}]", t.t("badge-stale")));
+    }
+    if state.live_off() {
+        badges.push(format!("[{}]", t.t("badge-live-off")));
     }
     let badge = badges.join(" ");
     let room = usize::from(area.width).saturating_sub(width(&badge) + 1);

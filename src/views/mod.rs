@@ -148,7 +148,10 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         // The countdown changes every second until the next attempt.
         times.push(now + jiff::SignedDuration::from_secs(1));
     }
-    if let Some(at) = state.last_ok.filter(|_| !state.load_failed()) {
+    if let Some(at) = state
+        .last_ok
+        .filter(|_| !state.load_failed() && !state.pushed())
+    {
         let d = now.duration_since(at).as_secs();
         times.push(if d < 60 {
             at + jiff::SignedDuration::from_secs(60)

@@ -28,6 +28,18 @@ pub(crate) fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> S
 /// The glyph, the word and the colour of an operation's state. A pause caused by a failure and a
 /// pause that was asked for but has not taken effect are told apart.
 pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
+    if let Some(finalizers) = &op.deleting {
+        // A delete that finalizers hold: neither gone nor an error.
+        let waiting: Vec<String> = finalizers.iter().map(|f| sanitize(f)).collect();
+        let word = match waiting.as_slice() {
+            [] => t.t("state-deleting"),
+            _ => t.tr(
+                "state-deleting-waiting",
+                &[("finalizers", &waiting.join(", "))],
+            ),
+        };
+        return (format!("… {word}"), theme.fg(Color::Yellow));
+    }
     let (glyph, id, color) = if op.paused_by_failure() {
         ("✗", "state-paused-failed", Color::Red)
     } else {

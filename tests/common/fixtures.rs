@@ -69,6 +69,7 @@ pub fn base(
         unreadable: None,
         resource_version: String::new(),
         summary: None,
+        deleting: None,
     }
 }
 

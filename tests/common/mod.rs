@@ -4,8 +4,10 @@
 pub mod dialog;
 pub mod driver;
 pub mod fixtures;
+pub mod fluent;
 pub mod paths;
 pub mod process;
+pub mod pty;
 pub mod server;
 pub mod snap;
 

@@ -19,6 +19,8 @@ pub const SETTLE_WINDOW: std::time::Duration = std::time::Duration::from_secs(4)
 pub struct Options {
     pub allow_anonymous: bool,
     pub tls: Option<TlsPem>,
+    /// How long the server trusts Kubernetes' answer that a caller may watch (default a minute).
+    pub recheck: Option<std::time::Duration>,
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
@@ -81,6 +83,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls,
         settle_window: SETTLE_WINDOW,
+        recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
     let task = tokio::spawn(serve(config, listener, async move {

@@ -4,7 +4,7 @@
 
 use crate::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationEvent,
-    OperationPage, OperationRequest, Permissions, Plan,
+    OperationPage, OperationRequest, Permissions, Plan, Updates, WatchRequest,
 };
 
 use crate::ServerVersion;
@@ -85,6 +85,19 @@ pub trait OperationClient: Send + Sync {
         Err(ApiError::new(
             Code::Unimplemented,
             "this backend does not list events",
+        ))
+    }
+    /// Whether [`OperationClient::watch_operations`] may push (a server may still answer
+    /// Unimplemented); `false`: the dashboard only polls.
+    fn pushes(&self) -> bool {
+        false
+    }
+    /// The page and the followed operation pushed as they change (WatchOperations). A backend
+    /// without it answers Unimplemented, and the dashboard polls.
+    async fn watch_operations(&self, _req: &WatchRequest) -> Result<Updates, ApiError> {
+        Err(ApiError::new(
+            Code::Unimplemented,
+            "this backend does not push updates",
         ))
     }
     /// What the caller may do in `namespace`.
@@ -190,6 +203,12 @@ impl<C: OperationClient + ?Sized> OperationClient for std::sync::Arc<C> {
         name: &str,
     ) -> Result<Vec<OperationEvent>, ApiError> {
         (**self).list_operation_events(namespace, name).await
+    }
+    fn pushes(&self) -> bool {
+        (**self).pushes()
+    }
+    async fn watch_operations(&self, req: &WatchRequest) -> Result<Updates, ApiError> {
+        (**self).watch_operations(req).await
     }
     async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
         (**self).list_clusters(namespace).await

@@ -11,6 +11,7 @@ mod list;
 mod progress;
 mod reach;
 mod version;
+mod watch;
 
 pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
@@ -23,6 +24,7 @@ pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 
 pub use version::{Version, check_jump};
+pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
 
 use jiff::Timestamp;
 use std::collections::BTreeMap;
@@ -206,6 +208,9 @@ pub struct Operation {
     pub resource_version: String,
     /// In a summary (a list row), the machines counted; `machines` is then empty.
     pub summary: Option<Progress>,
+    /// A delete was asked for (`metadata.deletionTimestamp`) and finalizers hold it: the
+    /// finalizers it waits for. `None`: not being deleted.
+    pub deleting: Option<Vec<String>>,
 }
 
 impl Operation {

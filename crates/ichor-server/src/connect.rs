@@ -24,7 +24,7 @@ use tonic::body::Body;
 
 /// How a Connect message is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Codec {
+pub(crate) enum Codec {
     Proto,
     Json,
 }
@@ -51,9 +51,9 @@ impl Codec {
 /// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
 #[derive(Clone)]
 pub(crate) struct ConnectLayer {
-    handlers: Handlers,
-    pool: DescriptorPool,
-    max_request: usize,
+    pub(crate) handlers: Handlers,
+    pub(crate) pool: DescriptorPool,
+    pub(crate) max_request: usize,
 }
 
 impl ConnectLayer {
@@ -175,6 +175,9 @@ async fn answer(
     layer: &ConnectLayer,
     req: http::Request<Body>,
 ) -> Result<http::Response<Body>, Infallible> {
+    if let Some(codec) = super::connect_stream::streaming_codec(req.headers()) {
+        return Ok(super::connect_stream::answer(layer, req, codec).await);
+    }
     let (parts, body) = req.into_parts();
     let (codec, request_encoding, response_encoding) = match accepted(&parts) {
         Ok(negotiated) => negotiated,
@@ -251,7 +254,7 @@ fn body_error(e: Box<dyn std::error::Error + Send + Sync>, max: usize) -> ApiErr
 }
 
 /// A request message from its body.
-fn decode<M: prost::Message + Default>(
+pub(crate) fn decode<M: prost::Message + Default>(
     pool: &DescriptorPool,
     name: &str,
     codec: Codec,
@@ -286,7 +289,7 @@ fn decode<M: prost::Message + Default>(
 }
 
 /// A response message as its body.
-fn encode<M: prost::Message>(
+pub(crate) fn encode<M: prost::Message>(
     pool: &DescriptorPool,
     name: &str,
     codec: Codec,

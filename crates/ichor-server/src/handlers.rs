@@ -3,11 +3,13 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
+use super::push::{Streams, WatchStream, rechecked};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
 use ichor_service::OperationService;
 use ichor_service::access::Caller;
+use ichor_service::shared::SharedReads;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -19,6 +21,9 @@ pub(crate) struct Handlers {
     read_only: bool,
     /// Turns to read the whole list from the API (see [`MAX_LISTS_IN_FLIGHT`]).
     lists: Arc<tokio::sync::Semaphore>,
+    /// The shared watches the summaries and the streams are read from.
+    reads: SharedReads,
+    streams: Streams,
 }
 
 /// ListOperations reads every operation in scope from the API to answer one page (of metadata
@@ -26,6 +31,9 @@ pub(crate) struct Handlers {
 /// their deadline. With 10,000 operations one such read holds megabytes while it runs, so the
 /// number at once, not the number of callers, bounds the memory lists take.
 pub(crate) const MAX_LISTS_IN_FLIGHT: usize = 8;
+
+/// How long a list waits for a new shared watch's first list before it reads the API itself.
+const FIRST_LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The namespace a list covers: one, or all with `all_namespaces`.
 fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
@@ -87,17 +95,39 @@ async fn detached<T: Send + 'static>(
 }
 
 impl Handlers {
+    /// A page of summaries from the shared watch of its namespace, for a caller Kubernetes says
+    /// may list and watch there; `None` (read from the API, as the caller) for a full view, a
+    /// caller it says no to, or while the watch is not following.
+    async fn summaries_from_watch(
+        &self,
+        caller: &Caller,
+        query: &ichor_model::ListQuery,
+    ) -> Result<Option<ichor_model::OperationPage>, ApiError> {
+        if query.view != ichor_model::View::Summary {
+            return Ok(None);
+        }
+        ichor_service::list::check(query)?;
+        let Ok(store) = self.reads.store(caller, query.namespace.as_deref()).await else {
+            return Ok(None);
+        };
+        store.settled(FIRST_LIST_WAIT).await;
+        store.page(query).transpose()
+    }
+
     /// `read_only`: every write is refused (`serve --read-only`).
     pub(crate) fn new(
         service: OperationService,
         auth: Arc<Authenticator>,
         read_only: bool,
+        recheck: std::time::Duration,
     ) -> Handlers {
         Handlers {
+            reads: SharedReads::new(service.clone(), recheck),
             service,
             auth,
             read_only,
             lists: Arc::new(tokio::sync::Semaphore::new(MAX_LISTS_IN_FLIGHT)),
+            streams: Streams::default(),
         }
     }
 
@@ -162,6 +192,9 @@ impl proto::operation_service_server::OperationService for Handlers {
     ) -> Result<Response<proto::ListOperationsResponse>, Status> {
         self.handle("ListOperations", request, |caller, r| async move {
             let query = wire::list_query_from_proto(r)?;
+            if let Some(page) = self.summaries_from_watch(&caller, &query).await? {
+                return Ok(wire::page_to_proto(&page));
+            }
             // Closed only when the server is: a turn always comes.
             let _turn = self
                 .lists
@@ -288,6 +321,23 @@ impl proto::operation_service_server::OperationService for Handlers {
             })
             .await?;
             Ok(proto::DeleteOperationResponse {})
+        })
+        .await
+    }
+
+    type WatchOperationsStream = WatchStream;
+
+    async fn watch_operations(
+        &self,
+        request: Request<proto::WatchOperationsRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        self.handle("WatchOperations", request, |caller, r| async move {
+            let req = wire::watch_request_from_proto(r)?;
+            let scope = req.list.namespace.clone();
+            let store = self.reads.store(&caller, scope.as_deref()).await?;
+            let place = self.streams.take(&caller)?;
+            let updates = self.service.watch_operations(caller.clone(), store, req)?;
+            Ok(rechecked(updates, self.reads.clone(), caller, scope, place))
         })
         .await
     }

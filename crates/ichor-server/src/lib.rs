@@ -7,6 +7,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod connect;
+pub(crate) mod connect_stream;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
@@ -17,6 +18,8 @@ pub(crate) mod malformed;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
+pub(crate) mod push;
+pub use push::MAX_STREAMS_PER_CALLER;
 pub(crate) mod reflection;
 pub mod wire;
 
@@ -87,6 +90,9 @@ pub struct ServerConfig {
     pub metrics: metrics::Metrics,
     /// Every start, pause, resume and delete is refused PERMISSION_DENIED (READ_ONLY).
     pub read_only: bool,
+    /// How long Kubernetes' answer that a caller may list and watch holds before it is asked
+    /// again (a subscription is cut off at the first no).
+    pub recheck: std::time::Duration,
 }
 
 impl ServerConfig {
@@ -99,6 +105,7 @@ impl ServerConfig {
             metrics: metrics::Metrics::new(),
             read_only: false,
             settle_window: APISERVER_REQUEST_TIMEOUT,
+            recheck: ichor_service::shared::RECHECK,
         }
     }
 }
@@ -155,7 +162,7 @@ fn stack(
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let handlers = Handlers::new(service, auth.clone(), config.read_only);
+    let handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());

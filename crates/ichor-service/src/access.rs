@@ -182,6 +182,9 @@ pub(crate) fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
                 (401, _) => (Code::Unauthenticated, Some(Reason::Unauthenticated)),
                 (409, "AlreadyExists") => (Code::AlreadyExists, None),
                 (409, _) => (Code::Aborted, Some(Reason::Conflict)),
+                // A continue token whose snapshot is compacted: the list moved on, as a
+                // conflicting write's object did; read again from the start.
+                (410, _) => (Code::Aborted, Some(Reason::Conflict)),
                 (400 | 415 | 422, _) => (Code::InvalidArgument, Some(Reason::Invalid)),
                 (413, _) => (Code::ResourceExhausted, Some(Reason::Invalid)),
                 // The API server's own request timeout: the write may still complete.

@@ -70,6 +70,7 @@ pub(crate) fn unreadable_operation(u: &Unreadable) -> Operation {
         unreadable: Some(u.why.clone()),
         resource_version: meta.resource_version.clone().unwrap_or_default(),
         summary: None,
+        deleting: deleting(meta),
     }
 }
 
@@ -127,7 +128,15 @@ pub(crate) fn operation(op: &TalosOperation) -> Operation {
         unreadable: None,
         resource_version: op.metadata.resource_version.clone().unwrap_or_default(),
         summary: None,
+        deleting: deleting(&op.metadata),
     }
+}
+
+/// What a delete held by finalizers waits for: `None` unless a delete was asked for.
+fn deleting(meta: &kube::api::ObjectMeta) -> Option<Vec<String>> {
+    meta.deletion_timestamp
+        .as_ref()
+        .map(|_| meta.finalizers.clone().unwrap_or_default())
 }
 
 /// The machines of `cluster` that could not be read (or whose cluster cannot be read), after

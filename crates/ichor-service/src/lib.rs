@@ -9,6 +9,8 @@ pub mod list;
 pub(crate) mod manifest;
 pub(crate) mod permissions;
 pub(crate) mod plan;
+mod push;
+pub mod shared;
 mod start;
 pub mod store;
 pub(crate) mod tolerant;

@@ -288,11 +288,21 @@ impl super::OperationService {
         // objects at a time, and keeps only what the order and the version are made of.
         let mut ops = Vec::new();
         let mut params = kube::api::ListParams::default().limit(METADATA_CHUNK);
+        let mut restarts = 0;
         loop {
-            let list = self
+            let answer = self
                 .access
                 .call("listing operations", api.list_metadata(&params))
-                .await?;
+                .await;
+            let with_token = params.continue_token.is_some();
+            let list = match answer {
+                Err(e) if super::tolerant::token_expired(&e, with_token, &mut restarts) => {
+                    ops.clear();
+                    params = kube::api::ListParams::default().limit(METADATA_CHUNK);
+                    continue;
+                }
+                other => other?,
+            };
             ops.extend(list.items.into_iter().map(|m| Operation {
                 namespace: m.metadata.namespace.unwrap_or_default(),
                 name: m.metadata.name.unwrap_or_default(),

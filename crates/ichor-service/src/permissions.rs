@@ -37,7 +37,22 @@ const DELETE_OPERATIONS: Question = q("delete", ICHOR, "talosoperations");
 const UPDATE_CLUSTERS: Question = q("update", ICHOR, "talosclusters");
 const UPDATE_INSTALLATIONS: Question = q("update", ICHOR, "ichorinstallations");
 
+const LIST_OPERATIONS: Question = q("list", ICHOR, "talosoperations");
+const WATCH_OPERATIONS: Question = q("watch", ICHOR, "talosoperations");
+
 impl OperationService {
+    /// Whether the caller may list and watch TalosOperations in `namespace` (`None`: in every
+    /// namespace): what reading them from a watch kept with another identity needs.
+    pub async fn may_list_and_watch(
+        &self,
+        caller: &Caller,
+        namespace: Option<&str>,
+    ) -> Result<bool, ApiError> {
+        let ns = namespace.unwrap_or("");
+        Ok(self.may(caller, ns, LIST_OPERATIONS).await?
+            && self.may(caller, ns, WATCH_OPERATIONS).await?)
+    }
+
     async fn may(
         &self,
         caller: &Caller,
@@ -48,7 +63,7 @@ impl OperationService {
         let review = SelfSubjectAccessReview {
             spec: SelfSubjectAccessReviewSpec {
                 resource_attributes: Some(ResourceAttributes {
-                    namespace: Some(namespace.to_string()),
+                    namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
                     verb: Some(question.verb.to_string()),
                     group: Some(question.group.to_string()),
                     resource: Some(question.resource.to_string()),

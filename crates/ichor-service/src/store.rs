@@ -29,6 +29,8 @@ struct Shared {
     /// The watch has failed since it started (forbidden, say): a first poll does not wait for
     /// it.
     failed: bool,
+    /// Why the watch last failed, until it delivers again.
+    failure: Option<String>,
     /// Counts the changes to the rows.
     revision: u64,
     /// The last page made, for its query (without the version the caller knows) at a
@@ -44,7 +46,21 @@ pub struct OperationStore {
     shared: Arc<Mutex<Shared>>,
     /// Woken when the first list has arrived or the watch has failed.
     settled: Arc<tokio::sync::Notify>,
+    /// The revision of the rows, sent on every change and every failure of the watch: what
+    /// subscriptions wait on (a watch channel keeps only the latest, so bursts coalesce).
+    changes: tokio::sync::watch::Sender<u64>,
     task: Arc<tokio::task::AbortHandle>,
+}
+
+/// Whether the rows can be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Health {
+    /// The first list has not arrived yet.
+    Starting,
+    /// The rows follow the watch.
+    Ready,
+    /// The watch failed and has not delivered since: why (bounded, inert).
+    Failed(String),
 }
 
 impl Drop for OperationStore {
@@ -76,13 +92,48 @@ impl OperationStore {
         };
         let shared = Arc::new(Mutex::new(Shared::default()));
         let settled = Arc::new(tokio::sync::Notify::new());
-        let task = tokio::spawn(follow(api, shared.clone(), settled.clone()));
+        let (changes, _) = tokio::sync::watch::channel(0);
+        let signals = Signals {
+            settled: settled.clone(),
+            changes: changes.clone(),
+        };
+        let task = tokio::spawn(follow(api, shared.clone(), signals));
         OperationStore {
             scope,
             shared,
             settled,
+            changes,
             task: Arc::new(task.abort_handle()),
         }
+    }
+
+    /// The namespace watched; `None`: every namespace.
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
+    }
+
+    /// Wakes on every change of the rows and every failure of the watch.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Whether the rows can be used, and why not.
+    pub fn health(&self) -> Health {
+        let s = self.lock();
+        match (&s.failure, s.ready) {
+            (_, true) => Health::Ready,
+            (Some(why), false) => Health::Failed(why.clone()),
+            (None, false) => Health::Starting,
+        }
+    }
+
+    /// The resourceVersion of `namespace/name` as the watch last saw it; `None` when it is not
+    /// among the rows.
+    pub fn resource_version(&self, namespace: &str, name: &str) -> Option<String> {
+        let s = self.lock();
+        s.rows
+            .get(&(namespace.to_string(), name.to_string()))
+            .map(|o| o.resource_version.clone())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -161,11 +212,19 @@ fn as_known(page: &OperationPage, query: &ListQuery) -> OperationPage {
 /// Follows the watch for as long as the store lives; errors are retried with kube-runtime's
 /// backoff. From an error until the watch delivers again the rows are not used (lists read
 /// the API): they may have fallen behind.
-async fn follow(
-    api: Api<DynamicObject>,
-    shared: Arc<Mutex<Shared>>,
+/// What the watch task wakes.
+struct Signals {
     settled: Arc<tokio::sync::Notify>,
-) {
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+impl Signals {
+    fn changed(&self, revision: u64) {
+        self.changes.send_replace(revision);
+    }
+}
+
+async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>, signals: Signals) {
     use kube::runtime::WatchStreamExt as _;
     let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
     futures::pin_mut!(stream);
@@ -184,53 +243,88 @@ async fn follow(
                     tracing::info!(error = %detail, "the operations watch failed; lists read the API until it is back");
                     said_error = true;
                 }
-                {
+                let revision = {
                     let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
                     s.ready = false;
                     s.failed = true;
-                }
-                settled.notify_waiters();
+                    s.failure = Some(ichor_model::inert::truncate(
+                        &ichor_model::inert::sanitize(&e.to_string()),
+                        200,
+                    ));
+                    s.revision += 1;
+                    s.revision
+                };
+                signals.settled.notify_waiters();
+                signals.changed(revision);
                 continue;
             }
         };
         said_error = false;
-        let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
-        match event {
-            Event::Init => pending = Some(Rows::new()),
-            Event::InitApply(obj) => {
-                if let (Some(rows), Some((k, op))) = (pending.as_mut(), row(obj)) {
-                    rows.insert(k, op);
-                }
+        apply(event, &mut pending, &shared, &signals);
+    }
+}
+
+/// One event of the watch, applied to the rows; the subscriptions are woken.
+fn apply(
+    event: Event<DynamicObject>,
+    pending: &mut Option<Rows>,
+    shared: &Mutex<Shared>,
+    signals: &Signals,
+) {
+    let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
+    match event {
+        Event::Init => *pending = Some(Rows::new()),
+        Event::InitApply(obj) => {
+            if let (Some(rows), Some((k, op))) = (pending.as_mut(), row(obj)) {
+                rows.insert(k, op);
             }
-            Event::InitDone => {
-                {
-                    let mut s = lock();
-                    s.rows = pending.take().unwrap_or_default();
-                    s.ready = true;
-                    s.revision += 1;
-                }
-                settled.notify_waiters();
-            }
-            Event::Apply(obj) => {
+        }
+        Event::InitDone => {
+            let revision = {
+                let mut s = lock();
+                s.rows = pending.take().unwrap_or_default();
+                s.ready = true;
+                s.failure = None;
+                s.revision += 1;
+                s.revision
+            };
+            signals.settled.notify_waiters();
+            signals.changed(revision);
+        }
+        Event::Apply(obj) => {
+            let revision = {
                 let mut s = lock();
                 if let Some((k, op)) = row(obj) {
                     s.rows.insert(k, op);
                     s.revision += 1;
                 }
-                // A watch that delivers after an error follows again (it resumed from the
-                // version it had; a version too old would have listed anew).
-                s.ready = s.ready || pending.is_none();
-            }
-            Event::Delete(obj) => {
-                let key = (
-                    obj.metadata.namespace.clone().unwrap_or_default(),
-                    obj.metadata.name.clone().unwrap_or_default(),
-                );
+                delivered(&mut s, pending);
+                s.revision
+            };
+            signals.changed(revision);
+        }
+        Event::Delete(obj) => {
+            let key = (
+                obj.metadata.namespace.clone().unwrap_or_default(),
+                obj.metadata.name.clone().unwrap_or_default(),
+            );
+            let revision = {
                 let mut s = lock();
                 s.rows.remove(&key);
                 s.revision += 1;
-                s.ready = s.ready || pending.is_none();
-            }
+                delivered(&mut s, pending);
+                s.revision
+            };
+            signals.changed(revision);
         }
+    }
+}
+
+/// A watch that delivers after an error follows again (it resumed from the version it had; a
+/// version too old would have listed anew), unless it is in the middle of a new list.
+fn delivered(s: &mut Shared, pending: &Option<Rows>) {
+    s.ready = s.ready || pending.is_none();
+    if s.ready {
+        s.failure = None;
     }
 }

@@ -183,6 +183,21 @@ fn unreadable_answer(e: &dyn std::fmt::Display) -> ApiError {
     )
 }
 
+/// How often a list whose continue token expired is read again from the start.
+const EXPIRED_RESTARTS: u32 = 3;
+
+/// Whether a chunk's failure is its continue token expired (410: the snapshot it names is
+/// compacted, answered as a conflict), and the list may start again: kube-apiserver's answer
+/// to a list that took longer than its history reaches, which kube's own pager meets by
+/// listing again.
+pub(super) fn token_expired(e: &ApiError, with_token: bool, restarts: &mut u32) -> bool {
+    if !with_token || e.code != Code::Aborted || *restarts >= EXPIRED_RESTARTS {
+        return false;
+    }
+    *restarts += 1;
+    true
+}
+
 impl OperationService {
     /// Lists `K` as the caller, each object decoded on its own.
     pub(super) async fn list_tolerant<K>(
@@ -195,11 +210,19 @@ impl OperationService {
         K: Tolerant + kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
     {
         let (mut good, mut bad) = (Vec::new(), Vec::new());
-        let mut token = None;
+        let mut token: Option<String> = None;
+        let mut restarts = 0;
         loop {
-            let (g, b, next) = self
+            let chunk = self
                 .list_chunk::<K>(caller, namespace, what, token.as_deref())
-                .await?;
+                .await;
+            let (g, b, next) = match chunk {
+                Err(e) if token_expired(&e, token.is_some(), &mut restarts) => {
+                    (good, bad, token) = (Vec::new(), Vec::new(), None);
+                    continue;
+                }
+                other => other?,
+            };
             good.extend(g);
             bad.extend(b);
             match next {

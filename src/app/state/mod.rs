@@ -6,8 +6,10 @@ use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
 
 mod dialog;
+mod live;
 
 pub use dialog::*;
+pub use live::{Live, LiveMode};
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -389,6 +391,8 @@ pub struct State {
     /// write keys are then offered and the API server decides).
     pub(crate) permissions: BTreeMap<String, Option<Permissions>>,
     pub conn: Conn,
+    /// Whether the data is pushed, and what the dashboard subscribed to.
+    pub live: Live,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
     /// When the visible screen polls next; `None`: no poll.
@@ -425,6 +429,7 @@ impl State {
             settling: None,
             permissions: BTreeMap::new(),
             conn: Conn::Ok,
+            live: Live::default(),
             last_ok: None,
             next_poll: None,
             seq: 0,
@@ -478,6 +483,18 @@ impl State {
 
     /// Whether the data on screen may be out of date: the API is not answering, or the visible
     /// screen's last load failed (its data, if any, is from an earlier load).
+    /// Whether the visible screen's data is pushed (no polls).
+    pub fn pushed(&self) -> bool {
+        self.live.mode == LiveMode::On
+            && matches!(self.screen, Screen::Operations | Screen::Operation)
+    }
+
+    /// Whether the visible screen would be pushed but its stream is broken (it polls).
+    pub fn live_off(&self) -> bool {
+        matches!(self.live.mode, LiveMode::Off { .. })
+            && matches!(self.screen, Screen::Operations | Screen::Operation)
+    }
+
     pub fn stale(&self) -> bool {
         self.conn != Conn::Ok || self.load_failed()
     }

@@ -4,6 +4,7 @@
 mod command;
 mod keys;
 mod list;
+mod live;
 mod loaded;
 mod nav;
 mod reading;
@@ -67,11 +68,13 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Terminate => quit(state),
         Action::Tick => {
             let mut effects = loaded::look_for_settling_start(state);
-            if state.next_poll.is_some_and(|at| at <= state.now) {
+            if !state.pushed() && state.next_poll.is_some_and(|at| at <= state.now) {
                 effects.extend(fetch_current(state));
             }
             effects
         }
+        Action::Pushed { sub, update } => live::on_pushed(state, sub, *update),
+        Action::Live { sub, event } => live::on_live(state, sub, event),
         Action::Operations { seq, result } => {
             list::on_page(state, seq, false, result.map(list::whole))
         }
@@ -151,6 +154,13 @@ pub(super) fn listed_namespace(state: &State) -> Option<String> {
 
 /// Requests the data of the visible screen now.
 pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
+    let mut effects = fetch_screen(state);
+    effects.extend(live::follow_interest(state));
+    effects
+}
+
+/// The reads of the visible screen.
+fn fetch_screen(state: &mut State) -> Vec<Effect> {
     state.seq += 1;
     state.next_poll = None;
     let seq = state.seq;
@@ -234,8 +244,12 @@ pub(crate) fn poll_interval(state: &State) -> Option<SignedDuration> {
     }
 }
 
+/// The next poll of the visible screen; none while its data is pushed.
 pub(super) fn schedule_poll(state: &mut State) {
-    state.next_poll = poll_interval(state).map(|i| state.now + i);
+    state.next_poll = match state.pushed() {
+        true => None,
+        false => poll_interval(state).map(|i| state.now + i),
+    };
 }
 
 /// Whether `cmd` is offered for `op`.

@@ -128,6 +128,58 @@ impl ConnectTransport {
         }
     }
 
+    /// A server-streaming call: the request in one envelope, the answer's messages as they
+    /// come.
+    pub(super) async fn server_stream<Req, Resp>(
+        &self,
+        path: &'static str,
+        req: Req,
+    ) -> Result<super::stream::Messages<Resp>, ApiError>
+    where
+        Req: prost::Message + Send + Sync + 'static,
+        Resp: prost::Message + Default + Send + 'static,
+    {
+        let message = req.encode_to_vec();
+        let mut body = Vec::with_capacity(5 + message.len());
+        body.push(0);
+        body.extend_from_slice(
+            &u32::try_from(message.len())
+                .unwrap_or(u32::MAX)
+                .to_be_bytes(),
+        );
+        body.extend_from_slice(&message);
+        let mut request = http::Request::post(format!("{}{path}", self.base))
+            .header(http::header::CONTENT_TYPE, "application/connect+proto")
+            .header("connect-protocol-version", "1")
+            .header(
+                http::header::USER_AGENT,
+                concat!("ichor-tui/", env!("CARGO_PKG_VERSION")),
+            )
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| ApiError::new(Code::Internal, format!("building the request: {e}")))?;
+        if let Some(t) = &self.token {
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, t.clone());
+        }
+        let response = self.client.request(request).await.map_err(|e| {
+            ApiError::new(
+                Code::Unavailable,
+                ichor_model::error_text::one_line(&anyhow::Error::new(e)),
+            )
+        })?;
+        let status = response.status();
+        if !status.is_success() {
+            let body = Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            return Err(error_from_connect(status.as_u16(), &body));
+        }
+        Ok(super::stream::from_connect(response.into_body()))
+    }
+
     pub(super) async fn unary<Req, Resp>(
         &self,
         path: &'static str,

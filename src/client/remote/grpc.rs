@@ -87,6 +87,32 @@ impl GrpcTransport {
         ))
     }
 
+    /// A server-streaming call.
+    pub(super) async fn server_stream<Req, Resp>(
+        &self,
+        path: &'static str,
+        req: Req,
+    ) -> Result<super::stream::Messages<Resp>, ApiError>
+    where
+        Req: prost::Message + Send + Sync + 'static,
+        Resp: prost::Message + Default + Send + Sync + 'static,
+    {
+        let mut grpc = self.grpc.clone();
+        grpc.ready()
+            .await
+            .map_err(|e| super::not_sent(format!("connecting: {e}")))?;
+        let codec = tonic_prost::ProstCodec::<Req, Resp>::default();
+        let resp = grpc
+            .server_streaming(
+                tonic::Request::new(req),
+                PathAndQuery::from_static(path),
+                codec,
+            )
+            .await
+            .map_err(|s| error_from_status(&s))?;
+        Ok(super::stream::from_grpc(resp.into_inner()))
+    }
+
     pub(super) async fn unary<Req, Resp>(
         &self,
         path: &'static str,

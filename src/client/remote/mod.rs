@@ -14,6 +14,7 @@
 mod connect;
 mod grpc;
 mod options;
+mod stream;
 
 pub use options::{
     DEFAULT_DEADLINE, MAX_RESPONSE_BYTES, Protocol, RemoteOptions, TOKEN_ENV, load_token,
@@ -42,6 +43,7 @@ mod paths {
         "/ichor.v1alpha1.OperationService/ListOperationEvents";
     pub(crate) const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
     pub(crate) const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
+    pub(crate) const WATCH_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/WatchOperations";
 }
 
 /// How a unary call travels.
@@ -367,6 +369,26 @@ impl OperationClient for RemoteClient {
             .into_iter()
             .map(wire::event_from_proto)
             .collect())
+    }
+
+    fn pushes(&self) -> bool {
+        true
+    }
+
+    async fn watch_operations(
+        &self,
+        req: &ichor_model::WatchRequest,
+    ) -> Result<ichor_model::Updates, ApiError> {
+        use futures::StreamExt as _;
+        let req = wire::watch_request_to_proto(req);
+        let path = paths::WATCH_OPERATIONS;
+        let messages: stream::Messages<proto::WatchOperationsResponse> = match &self.transport {
+            Transport::Connect(t) => t.server_stream(path, req).await?,
+            Transport::Grpc(t) => t.server_stream(path, req).await?,
+        };
+        Ok(Box::pin(
+            messages.map(|m| m.map(wire::watch_update_from_proto)),
+        ))
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {

@@ -164,6 +164,7 @@ fn operation(name: &str, kind: OperationKind, phase: Phase, created: Timestamp) 
         unreadable: None,
         resource_version: String::new(),
         summary: None,
+        deleting: None,
     }
 }
 

@@ -189,6 +189,31 @@ impl AuthConfig {
     }
 
     /// Adds a bearer token for a user.
+    /// The rules that apply to `who` in `namespace` (`None`: cluster-wide rules only), as
+    /// (verbs, resources): what a SelfSubjectRulesReview lists.
+    pub(crate) fn rules_for(
+        &self,
+        who: &Identity,
+        namespace: Option<&str>,
+    ) -> Vec<(Vec<String>, Vec<String>)> {
+        self.rules
+            .iter()
+            .filter(|r| {
+                let subject_ok = match &r.subject {
+                    Subject::User(u) => *u == who.user,
+                    Subject::Group(g) => who.groups.iter().any(|x| x == g),
+                };
+                let ns_ok = match (&r.namespaces, namespace) {
+                    (None, _) => true,
+                    (Some(list), Some(ns)) => list.iter().any(|x| x == "*" || x == ns),
+                    (Some(_), None) => false,
+                };
+                subject_ok && ns_ok
+            })
+            .map(|r| (r.verbs.clone(), r.resources.clone()))
+            .collect()
+    }
+
     pub(crate) fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
         let mut groups: Vec<String> = groups.iter().map(|s| s.to_string()).collect();
         groups.push("system:authenticated".to_string());
@@ -204,6 +229,12 @@ impl AuthConfig {
     /// Adds an RBAC rule.
     pub(crate) fn add_rule(&mut self, rule: Rule) {
         self.rules.push(rule);
+    }
+
+    /// Removes every rule of `subject` (a permission revoked).
+    #[cfg(feature = "faults")]
+    pub(crate) fn remove_rules_of(&mut self, subject: &Subject) {
+        self.rules.retain(|r| &r.subject != subject);
     }
 
     /// The identity a token authenticates, if any.

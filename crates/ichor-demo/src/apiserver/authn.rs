@@ -3,6 +3,7 @@
 //! SelfSubjectReview and SelfSubjectAccessReview.
 
 use super::auth::{AuthConfig, Identity};
+use super::protobuf;
 use super::responses::{Failure, fail, parse_body};
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -84,6 +85,8 @@ pub(crate) enum Review {
     SelfSubject,
     /// May I do this.
     SelfSubjectAccess,
+    /// What may I do (in a namespace).
+    SelfSubjectRules,
 }
 
 impl Review {
@@ -95,21 +98,34 @@ impl Review {
             "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" => {
                 Some(Review::SelfSubjectAccess)
             }
+            "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews" => {
+                Some(Review::SelfSubjectRules)
+            }
             _ => None,
         }
     }
 
-    /// The answer to `who` posting `body`: 201 with the review and its status.
+    /// The answer to `who` posting `body` (JSON, or protobuf as kubectl 1.32+ sends the
+    /// reviews): 201 with the review and its status.
     pub(crate) fn answer(
         self,
         auth: &AuthConfig,
         who: &Identity,
         body: &Bytes,
+        content_type: &str,
     ) -> Result<(u16, Value), Failure> {
+        let decode = || {
+            if content_type.starts_with(protobuf::MEDIA_TYPE) {
+                protobuf::decode_review(body)
+            } else {
+                parse_body(body)
+            }
+        };
         match self {
             Review::Token => token_review(auth, who, body),
             Review::SelfSubject => Ok((201, self_subject_review(who))),
-            Review::SelfSubjectAccess => access_review(auth, who, body),
+            Review::SelfSubjectAccess => access_review(auth, who, decode()?),
+            Review::SelfSubjectRules => Ok((201, rules_review(auth, who, decode()?))),
         }
     }
 }
@@ -152,9 +168,29 @@ fn self_subject_review(who: &Identity) -> Value {
     })
 }
 
-/// May the requester do this? Answered from the RBAC rules.
-fn access_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16, Value), Failure> {
-    let mut review = parse_body(body)?;
+/// May the requester do this? Answered from the RBAC rules; a non-resource URL is allowed
+/// where a rule names it (or `*`), and the discovery and health URLs to everyone, as
+/// kube-apiserver's `system:discovery` and `system:public-info-viewer` roles allow them.
+fn access_review(
+    auth: &AuthConfig,
+    who: &Identity,
+    mut review: Value,
+) -> Result<(u16, Value), Failure> {
+    if let Some(attr) = review.pointer("/spec/nonResourceAttributes").cloned() {
+        let field = |k: &str| {
+            attr.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let (path, verb) = (field("path"), field("verb"));
+        let public = verb == "get" && PUBLIC_URLS.iter().any(|u| public_match(u, &path));
+        let allowed = public || auth.allowed(who, &verb, &path, None);
+        if let Value::Object(m) = &mut review {
+            m.insert("status".into(), json!({"allowed": allowed}));
+        }
+        return Ok((201, review));
+    }
     let attr = review
         .pointer("/spec/resourceAttributes")
         .cloned()
@@ -176,4 +212,56 @@ fn access_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16
         m.insert("status".into(), json!({"allowed": allowed}));
     }
     Ok((201, review))
+}
+
+/// The URLs every user may get (kube-apiserver's `system:discovery` and
+/// `system:public-info-viewer`); a trailing `*` matches any rest.
+const PUBLIC_URLS: [&str; 11] = [
+    "/api",
+    "/api/*",
+    "/apis",
+    "/apis/*",
+    "/healthz",
+    "/livez",
+    "/readyz",
+    "/openapi",
+    "/openapi/*",
+    "/version",
+    "/version/",
+];
+
+fn public_match(pattern: &str, path: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => path.starts_with(prefix),
+        None => pattern == path,
+    }
+}
+
+/// What may the requester do in `spec.namespace`: its RBAC rules there (every API group: the
+/// demo's rules name resources only), the reviews every user may create, and the public URLs.
+fn rules_review(auth: &AuthConfig, who: &Identity, mut review: Value) -> Value {
+    let ns = review
+        .pointer("/spec/namespace")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string);
+    let mut rules = vec![json!({
+        "verbs": ["create"], "apiGroups": ["authorization.k8s.io"],
+        "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]
+    })];
+    for (verbs, resources) in auth.rules_for(who, ns.as_deref()) {
+        rules.push(json!({"verbs": verbs, "apiGroups": ["*"], "resources": resources}));
+    }
+    let status = json!({
+        "resourceRules": rules,
+        "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": PUBLIC_URLS}],
+        "incomplete": false,
+    });
+    if let Value::Object(m) = &mut review {
+        m.insert("status".into(), status);
+        m.entry("apiVersion")
+            .or_insert(json!("authorization.k8s.io/v1"));
+        m.entry("kind").or_insert(json!("SelfSubjectRulesReview"));
+    }
+    review
 }

@@ -1,7 +1,9 @@
-//! The discovery documents kubectl reads before anything else: the version, the API groups,
-//! each group's resources, and the OpenAPI v3 document of the ichor group.
+//! The discovery documents kubectl reads before anything else: the version, the API groups and
+//! each group's resources (and, from `openapi`, the OpenAPI documents).
 
-use super::kinds::{CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, RESOURCES, ResourceType};
+use super::kinds::{
+    CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, NAMESPACES, NODES, RESOURCES, ResourceType,
+};
 use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 
@@ -50,10 +52,10 @@ pub(crate) fn document(path: &str) -> Option<Value> {
         ),
         "/apis/authorization.k8s.io/v1" => resource_list(
             "authorization.k8s.io/v1",
-            vec![review_resource(
-                "selfsubjectaccessreviews",
-                "SelfSubjectAccessReview",
-            )],
+            vec![
+                review_resource("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+                review_resource("selfsubjectrulesreviews", "SelfSubjectRulesReview"),
+            ],
         ),
         "/apis/coordination.k8s.io/v1" => resource_list(
             "coordination.k8s.io/v1",
@@ -62,13 +64,8 @@ pub(crate) fn document(path: &str) -> Option<Value> {
                         "kind": "Lease", "verbs": OBJECT_VERBS}),
             ],
         ),
-        "/openapi/v3" => json!({
-            "paths": {
-                format!("apis/{GROUP}/{VERSION}"): {"serverRelativeURL": format!("/openapi/v3/apis/{GROUP}/{VERSION}")}
-            }
-        }),
         p if p == format!("/apis/{GROUP}/{VERSION}") => ichor_resource_list(),
-        p if p == format!("/openapi/v3/apis/{GROUP}/{VERSION}") => openapi_v3(),
+        p if p.starts_with("/openapi/") => return super::openapi::document(p),
         _ => return None,
     };
     Some(doc)
@@ -109,7 +106,7 @@ fn review_resource(plural: &str, kind: &str) -> Value {
 
 /// A read-only kind: get and list.
 fn read_only_resource(r: &ResourceType, categories: &[&str]) -> Value {
-    let mut v = json!({"name": r.plural, "singularName": r.singular, "namespaced": true,
+    let mut v = json!({"name": r.plural, "singularName": r.singular, "namespaced": r.namespaced,
                        "kind": r.kind, "verbs": READ_VERBS});
     if let Value::Object(m) = &mut v {
         if !r.short_names.is_empty() {
@@ -143,6 +140,8 @@ fn core_resource_list() -> Value {
             }));
         }
     }
+    resources.push(read_only_resource(&NAMESPACES, &[]));
+    resources.push(read_only_resource(&NODES, &[]));
     json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": resources})
 }
 
@@ -161,45 +160,6 @@ fn ichor_resource_list() -> Value {
         }
     }
     resource_list(&format!("{GROUP}/{VERSION}"), resources)
-}
-
-/// The group's OpenAPI v3 document, as much of it as kubectl reads: each kind's operations
-/// with their group-version-kind and the `fieldValidation` parameter, which tells kubectl that
-/// the server validates fields itself.
-fn openapi_v3() -> Value {
-    let mut paths = serde_json::Map::new();
-    for r in RESOURCES {
-        let op = |action: &str| openapi_operation(&r, action);
-        paths.insert(
-            format!("/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}/{{name}}", r.plural),
-            json!({"get": op("get"), "put": op("put"), "patch": op("patch"), "delete": op("delete")}),
-        );
-        paths.insert(
-            format!(
-                "/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/{}",
-                r.plural
-            ),
-            json!({"get": op("list"), "post": op("post")}),
-        );
-    }
-    json!({
-        "openapi": "3.0.0",
-        "info": {"title": "ichor demo cluster", "version": VERSION},
-        "paths": paths,
-        "components": {"schemas": {}}
-    })
-}
-
-fn openapi_operation(r: &ResourceType, action: &str) -> Value {
-    let gvk = json!({"group": GROUP, "version": VERSION, "kind": r.kind});
-    let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string"}});
-    json!({
-        "operationId": format!("{action}{}", r.kind),
-        "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": gvk,
-        "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation")],
-        "responses": {"200": {"description": "OK"}}
-    })
 }
 
 #[cfg(test)]
@@ -239,7 +199,9 @@ mod tests {
         let want_authz = json!({
             "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "authorization.k8s.io/v1",
             "resources": [{"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
-                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}]
+                           "namespaced": false, "kind": "SelfSubjectAccessReview", "verbs": ["create"]},
+                          {"name": "selfsubjectrulesreviews", "singularName": "selfsubjectrulesreview",
+                           "namespaced": false, "kind": "SelfSubjectRulesReview", "verbs": ["create"]}]
         });
         assert_eq!(document("/apis/authorization.k8s.io/v1"), Some(want_authz));
         let want_leases = json!({
@@ -271,7 +233,9 @@ mod tests {
                 "services",
                 "endpoints",
                 "pods",
-                "pods/portforward"
+                "pods/portforward",
+                "namespaces",
+                "nodes"
             ]
         );
         assert_eq!(doc["resources"][1]["shortNames"], json!(["svc"]));

@@ -18,6 +18,8 @@ pub(crate) struct ResourceType {
     pub(crate) short_names: &'static [&'static str],
     /// Served for get and list only: the demo's own data, written around the API.
     pub(crate) read_only: bool,
+    /// Objects live in a namespace (false: cluster-scoped, as Namespaces and Nodes).
+    pub(crate) namespaced: bool,
 }
 
 /// The four ichor kinds.
@@ -31,6 +33,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         has_status: true,
         short_names: &["tc"],
         read_only: false,
+        namespaced: true,
     },
     ResourceType {
         group: GROUP,
@@ -41,6 +44,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         has_status: false,
         short_names: &[],
         read_only: false,
+        namespaced: true,
     },
     ResourceType {
         group: GROUP,
@@ -51,6 +55,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         has_status: false,
         short_names: &[],
         read_only: false,
+        namespaced: true,
     },
     ResourceType {
         group: GROUP,
@@ -61,6 +66,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         has_status: true,
         short_names: &["top"],
         read_only: false,
+        namespaced: true,
     },
 ];
 
@@ -74,6 +80,7 @@ pub(crate) const LEASES: ResourceType = ResourceType {
     has_status: false,
     short_names: &[],
     read_only: false,
+    namespaced: true,
 };
 
 /// Core (`v1`) Events: what the controller records about operations and machines.
@@ -86,6 +93,7 @@ pub(crate) const EVENTS: ResourceType = ResourceType {
     has_status: false,
     short_names: &["ev"],
     read_only: false,
+    namespaced: true,
 };
 
 /// `events.k8s.io/v1` Events: the core Events, stored once and shown converted (`regarding`,
@@ -99,6 +107,7 @@ pub(crate) const EVENTS_V1: ResourceType = ResourceType {
     has_status: false,
     short_names: &["ev"],
     read_only: true,
+    namespaced: true,
 };
 
 /// A read-only core (`v1`) or `discovery.k8s.io/v1` kind.
@@ -118,6 +127,7 @@ const fn read_only(
         has_status: false,
         short_names,
         read_only: true,
+        namespaced: true,
     }
 }
 
@@ -137,12 +147,41 @@ pub(crate) const ENDPOINT_SLICES: ResourceType = read_only(
     &[],
 );
 
+/// A read-only, cluster-scoped core kind.
+const fn cluster_scoped(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    short_names: &'static [&'static str],
+) -> ResourceType {
+    ResourceType {
+        namespaced: false,
+        ..read_only("", plural, singular, kind, short_names)
+    }
+}
+
+/// Core Namespaces: the four every cluster has and each namespace that holds the demo's
+/// objects; a create in any other is 404, as kube-apiserver's NamespaceLifecycle answers.
+pub(crate) const NAMESPACES: ResourceType =
+    cluster_scoped("namespaces", "namespace", "Namespace", &["ns"]);
+
+/// Core Nodes: none (the demo's machines are ichor Machines), served as an empty list so that
+/// clients that show nodes (kdash) find the resource.
+pub(crate) const NODES: ResourceType = cluster_scoped("nodes", "node", "Node", &["no"]);
+
 /// The resource type of a plural name in a group and version.
 pub(crate) fn resource(group: &str, version: &str, plural: &str) -> Option<ResourceType> {
     RESOURCES
         .iter()
         .copied()
-        .chain([LEASES, ENDPOINT_SLICES, EVENTS, EVENTS_V1])
+        .chain([
+            LEASES,
+            ENDPOINT_SLICES,
+            EVENTS,
+            EVENTS_V1,
+            NAMESPACES,
+            NODES,
+        ])
         .chain(CORE)
         .find(|r| r.group == group && r.version == version && r.plural == plural)
 }

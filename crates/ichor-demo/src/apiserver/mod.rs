@@ -14,20 +14,29 @@
 mod admission;
 pub mod auth;
 mod authn;
+mod cluster;
 mod discovery;
 mod events;
 mod faults;
+mod field_validation;
 mod fields;
+mod finalizers;
 mod kinds;
+mod openapi;
 mod paging;
+mod patch;
 mod pods;
 mod portforward;
+mod protobuf;
 pub mod requests;
 mod responses;
 mod routing;
+mod schemas;
 mod selector;
 pub mod server;
+mod snapshot;
 mod store;
+mod structural;
 mod table;
 mod validation;
 mod watch;
@@ -70,6 +79,10 @@ struct ApiState {
     requests_by: requests::Requests,
     forwards: portforward::Forwards,
     watches: watch::Hub,
+    /// The write under way's `fieldValidation` directive and the warnings it has for its
+    /// response (the lock is held for the whole request).
+    field_validation: field_validation::FieldValidation,
+    warnings: Vec<String>,
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -91,11 +104,13 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 impl EmbeddedApi {
     /// An empty API with the given users and rules.
     fn new(auth: AuthConfig) -> EmbeddedApi {
+        let mut state = ApiState {
+            auth,
+            ..ApiState::default()
+        };
+        state.ensure_system_namespaces();
         EmbeddedApi {
-            state: Arc::new(Mutex::new(ApiState {
-                auth,
-                ..ApiState::default()
-            })),
+            state: Arc::new(Mutex::new(state)),
         }
     }
 
@@ -140,6 +155,27 @@ impl EmbeddedApi {
                 (code, serde_json::to_vec(&body).unwrap_or_default())
             }
             Ok((code, Reply::Raw(bytes))) => (code, bytes),
+            Ok((code, Reply::Warned(warnings, reply))) => {
+                let mut resp = with_status(
+                    code,
+                    full(Bytes::from(serde_json::to_vec(&reply).unwrap_or_default())),
+                );
+                for w in warnings {
+                    let text = format!("299 - {}", serde_json::Value::String(w));
+                    if let Ok(v) = http::HeaderValue::from_str(&text) {
+                        resp.headers_mut().append(http::header::WARNING, v);
+                    }
+                }
+                return resp;
+            }
+            Ok((code, Reply::Text(text))) => {
+                let mut resp = with_status(code, full(Bytes::from_static(text.as_bytes())));
+                resp.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("text/plain; charset=utf-8"),
+                );
+                return resp;
+            }
             Ok((code, Reply::Watch(w))) => return with_status(code, watch::body(*w)),
         };
         with_status(code, full(Bytes::from(bytes)))
@@ -233,5 +269,10 @@ impl EmbeddedApi {
     /// Adds an RBAC rule.
     pub fn add_rule(&self, rule: auth::Rule) {
         self.lock().auth.add_rule(rule);
+    }
+
+    /// Removes every RBAC rule of `subject`.
+    pub fn remove_rules_of(&self, subject: &auth::Subject) {
+        self.lock().auth.remove_rules_of(subject);
     }
 }

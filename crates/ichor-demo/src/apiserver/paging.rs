@@ -45,6 +45,12 @@ fn decode(token: &str) -> Result<(String, String, String), Failure> {
     Ok((s("rv")?, s("ns")?, s("name")?))
 }
 
+/// The resourceVersion of the list a continue token continues.
+pub(crate) fn token_version(token: &str) -> Result<u64, Failure> {
+    let (rv, _, _) = decode(token)?;
+    rv.parse().map_err(|_| bad_continue())
+}
+
 /// The page `limit` and `continue` ask for, of a list read now at resourceVersion `rv`.
 pub(crate) fn page<'a>(
     mut items: Vec<&'a Value>,

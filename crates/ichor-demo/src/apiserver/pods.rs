@@ -197,6 +197,7 @@ impl ApiState {
     /// Stores `obj` under `key` with a new resourceVersion; a new object also gets a uid and
     /// a creation time, a replaced one keeps its own.
     fn put(&mut self, key: &Key, mut obj: Value) {
+        self.ensure_namespace(&key.1);
         let rv = self.next_resource_version();
         let old_meta = self
             .objects

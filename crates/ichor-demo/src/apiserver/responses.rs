@@ -23,6 +23,10 @@ pub(crate) type Failure = (u16, Value);
 pub(crate) enum Reply {
     Json(Value),
     Raw(Vec<u8>),
+    /// A written object with the warnings for its `Warning` headers (unknown fields pruned).
+    Warned(Vec<String>, Value),
+    /// Plain text (the health endpoints).
+    Text(&'static str),
     Watch(Box<Watch>),
 }
 

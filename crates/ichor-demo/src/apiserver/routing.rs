@@ -4,13 +4,16 @@
 use super::auth::{AuthConfig, Identity};
 use super::authn::{self, Review};
 use super::events::to_events_v1;
+use super::field_validation::FieldValidation;
 use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
+use super::patch::PatchType;
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
+use super::snapshot::Gone;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
-use super::{ApiState, EmbeddedApi, discovery, paging, portforward, requests, table};
+use super::{ApiState, EmbeddedApi, cluster, discovery, paging, portforward, requests, table};
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
@@ -67,12 +70,17 @@ pub(crate) fn parse_path(path: &str) -> Result<Target, Failure> {
     };
     let (plural, name, status) = match rest {
         [plural] => (*plural, None, false),
-        [plural, name] if namespace.is_some() => (*plural, Some(name.to_string()), false),
-        [plural, name, "status"] if namespace.is_some() => (*plural, Some(name.to_string()), true),
+        [plural, name] => (*plural, Some(name.to_string()), false),
+        [plural, name, "status"] => (*plural, Some(name.to_string()), true),
         _ => return Err(not_found()),
     };
     let rt = resource(group, version, plural).ok_or_else(not_found)?;
-    if status && !rt.has_status {
+    // Names within a namespace for the namespaced kinds, at the top for the others.
+    let misplaced = matches!(
+        (rt.namespaced, &namespace, &name),
+        (true, None, Some(_)) | (false, Some(_), _)
+    );
+    if misplaced || (status && !rt.has_status) {
         return Err(not_found());
     }
     Ok(Target {
@@ -199,6 +207,9 @@ impl EmbeddedApi {
     /// a resource.
     pub(crate) fn answer(&self, req: &Request<Bytes>) -> Result<(u16, Reply), Failure> {
         let path = req.uri().path().trim_end_matches('/');
+        if cluster::is_health_path(path) {
+            return Ok((200, Reply::Text("ok")));
+        }
         if let Some(doc) = discovery::document(path) {
             return Ok((200, Reply::Json(doc)));
         }
@@ -216,8 +227,13 @@ impl EmbeddedApi {
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {
+            let ct = req
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
             return review
-                .answer(&st.auth, &who, req.body())
+                .answer(&st.auth, &who, req.body(), ct)
                 .map(|(code, v)| (code, Reply::Json(v)));
         }
         let query = Query::parse(req.uri().query());
@@ -236,13 +252,22 @@ impl EmbeddedApi {
             let w = Watch::open(self, &mut st, &target, &query, table)?;
             return Ok((200, Reply::Watch(Box::new(w))));
         }
+        st.field_validation = FieldValidation::parse(query.get("fieldValidation"))?;
+        st.warnings.clear();
         let call = Call {
             target,
             who,
             query,
             req,
         };
-        dispatch(&mut st, verb, &call)
+        let answer = dispatch(&mut st, verb, &call)?;
+        let warnings = std::mem::take(&mut st.warnings);
+        Ok(match answer {
+            (code, Reply::Json(obj)) if !warnings.is_empty() => {
+                (code, Reply::Warned(warnings, obj))
+            }
+            other => other,
+        })
     }
 }
 
@@ -311,11 +336,24 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
         .map_err(|e| fail(400, "BadRequest", e))?;
     let fields = FieldSelector::parse(rt, call.query.get("fieldSelector").unwrap_or(""))
         .map_err(|e| fail(400, "BadRequest", e))?;
-    let mut items = st.list_items(&call.target, &selector);
+    let (at, gone) = snapshot_version(call)?;
+    let snapshot = match at {
+        Some(v) => st
+            .list_at(&call.target, &selector, v)
+            .map_err(|()| gone.failure())?,
+        None => Vec::new(),
+    };
+    let mut items = match at {
+        Some(_) => snapshot.iter().map(|c| c.as_ref()).collect(),
+        None => st.list_items(&call.target, &selector),
+    };
     if !fields.is_empty() {
         items.retain(|obj| fields.matches_object(rt.plural, obj));
     }
-    let rv = st.resource_version.to_string();
+    let rv = match (at, call.query.get("resourceVersionMatch")) {
+        (Some(v), Some("Exact")) => v.to_string(),
+        _ => st.resource_version.to_string(),
+    };
     let paging::Page { items, metadata } = paging::page(
         items,
         call.query.get("limit"),
@@ -357,19 +395,46 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
     Ok((200, Reply::Raw(bytes)))
 }
 
-/// A JSON merge patch (the only patch type served).
+/// The resourceVersion a list is served at when not the newest: a continue token's (the
+/// first page's), or `resourceVersion` under `resourceVersionMatch=Exact`; and what to answer
+/// when it is gone.
+fn snapshot_version(call: &Call) -> Result<(Option<u64>, Gone), Failure> {
+    let bad = |what: &str| fail(400, "BadRequest", what.to_string());
+    if let Some(token) = call.query.get("continue").filter(|c| !c.is_empty()) {
+        let rv = paging::token_version(token)?;
+        return Ok((Some(rv), Gone::Continue));
+    }
+    match call.query.get("resourceVersionMatch") {
+        None | Some("") | Some("NotOlderThan") => Ok((None, Gone::Continue)),
+        Some("Exact") => {
+            let rv = call
+                .query
+                .get("resourceVersion")
+                .and_then(|v| v.parse::<u64>().ok())
+                .filter(|v| *v > 0)
+                .ok_or_else(|| bad("resourceVersionMatch: Forbidden: resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"\" or \"0\""))?;
+            Ok((Some(rv), Gone::Exact(rv)))
+        }
+        Some(_) => Err(bad(
+            "resourceVersionMatch: Unsupported value: supported values: \"Exact\", \"NotOlderThan\"",
+        )),
+    }
+}
+
+/// A patch: JSON merge patch and JSON patch on every resource, strategic merge patch on the
+/// built-in kinds (see `patch`).
 fn patch(st: &mut ApiState, call: &Call) -> Result<Value, Failure> {
     let ct = call.header(http::header::CONTENT_TYPE).unwrap_or("");
-    if !ct.starts_with("application/merge-patch+json") {
-        return Err(fail(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got {ct:?})"
-            ),
-        ));
-    }
-    st.merge_patch(&call.target, &call.body()?, &call.who, call.query.dry_run())
+    let rt = &call.target.rt;
+    let built_in = rt.group.is_empty() || rt.group.ends_with(".k8s.io");
+    let kind = PatchType::of(ct, built_in)?;
+    st.patch(
+        &call.target,
+        kind,
+        call.req.body(),
+        &call.who,
+        call.query.dry_run(),
+    )
 }
 
 /// A delete, with the DeleteOptions body's dry run and preconditions.

@@ -6,10 +6,13 @@
 
 use super::admission::admit;
 use super::auth::Identity;
+use super::field_validation::conform;
+use super::finalizers::{check_no_new_finalizers, has_finalizers, is_deleting};
+use super::patch::{self, PatchType};
 use super::responses::{Failure, conflict, fail, object_not_found, precondition_failed};
 use super::routing::Target;
 use super::selector::LabelSelector;
-use super::validation::{validate, validate_name};
+use super::validation::{invalid, validate, validate_name};
 use super::{ApiState, EmbeddedApi};
 use serde_json::{Map, Value, json};
 
@@ -17,12 +20,14 @@ use serde_json::{Map, Value, json};
 pub(crate) type Key = (String, String, String);
 
 /// The metadata a write never changes: the server set it at creation.
-const SERVER_OWNED: [&str; 5] = [
+const SERVER_OWNED: [&str; 7] = [
     "uid",
     "creationTimestamp",
     "namespace",
     "name",
     "generation",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
 ];
 
 /// The characters of a `generateName` suffix, as kube-apiserver picks them.
@@ -93,6 +98,14 @@ impl ApiState {
             .collect()
     }
 
+    /// Prunes `obj` to its schema under the request's `fieldValidation`, keeping its warnings
+    /// for the response.
+    fn conform(&mut self, t: &Target, name: &str, obj: &mut Value) -> Result<(), Failure> {
+        let warnings = conform(t, name, obj, self.field_validation)?;
+        self.warnings.extend(warnings);
+        Ok(())
+    }
+
     /// 409 if a test forced this write to conflict.
     fn take_forced_conflict(&mut self, t: &Target, dry_run: bool) -> Result<(), Failure> {
         if self.faults.take_conflict(dry_run) {
@@ -102,7 +115,7 @@ impl ApiState {
     }
 
     /// Stores a checked object under a new resourceVersion and logs the write.
-    fn commit(
+    pub(super) fn commit(
         &mut self,
         verb: &str,
         t: &Target,
@@ -130,7 +143,9 @@ impl ApiState {
             .namespace
             .clone()
             .ok_or_else(|| fail(405, "MethodNotAllowed", "create needs a namespace"))?;
+        self.check_namespace_exists(&ns)?;
         let name = new_object_name(t, &ns, &obj)?;
+        self.conform(t, &name, &mut obj)?;
         if self.objects.contains_key(&Self::key(t, &name)) {
             return Err(fail(
                 409,
@@ -166,30 +181,51 @@ impl ApiState {
         self.take_forced_conflict(t, dry_run)?;
         keep_other_part(t, &old, &mut obj);
         keep_server_metadata(&old, &mut obj);
+        check_no_new_finalizers(t, &name, &old, &obj)?;
+        self.conform(t, &name, &mut obj)?;
         validate(t, &name, &obj)?;
         admit(t, &name, &old, &obj)?;
         bump_generation_on_spec_change(&old, &mut obj);
-        if dry_run {
+        // A write that changes nothing is no write: the same resourceVersion, no watch event
+        // (kube-apiserver's GuaranteedUpdate skips storing an unchanged object).
+        if dry_run || obj == old {
+            return Ok(obj);
+        }
+        if is_deleting(&obj) && !has_finalizers(&obj) {
+            // The last finalizer removed: the object goes (one DELETED change, no MODIFIED).
+            let key = Self::key(t, &name);
+            self.objects.insert(key.clone(), obj.clone());
+            self.take_object(&key);
+            self.write_log.record(verb, t, &name, who);
             return Ok(obj);
         }
         Ok(self.commit(verb, t, &name, obj, who))
     }
 
-    /// A JSON merge patch (RFC 7386); a resourceVersion in the patch is a precondition.
-    pub(crate) fn merge_patch(
+    /// A patch of any type kube-apiserver offers; a resourceVersion the patch sets is a
+    /// precondition, and a patch that sets none applies to the stored object as it is.
+    pub(crate) fn patch(
         &mut self,
         t: &Target,
-        patch: &Value,
+        kind: PatchType,
+        patch: &[u8],
         who: &Identity,
         dry_run: bool,
     ) -> Result<Value, Failure> {
-        let mut obj = self.get(t)?;
-        if let Some(rv) = str_at(patch, "/metadata/resourceVersion")
-            && str_at(&obj, "/metadata/resourceVersion") != Some(rv)
-        {
-            return Err(conflict(t));
+        let old = self.get(t)?;
+        let mut obj = patch::apply(kind, &old, patch)?;
+        let rv = str_at(&old, "/metadata/resourceVersion")
+            .unwrap_or("")
+            .to_string();
+        match str_at(&obj, "/metadata/resourceVersion") {
+            Some(set) if set != rv => return Err(conflict(t)),
+            Some(_) => {}
+            None => {
+                if let Some(meta) = meta_mut(&mut obj) {
+                    meta.insert("resourceVersion".into(), json!(rv));
+                }
+            }
         }
-        json_patch::merge(&mut obj, patch);
         self.update(t, obj, who, dry_run, "patch")
     }
 
@@ -215,6 +251,9 @@ impl ApiState {
                 }
             }
         }
+        if let Some(held) = self.hold_delete(t, &name, &obj, who, dry_run) {
+            return Ok(held);
+        }
         if !dry_run {
             self.take_object(&Self::key(t, &name));
             self.write_log.record("delete", t, &name, who);
@@ -229,13 +268,7 @@ fn new_object_name(t: &Target, ns: &str, obj: &Value) -> Result<String, Failure>
     let meta = obj
         .get("metadata")
         .and_then(Value::as_object)
-        .ok_or_else(|| {
-            fail(
-                422,
-                "Invalid",
-                format!("{} is invalid: metadata: Required value", t.rt.kind),
-            )
-        })?;
+        .ok_or_else(|| invalid(t, "", "metadata", "Required value".into()))?;
     if let Some(obj_ns) = meta.get("namespace").and_then(Value::as_str)
         && obj_ns != ns
     {
@@ -257,13 +290,11 @@ fn new_object_name(t: &Target, ns: &str, obj: &Value) -> Result<String, Failure>
             format!("{g}{suffix}")
         }
         _ => {
-            return Err(fail(
-                422,
-                "Invalid",
-                format!(
-                    "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
-                    t.rt.kind
-                ),
+            return Err(invalid(
+                t,
+                "",
+                "metadata.name",
+                "Required value: name or generateName is required".into(),
             ));
         }
     };
@@ -279,7 +310,13 @@ fn stamp_new(t: &Target, obj: &mut Value, name: &str, ns: &str) {
         meta.insert("namespace".into(), json!(ns));
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
         meta.insert("generation".into(), json!(1));
-        meta.remove("resourceVersion");
+        for server_set in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ] {
+            meta.remove(server_set);
+        }
     }
     if t.rt.has_status
         && let Value::Object(o) = obj
@@ -305,13 +342,11 @@ fn check_update_preconditions(
     }
     match str_at(obj, "/metadata/resourceVersion") {
         None | Some("") => {
-            return Err(fail(
-                422,
-                "Invalid",
-                format!(
-                    "{} {name:?} is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
-                    t.rt.kind
-                ),
+            return Err(invalid(
+                t,
+                name,
+                "metadata.resourceVersion",
+                "Invalid value: 0x0: must be specified for an update".into(),
             ));
         }
         Some(rv) if Some(rv) != str_at(old, "/metadata/resourceVersion") => {
@@ -392,6 +427,7 @@ impl EmbeddedApi {
             .clone()
             .ok_or_else(|| anyhow::anyhow!("seeded object without a name"))?;
         let mut st = self.lock();
+        st.ensure_namespace(&ns);
         let rv = st.next_resource_version();
         let uid = st.next_uid();
         let meta =

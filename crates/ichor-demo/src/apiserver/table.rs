@@ -77,6 +77,9 @@ const OPERATION_COLUMNS: &[Column] = &[
     col("Phase", Cell::At("/status/phase")),
     col("Paused", Cell::At("/spec/paused")),
     AGE,
+    wide("Max-Unavailable", Cell::At("/spec/maxUnavailable")),
+    wide("Started", Cell::At("/status/startedAt")),
+    wide("Failure", Cell::At("/status/failureReason")),
 ];
 
 const CLUSTER_COLUMNS: &[Column] = &[
@@ -85,6 +88,7 @@ const CLUSTER_COLUMNS: &[Column] = &[
     col("Kubernetes", Cell::At("/spec/kubernetesVersion")),
     col("Kube-Proxy", Cell::At("/spec/cni/kubeProxy")),
     AGE,
+    wide("Lock-Holder", Cell::At("/status/lockHolder")),
 ];
 
 const MACHINE_COLUMNS: &[Column] = &[
@@ -93,6 +97,10 @@ const MACHINE_COLUMNS: &[Column] = &[
     col("Role", Cell::At("/spec/role")),
     col("Approved", Cell::At("/spec/approved")),
     AGE,
+    wide(
+        "Upgrade-Order",
+        Cell::At("/metadata/labels/ichor.maesh.dev~1upgrade-order"),
+    ),
 ];
 
 const INSTALLATION_COLUMNS: &[Column] = &[NAME, col("Version", Cell::At("/spec/version")), AGE];
@@ -104,6 +112,7 @@ const SERVICE_COLUMNS: &[Column] = &[
     col("External-IP", Cell::Computed(no_external_ip)),
     col("Port(s)", Cell::Computed(service_ports)),
     AGE,
+    wide("Selector", Cell::Computed(service_selector)),
 ];
 
 const ENDPOINTS_COLUMNS: &[Column] = &[
@@ -126,6 +135,23 @@ const POD_COLUMNS: &[Column] = &[
     col("Status", Cell::At("/status/phase")),
     col("Restarts", Cell::Computed(pod_restarts)),
     AGE,
+    wide("IP", Cell::At("/status/podIP")),
+    wide("Node", Cell::At("/spec/nodeName")),
+];
+
+const NAMESPACE_COLUMNS: &[Column] = &[NAME, col("Status", Cell::At("/status/phase")), AGE];
+
+/// kube-apiserver's Node columns (no Node is ever listed: the demo has none).
+const NODE_COLUMNS: &[Column] = &[
+    NAME,
+    col("Status", Cell::At("/status/phase")),
+    col(
+        "Roles",
+        Cell::At("/metadata/labels/node-role.kubernetes.io~1control-plane"),
+    ),
+    AGE,
+    col("Version", Cell::At("/status/nodeInfo/kubeletVersion")),
+    wide("OS-Image", Cell::At("/status/nodeInfo/osImage")),
 ];
 
 /// The columns of a kind, as kube-apiserver prints them (Events) or as the CRDs'
@@ -141,6 +167,8 @@ fn columns(rt: &ResourceType) -> &'static [Column] {
         "EndpointSlice" => SLICE_COLUMNS,
         "Pod" => POD_COLUMNS,
         "Event" => EVENT_COLUMNS,
+        "Namespace" => NAMESPACE_COLUMNS,
+        "Node" => NODE_COLUMNS,
         _ => &[NAME, AGE],
     }
 }
@@ -258,6 +286,18 @@ fn pod_restarts(v: &Value) -> String {
         .filter_map(|c| c.get("restartCount").and_then(Value::as_i64))
         .sum();
     n.to_string()
+}
+
+/// `app=ichor-ui`: the selector's labels.
+fn service_selector(v: &Value) -> String {
+    let pairs: Vec<String> = v
+        .pointer("/spec/selector")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+        .collect();
+    or_none(pairs.join(","))
 }
 
 fn or_none(s: String) -> String {

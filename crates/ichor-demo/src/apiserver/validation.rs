@@ -1,9 +1,10 @@
 //! The checks an apiserver runs on an object before it is stored: the name, the kind and
 //! apiVersion, and the CRD schemas' required fields and enums.
 
-use super::responses::{Failure, fail};
+use super::responses::{Failure, fail, status_body};
 use super::routing::Target;
-use serde_json::Value;
+use super::structural::Cause;
+use serde_json::{Value, json};
 
 const OPERATION_KINDS: &[&str] = &[
     "talos",
@@ -17,18 +18,44 @@ const KUBE_PROXY_MODES: &[&str] = &["enabled", "replaced"];
 const MACHINE_ROLES: &[&str] = &["controlplane", "worker"];
 
 /// 422 Invalid for one field of the object `name`.
-fn invalid(t: &Target, name: &str, field: &str, detail: String) -> Failure {
-    fail(
-        422,
-        "Invalid",
-        format!(
-            "{} {name:?} is invalid: {field}: {detail}",
-            match t.rt.group {
-                "" => t.rt.kind.to_string(),
-                group => format!("{}.{group}", t.rt.kind),
-            }
-        ),
-    )
+pub(crate) fn invalid(t: &Target, name: &str, field: &str, detail: String) -> Failure {
+    let reason = if detail.starts_with("Required value") {
+        "FieldValueRequired"
+    } else if detail.starts_with("Unsupported value") {
+        "FieldValueNotSupported"
+    } else {
+        "FieldValueInvalid"
+    };
+    let cause = Cause {
+        reason,
+        field: field.to_string(),
+        message: detail,
+    };
+    invalid_causes(t, name, &[cause])
+}
+
+/// 422 Invalid with kube-apiserver's `details.causes`, one for each field, which kubectl
+/// prints by field (`The TalosOperation "x" is invalid: spec.kind: Unsupported value: …`).
+pub(crate) fn invalid_causes(t: &Target, name: &str, causes: &[Cause]) -> Failure {
+    let qualified = match t.rt.group {
+        "" => t.rt.kind.to_string(),
+        group => format!("{}.{group}", t.rt.kind),
+    };
+    let each: Vec<String> = causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.message))
+        .collect();
+    let what = match each.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    let message = format!("{qualified} {name:?} is invalid: {what}");
+    let causes: Vec<Value> = causes
+        .iter()
+        .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+        .collect();
+    let details = json!({"name": name, "group": t.rt.group, "kind": t.rt.kind, "causes": causes});
+    (422, status_body(422, "Invalid", &message, Some(details)))
 }
 
 /// A name must be a lowercase RFC 1123 subdomain.

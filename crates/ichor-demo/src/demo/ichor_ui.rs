@@ -140,6 +140,10 @@ mod tests {
         let api = EmbeddedApi::default();
         seed(&api).expect("seeds");
         let svc: Service = get(&api, "services", SERVICE);
+        assert!(
+            api.stored("namespaces", "", NAMESPACE).is_some(),
+            "its namespace exists"
+        );
         let port = &svc.spec.and_then(|s| s.ports).unwrap_or_default()[0];
         assert_eq!(port.name.as_deref(), Some(PORT_NAME));
         let name = pod(&api).expect("a pod");

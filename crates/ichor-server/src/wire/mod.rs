@@ -14,6 +14,7 @@ mod list;
 mod operation;
 mod plan;
 mod request;
+mod watch;
 
 pub(crate) use basics::non_empty;
 pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
@@ -28,6 +29,10 @@ pub use plan::{created_from_proto, created_to_proto, plan_from_proto, plan_to_pr
 pub use request::{
     confirmed_from_proto, confirmed_to_proto, create_request_to_proto, permissions_from_proto,
     permissions_to_proto, plan_request_to_proto, request_from_proto,
+};
+pub use watch::{
+    watch_request_from_proto, watch_request_to_proto, watch_update_from_proto,
+    watch_update_to_proto,
 };
 
 #[cfg(test)]

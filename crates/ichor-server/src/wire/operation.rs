@@ -62,6 +62,9 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
         unreadable: o.unreadable.clone(),
         resource_version: o.resource_version.clone(),
         summary: o.summary.as_ref().map(super::list::progress_to_proto),
+        deleting: o.deleting.as_ref().map(|f| proto::Deleting {
+            finalizers: f.clone(),
+        }),
     }
 }
 
@@ -124,6 +127,7 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
         unreadable: o.unreadable,
         resource_version: o.resource_version,
         summary: o.summary.map(super::list::progress_from_proto),
+        deleting: o.deleting.map(|d| d.finalizers),
     }
 }
 

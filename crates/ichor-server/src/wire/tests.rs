@@ -51,6 +51,7 @@ fn sample_operation() -> Operation {
         unreadable: None,
         resource_version: String::new(),
         summary: None,
+        deleting: None,
     }
 }
 

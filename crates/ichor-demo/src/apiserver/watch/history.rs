@@ -65,13 +65,26 @@ pub(crate) struct Change {
     /// What selectors read of the version before it, when that differs from `now` (a
     /// modification that moved the object across a selector).
     pub(crate) before: Option<Selectable>,
+    /// The object's name (with `namespace`, which object changed).
+    pub(crate) name: String,
+    /// The object as it was before a modification or a deletion, as JSON: what a list from
+    /// an older snapshot (a continue token, `resourceVersionMatch=Exact`) shows. Shared with
+    /// the previous change of the object when the ring still holds it (`prior_shared`).
+    pub(crate) prior: Option<Bytes>,
+    pub(crate) prior_shared: bool,
 }
 
 impl Change {
     /// Bytes held, roughly: the JSON, the selectable fields, the entry itself.
     fn heap_bytes(&self) -> usize {
         self.object.len()
+            + if self.prior_shared {
+                0
+            } else {
+                self.prior.as_ref().map_or(0, Bytes::len)
+            }
             + self.namespace.len()
+            + self.name.len()
             + self.now.heap_bytes()
             + self.before.as_ref().map_or(0, Selectable::heap_bytes)
             + std::mem::size_of::<Change>()
@@ -159,6 +172,17 @@ impl History {
     }
 
     /// A receiver that changes with each change recorded for `plural`.
+    /// The JSON of the newest change of an object that the ring of `plural` holds: the object
+    /// as it is stored now.
+    pub(crate) fn last_object(&self, plural: &str, namespace: &str, name: &str) -> Option<Bytes> {
+        let ring = self.rings.get(plural)?;
+        ring.changes
+            .iter()
+            .rev()
+            .find(|c| c.name == name && c.namespace == namespace)
+            .map(|c| c.object.clone())
+    }
+
     pub(crate) fn subscribe(&mut self, plural: &str) -> watch::Receiver<u64> {
         self.ring(plural).wake.subscribe()
     }
@@ -223,6 +247,9 @@ mod tests {
             object: Bytes::from_static(b"{}"),
             now: Selectable::default(),
             before: None,
+            name: String::new(),
+            prior: None,
+            prior_shared: false,
         }
     }
 

@@ -78,7 +78,7 @@ impl Hub {
         obj: &Value,
         before: Option<&Value>,
     ) {
-        let (plural, namespace, _) = key;
+        let (plural, namespace, name) = key;
         let object = match serde_json::to_vec(obj) {
             // Kept exactly as long as it is: a growing Vec has up to twice its length.
             Ok(v) => Bytes::from(v.into_boxed_slice()),
@@ -92,6 +92,15 @@ impl Hub {
             fields: fields_of(plural, o),
         };
         let now = selectable(obj);
+        // The object before the change: the previous change's JSON when the ring holds it
+        // (shared, no copy), else encoded now.
+        let shared = before.and_then(|_| self.history.last_object(plural, namespace, name));
+        let prior_shared = shared.is_some();
+        let prior = shared.or_else(|| {
+            before
+                .and_then(|b| serde_json::to_vec(b).ok())
+                .map(|v| Bytes::from(v.into_boxed_slice()))
+        });
         // Kept only when a selector could see the change differently.
         let before = before.map(selectable).filter(|b| *b != now);
         let change = Change {
@@ -101,8 +110,23 @@ impl Hub {
             object,
             now,
             before,
+            name: name.clone(),
+            prior,
+            prior_shared,
         };
         self.history.record(plural, change);
+    }
+}
+
+impl Hub {
+    /// The changes of `plural` after `rv`, oldest first; `Err` when the history no longer
+    /// reaches back to `rv`.
+    pub(crate) fn changes_since(
+        &self,
+        plural: &str,
+        rv: u64,
+    ) -> Result<Vec<Arc<Change>>, history::TooOld> {
+        self.history.since(plural, rv)
     }
 }
 

@@ -404,6 +404,9 @@ mod tests {
             object: Bytes::new(),
             now: selectable(now),
             before: before.map(selectable),
+            name: String::new(),
+            prior: None,
+            prior_shared: false,
         }
     }
 

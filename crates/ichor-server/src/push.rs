@@ -1,0 +1,121 @@
+//! WatchOperations in `serve`: each subscriber reads the shared watch of its namespace once
+//! Kubernetes said it may list and watch there; it is asked again every minute, and a revoked
+//! permission ends the stream with PERMISSION_DENIED. A caller holds at most
+//! [`MAX_STREAMS_PER_CALLER`] streams.
+
+use crate::wire::{self, proto};
+use futures::{Stream, StreamExt as _};
+use ichor_model::{ApiError, Code, Updates};
+use ichor_service::access::Caller;
+use ichor_service::shared::SharedReads;
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+/// How many streams one caller may hold at once (a dashboard holds one).
+pub const MAX_STREAMS_PER_CALLER: usize = 8;
+
+/// The stream tonic sends.
+pub(crate) type WatchStream =
+    Pin<Box<dyn Stream<Item = Result<proto::WatchOperationsResponse, tonic::Status>> + Send>>;
+
+/// The streams each caller holds.
+#[derive(Clone, Default)]
+pub(crate) struct Streams(Arc<Mutex<HashMap<String, usize>>>);
+
+/// One stream's place, given back when the stream ends.
+pub(crate) struct Place {
+    streams: Streams,
+    who: String,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut held = self.streams.lock();
+        if let Some(n) = held.get_mut(&self.who) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                held.remove(&self.who);
+            }
+        }
+    }
+}
+
+impl Streams {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A place for one more stream of `caller`, or RESOURCE_EXHAUSTED.
+    pub(crate) fn take(&self, caller: &Caller) -> Result<Place, ApiError> {
+        let who = caller
+            .identity
+            .as_ref()
+            .map(|i| i.user.clone())
+            .unwrap_or_default();
+        let mut held = self.lock();
+        let n = held.entry(who.clone()).or_default();
+        if *n >= MAX_STREAMS_PER_CALLER {
+            return Err(ApiError::new(
+                Code::ResourceExhausted,
+                format!(
+                    "you hold {MAX_STREAMS_PER_CALLER} streams of updates already: close one first"
+                ),
+            ));
+        }
+        *n += 1;
+        Ok(Place {
+            streams: self.clone(),
+            who,
+        })
+    }
+}
+
+/// The updates as tonic sends them, asking Kubernetes again every recheck whether the
+/// caller may still list and watch; a no ends the stream with PERMISSION_DENIED.
+pub(crate) fn rechecked(
+    updates: Updates,
+    reads: SharedReads,
+    caller: Caller,
+    scope: Option<String>,
+    place: Place,
+) -> WatchStream {
+    struct S {
+        updates: Updates,
+        reads: SharedReads,
+        caller: Caller,
+        scope: Option<String>,
+        next_check: tokio::time::Instant,
+        _place: Place,
+    }
+    let next_check = tokio::time::Instant::now() + reads.recheck();
+    let state = S {
+        updates,
+        reads,
+        caller,
+        scope,
+        next_check,
+        _place: place,
+    };
+    let stream = futures::stream::unfold(Some(state), |s| async move {
+        let mut s = s?;
+        let item = tokio::select! {
+            next = s.updates.next() => next?,
+            () = tokio::time::sleep_until(s.next_check) => {
+                s.next_check = tokio::time::Instant::now() + s.reads.recheck();
+                match s.reads.authorize(&s.caller, s.scope.as_deref()).await {
+                    Ok(()) => return Some((None, Some(s))),
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        match item {
+            Ok(update) => Some((Some(Ok(wire::watch_update_to_proto(&update))), Some(s))),
+            Err(e) => {
+                tracing::info!(code = ?e.code, error = %e.message, "a stream of updates ended");
+                Some((Some(Err(wire::status_from_error(&e))), None))
+            }
+        }
+    });
+    Box::pin(stream.filter_map(std::future::ready))
+}

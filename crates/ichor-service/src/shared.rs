@@ -1,0 +1,131 @@
+//! `serve`'s read model: one watch per namespace in use, kept with the server's own identity
+//! and shared by every caller, so a poll or a subscription reads memory instead of listing
+//! 10,000 operations from the API. A caller reads from it only once Kubernetes said, through a
+//! SelfSubjectAccessReview made as that person (impersonated), that they may list and watch
+//! TalosOperations there; the answer is asked again after [`RECHECK`].
+
+use super::OperationService;
+use super::access::Caller;
+use super::store::OperationStore;
+use ichor_model::{ApiError, Code, Reason};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How long an answer of Kubernetes about a caller holds.
+pub const RECHECK: Duration = Duration::from_secs(60);
+
+/// At most this many answers are kept; past it the oldest half is forgotten (asked again).
+const MAX_VERDICTS: usize = 4096;
+
+/// Who asks, and where: the identity (user and groups) and the namespace (`None`: all).
+type Key = (String, Vec<String>, Option<String>);
+
+/// The watches and the answers about callers.
+#[derive(Clone)]
+pub struct SharedReads {
+    service: OperationService,
+    stores: Arc<Mutex<HashMap<Option<String>, OperationStore>>>,
+    verdicts: Arc<Mutex<HashMap<Key, (Instant, bool)>>>,
+    recheck: Duration,
+}
+
+impl SharedReads {
+    /// Kubernetes' answers about a caller hold for `recheck` ([`RECHECK`] in `serve`).
+    pub fn new(service: OperationService, recheck: Duration) -> SharedReads {
+        SharedReads {
+            service,
+            stores: Arc::default(),
+            verdicts: Arc::default(),
+            recheck,
+        }
+    }
+
+    /// How long an answer about a caller holds.
+    pub fn recheck(&self) -> Duration {
+        self.recheck
+    }
+
+    /// The watch of `scope` for `caller`, when Kubernetes says they may list and watch
+    /// TalosOperations there; PermissionDenied when it says no.
+    pub async fn store(
+        &self,
+        caller: &Caller,
+        scope: Option<&str>,
+    ) -> Result<OperationStore, ApiError> {
+        self.authorize(caller, scope).await?;
+        Ok(self.store_of(scope))
+    }
+
+    /// Asks Kubernetes (or remembers, for the recheck time) whether `caller` may list and watch
+    /// TalosOperations in `scope`. The server's own identity (an anonymous caller of a server
+    /// that allows it) reads as itself.
+    pub async fn authorize(&self, caller: &Caller, scope: Option<&str>) -> Result<(), ApiError> {
+        let Some(id) = &caller.identity else {
+            return Ok(());
+        };
+        let key = (
+            id.user.clone(),
+            id.groups.clone(),
+            scope.map(str::to_string),
+        );
+        let known = self.lock_verdicts().get(&key).copied();
+        let allowed = match known {
+            Some((at, allowed)) if at.elapsed() < self.recheck => allowed,
+            _ => {
+                let allowed = self.service.may_list_and_watch(caller, scope).await?;
+                let mut verdicts = self.lock_verdicts();
+                if verdicts.len() >= MAX_VERDICTS {
+                    forget_oldest_half(&mut verdicts);
+                }
+                verdicts.insert(key, (Instant::now(), allowed));
+                allowed
+            }
+        };
+        match allowed {
+            true => Ok(()),
+            false => Err(denied(scope)),
+        }
+    }
+
+    fn store_of(&self, scope: Option<&str>) -> OperationStore {
+        let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
+        stores
+            .entry(scope.map(str::to_string))
+            .or_insert_with(|| {
+                OperationStore::watch(self.service.access.own(), scope.map(str::to_string))
+            })
+            .clone()
+    }
+
+    fn lock_verdicts(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, bool)>> {
+        self.verdicts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn forget_oldest_half(verdicts: &mut HashMap<Key, (Instant, bool)>) {
+    let mut ages: Vec<Instant> = verdicts.values().map(|(at, _)| *at).collect();
+    ages.sort();
+    if let Some(cut) = ages.get(ages.len() / 2).copied() {
+        verdicts.retain(|_, (at, _)| *at > cut);
+    }
+}
+
+/// The refusal of a caller who may not list and watch operations in `scope`.
+fn denied(scope: Option<&str>) -> ApiError {
+    let place = match scope {
+        Some(ns) => format!("in namespace {ns}"),
+        None => "in every namespace".to_string(),
+    };
+    ApiError::refused(
+        Code::PermissionDenied,
+        Reason::NotPermitted,
+        &[
+            ("verb", "watch"),
+            ("resource", "talosoperations"),
+            ("namespace", scope.unwrap_or("*")),
+        ],
+        format!("you may not list and watch talosoperations {place} (Kubernetes RBAC)"),
+    )
+}

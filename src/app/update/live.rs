@@ -1,0 +1,120 @@
+//! Live updates: the subscription follows what the dashboard holds; its updates land where the
+//! polls' answers land; while it delivers, the lists and the operation's page are not polled.
+
+use super::{list, listed_namespace, loaded, schedule_poll};
+use crate::action::{Effect, LiveEvent};
+use crate::state::{LiveMode, Screen, State};
+use ichor_model::{Code, ListQuery, View, WatchRequest, WatchUpdate};
+
+/// What the dashboard holds, as a subscription asks for it: the list's first pages as the
+/// polls ask for them, and the operation whose page is open.
+fn interest(state: &State) -> WatchRequest {
+    let (page_size, text) = state.ops.paging.asked.clone();
+    WatchRequest {
+        list: ListQuery {
+            namespace: listed_namespace(state),
+            view: View::Summary,
+            page_size: page_size.max(list::PAGE),
+            text,
+            ..ListQuery::default()
+        },
+        follow: match (state.screen, state.detail.as_ref()) {
+            (Screen::Operation, Some(d)) => Some((d.namespace.clone(), d.name.clone())),
+            _ => None,
+        },
+    }
+}
+
+/// Subscribes again when what the dashboard holds changed (one stream per dashboard).
+pub(super) fn follow_interest(state: &mut State) -> Vec<Effect> {
+    if state.live.mode == LiveMode::Unsupported {
+        return Vec::new();
+    }
+    let request = interest(state);
+    if state.live.request.as_ref() == Some(&request) {
+        return Vec::new();
+    }
+    state.live.sub += 1;
+    state.live.request = Some(request.clone());
+    vec![Effect::Watch {
+        sub: state.live.sub,
+        request,
+    }]
+}
+
+/// An update of the subscription: handled as the answers of a poll made now.
+pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec<Effect> {
+    if sub != state.live.sub {
+        state.quiet = true;
+        return Vec::new();
+    }
+    if update.heartbeat {
+        // Alive, and the data on screen is still the latest: nothing drawn changes.
+        state.last_ok = Some(state.now);
+        state.quiet = true;
+        return Vec::new();
+    }
+    let seq = state.seq;
+    let mut effects = Vec::new();
+    let mut changed = false;
+    if let Some(page) = update.page {
+        effects.extend(list::on_page(state, seq, false, Ok(page)));
+        changed |= !state.quiet;
+        state.quiet = false;
+    }
+    let followed = state.live.request.as_ref().and_then(|r| r.follow.clone());
+    if let (Some(op), Some((ns, name))) = (update.followed, followed.clone()) {
+        effects.extend(loaded::on_operation(state, seq, ns, name, op));
+        changed |= !state.quiet;
+        state.quiet = false;
+    }
+    if let (Some(events), Some((ns, name))) = (update.events, followed) {
+        effects.extend(loaded::on_events(state, seq, ns, name, events));
+        changed |= !state.quiet;
+    }
+    state.quiet = !changed;
+    if state.pushed() {
+        state.next_poll = None;
+    }
+    effects
+}
+
+/// What became of the subscription.
+pub(super) fn on_live(state: &mut State, sub: u64, event: LiveEvent) -> Vec<Effect> {
+    if sub != state.live.sub {
+        state.quiet = true;
+        return Vec::new();
+    }
+    match event {
+        LiveEvent::On => {
+            state.live.mode = LiveMode::On;
+            if state.pushed() {
+                state.next_poll = None;
+            }
+        }
+        LiveEvent::Off(e) if e.code == Code::Unimplemented => return unsupported(state),
+        LiveEvent::Off(e) => {
+            tracing::info!(error = %e.message, "live updates off: polling until the stream is back");
+            if !matches!(state.live.mode, LiveMode::Off { .. }) {
+                state.live.mode = LiveMode::Off { since: state.now };
+            } else {
+                state.quiet = true;
+            }
+            if state.next_poll.is_none() {
+                schedule_poll(state);
+            }
+        }
+        LiveEvent::Unsupported => return unsupported(state),
+    }
+    Vec::new()
+}
+
+/// A backend without WatchOperations: polls, as before (said once, in the log).
+fn unsupported(state: &mut State) -> Vec<Effect> {
+    tracing::info!("the server does not push updates (an older version): polling");
+    state.live.mode = LiveMode::Unsupported;
+    if state.next_poll.is_none() {
+        schedule_poll(state);
+    }
+    Vec::new()
+}

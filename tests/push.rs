@@ -1,0 +1,275 @@
+//! WatchOperations on every path that pushes (in-process over the person's own watch; gRPC,
+//! Connect and the tunnel over serve's shared watch), through the real kube client code against
+//! the embedded API: the first state whole, then changes, deletes and a followed operation
+//! replaced under its name; a reconnect that resumes; a stalled subscriber that gets the latest
+//! state, not a queue; a caller who may not watch, and one whose permission is revoked mid-way.
+
+use crate::common;
+use common::op;
+use common::paths::{Path, User, connect};
+use futures::StreamExt as _;
+use ichor_client::inprocess::InProcessClient;
+use ichor_demo::apiserver::EmbeddedApi;
+use ichor_demo::apiserver::auth::{Rule, Subject};
+use ichor_model::{Code, ListQuery, OperationClient, Updates, View, WatchRequest, WatchUpdate};
+use ichor_service::OperationService;
+use ichor_service::access::{Caller, KubeAccess};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Longer than any change takes to arrive here; far shorter than a heartbeat.
+const ARRIVES: Duration = Duration::from_secs(5);
+
+fn world() -> EmbeddedApi {
+    let api = EmbeddedApi::default();
+    common::small_cluster(&api);
+    api.seed(&op("c1-talos-a", "c1", "talos", 1)).unwrap();
+    api
+}
+
+/// The client a dashboard on `path` subscribes with: in-process it keeps its own watch.
+async fn subscriber(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn OperationClient> {
+    match path {
+        Path::InProcess => {
+            let kube = api.client(user.token());
+            let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
+            let client = InProcessClient::new(service, Caller::in_process())
+                .with_watch(kube, Some("default".into()));
+            Arc::new(client)
+        }
+        other => connect(other, api, user).await,
+    }
+}
+
+fn list() -> ListQuery {
+    ListQuery {
+        namespace: Some("default".into()),
+        view: View::Summary,
+        page_size: 100,
+        ..ListQuery::default()
+    }
+}
+
+/// The next update that is not a heartbeat, within [`ARRIVES`].
+async fn next_change(updates: &mut Updates) -> WatchUpdate {
+    loop {
+        let u = tokio::time::timeout(ARRIVES, updates.next())
+            .await
+            .expect("a change within the wait")
+            .expect("the stream goes on")
+            .expect("an update, not an error");
+        if !u.heartbeat {
+            return u;
+        }
+    }
+}
+
+fn names(u: &WatchUpdate) -> Vec<String> {
+    let page = u.page.as_ref().expect("a page");
+    page.operations.iter().map(|o| o.name.clone()).collect()
+}
+
+async fn the_first_state_then_changes_and_deletes(path: Path) {
+    let api = world();
+    let c = subscriber(path, &api, User::Viewer).await;
+    let req = WatchRequest {
+        list: list(),
+        follow: None,
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    let first = next_change(&mut updates).await;
+    assert_eq!(names(&first), ["c1-talos-a"]);
+    assert!(first.followed.is_none());
+    let mut b = op("c1-talos-b", "c1", "kubernetes", 1);
+    b.metadata.creation_timestamp = None;
+    api.seed(&b).unwrap();
+    let created = next_change(&mut updates).await;
+    let mut now = names(&created);
+    now.sort();
+    assert_eq!(now, ["c1-talos-a", "c1-talos-b"]);
+    assert!(api.remove("talosoperations", "default", "c1-talos-a"));
+    let deleted = next_change(&mut updates).await;
+    assert_eq!(names(&deleted), ["c1-talos-b"]);
+    assert!(
+        api.write_log().is_empty(),
+        "a subscription writes nothing: {:?}",
+        api.write_log()
+    );
+}
+
+async fn the_followed_operation_is_pushed_whole_and_replaced_under_its_name(path: Path) {
+    let api = world();
+    let c = subscriber(path, &api, User::Viewer).await;
+    let req = WatchRequest {
+        list: list(),
+        follow: Some(("default".into(), "c1-talos-a".into())),
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    let first = next_change(&mut updates).await;
+    let op = first.followed.expect("the followed operation").unwrap();
+    assert_eq!(op.name, "c1-talos-a");
+    assert!(first.events.is_some(), "its events come with it");
+    let uid = op.uid.clone();
+    assert!(api.edit("talosoperations", "default", "c1-talos-a", |v| {
+        v["status"] = serde_json::json!({"phase": "Running"});
+    }));
+    let running = loop {
+        let u = next_change(&mut updates).await;
+        if let Some(op) = u.followed {
+            break op.unwrap();
+        }
+    };
+    assert_eq!(running.phase, ichor_model::Phase::Running);
+    // Replaced under the same name: the new one is pushed, with its own uid.
+    assert!(api.remove("talosoperations", "default", "c1-talos-a"));
+    api.seed(&common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    let replaced = loop {
+        let u = next_change(&mut updates).await;
+        if let Some(Ok(op)) = u.followed
+            && op.uid != uid
+        {
+            break op;
+        }
+    };
+    assert_eq!(replaced.name, "c1-talos-a");
+}
+
+async fn a_reconnect_with_the_version_held_resumes_unchanged(path: Path) {
+    let api = world();
+    let c = subscriber(path, &api, User::Viewer).await;
+    let mut req = WatchRequest {
+        list: list(),
+        follow: None,
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    let version = next_change(&mut updates).await.page.unwrap().version;
+    drop(updates);
+    req.list.known_version = Some(version);
+    let mut again = c.watch_operations(&req).await.unwrap();
+    let first = next_change(&mut again).await;
+    let page = first.page.expect("the page's state");
+    assert!(page.unchanged, "the page held is not sent again");
+    assert!(page.operations.is_empty());
+}
+
+async fn a_stalled_subscriber_gets_the_latest_state_not_a_queue(path: Path) {
+    let api = world();
+    let c = subscriber(path, &api, User::Viewer).await;
+    let req = WatchRequest {
+        list: list(),
+        follow: None,
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    next_change(&mut updates).await;
+    // Fifty changes while the subscriber reads nothing.
+    for i in 0..50 {
+        api.seed(&op(&format!("c1-burst-{i:02}"), "c1", "talos", 1))
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut seen = 0;
+    let mut rows = 0;
+    while rows < 51 {
+        let u = next_change(&mut updates).await;
+        rows = u.page.map_or(rows, |p| p.operations.len());
+        seen += 1;
+    }
+    assert!(
+        seen <= 3,
+        "the latest state in a few updates, not one per change: {seen}"
+    );
+}
+
+/// A caller Kubernetes does not let list and watch operations is refused, and one whose
+/// permission is revoked is cut off at the next check.
+async fn a_caller_who_may_not_watch_is_refused(path: Path) {
+    let api = world();
+    api.add_token("nobody-token", "nobody", &["nobody"]);
+    let c = match path {
+        Path::Grpc | Path::Connect => {
+            let running = common::server::start(&api, Default::default()).await;
+            let protocol = match path {
+                Path::Grpc => ichor_client::remote::Protocol::Grpc,
+                _ => ichor_client::remote::Protocol::Connect,
+            };
+            let mut o = ichor_client::remote::RemoteOptions::new(running.url(false))
+                .with_protocol(protocol);
+            o.token = Some("nobody-token".into());
+            std::mem::forget(running);
+            ichor_client::remote::RemoteClient::new(o).unwrap()
+        }
+        _ => unreachable!("the server's paths"),
+    };
+    let req = WatchRequest {
+        list: list(),
+        follow: None,
+    };
+    let e = match c.watch_operations(&req).await {
+        Err(e) => e,
+        Ok(mut updates) => updates.next().await.unwrap().unwrap_err(),
+    };
+    assert_eq!(e.code, Code::PermissionDenied, "{e:?}");
+    assert!(api.write_log().is_empty());
+}
+
+crate::matrix!(
+    paths: [
+        InProcess => in_process,
+        Grpc => grpc,
+        Connect => connect,
+        Tunnel => tunnel,
+    ];
+    [
+        the_first_state_then_changes_and_deletes,
+        the_followed_operation_is_pushed_whole_and_replaced_under_its_name,
+        a_reconnect_with_the_version_held_resumes_unchanged,
+        a_stalled_subscriber_gets_the_latest_state_not_a_queue,
+    ]
+);
+
+crate::matrix!(
+    paths: [Grpc => grpc_refused, Connect => connect_refused];
+    [a_caller_who_may_not_watch_is_refused]
+);
+
+/// Revoked mid-stream: the next check (a second on, here; a minute in serve) ends the stream
+/// with PermissionDenied.
+#[tokio::test]
+async fn a_permission_revoked_mid_stream_ends_it() {
+    let api = world();
+    api.add_token("temp-token", "temp", &["temps"]);
+    api.add_rule(Rule::new(
+        Subject::Group("temps".into()),
+        &["get", "list", "watch"],
+        &["talosoperations"],
+    ));
+    let opts = common::server::Options {
+        recheck: Some(Duration::from_secs(1)),
+        ..Default::default()
+    };
+    let running = common::server::start(&api, opts).await;
+    let mut o = ichor_client::remote::RemoteOptions::new(running.url(false));
+    o.token = Some("temp-token".into());
+    let c = ichor_client::remote::RemoteClient::new(o).unwrap();
+    let req = WatchRequest {
+        list: list(),
+        follow: None,
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    next_change(&mut updates).await;
+    api.remove_rules_of(&Subject::Group("temps".into()));
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match updates.next().await {
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return e,
+                None => panic!("the stream ended without saying why"),
+            }
+        }
+    })
+    .await
+    .expect("cut off at the next check");
+    assert_eq!(ended.code, Code::PermissionDenied, "{ended:?}");
+    drop(running);
+}
