@@ -74,6 +74,17 @@ pub async fn ran(
     typed: Option<Typed>,
     lang: Lang,
 ) -> Ran {
+    ran_polling(client, verb, typed, lang, Duration::from_millis(40)).await
+}
+
+/// [`ran`] with `--follow` and `--watch` reading every `poll` when nothing is pushed.
+pub async fn ran_polling(
+    client: &dyn OperationClient,
+    verb: Verb,
+    typed: Option<Typed>,
+    lang: Lang,
+    poll: Duration,
+) -> Ran {
     let texts = Texts::new(lang);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut typed = typed;
@@ -82,7 +93,7 @@ pub async fn ran(
         out: &mut out,
         err: &mut err,
         answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
-        poll: Duration::from_millis(40),
+        poll,
         tz: jiff::tz::TimeZone::UTC,
     };
     let exit = run(client, "default", &verb, &mut io).await;

@@ -378,6 +378,33 @@ async fn a_start_whose_answer_is_lost_is_found_or_said_not_done(path: Path) {
     }
 }
 
+/// Where the server streams, `--follow` is pushed: with a poll of ten minutes it still sees
+/// every change and ends as soon as the operation completes.
+async fn follow_is_pushed_where_the_server_streams(path: Path) {
+    let api = world();
+    let c = client(path, &api).await;
+    assert!(c.pushes(), "{path:?}");
+    let ctrl = drive(&api);
+    let verb = followed(start(
+        OperationKind::Kubernetes,
+        "c1",
+        Some("v1.33.0"),
+        true,
+    ));
+    let poll = Duration::from_secs(600);
+    let run = super::ran_polling(c.as_ref(), verb, None, Lang::En, poll);
+    let r = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("pushed, not polled every 10 minutes");
+    ctrl.abort();
+    assert_eq!(r.exit, Exit::Done, "{path:?}: {}\n{}", r.out, r.err);
+    assert!(r.out.contains("c1-cp-a: Running"), "{}", r.out);
+    assert!(r.out.contains("c1-w-b: Done"), "{}", r.out);
+    assert!(!r.err.contains("live updates off"), "{}", r.err);
+}
+
+crate::matrix!(paths: [Grpc => grpc_push, Connect => connect_push, Tunnel => tunnel_push]; [follow_is_pushed_where_the_server_streams]);
+
 crate::matrix!(paths: [InProcess => in_process_faults, Grpc => grpc_faults]; [a_start_whose_answer_is_lost_is_found_or_said_not_done]);
 
 /// Every kind starts with --yes on every path, with its max unavailable; the kube-proxy

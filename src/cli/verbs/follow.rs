@@ -1,5 +1,7 @@
-//! `--follow` and `get --watch`: the operation read every 2 s (ADR 0068's CLI poll; the
-//! retrying client retries a transient fault for 10 minutes and says so on standard error), a
+//! `--follow` and `get --watch`: the operation pushed by WatchOperations where the backend
+//! streams (a stream that breaks or cannot be opened: "live updates off", then a read every 2 s,
+//! ADR 0068's CLI poll, and the stream asked for again after each read; the retrying client
+//! retries a transient fault of a read for 10 minutes and says so on standard error), a
 //! line for each change of its state, progress, CA rotation stage or lock, and of each machine's
 //! phase; the end: 0 when it completes, 3 when it fails or a failed machine pauses it (naming
 //! the machine, with the reason and that nothing retries and nothing is rolled back).
@@ -7,7 +9,10 @@
 use super::show::{machine_phase_word, progress, state_word};
 use super::{Exit, Io};
 use ichor_model::inert::sanitize;
-use ichor_model::{Operation, OperationClient, OperationKind, Phase};
+use ichor_model::{
+    ApiError, Code, ListQuery, Operation, OperationClient, OperationKind, Phase, Updates,
+    WatchRequest,
+};
 use ichor_views::i18n::Texts;
 
 /// A CA rotation's "Pass n of 5: Stage", when known.
@@ -140,6 +145,91 @@ fn ended(io: &mut Io<'_>, op: &Operation) -> Option<Exit> {
     None
 }
 
+/// The stream of `name`'s changes, when the backend pushes and the stream opens; `Err` when
+/// it will not (refused, not there), `Ok(None)` when it did not open this time.
+async fn subscribe(
+    client: &dyn OperationClient,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<Updates>, ()> {
+    if !client.pushes() {
+        return Err(());
+    }
+    // The list page the stream also carries: one row, not read.
+    let mut list = ListQuery::everything(Some(namespace));
+    list.page_size = 1;
+    let req = WatchRequest {
+        list,
+        follow: Some((namespace.to_string(), name.to_string())),
+    };
+    match client.watch_operations(&req).await {
+        Ok(updates) => Ok(Some(updates)),
+        Err(e) => {
+            tracing::info!(error = %e, "no push: following by polling");
+            if e.code.is_transient() {
+                Ok(None)
+            } else {
+                Err(())
+            }
+        }
+    }
+}
+
+/// Where the next state comes from: the stream while it lives, else a read after a poll.
+struct Feed {
+    updates: Option<Updates>,
+    /// Whether to ask for the stream again after a read (it broke, it did not refuse).
+    resubscribe: bool,
+}
+
+impl Feed {
+    /// Asks for the stream; one that will not come is not asked for again.
+    async fn open(&mut self, client: &dyn OperationClient, namespace: &str, name: &str) {
+        match subscribe(client, namespace, name).await {
+            Ok(updates) => self.updates = updates,
+            Err(()) => self.resubscribe = false,
+        }
+    }
+
+    /// The operation's next state; `first`: read at once.
+    async fn next(
+        &mut self,
+        client: &dyn OperationClient,
+        (namespace, name): (&str, &str),
+        io: &mut Io<'_>,
+        first: bool,
+    ) -> Result<Operation, ApiError> {
+        if let Some(updates) = self.updates.as_mut() {
+            loop {
+                let item = std::future::poll_fn(|cx| updates.as_mut().poll_next(cx)).await;
+                match item {
+                    Some(Ok(u)) => match u.followed {
+                        Some(r) => return r,
+                        None => continue,
+                    },
+                    Some(Err(e)) if e.code == Code::Unimplemented => {
+                        self.resubscribe = false;
+                        break;
+                    }
+                    Some(Err(_)) | None => {
+                        let line = io.texts.t("badge-live-off");
+                        io.warn(&line);
+                        break;
+                    }
+                }
+            }
+            self.updates = None;
+        } else if !first {
+            tokio::time::sleep(io.poll).await;
+        }
+        let op = client.get_operation(namespace, name).await;
+        if self.resubscribe && self.updates.is_none() {
+            self.open(client, namespace, name).await;
+        }
+        op
+    }
+}
+
 /// Follows `name` until it ends. `first`: the operation already printed (get --watch);
 /// `announce`: say first that it is followed (after a start).
 pub(super) async fn follow(
@@ -156,16 +246,21 @@ pub(super) async fn follow(
     }
     let mut last = first;
     let mut told_credentials = false;
+    let mut feed = Feed {
+        updates: None,
+        resubscribe: true,
+    };
+    feed.open(client, namespace, name).await;
     loop {
         if let Some(op) = &last
             && let Some(exit) = ended(io, op)
         {
             return exit;
         }
-        if last.is_some() {
-            tokio::time::sleep(io.poll).await;
-        }
-        let op = match client.get_operation(namespace, name).await {
+        let next = feed
+            .next(client, (namespace, name), io, last.is_none())
+            .await;
+        let op = match next {
             Ok(op) => op,
             Err(e) => return io.fail(&e),
         };

@@ -15,6 +15,17 @@ pub(crate) fn state_word(t: &Texts, op: &Operation) -> String {
     if op.unreadable.is_some() {
         return t.t("state-unreadable");
     }
+    if let Some(finalizers) = &op.deleting {
+        // A delete that finalizers hold: neither gone nor an error.
+        let waiting: Vec<String> = finalizers.iter().map(|f| sanitize(f)).collect();
+        return match waiting.as_slice() {
+            [] => t.t("state-deleting"),
+            _ => t.tr(
+                "state-deleting-waiting",
+                &[("finalizers", &waiting.join(", "))],
+            ),
+        };
+    }
     let id = match &op.phase {
         _ if op.paused_by_failure() => "state-paused-failed",
         Phase::Pending | Phase::Unknown if op.lock_holder().is_some() => "state-waiting-lock",
@@ -131,6 +142,9 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
         "failureReason": text(op.failure_reason.as_deref()),
         "failedMachine": text(op.failed_machine().map(|m| m.name.as_str())),
         "unreadable": text(op.unreadable.as_deref()),
+        "deletingWaitingFor": op.deleting.as_ref().map_or(Value::Null, |f| {
+            Value::Array(f.iter().map(|x| Value::String(sanitize(x))).collect())
+        }),
     });
     if whole && let Value::Object(m) = &mut v {
         let machines = op
