@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (changes, idle) = if full {
-        (200, Duration::from_secs(60))
+        (200, Duration::from_secs(20))
     } else {
         (5, Duration::from_millis(300))
     };

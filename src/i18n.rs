@@ -57,6 +57,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ),
             ("errors.ftl", include_str!("../locales/en/errors.ftl")),
             ("start.ftl", include_str!("../locales/en/start.ftl")),
+            ("cli.ftl", include_str!("../locales/en/cli.ftl")),
         ],
         Lang::Ja => &[
             ("common.ftl", include_str!("../locales/ja/common.ftl")),
@@ -66,6 +67,7 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ),
             ("errors.ftl", include_str!("../locales/ja/errors.ftl")),
             ("start.ftl", include_str!("../locales/ja/start.ftl")),
+            ("cli.ftl", include_str!("../locales/ja/cli.ftl")),
         ],
     }
 }
@@ -150,7 +152,7 @@ impl Texts {
     }
 
     /// The message `id` with arguments that may be numbers (plural rules).
-    pub(crate) fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
+    pub fn tn(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> String {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, v.clone());

@@ -70,6 +70,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             ichor_tui::cli::run_serve(args).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(_) => ichor_tui::cli::run_verb(&cli).await,
         None => ichor_tui::cli::run_dashboard(cli).await,
     }
 }

@@ -8,6 +8,8 @@ mod common;
 
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_verbs.rs"]
+mod cli_verbs;
 #[path = "pty.rs"]
 mod pty;
 #[path = "pty_outage.rs"]

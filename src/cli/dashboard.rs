@@ -33,10 +33,10 @@ async fn who_am_i(service: &ichor_service::OperationService) -> Option<String> {
 }
 
 /// The client the dashboard reaches its service with, and how the status bar names it.
-struct Connected {
-    client: std::sync::Arc<dyn ichor_model::OperationClient>,
+pub(super) struct Connected {
+    pub(super) client: std::sync::Arc<dyn ichor_model::OperationClient>,
     route: ichor_app::state::Route,
-    namespace: String,
+    pub(super) namespace: String,
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
     demo: Option<(ichor_demo::demo::DemoCluster, Option<super::demo::UiServer>)>,
@@ -101,7 +101,7 @@ async fn reach(
 
 /// Reaches the service the settings chose. Every backend retries transient faults of reads and
 /// reports each wait on `retry_tx`.
-async fn connect(
+pub(super) async fn connect(
     cli: &Cli,
     settings: &Settings,
     source: Source,

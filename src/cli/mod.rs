@@ -5,9 +5,11 @@ mod demo;
 pub mod reach;
 mod serve;
 mod settings;
+pub mod verbs;
 
 pub use dashboard::run_dashboard;
 pub use serve::run_serve;
+pub use verbs::run_verb;
 
 use crate::config::RouteChoice;
 use anyhow::Context as _;
@@ -168,6 +170,15 @@ pub enum Command {
     /// one port (with health and reflection), acting as each caller whose bearer token
     /// Kubernetes accepts (TokenReview, then impersonation).
     Serve(ServeArgs),
+    /// Start a rolling upgrade: `upgrade talos|kubernetes|ichor VERSION` (the plan, then y/N).
+    Upgrade(verbs::args::UpgradeArgs),
+    /// Switch kube-proxy: `cni kube-proxy replaced|enabled` (the plan, then y/N).
+    Cni(verbs::args::CniArgs),
+    /// `cluster shutdown NAME` and `cluster rotate-ca NAME` (the plan, the name typed, y/N).
+    Cluster(verbs::args::ClusterArgs),
+    /// `operation list|get|pause|resume|delete` (alias op).
+    #[command(visible_alias = "op")]
+    Operation(verbs::args::OperationArgs),
 }
 
 /// `ichor-tui serve`.
@@ -248,6 +259,7 @@ impl Cli {
         match &self.command {
             Some(Command::Serve(a)) => a.log_file.as_deref(),
             Some(Command::DemoCluster(a)) => a.log_file.as_deref(),
+            Some(_) => verbs::entry_log_file(self),
             None => self.log_file.as_deref(),
         }
     }
@@ -255,7 +267,10 @@ impl Cli {
     /// Whether this run serves (a subcommand, or the dashboard with its embedded demo cluster),
     /// rather than being the dashboard alone.
     pub fn serves(&self) -> bool {
-        self.command.is_some() || self.demo
+        match verbs::verb_of(self) {
+            Some((_, reach)) => reach.demo,
+            None => self.command.is_some() || self.demo,
+        }
     }
 }
 

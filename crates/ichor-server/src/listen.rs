@@ -45,8 +45,8 @@ pub(crate) const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 pub(crate) const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
 
 /// HTTP/1.1's read buffer, which bounds a request's headers (HTTP/2's bound is
-/// [`super::MAX_HEADER_LIST_BYTES`]) and what a connection can hold unread: 1,000 slow uploads
-/// hold at most 24 MiB in these buffers (64 KiB each was 64 MiB).
+/// [`super::MAX_HEADER_LIST_BYTES`]) and what one connection can hold unread (1,000 slow
+/// uploads: at most 24 MiB in these buffers).
 pub(crate) const HTTP1_MAX_BUFFER_BYTES: usize = 24 * 1024;
 
 /// The connection builder with the limits above.

@@ -1,0 +1,508 @@
+//! The commands beside the dashboard (ADR 0068, Decision 6): their arguments as clap reads them,
+//! and the one [`Verb`] each comes to.
+
+use clap::{Args, Subcommand, ValueEnum};
+use ichor_model::OperationKind;
+use std::path::PathBuf;
+
+/// What every command's help ends with.
+pub const EXIT_CODES: &str = "Exit codes: 0 done; 1 refused (by the service, by you at the question, or an error); 2 usage (a wrong flag, or a write without a terminal and without --yes); 3 the operation failed (--follow, get --watch: it failed, or a failed machine paused it).";
+
+/// How to reach the service and speak: the dashboard's own flags, given after the command.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Reach {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use (default: the current context).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub context: Option<String>,
+    /// The namespace (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, value_name = "NAMESPACE", global = true)]
+    pub namespace: Option<String>,
+    /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`).
+    #[arg(long, env = "ICHOR_SERVER", value_name = "URL", global = true)]
+    pub server: Option<String>,
+    /// The protocol to the server: connect (default) or grpc.
+    #[arg(long, value_enum, value_name = "PROTOCOL", global = true)]
+    pub protocol: Option<ichor_client::remote::Protocol>,
+    /// auto (ichor-ui through a port-forward, else in-process), remote or in-process.
+    #[arg(long, value_enum, value_name = "BACKEND", global = true)]
+    pub backend: Option<crate::config::RouteChoice>,
+    /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
+    #[arg(long, value_name = "NAMESPACE/SERVICE", global = true)]
+    pub ichor_ui: Option<String>,
+    /// The name of ichor-ui's Service port (default api).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub ichor_ui_port: Option<String>,
+    /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub token_file: Option<PathBuf>,
+    /// Send the bearer token over plain http:// to a --server that is not loopback.
+    #[arg(long, global = true)]
+    pub insecure_send_token_over_http: bool,
+    /// Extra CA certificates (PEM) to trust for an https:// --server.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub ca_file: Option<PathBuf>,
+    /// Language: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
+    #[arg(long, value_name = "LANG", global = true)]
+    pub lang: Option<String>,
+    /// Never write: every start, pause, resume and delete is refused.
+    #[arg(long, visible_alias = "readonly", global = true)]
+    pub read_only: bool,
+    /// Run against an embedded demo cluster started for this command.
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Write the log here instead of the state directory.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub log_file: Option<PathBuf>,
+    /// The deadline of each call to --server, in seconds, from 1 to 3600.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        global = true,
+        value_parser = clap::value_parser!(u64).range(super::super::CALL_TIMEOUT_SECONDS)
+    )]
+    pub call_timeout: Option<u64>,
+}
+
+/// What a write asks before it writes, and what it does after.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Confirm {
+    /// Confirm without the question (and without asking for the plan: the start still makes
+    /// every check it makes).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+/// `ichor-tui upgrade talos|kubernetes|ichor VERSION`.
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct UpgradeArgs {
+    /// What to upgrade.
+    pub what: Upgradable,
+    /// The version to upgrade to, with or without the leading v (v1.10.0, 1.10.0).
+    pub version: String,
+    #[command(flatten)]
+    pub start: StartFlags,
+    #[command(flatten)]
+    pub reach: Reach,
+}
+
+/// What `upgrade` upgrades.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Upgradable {
+    Talos,
+    Kubernetes,
+    Ichor,
+}
+
+/// `ichor-tui cni kube-proxy replaced|enabled`.
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct CniArgs {
+    /// Only kube-proxy is switched.
+    pub what: CniPart,
+    /// The mode to switch to.
+    pub mode: KubeProxyMode,
+    #[command(flatten)]
+    pub start: StartFlags,
+    #[command(flatten)]
+    pub reach: Reach,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CniPart {
+    KubeProxy,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KubeProxyMode {
+    Replaced,
+    Enabled,
+}
+
+/// The flags of a start.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StartFlags {
+    /// The cluster (default: the only cluster in the namespace).
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// Workers handled at once (control planes are always one at a time).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=9999))]
+    pub max_unavailable: Option<i32>,
+    /// Follow the operation until it ends: exit 0 when it completes, 3 when it fails or a
+    /// failed machine pauses it.
+    #[arg(long)]
+    pub follow: bool,
+    #[command(flatten)]
+    pub confirm: Confirm,
+}
+
+/// `ichor-tui cluster shutdown|rotate-ca NAME`.
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct ClusterArgs {
+    #[command(subcommand)]
+    pub command: ClusterCommand,
+    #[command(flatten)]
+    pub reach: Reach,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Shut every machine of the cluster down: the workers together, then the control planes.
+    Shutdown(ClusterStart),
+    /// Rotate the cluster's CAs, machine by machine, in 5 passes.
+    RotateCa(ClusterStart),
+}
+
+/// A start on a named cluster.
+#[derive(Debug, Args)]
+pub struct ClusterStart {
+    /// The cluster.
+    pub name: String,
+    /// Follow the operation until it ends (exit 0 completed, 3 failed).
+    #[arg(long)]
+    pub follow: bool,
+    #[command(flatten)]
+    pub confirm: Confirm,
+}
+
+/// `ichor-tui operation list|get|pause|resume|delete` (alias `op`).
+#[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
+pub struct OperationArgs {
+    #[command(subcommand)]
+    pub command: OperationCommand,
+    #[command(flatten)]
+    pub reach: Reach,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OperationCommand {
+    /// List the operations of the namespace (-A: of every namespace).
+    List(ListArgs),
+    /// Show one operation: its state, each machine, the failure and what to do.
+    Get(GetArgs),
+    /// Pause an operation: the machine under way finishes, then nothing else starts.
+    Pause(WriteArgs),
+    /// Resume a paused operation (not one a failed machine paused: delete it and start again).
+    Resume(WriteArgs),
+    /// Delete an operation (nothing is rolled back).
+    Delete(WriteArgs),
+}
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Output {
+    #[default]
+    Table,
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Every namespace (adds the NAMESPACE column).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// table (default), json or yaml.
+    #[arg(short = 'o', long, value_enum, default_value_t)]
+    pub output: Output,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// The operation.
+    pub name: String,
+    /// table (default), json or yaml.
+    #[arg(short = 'o', long, value_enum, default_value_t)]
+    pub output: Output,
+    /// Then print each change until it ends (exit 0 completed, 3 failed).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// The operation.
+    pub name: String,
+    #[command(flatten)]
+    pub confirm: Confirm,
+}
+
+/// A pause, resume or delete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteKind {
+    Pause,
+    Resume,
+    Delete,
+}
+
+/// What a command comes to, whatever its spelling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Start {
+        kind: OperationKind,
+        cluster: Option<String>,
+        target: Option<String>,
+        max_unavailable: Option<i32>,
+        yes: bool,
+        follow: bool,
+    },
+    List {
+        all_namespaces: bool,
+        output: Output,
+    },
+    Get {
+        name: String,
+        output: Output,
+        watch: bool,
+    },
+    Write {
+        kind: WriteKind,
+        name: String,
+        yes: bool,
+    },
+}
+
+impl Verb {
+    /// Whether it writes (and therefore asks first).
+    pub fn writes(&self) -> bool {
+        matches!(self, Verb::Start { .. } | Verb::Write { .. })
+    }
+
+    /// Whether it asks a question before it writes.
+    pub fn asks(&self) -> bool {
+        match self {
+            Verb::Start { yes, .. } | Verb::Write { yes, .. } => !yes,
+            _ => false,
+        }
+    }
+
+    /// The command as a person typed it, for messages.
+    pub fn command(&self) -> String {
+        match self {
+            Verb::Start { kind, .. } => match kind {
+                OperationKind::Talos => "ichor-tui upgrade talos".into(),
+                OperationKind::Kubernetes => "ichor-tui upgrade kubernetes".into(),
+                OperationKind::Ichor => "ichor-tui upgrade ichor".into(),
+                OperationKind::Cni => "ichor-tui cni kube-proxy".into(),
+                OperationKind::Shutdown => "ichor-tui cluster shutdown".into(),
+                OperationKind::CaRotation => "ichor-tui cluster rotate-ca".into(),
+            },
+            Verb::List { .. } => "ichor-tui operation list".into(),
+            Verb::Get { .. } => "ichor-tui operation get".into(),
+            Verb::Write { kind, .. } => format!(
+                "ichor-tui operation {}",
+                match kind {
+                    WriteKind::Pause => "pause",
+                    WriteKind::Resume => "resume",
+                    WriteKind::Delete => "delete",
+                }
+            ),
+        }
+    }
+}
+
+/// A version as the service takes it: with its leading v.
+pub fn with_v(version: &str) -> String {
+    let v = version.trim();
+    let bare = v.strip_prefix(['v', 'V']).unwrap_or(v);
+    format!("v{bare}")
+}
+
+impl UpgradeArgs {
+    pub fn verb(&self) -> Verb {
+        let kind = match self.what {
+            Upgradable::Talos => OperationKind::Talos,
+            Upgradable::Kubernetes => OperationKind::Kubernetes,
+            Upgradable::Ichor => OperationKind::Ichor,
+        };
+        start_verb(kind, Some(with_v(&self.version)), &self.start)
+    }
+}
+
+impl CniArgs {
+    pub fn verb(&self) -> Verb {
+        let CniPart::KubeProxy = self.what;
+        let mode = match self.mode {
+            KubeProxyMode::Replaced => "replaced",
+            KubeProxyMode::Enabled => "enabled",
+        };
+        start_verb(OperationKind::Cni, Some(mode.into()), &self.start)
+    }
+}
+
+fn start_verb(kind: OperationKind, target: Option<String>, f: &StartFlags) -> Verb {
+    Verb::Start {
+        kind,
+        cluster: f.cluster.clone(),
+        target,
+        max_unavailable: f.max_unavailable,
+        yes: f.confirm.yes,
+        follow: f.follow,
+    }
+}
+
+impl ClusterArgs {
+    pub fn verb(&self) -> Verb {
+        let (kind, a) = match &self.command {
+            ClusterCommand::Shutdown(a) => (OperationKind::Shutdown, a),
+            ClusterCommand::RotateCa(a) => (OperationKind::CaRotation, a),
+        };
+        Verb::Start {
+            kind,
+            cluster: Some(a.name.clone()),
+            target: None,
+            max_unavailable: None,
+            yes: a.confirm.yes,
+            follow: a.follow,
+        }
+    }
+}
+
+impl OperationArgs {
+    pub fn verb(&self) -> Verb {
+        let write = |kind, a: &WriteArgs| Verb::Write {
+            kind,
+            name: a.name.clone(),
+            yes: a.confirm.yes,
+        };
+        match &self.command {
+            OperationCommand::List(a) => Verb::List {
+                all_namespaces: a.all_namespaces,
+                output: a.output,
+            },
+            OperationCommand::Get(a) => Verb::Get {
+                name: a.name.clone(),
+                output: a.output,
+                watch: a.watch,
+            },
+            OperationCommand::Pause(a) => write(WriteKind::Pause, a),
+            OperationCommand::Resume(a) => write(WriteKind::Resume, a),
+            OperationCommand::Delete(a) => write(WriteKind::Delete, a),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, verbs::verb_of};
+    use clap::Parser as _;
+
+    fn verb(args: &[&str]) -> Verb {
+        let cli =
+            Cli::try_parse_from(std::iter::once("ichor-tui").chain(args.iter().copied())).unwrap();
+        verb_of(&cli).unwrap().0
+    }
+
+    #[test]
+    fn the_version_is_taken_with_or_without_its_v() {
+        assert_eq!(with_v("1.10.0"), "v1.10.0");
+        assert_eq!(with_v("v1.10.0"), "v1.10.0");
+        assert_eq!(with_v("V1.10.0-beta.1"), "v1.10.0-beta.1");
+        let Verb::Start {
+            target,
+            kind,
+            cluster,
+            ..
+        } = verb(&["upgrade", "talos", "1.10.0"])
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (kind, target.as_deref(), cluster),
+            (OperationKind::Talos, Some("v1.10.0"), None)
+        );
+    }
+
+    #[test]
+    fn every_command_and_its_spelling() {
+        assert_eq!(
+            verb(&["op", "list", "-A", "-o", "json"]),
+            Verb::List {
+                all_namespaces: true,
+                output: Output::Json
+            }
+        );
+        assert_eq!(
+            verb(&["operation", "get", "x", "--watch"]),
+            Verb::Get {
+                name: "x".into(),
+                output: Output::Table,
+                watch: true
+            }
+        );
+        assert_eq!(
+            verb(&["op", "resume", "x", "-y"]),
+            Verb::Write {
+                kind: WriteKind::Resume,
+                name: "x".into(),
+                yes: true
+            }
+        );
+        let v = verb(&[
+            "cni",
+            "kube-proxy",
+            "replaced",
+            "--cluster",
+            "c1",
+            "--max-unavailable",
+            "2",
+            "--follow",
+        ]);
+        assert_eq!(
+            v,
+            Verb::Start {
+                kind: OperationKind::Cni,
+                cluster: Some("c1".into()),
+                target: Some("replaced".into()),
+                max_unavailable: Some(2),
+                yes: false,
+                follow: true
+            }
+        );
+        let v = verb(&["cluster", "rotate-ca", "prod", "--yes"]);
+        assert!(matches!(
+            v,
+            Verb::Start {
+                kind: OperationKind::CaRotation,
+                yes: true,
+                ..
+            }
+        ));
+        assert!(v.writes() && !v.asks());
+        // The reach flags after the command, at any depth.
+        let cli = Cli::try_parse_from([
+            "ichor-tui",
+            "op",
+            "-n",
+            "prod",
+            "list",
+            "--server",
+            "http://x",
+        ])
+        .unwrap();
+        let (_, reach) = verb_of(&cli).unwrap();
+        assert_eq!(
+            (reach.namespace.as_deref(), reach.server.as_deref()),
+            (Some("prod"), Some("http://x"))
+        );
+        for bad in [
+            &["upgrade", "nothing", "1.0.0"][..],
+            &["cni", "kube-proxy", "off"],
+            &["op", "get"],
+            &["upgrade", "talos", "1.0.0", "--max-unavailable", "0"],
+        ] {
+            let e = Cli::try_parse_from(std::iter::once("ichor-tui").chain(bad.iter().copied()))
+                .unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
+        }
+    }
+}

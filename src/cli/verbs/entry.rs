@@ -1,0 +1,123 @@
+//! A command run as a process: the settings (the dashboard's flags, given after the command,
+//! over the config file), the question's terminal, the dashboard's own route and client, and
+//! the retrying client's waits said on standard error with the dashboard's words.
+
+use super::args::{Reach, Verb};
+use super::{Exit, Io};
+use crate::cli::settings::{Settings, Source};
+use crate::cli::{Cli, Command};
+use std::io::IsTerminal as _;
+
+/// The command's verb and its reach flags, if `cli` runs one.
+pub fn verb_of(cli: &Cli) -> Option<(Verb, &Reach)> {
+    Some(match cli.command.as_ref()? {
+        Command::Upgrade(a) => (a.verb(), &a.reach),
+        Command::Cni(a) => (a.verb(), &a.reach),
+        Command::Cluster(a) => (a.verb(), &a.reach),
+        Command::Operation(a) => (a.verb(), &a.reach),
+        Command::Serve(_) | Command::DemoCluster(_) => return None,
+    })
+}
+
+/// The dashboard's settings as the command's flags give them.
+fn as_dashboard(reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
+    use clap::Parser as _;
+    let mut cli = Cli::try_parse_from(["ichor-tui"])?;
+    cli.kubeconfig = reach.kubeconfig.clone();
+    cli.context = reach.context.clone();
+    cli.namespace = reach.namespace.clone();
+    cli.all_namespaces = all_namespaces;
+    cli.server = reach.server.clone();
+    cli.protocol = reach.protocol;
+    cli.backend = reach.backend;
+    cli.ichor_ui = reach.ichor_ui.clone();
+    cli.ichor_ui_port = reach.ichor_ui_port.clone();
+    cli.token_file = reach.token_file.clone();
+    cli.insecure_send_token_over_http = reach.insecure_send_token_over_http;
+    cli.ca_file = reach.ca_file.clone();
+    cli.lang = reach.lang.clone();
+    cli.read_only = reach.read_only;
+    cli.demo = reach.demo;
+    cli.config = reach.config.clone();
+    cli.log_file = reach.log_file.clone();
+    if let Some(s) = reach.call_timeout {
+        cli.call_timeout = s;
+    }
+    Ok(cli)
+}
+
+/// Says each wait of the retrying client on standard error, as the dashboard's banner does.
+fn say_retries(
+    texts: std::sync::Arc<ichor_views::i18n::Texts>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<ichor_model::RetryEvent>,
+) {
+    tokio::spawn(async move {
+        while let Some(e) = rx.recv().await {
+            if let ichor_model::RetryEvent::Retrying { delay, since, .. } = e {
+                let since = since
+                    .to_zoned(jiff::tz::TimeZone::system())
+                    .strftime("%H:%M")
+                    .to_string();
+                let n = delay.as_secs().max(1).to_string();
+                eprintln!(
+                    "{}",
+                    texts.tr("banner-retrying", &[("n", &n), ("since", &since)])
+                );
+            }
+        }
+    });
+}
+
+/// Runs the command `cli` names.
+pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
+    let Some((verb, reach)) = verb_of(cli) else {
+        anyhow::bail!("not a command");
+    };
+    let all = matches!(
+        verb,
+        Verb::List {
+            all_namespaces: true,
+            ..
+        }
+    );
+    let dash = as_dashboard(reach, all)?;
+    let file = match (&dash.config, crate::config::FileConfig::default_path()) {
+        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
+        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
+        (None, None) => crate::config::FileConfig::default(),
+    };
+    let settings = Settings::resolve(&dash, &file, |k| std::env::var(k).ok(), false)?;
+    let texts = std::sync::Arc::new(ichor_views::i18n::Texts::new(settings.lang));
+    let terminal = std::io::stdin().is_terminal();
+    if verb.asks() && !terminal {
+        // Said before anything is contacted: nothing can be written.
+        let line = texts.tr("cli-needs-yes", &[("command", &verb.command())]);
+        eprintln!("{line}");
+        return Ok(std::process::ExitCode::from(Exit::Usage.code()));
+    }
+    let source = Source::choose(&dash, &settings)?;
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    say_retries(texts.clone(), retry_rx);
+    let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
+    let stdin = std::io::stdin();
+    let mut lock = stdin.lock();
+    let mut out = std::io::stdout();
+    let mut err = std::io::stderr();
+    let mut io = Io {
+        texts: &texts,
+        out: &mut out,
+        err: &mut err,
+        answers: terminal.then_some(&mut lock as &mut dyn std::io::BufRead),
+        poll: super::POLL,
+        tz: jiff::tz::TimeZone::system(),
+    };
+    let exit = super::run(
+        connected.client.as_ref(),
+        &connected.namespace,
+        &verb,
+        &mut io,
+    )
+    .await;
+    drop(connected);
+    Ok(std::process::ExitCode::from(exit.code()))
+}
