@@ -4,32 +4,27 @@
 //! failure is said once with the bell and a desktop notification (OSC 9); the operations already
 //! finished when the dashboard started are never said.
 
-use crate::common::process::Process;
+use crate::common::process::{Process, kubectl};
 use crate::common::pty::Spawn;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 const OP: &str = "staging-pushed-z9q1w";
 
-fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) {
-    let mut child = Command::new("kubectl")
-        .env("KUBECONFIG", kubeconfig)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kubectl runs");
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+/// Merges `status` into the operation's status, as the controller would.
+fn patch_status(kubeconfig: &Path, status: &str) {
+    kubectl(
+        kubeconfig,
+        &[
+            "patch",
+            "top",
+            OP,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            &format!(r#"{{"status":{status}}}"#),
+        ],
+        None,
     );
 }
 
@@ -81,37 +76,16 @@ fn an_operation_created_and_its_phase_show_while_pushed() {
     );
     let screen = tui.wait_text(OP);
     assert!(live(&screen), "still pushed:\n{screen}");
-    kubectl(
+    patch_status(
         &kubeconfig,
-        &[
-            "patch",
-            "top",
-            OP,
-            "--subresource=status",
-            "--type=merge",
-            "-p",
-            r#"{"status":{"phase":"Failed","failureReason":"pushed"}}"#,
-        ],
-        None,
+        r#"{"phase":"Failed","failureReason":"pushed"}"#,
     );
     let screen = tui.wait_for("the phase", |s| {
         s.lines().any(|l| l.contains(OP) && l.contains("Failed"))
     });
     assert!(live(&screen), "still pushed:\n{screen}");
     // Another change that keeps it failed is not said again.
-    kubectl(
-        &kubeconfig,
-        &[
-            "patch",
-            "top",
-            OP,
-            "--subresource=status",
-            "--type=merge",
-            "-p",
-            r#"{"status":{"failureReason":"pushed again"}}"#,
-        ],
-        None,
-    );
+    patch_status(&kubeconfig, r#"{"failureReason":"pushed again"}"#);
     std::thread::sleep(std::time::Duration::from_millis(500));
     let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
     let said: Vec<&str> = raw.split("\x1b]9;").skip(1).collect();

@@ -50,6 +50,14 @@ fn list() -> ListQuery {
     }
 }
 
+/// The list page, no operation followed.
+fn the_list() -> WatchRequest {
+    WatchRequest {
+        list: list(),
+        follow: None,
+    }
+}
+
 /// The next update that is not a heartbeat, within [`ARRIVES`].
 async fn next_change(updates: &mut Updates) -> WatchUpdate {
     loop {
@@ -72,10 +80,7 @@ fn names(u: &WatchUpdate) -> Vec<String> {
 async fn the_first_state_then_changes_and_deletes(path: Path) {
     let api = world();
     let c = subscriber(path, &api, User::Viewer).await;
-    let req = WatchRequest {
-        list: list(),
-        follow: None,
-    };
+    let req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     let first = next_change(&mut updates).await;
     assert_eq!(names(&first), ["c1-talos-a"]);
@@ -138,10 +143,7 @@ async fn the_followed_operation_is_pushed_whole_and_replaced_under_its_name(path
 async fn a_reconnect_with_the_version_held_resumes_unchanged(path: Path) {
     let api = world();
     let c = subscriber(path, &api, User::Viewer).await;
-    let mut req = WatchRequest {
-        list: list(),
-        follow: None,
-    };
+    let mut req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     let version = next_change(&mut updates).await.page.unwrap().version;
     drop(updates);
@@ -156,10 +158,7 @@ async fn a_reconnect_with_the_version_held_resumes_unchanged(path: Path) {
 async fn a_stalled_subscriber_gets_the_latest_state_not_a_queue(path: Path) {
     let api = world();
     let c = subscriber(path, &api, User::Viewer).await;
-    let req = WatchRequest {
-        list: list(),
-        follow: None,
-    };
+    let req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     next_change(&mut updates).await;
     // Fifty changes while the subscriber reads nothing.
@@ -201,10 +200,7 @@ async fn a_caller_who_may_not_watch_is_refused(path: Path) {
         }
         _ => unreachable!("the server's paths"),
     };
-    let req = WatchRequest {
-        list: list(),
-        follow: None,
-    };
+    let req = the_list();
     let e = match c.watch_operations(&req).await {
         Err(e) => e,
         Ok(mut updates) => updates.next().await.unwrap().unwrap_err(),
@@ -252,10 +248,7 @@ async fn a_permission_revoked_mid_stream_ends_it() {
     let mut o = ichor_client::remote::RemoteOptions::new(running.url(false));
     o.token = Some("temp-token".into());
     let c = ichor_client::remote::RemoteClient::new(o).unwrap();
-    let req = WatchRequest {
-        list: list(),
-        follow: None,
-    };
+    let req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     next_change(&mut updates).await;
     api.remove_rules_of(&Subject::Group("temps".into()));
