@@ -16,6 +16,8 @@ mod limits;
 mod malformed;
 #[path = "serve/pages.rs"]
 mod pages;
+#[path = "serve/streams.rs"]
+mod streams;
 
 use common::server::{Options, client, start, start_on};
 use common::small_cluster;
