@@ -266,3 +266,37 @@ async fn a_permission_revoked_mid_stream_ends_it() {
     assert_eq!(ended.code, Code::PermissionDenied, "{ended:?}");
     drop(running);
 }
+
+/// A caller allowed everywhere cannot make serve open a watch for every namespace name it asks
+/// about: past the bound a new subscription is refused, and lists still answer (from the API).
+#[tokio::test]
+async fn serve_watches_a_bounded_number_of_namespaces() {
+    let api = world();
+    let c = connect(Path::Grpc, &api, User::Admin).await;
+    let watch = |ns: String| WatchRequest {
+        list: ListQuery {
+            namespace: Some(ns),
+            ..list()
+        },
+        follow: None,
+    };
+    for i in 0..ichor_service::shared::MAX_WATCHES {
+        let mut updates = c.watch_operations(&watch(format!("ns-{i}"))).await.unwrap();
+        next_change(&mut updates).await;
+    }
+    let e = match c.watch_operations(&watch("ns-one-too-many".into())).await {
+        Err(e) => e,
+        Ok(mut updates) => updates.next().await.unwrap().unwrap_err(),
+    };
+    assert_eq!(e.code, Code::ResourceExhausted, "{e:?}");
+    let page = c
+        .list_page(&ListQuery {
+            namespace: Some("ns-one-too-many".into()),
+            ..list()
+        })
+        .await
+        .unwrap();
+    assert!(page.operations.is_empty());
+    let mut known = c.watch_operations(&watch("ns-0".into())).await.unwrap();
+    next_change(&mut known).await;
+}

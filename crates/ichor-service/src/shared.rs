@@ -16,6 +16,11 @@ use tokio::time::Instant;
 /// How long an answer of Kubernetes about a caller holds.
 pub const RECHECK: Duration = Duration::from_secs(60);
 
+/// At most this many namespaces are watched: a caller allowed everywhere could otherwise make
+/// serve open a watch for every name it cares to ask about. Past it, lists read the API as the
+/// caller and a new subscription is refused RESOURCE_EXHAUSTED.
+pub const MAX_WATCHES: usize = 64;
+
 /// At most this many answers are kept; past it the oldest half is forgotten (asked again).
 const MAX_VERDICTS: usize = 4096;
 
@@ -55,7 +60,7 @@ impl SharedReads {
         scope: Option<&str>,
     ) -> Result<OperationStore, ApiError> {
         self.authorize(caller, scope).await?;
-        Ok(self.store_of(scope))
+        self.store_of(scope)
     }
 
     /// Asks Kubernetes (or remembers, for the recheck time) whether `caller` may list and watch
@@ -89,14 +94,21 @@ impl SharedReads {
         }
     }
 
-    fn store_of(&self, scope: Option<&str>) -> OperationStore {
+    fn store_of(&self, scope: Option<&str>) -> Result<OperationStore, ApiError> {
         let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
-        stores
-            .entry(scope.map(str::to_string))
-            .or_insert_with(|| {
-                OperationStore::watch(self.service.access.own(), scope.map(str::to_string))
-            })
-            .clone()
+        let key = scope.map(str::to_string);
+        if let Some(store) = stores.get(&key) {
+            return Ok(store.clone());
+        }
+        if stores.len() >= MAX_WATCHES {
+            return Err(ApiError::new(
+                Code::ResourceExhausted,
+                format!("the server follows {MAX_WATCHES} namespaces already: poll this one"),
+            ));
+        }
+        let store = OperationStore::watch(self.service.access.own(), key.clone());
+        stores.insert(key, store.clone());
+        Ok(store)
     }
 
     fn lock_verdicts(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, bool)>> {
