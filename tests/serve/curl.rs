@@ -4,7 +4,7 @@
 use std::process::{Command, Stdio};
 use tokio::io::AsyncWriteExt as _;
 
-fn present() -> bool {
+pub fn present() -> bool {
     let found = Command::new("curl")
         .arg("--version")
         .output()

@@ -22,15 +22,7 @@ fn enveloped(message: &[u8]) -> Vec<u8> {
 
 /// `curl -sS -i ARGS` with `input`, stopped after two seconds: what it printed by then.
 async fn curl_for_a_while(args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
-    let found = std::process::Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "curl is missing but CI is set"
-        );
+    if !super::curl::present() {
         return None;
     }
     let mut child = tokio::process::Command::new("curl")
@@ -54,6 +46,14 @@ async fn curl_for_a_while(args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
     Some(out.stdout)
 }
 
+/// WatchOperations' URL on the server at `base`, and the viewer's authorization header.
+fn watch_target(base: &str) -> (String, String) {
+    (
+        format!("{base}/ichor.v1alpha1.OperationService/WatchOperations"),
+        format!("authorization: Bearer {}", users::VIEWER_TOKEN),
+    )
+}
+
 fn world() -> EmbeddedApi {
     let api = EmbeddedApi::default();
     common::small_cluster(&api);
@@ -66,11 +66,7 @@ fn world() -> EmbeddedApi {
 async fn the_connect_stream_in_json_through_curl() {
     let api = world();
     let running = start(&api, Default::default()).await;
-    let url = format!(
-        "{}/ichor.v1alpha1.OperationService/WatchOperations",
-        running.url(false)
-    );
-    let auth = format!("authorization: Bearer {}", users::VIEWER_TOKEN);
+    let (url, auth) = watch_target(&running.url(false));
     let request = br#"{"list":{"namespace":"default","view":"OPERATION_VIEW_SUMMARY"}}"#;
     let args = [
         "-X",
@@ -106,11 +102,7 @@ async fn the_connect_stream_in_json_through_curl() {
 async fn the_connect_stream_ends_with_the_refusal_of_a_bad_request() {
     let api = world();
     let running = start(&api, Default::default()).await;
-    let url = format!(
-        "{}/ichor.v1alpha1.OperationService/WatchOperations",
-        running.url(false)
-    );
-    let auth = format!("authorization: Bearer {}", users::VIEWER_TOKEN);
+    let (url, auth) = watch_target(&running.url(false));
     // A followed operation needs both its namespace and its name.
     let request = br#"{"list":{"namespace":"default"},"followName":"x"}"#;
     let args = [
@@ -142,11 +134,7 @@ async fn the_connect_stream_ends_with_the_refusal_of_a_bad_request() {
 async fn the_grpc_web_stream_through_curl() {
     let api = world();
     let running = start(&api, Default::default()).await;
-    let url = format!(
-        "{}/ichor.v1alpha1.OperationService/WatchOperations",
-        running.url(false)
-    );
-    let auth = format!("authorization: Bearer {}", users::VIEWER_TOKEN);
+    let (url, auth) = watch_target(&running.url(false));
     let request = proto::WatchOperationsRequest {
         list: Some(proto::ListOperationsRequest {
             namespace: "default".into(),
