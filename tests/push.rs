@@ -300,3 +300,29 @@ async fn serve_watches_a_bounded_number_of_namespaces() {
     let mut known = c.watch_operations(&watch("ns-0".into())).await.unwrap();
     next_change(&mut known).await;
 }
+
+/// A live stream is never done by itself: serve's shutdown ends it at once with UNAVAILABLE
+/// (the dashboard polls and subscribes again), instead of holding the drain to its 30 s limit.
+#[tokio::test]
+async fn a_stopping_server_ends_its_streams_at_once() {
+    let api = world();
+    let running = common::server::start(&api, Default::default()).await;
+    let mut o = ichor_client::remote::RemoteOptions::new(running.url(false));
+    o.token = Some(User::Viewer.token().into());
+    let c = ichor_client::remote::RemoteClient::new(o).unwrap();
+    let mut updates = c.watch_operations(&the_list()).await.unwrap();
+    next_change(&mut updates).await;
+    // Well under the drain's 30 s limit.
+    tokio::time::timeout(Duration::from_secs(10), running.stop())
+        .await
+        .expect("the server stops without waiting for the stream")
+        .unwrap();
+    let ended = loop {
+        match updates.next().await {
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => break e,
+            None => panic!("the stream ended without saying why"),
+        }
+    };
+    assert_eq!(ended.code, Code::Unavailable, "{ended:?}");
+}

@@ -3,7 +3,7 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Streams, WatchStream, rechecked};
+use super::push::{Streams, WatchStream, Watched, rechecked};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -24,6 +24,8 @@ pub(crate) struct Handlers {
     /// The shared watches the summaries and the streams are read from.
     reads: SharedReads,
     streams: Streams,
+    /// Turns true when the server begins to stop: streams end then, not at the drain's limit.
+    stop: tokio::sync::watch::Receiver<bool>,
 }
 
 /// ListOperations reads every operation in scope from the API to answer one page (of metadata
@@ -114,6 +116,12 @@ impl Handlers {
         store.page(query).transpose()
     }
 
+    /// Streams end when `stop` turns true (the server's shutdown), with UNAVAILABLE: a live
+    /// stream is never done by itself, so the drain would otherwise wait its whole limit.
+    pub(crate) fn end_streams_on(&mut self, stop: tokio::sync::watch::Receiver<bool>) {
+        self.stop = stop;
+    }
+
     /// `read_only`: every write is refused (`serve --read-only`).
     pub(crate) fn new(
         service: OperationService,
@@ -128,6 +136,7 @@ impl Handlers {
             read_only,
             lists: Arc::new(tokio::sync::Semaphore::new(MAX_LISTS_IN_FLIGHT)),
             streams: Streams::default(),
+            stop: tokio::sync::watch::channel(false).1,
         }
     }
 
@@ -337,7 +346,14 @@ impl proto::operation_service_server::OperationService for Handlers {
             let store = self.reads.store(&caller, scope.as_deref()).await?;
             let place = self.streams.take(&caller)?;
             let updates = self.service.watch_operations(caller.clone(), store, req)?;
-            Ok(rechecked(updates, self.reads.clone(), caller, scope, place))
+            let watched = Watched {
+                reads: self.reads.clone(),
+                caller,
+                scope,
+                place,
+                stop: self.stop.clone(),
+            };
+            Ok(rechecked(updates, watched))
         })
         .await
     }

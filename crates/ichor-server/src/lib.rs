@@ -155,6 +155,7 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 /// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
+    stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<(
     impl listen::RequestService,
     tonic_health::server::HealthReporter,
@@ -163,7 +164,8 @@ fn stack(
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
+    let mut handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
+    handlers.end_streams_on(stop);
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
@@ -206,14 +208,14 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let (service, health) = stack(&config)?;
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let (service, health) = stack(&config, stop.clone())?;
     let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
     health
         .set_serving::<OperationServiceServer<Handlers>>()
         .await;
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
 
-    let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let stopping = stop.clone();
     tokio::spawn(async move {
         shutdown.await;

@@ -71,39 +71,46 @@ impl Streams {
     }
 }
 
-/// The updates as tonic sends them, asking Kubernetes again every recheck whether the
-/// caller may still list and watch; a no ends the stream with PERMISSION_DENIED.
-pub(crate) fn rechecked(
-    updates: Updates,
-    reads: SharedReads,
-    caller: Caller,
-    scope: Option<String>,
-    place: Place,
-) -> WatchStream {
+/// What a subscriber's stream is kept under: who it is, where it reads, its place among the
+/// caller's streams, and the server's stop.
+pub(crate) struct Watched {
+    pub(crate) reads: SharedReads,
+    pub(crate) caller: Caller,
+    pub(crate) scope: Option<String>,
+    #[expect(
+        dead_code,
+        reason = "held: dropped with the stream, it gives the place back"
+    )]
+    pub(crate) place: Place,
+    pub(crate) stop: tokio::sync::watch::Receiver<bool>,
+}
+
+/// The updates as tonic sends them, asking Kubernetes again every recheck whether the caller
+/// may still list and watch (a no ends the stream with PERMISSION_DENIED); the server's
+/// shutdown ends it with UNAVAILABLE.
+pub(crate) fn rechecked(updates: Updates, watched: Watched) -> WatchStream {
     struct S {
         updates: Updates,
-        reads: SharedReads,
-        caller: Caller,
-        scope: Option<String>,
+        w: Watched,
         next_check: tokio::time::Instant,
-        _place: Place,
     }
-    let next_check = tokio::time::Instant::now() + reads.recheck();
+    let next_check = tokio::time::Instant::now() + watched.reads.recheck();
     let state = S {
         updates,
-        reads,
-        caller,
-        scope,
+        w: watched,
         next_check,
-        _place: place,
     };
     let stream = futures::stream::unfold(Some(state), |s| async move {
         let mut s = s?;
         let item = tokio::select! {
             next = s.updates.next() => next?,
+            () = stopped(&mut s.w.stop) => Err(ApiError::new(
+                Code::Unavailable,
+                "the server is shutting down: subscribe again",
+            )),
             () = tokio::time::sleep_until(s.next_check) => {
-                s.next_check = tokio::time::Instant::now() + s.reads.recheck();
-                match s.reads.authorize(&s.caller, s.scope.as_deref()).await {
+                s.next_check = tokio::time::Instant::now() + s.w.reads.recheck();
+                match s.w.reads.authorize(&s.w.caller, s.w.scope.as_deref()).await {
                     Ok(()) => return Some((None, Some(s))),
                     Err(e) => Err(e),
                 }
@@ -118,4 +125,11 @@ pub(crate) fn rechecked(
         }
     });
     Box::pin(stream.filter_map(std::future::ready))
+}
+
+/// Completes when the server begins to stop (never, if the sender is gone without stopping).
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    if stop.wait_for(|stopping| *stopping).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
