@@ -13,6 +13,7 @@ pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
+pub(crate) mod head;
 pub(crate) mod listen;
 pub(crate) mod malformed;
 pub mod memory;

@@ -156,24 +156,49 @@ impl<S: RequestService> Conn<S> {
     async fn run(self, tcp: TcpStream, tls: Option<tokio_rustls::TlsAcceptor>) {
         let _ = tcp.set_nodelay(true);
         let started = Instant::now();
-        self.metrics.connection_opened();
+        let metrics = self.metrics.clone();
+        metrics.connection_opened();
         match tls {
-            None => self.serve(tcp, started).await,
+            None => self.first_request(tcp, started).await,
             Some(acceptor) => {
                 match tokio::time::timeout_at(started + HEADER_TIMEOUT, acceptor.accept(tcp)).await
                 {
-                    Ok(Ok(io)) => self.serve(io, started).await,
+                    Ok(Ok(io)) => self.first_request(io, started).await,
                     Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
                     Err(_) => tracing::debug!("no TLS handshake within the header timeout"),
                 }
             }
         }
+        metrics.connection_closed();
     }
 
-    async fn serve<IO>(mut self, io: IO, started: Instant)
+    /// Waits for the first request's head in a small buffer of its own ([`super::head`]), then
+    /// gives the connection to hyper (boxed: a connection that never sends a request never
+    /// holds hyper's state).
+    async fn first_request<IO>(self, mut io: IO, started: Instant)
     where
         IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
+        let head = super::head::read(&mut io, HTTP1_MAX_BUFFER_BYTES);
+        match tokio::time::timeout_at(started + HEADER_TIMEOUT, head).await {
+            Ok(Ok(Some(head))) => {
+                let io = super::head::Prefixed::new(head, io);
+                Box::pin(self.serve(io, started)).await;
+            }
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => tracing::debug!(error = %e, "reading a connection's first request"),
+            Err(_) => {
+                self.metrics.refused("header_timeout");
+                tracing::debug!("no request within the header timeout: closing");
+            }
+        }
+    }
+
+    async fn serve<IO>(self, io: IO, started: Instant)
+    where
+        IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let mut stop = self.stop.clone();
         let activity = Arc::new(Activity::new(started));
         let service = self.service.clone();
         let seen_by_service = activity.clone();
@@ -214,13 +239,12 @@ impl<S: RequestService> Conn<S> {
                         conn.as_mut().graceful_shutdown();
                     }
                 },
-                _ = self.stop.wait_for(|s| *s), if !closing => {
+                _ = stop.wait_for(|s| *s), if !closing => {
                     closing = true;
                     conn.as_mut().graceful_shutdown();
                 }
             }
         }
-        self.metrics.connection_closed();
     }
 }
 

@@ -17,8 +17,9 @@ use kube::runtime::watcher::{self, Event};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The rows by namespace and name.
-type Rows = HashMap<(String, String), Operation>;
+/// The rows by namespace and name. Boxed: a table sized for 10,000 rows has about 16,000
+/// slots, and an `Operation` inline in each made it 10.9 MB at 10,000 (7.1 MB boxed).
+type Rows = HashMap<(String, String), Box<Operation>>;
 
 #[derive(Default)]
 struct Shared {
@@ -73,13 +74,16 @@ impl Drop for OperationStore {
 }
 
 /// A row from a watched object: the operation, or the row that says it cannot be read.
-fn row(obj: DynamicObject) -> Option<((String, String), Operation)> {
+fn row(obj: DynamicObject) -> Option<((String, String), Box<Operation>)> {
     let value = serde_json::to_value(&obj).ok()?;
     let op = match tolerant::decode::<TalosOperation>(value) {
         Ok(op) => convert::operation(&op),
         Err(u) => convert::unreadable_operation(&u),
     };
-    Some(((op.namespace.clone(), op.name.clone()), op.summarized()))
+    Some((
+        (op.namespace.clone(), op.name.clone()),
+        Box::new(op.summarized()),
+    ))
 }
 
 impl OperationStore {
@@ -158,11 +162,13 @@ impl OperationStore {
             let rows = shared.rows.iter();
             let page = |rows| crate::list::page_of(rows, &key);
             let made = match (&self.scope, query.namespace.as_deref()) {
-                (None, None) => page(rows.map(|(_, o)| o).collect::<Vec<_>>()),
-                (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| o).collect()),
-                (None, Some(ns)) => {
-                    page(rows.filter(|((n, _), _)| n == ns).map(|(_, o)| o).collect())
-                }
+                (None, None) => page(rows.map(|(_, o)| &**o).collect::<Vec<_>>()),
+                (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| &**o).collect()),
+                (None, Some(ns)) => page(
+                    rows.filter(|((n, _), _)| n == ns)
+                        .map(|(_, o)| &**o)
+                        .collect(),
+                ),
                 (Some(_), _) => return None,
             };
             match made {
