@@ -822,6 +822,20 @@ async fn create_writes_the_spec_then_the_operation(path: Path) {
     let op = created.operation;
     assert!(op.name.starts_with("c1-talos-"), "{}", op.name);
     assert_eq!(op.actor.as_deref(), Some(actor(path, User::Admin)));
+    // The person, and beside it the route the start came by.
+    let stored: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    let annotations = stored.get(&op.name).await.unwrap().metadata.annotations;
+    let route = match path {
+        Path::InProcess => "in-process",
+        _ => "ichor-ui",
+    };
+    assert_eq!(
+        annotations
+            .unwrap_or_default()
+            .get(names::ACTOR_ROUTE)
+            .map(String::as_str),
+        Some(route)
+    );
     assert_eq!(
         (op.current.as_deref(), op.target.as_deref()),
         (Some("v1.9.2"), Some("v1.9.3"))

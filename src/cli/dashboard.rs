@@ -18,20 +18,6 @@ pub(super) fn sanitize_url(url: &str) -> String {
     }
 }
 
-/// Who the kubeconfig's credentials are, for the status bar; unknown if Kubernetes does not say
-/// within a few seconds (older clusters have no SelfSubjectReview).
-async fn who_am_i(service: &ichor_service::OperationService) -> Option<String> {
-    let caller = ichor_service::access::Caller::in_process();
-    match tokio::time::timeout(std::time::Duration::from_secs(3), service.who_am_i(&caller)).await {
-        Ok(Ok(user)) => Some(user),
-        Ok(Err(e)) => {
-            tracing::info!(error = %e, "could not learn who the kubeconfig's user is");
-            None
-        }
-        Err(_) => None,
-    }
-}
-
 /// The client the dashboard reaches its service with, and how the status bar names it.
 pub(super) struct Connected {
     pub(super) client: std::sync::Arc<dyn ichor_model::OperationClient>,
@@ -51,8 +37,8 @@ async fn in_process(
 ) -> (ichor_client::inprocess::InProcessClient, Option<String>) {
     use ichor_service::OperationService;
     use ichor_service::access::{Caller, KubeAccess};
-    let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
-    let user = who_am_i(&service).await;
+    let (service, user) =
+        OperationService::in_process(KubeAccess::new(kube.clone(), "ichor-tui")).await;
     let client = ichor_client::inprocess::InProcessClient::new(service, Caller::in_process())
         .with_watch(kube, scope);
     (client, user)

@@ -78,8 +78,9 @@ pub fn writer(_path: Path, user: User) -> &'static str {
 /// The actor recorded on an operation started as `user` on `path`.
 pub fn actor(path: Path, user: User) -> &'static str {
     match path {
-        Path::InProcess => "ichor-tui",
-        Path::Impersonated | Path::Grpc | Path::Connect | Path::Tunnel => user.name(),
+        Path::InProcess | Path::Impersonated | Path::Grpc | Path::Connect | Path::Tunnel => {
+            user.name()
+        }
     }
 }
 
@@ -146,7 +147,11 @@ async fn connect_with_deadline(
     if let Some(d) = deadline {
         access.request_timeout = d;
     }
-    let service = OperationService::new(access);
+    // In-process, as the dashboard makes it: acting for the kubeconfig's person.
+    let service = match caller.identity {
+        None => OperationService::in_process(access).await.0,
+        Some(_) => OperationService::new(access),
+    };
     Arc::new(InProcessClient::new(service, caller))
 }
 

@@ -30,6 +30,8 @@ pub mod names {
     pub const UPGRADE_HOLD: &str = "ichor.maesh.dev/upgrade-hold";
     /// TalosOperation annotation: who started the operation.
     pub const ACTOR: &str = "ichor.maesh.dev/actor";
+    /// TalosOperation annotation: the route the start came by (`in-process`, `ichor-ui`).
+    pub const ACTOR_ROUTE: &str = "ichor.maesh.dev/actor-route";
     /// TalosOperation annotation: who last paused or resumed the operation.
     pub const PAUSED_BY: &str = "ichor.maesh.dev/paused-by";
     /// TalosOperation annotation: when the operation was last paused or resumed (RFC 3339).

@@ -161,7 +161,8 @@ fn stack(
     impl listen::RequestService,
     tonic_health::server::HealthReporter,
 )> {
-    let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR);
+    let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
+        .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));

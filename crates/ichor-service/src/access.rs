@@ -6,6 +6,12 @@ use ichor_model::{ApiError, Code, Reason};
 use std::future::Future;
 use std::time::Duration;
 
+/// The route recorded for the service run inside the dashboard with the user's kubeconfig.
+pub const ROUTE_IN_PROCESS: &str = "in-process";
+
+/// The route recorded for a caller of ichor-ui (`serve`): through the tunnel or to the server.
+pub const ROUTE_ICHOR_UI: &str = "ichor-ui";
+
 /// Who is calling.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Caller {
@@ -41,8 +47,12 @@ impl Caller {
 #[derive(Clone)]
 pub struct KubeAccess {
     base: kube::Client,
-    /// The actor recorded for in-process starts.
+    /// The actor recorded for what a caller without an identity starts, pauses or resumes:
+    /// in-process, the person the kubeconfig's credentials are (a SelfSubjectReview's answer,
+    /// [`KubeAccess::acting_for`]), or the program's name when Kubernetes does not say.
     in_process_actor: String,
+    /// The route recorded beside the actor of such a caller ([`ROUTE_IN_PROCESS`] unless set).
+    in_process_route: &'static str,
     /// The deadline of one Kubernetes request.
     pub request_timeout: Duration,
     /// How long a write the API server got may still land after it was sent: kube-apiserver's
@@ -58,6 +68,7 @@ impl KubeAccess {
         KubeAccess {
             base,
             in_process_actor: in_process_actor.to_string(),
+            in_process_route: ROUTE_IN_PROCESS,
             request_timeout: Duration::from_secs(20),
             settle_window: Duration::from_secs(60),
         }
@@ -76,11 +87,33 @@ impl KubeAccess {
         self.base.clone()
     }
 
-    /// The actor recorded on what the caller starts.
+    /// Records `person` as the actor of what a caller without an identity does (in-process:
+    /// who the kubeconfig's credentials are).
+    pub fn acting_for(mut self, person: &str) -> KubeAccess {
+        self.in_process_actor =
+            ichor_model::inert::truncate(&ichor_model::inert::sanitize(person), 253);
+        self
+    }
+
+    /// The route recorded for a caller without an identity (serve's own, say).
+    pub fn on_route(mut self, route: &'static str) -> KubeAccess {
+        self.in_process_route = route;
+        self
+    }
+
+    /// The actor recorded on what the caller starts, pauses or resumes.
     pub(crate) fn actor(&self, caller: &Caller) -> String {
         match &caller.identity {
             Some(id) => id.user.clone(),
             None => self.in_process_actor.clone(),
+        }
+    }
+
+    /// The route the caller's writes came by, recorded beside the actor.
+    pub(crate) fn route(&self, caller: &Caller) -> &'static str {
+        match &caller.identity {
+            Some(_) => ROUTE_ICHOR_UI,
+            None => self.in_process_route,
         }
     }
 

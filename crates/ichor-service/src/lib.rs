@@ -404,6 +404,29 @@ impl OperationService {
         Ok(meta.as_ref().and_then(plan::tracking))
     }
 
+    /// The service in the dashboard's own process, acting with the kubeconfig's credentials in
+    /// `access`, and who those credentials are (a SelfSubjectReview, `None` when Kubernetes does
+    /// not say within 3 s: older clusters have none). What it starts, pauses or resumes is
+    /// recorded as that person, with the route `in-process` beside a start.
+    pub async fn in_process(access: KubeAccess) -> (OperationService, Option<String>) {
+        let asked = OperationService::new(access.clone());
+        let caller = Caller::in_process();
+        let limit = std::time::Duration::from_secs(3);
+        let user = match tokio::time::timeout(limit, asked.who_am_i(&caller)).await {
+            Ok(Ok(user)) => Some(user),
+            Ok(Err(e)) => {
+                tracing::info!(error = %e, "could not learn who the kubeconfig's user is");
+                None
+            }
+            Err(_) => None,
+        };
+        let access = match &user {
+            Some(person) => access.acting_for(person),
+            None => access,
+        };
+        (OperationService::new(access), user)
+    }
+
     /// Who the caller is to Kubernetes: the impersonated user, or, in-process, the answer of a
     /// SelfSubjectReview for the kubeconfig's credentials. For the status bar.
     pub async fn who_am_i(&self, caller: &Caller) -> Result<String, ApiError> {

@@ -49,7 +49,8 @@ fn name_suffix() -> String {
 }
 
 /// The operation a start creates. Its name is chosen here, so the claim can name it.
-fn operation_object(plan: &Plan, actor: &str, request_id: &str) -> TalosOperation {
+fn operation_object(plan: &Plan, actor: (&str, &str), request_id: &str) -> TalosOperation {
+    let (actor, route) = actor;
     let name = format!("{}-{}-{}", plan.cluster, plan.kind.as_str(), name_suffix());
     let mut op = TalosOperation::new(
         &name,
@@ -63,6 +64,7 @@ fn operation_object(plan: &Plan, actor: &str, request_id: &str) -> TalosOperatio
     op.metadata.namespace = Some(plan.namespace.clone());
     let mut annotations = BTreeMap::from([
         (names::ACTOR.to_string(), actor.to_string()),
+        (names::ACTOR_ROUTE.to_string(), route.to_string()),
         (names::REQUEST_ID.to_string(), request_id.to_string()),
     ]);
     if !plan.target.is_empty() {
@@ -205,7 +207,7 @@ impl OperationService {
             Decided::Go(plan) => plan,
         };
         let actor = self.access.actor(caller);
-        let op = operation_object(&plan, &actor, request_id);
+        let op = operation_object(&plan, (&actor, self.access.route(caller)), request_id);
         let op_name = op.metadata.name.clone().unwrap_or_default();
         if let Err(e) = self.dry_runs(caller, ns, &plan, &op, world).await {
             return conflict_or(e);
