@@ -325,11 +325,17 @@ fn an_unreachable_server_is_retried_with_the_dashboards_words() {
         &log,
     ];
     let line = stderr_line(&args, "retrying");
-    assert!(line.starts_with("API unreachable, retrying in "), "{line}");
+    assert!(
+        line.starts_with("ichor-ui server not answering, retrying in "),
+        "{line}"
+    );
     let mut ja = args.to_vec();
     ja.extend(["--lang", "ja"]);
     let line = stderr_line(&ja, "再試行");
-    assert!(line.starts_with("API に接続できません。"), "{line}");
+    assert!(
+        line.contains(" から応答がありません（ichor-ui サーバー）。"),
+        "{line}"
+    );
 }
 
 /// A proxy in front of `target` whose every answer names server version 9.0.0.

@@ -108,8 +108,17 @@ impl Drop for Demo {
     }
 }
 
-#[test]
-fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_its_name() {
+/// The demo cluster as its own process, the proxy in front of it, and the dashboard reaching
+/// it through the proxy (in-process, at 120×30): what each test kills and brings back.
+struct World {
+    tui: pty::Pty,
+    proxy: Proxy,
+    direct: std::path::PathBuf,
+    _demo: Demo,
+    _home: tempfile::TempDir,
+}
+
+fn world() -> World {
     let home = tempfile::tempdir().unwrap();
     let direct = home.path().join("direct.kubeconfig");
     let mut child = Command::new(BIN)
@@ -129,14 +138,14 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let _demo = Demo(child);
+    let demo = Demo(child);
     let upstream: u16 = line
         .trim()
         .rsplit(':')
         .next()
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("a port in {line:?}"));
-    let mut proxy = Proxy::new(upstream);
+    let proxy = Proxy::new(upstream);
     let via_proxy = home.path().join("proxied.kubeconfig");
     let text = std::fs::read_to_string(&direct).unwrap().replace(
         &format!("127.0.0.1:{upstream}"),
@@ -144,7 +153,7 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
     );
     std::fs::write(&via_proxy, text).unwrap();
 
-    let mut tui = Spawn {
+    let tui = Spawn {
         binary: Path::new(BIN),
         args: vec![
             "--kubeconfig".into(),
@@ -159,6 +168,20 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
         answers: Default::default(),
     }
     .start();
+    World {
+        tui,
+        proxy,
+        direct,
+        _demo: demo,
+        _home: home,
+    }
+}
+
+#[test]
+fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_its_name() {
+    // Bound whole: the demo cluster and the home live as long as the test.
+    let mut w = world();
+    let (tui, proxy, direct) = (&mut w.tui, &mut w.proxy, w.direct.clone());
     tui.wait_text("kube-proxy");
     // Select it by filtering on its name, and ask to delete it: it is Completed.
     tui.send("/");
@@ -178,7 +201,7 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
     tui.send("y");
     tui.wait_for(
         "the delete waiting for its answer, then the read retried",
-        |s| s.contains("API unreachable, retrying"),
+        |s| s.contains("Kubernetes API not answering, retrying"),
     );
     // Meanwhile the operation is replaced by a running one of the same name.
     kubectl(&direct, &["delete", "top", OP], None);
@@ -226,6 +249,36 @@ fn a_delete_confirmed_during_an_outage_never_lands_on_the_operation_that_took_it
         assert_eq!(uid, theirs, "the running operation of the same name exists");
         std::thread::sleep(Duration::from_millis(500));
     }
+    tui.send("q");
+    assert_eq!(tui.wait_exit(), 0);
+}
+
+#[test]
+fn the_status_bar_says_the_time_of_the_data_and_who_does_not_answer() {
+    let mut w = world();
+    let (tui, proxy) = (&mut w.tui, &mut w.proxy);
+    tui.wait_text("user admin");
+    tui.wait_text("live");
+    proxy.stop();
+    // The data's time and the side that does not answer; the user stays.
+    let screen = tui.wait_for("the stale status bar", |s| {
+        s.contains("Kubernetes API not answering") && s.contains("data from ")
+    });
+    let bar = screen.lines().next().unwrap_or_default();
+    assert!(bar.contains("user admin"), "{bar}");
+    assert!(bar.contains("data from "), "{bar}");
+    assert!(!bar.contains("updated just now"), "{bar}");
+    // A key's answer during the outage (hidden under the banner) is not said after it.
+    tui.send(":");
+    tui.send("nosuchcommand");
+    tui.send(keys::ENTER);
+    proxy.start();
+    let screen = tui.wait_for("live again", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|bar| bar.contains("│ live") && !bar.contains("data from"))
+    });
+    assert!(!screen.contains("nosuchcommand"), "{screen}");
     tui.send("q");
     assert_eq!(tui.wait_exit(), 0);
 }

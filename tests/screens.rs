@@ -190,6 +190,8 @@ fn operations_help_overlay() {
 #[test]
 fn operations_stale_banner() {
     let mut s = loaded_list();
+    // The user stays on the status bar while the data is stale.
+    s.session.user = Some("operator".into());
     s.last_ok = Some(fixtures::ago(4));
     update(
         &mut s,

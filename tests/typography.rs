@@ -166,7 +166,9 @@ fn rendered_ja_messages() -> Vec<(String, String)> {
             let vars = m.value.as_ref().map(fluent::variables).unwrap_or_default();
             let mut args = FluentArgs::new();
             for var in vars {
-                args.set(var, FluentValue::from("x1"));
+                // An age is a duration in Japanese words ("4 分"); the rest are Latin.
+                let value = if var == "age" { "4 分" } else { "x1" };
+                args.set(var, FluentValue::from(value));
             }
             if let Ok(s) = texts.format_strict(m.id.name, &args) {
                 out.push((m.id.name.to_string(), s));

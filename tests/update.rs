@@ -790,3 +790,43 @@ fn an_outcome_is_said_once_and_never_for_the_first_state_seen() {
         "off: nothing"
     );
 }
+
+#[test]
+fn what_a_key_was_told_before_an_outage_is_not_said_again_after_it() {
+    let mut s = listed(fixtures::list());
+    s.session.read_only = true;
+    let retrying = ichor_model::RetryEvent::Retrying {
+        what: "listing operations".into(),
+        attempt: 1,
+        delay: std::time::Duration::from_secs(2),
+        since: now(),
+        error: ApiError::new(Code::Unavailable, "connection refused"),
+    };
+    let recovered = ichor_model::RetryEvent::Recovered {
+        what: "listing operations".into(),
+    };
+    // Pressed before the outage: its answer ends with the state it answered.
+    key(&mut s, Key::ch('p'));
+    assert_eq!(s.notice, Some(Notice::Unavailable(Why::ReadOnly)));
+    update(&mut s, Action::Retry(retrying.clone()));
+    assert_eq!(s.notice, None);
+    // Pressed during it (hidden under the connection's banner): not said after it either.
+    key(&mut s, Key::ch('p'));
+    assert_eq!(s.notice, Some(Notice::Unavailable(Why::ReadOnly)));
+    update(&mut s, Action::Retry(recovered));
+    assert_eq!(s.conn, Conn::Ok);
+    assert_eq!(s.notice, None);
+    // A write's outcome is not a key's answer: it stays.
+    s.notice = Some(Notice::Done(
+        WriteAction::Pause,
+        "prod-eu-talos-8xk2m".into(),
+    ));
+    update(&mut s, Action::Retry(retrying));
+    assert_eq!(
+        s.notice,
+        Some(Notice::Done(
+            WriteAction::Pause,
+            "prod-eu-talos-8xk2m".into()
+        ))
+    );
+}

@@ -53,7 +53,7 @@ impl Key {
 }
 
 /// What a cluster is read for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ClusterFor {
     /// An operation's page: its machines' roles (read once when the page opens).
     OperationPage,
@@ -171,6 +171,19 @@ pub enum LiveEvent {
     Unsupported,
 }
 
+/// What a read is for ([`Effect::slot`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Operations { more: bool },
+    Operation,
+    Manifest,
+    Events,
+    Cluster(ClusterFor),
+    Clusters,
+    Plan,
+    Permissions(String),
+}
+
 /// Work for the workers. `update` returns these; it never performs I/O itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
@@ -273,6 +286,28 @@ impl Effect {
             Effect::Suspend => "suspending",
             Effect::Quit => "quitting",
         }
+    }
+
+    /// The thing a read is for: a later read of the same thing replaces this one (and stops its
+    /// retries). `None` for writes, the start's look-up and what the loop itself does.
+    pub fn slot(&self) -> Option<Slot> {
+        Some(match self {
+            Effect::ListOperations { more, .. } => Slot::Operations { more: *more },
+            Effect::GetOperation { .. } => Slot::Operation,
+            Effect::GetManifest { .. } => Slot::Manifest,
+            Effect::ListEvents { .. } => Slot::Events,
+            Effect::GetCluster { purpose, .. } => Slot::Cluster(*purpose),
+            Effect::ListClusters { .. } => Slot::Clusters,
+            Effect::Plan { .. } => Slot::Plan,
+            Effect::Permissions { namespace } => Slot::Permissions(namespace.clone()),
+            Effect::Write { .. }
+            | Effect::Create { .. }
+            | Effect::FindStart { .. }
+            | Effect::Watch { .. }
+            | Effect::Notify { .. }
+            | Effect::Suspend
+            | Effect::Quit => return None,
+        })
     }
 
     /// Whether the effect changes the cluster.

@@ -4,6 +4,8 @@
 //! clock whose display changes.
 
 mod live;
+mod workers;
+use workers::Workers;
 mod panics;
 mod perform;
 #[path = "../terminal/mod.rs"]
@@ -126,7 +128,7 @@ impl Runtime {
         &self,
         effects: Vec<Effect>,
         tx: &mpsc::UnboundedSender<Action>,
-        live: &mut live::Subscription,
+        workers: &mut Workers,
     ) -> Vec<Effect> {
         let mut local = Vec::new();
         for e in effects {
@@ -136,7 +138,9 @@ impl Runtime {
                     continue;
                 }
                 Effect::Watch { sub, request } => {
-                    live.replace(self.client.clone(), sub, request, tx.clone());
+                    workers
+                        .live
+                        .replace(self.client.clone(), sub, request, tx.clone());
                     continue;
                 }
                 _ => {}
@@ -144,12 +148,16 @@ impl Runtime {
             let client = self.client.clone();
             let tx = tx.clone();
             let what = e.what();
-            tokio::spawn(async move {
+            let slot = e.slot();
+            let task = tokio::spawn(async move {
                 let answer = panics::answered(what, perform(client.as_ref(), e)).await;
                 if let Some(action) = answer {
                     let _ = tx.send(action);
                 }
             });
+            if let Some(slot) = slot {
+                workers.read(slot, task.abort_handle());
+            }
         }
         local
     }
@@ -177,8 +185,8 @@ impl Runtime {
         }
         let first = start(&mut self.state);
         panics::report_to(tx.clone());
-        let mut live = live::Subscription::default();
-        self.run_effects(first, &tx, &mut live);
+        let mut workers = Workers::default();
+        self.run_effects(first, &tx, &mut workers);
         let mut last: Option<Buffer> = None;
         let mut drawn: Option<Drawn> = None;
         let mut drawn_at: Option<tokio::time::Instant> = None;
@@ -186,7 +194,7 @@ impl Runtime {
         loop {
             if self.needs_frame(drawn, last.is_none()) {
                 if self
-                    .wait_for_frame(drawn_at, &mut rx, terminal, host, &tx, &mut live)
+                    .wait_for_frame(drawn_at, &mut rx, terminal, host, &tx, &mut workers)
                     .await?
                 {
                     last = None;
@@ -220,7 +228,7 @@ impl Runtime {
                 actions.push(a);
             }
             for a in actions {
-                if self.apply(a, terminal, host, &tx, &mut live)? {
+                if self.apply(a, terminal, host, &tx, &mut workers)? {
                     last = None;
                 }
             }
@@ -243,7 +251,7 @@ impl Runtime {
         terminal: &mut Terminal<B>,
         host: &mut dyn Host,
         tx: &mpsc::UnboundedSender<Action>,
-        live: &mut live::Subscription,
+        workers: &mut Workers,
     ) -> anyhow::Result<bool>
     where
         B: Backend,
@@ -255,7 +263,7 @@ impl Runtime {
         tokio::time::sleep_until(at + FRAME_INTERVAL).await;
         let mut repaint = false;
         while let Ok(a) = rx.try_recv() {
-            repaint |= self.apply(a, terminal, host, tx, live)?;
+            repaint |= self.apply(a, terminal, host, tx, workers)?;
         }
         Ok(repaint)
     }
@@ -358,7 +366,7 @@ impl Runtime {
         terminal: &mut Terminal<B>,
         host: &mut dyn Host,
         tx: &mpsc::UnboundedSender<Action>,
-        live: &mut live::Subscription,
+        workers: &mut Workers,
     ) -> anyhow::Result<bool>
     where
         B: Backend,
@@ -371,7 +379,7 @@ impl Runtime {
         }
         self.state.now = self.clock.now();
         let effects = update(&mut self.state, a);
-        for e in self.run_effects(effects, tx, live) {
+        for e in self.run_effects(effects, tx, workers) {
             match e {
                 Effect::Suspend => {
                     host.suspend()?;

@@ -8,7 +8,6 @@ use super::words::{action_id, duration_text, error_text, hhmm};
 use ichor_app::keymap::{self, KeyCommand};
 use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
 use ichor_app::update::{Avail, availability};
-use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -34,18 +33,10 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
         .user
         .as_ref()
         .map(|u| t.tr("status-user", &[("user", &sanitize(u))]));
-    // After a failed load the age would read as fresh ("just now"): say the clock time the
-    // data on screen arrived instead.
-    let fresh = match state.last_ok {
-        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
-        // Pushed: the data is the latest there is, whatever its age.
-        Some(_) if state.pushed() => t.t("status-live"),
-        Some(at) => t.tr("status-updated", &[("age", &refresh_age(state, at, ctx))]),
-        None => t.t("status-never-updated"),
-    };
-    // What gives way on a narrow terminal: the server's version, the user, the namespace's
-    // long label, the program's name, why the route fell back (the log says it too), then the
-    // namespace, then the route itself; how fresh the data is stays.
+    let fresh = freshness(state, ctx);
+    // What gives way on a narrow terminal: the server's version, the namespace's long label,
+    // the program's name, why the route fell back (the log says it too), the namespace, the
+    // user, then the route itself; how fresh the data is stays.
     let route = |detail: Option<Detail>, named: bool| {
         let route = route_text(s, t, detail?);
         Some(match named {
@@ -57,10 +48,10 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
     const STEPS: [(Option<Detail>, bool, Option<bool>, bool); 8] = [
         (Some(Detail::All), true, Some(false), true),
         (Some(Detail::NoVersion), true, Some(false), true),
-        (Some(Detail::NoVersion), true, Some(false), false),
-        (Some(Detail::NoVersion), true, Some(true), false),
-        (Some(Detail::NoVersion), false, Some(true), false),
-        (Some(Detail::Least), false, Some(true), false),
+        (Some(Detail::NoVersion), true, Some(true), true),
+        (Some(Detail::NoVersion), false, Some(true), true),
+        (Some(Detail::Least), false, Some(true), true),
+        (Some(Detail::Least), false, None, true),
         (Some(Detail::Least), false, None, false),
         (None, false, None, false),
     ];
@@ -185,14 +176,39 @@ fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Det
     text
 }
 
+/// How fresh the data on screen is. While the side the dashboard reads from does not answer,
+/// or the screen's last load failed, the clock time the data arrived (an age would read as
+/// fresh), and which side does not answer; pushed, "live"; else how long ago it was updated:
 /// "just now" for the first minute (no per-second repaint for it), then minutes and up.
-fn refresh_age(state: &State, at: Timestamp, ctx: &Ctx<'_>) -> String {
-    let d = state.now.duration_since(at);
-    if d.as_secs() < 60 {
-        ctx.texts.t("age-just-now")
-    } else {
-        duration_text(ctx.texts, d)
+fn freshness(state: &State, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    let down = state.conn != Conn::Ok;
+    match state.last_ok {
+        Some(at) if down => t.tr(
+            "status-data-from-side",
+            &[("time", &hhmm(state, at)), ("side", &side(state, t))],
+        ),
+        None if down => t.tr("status-no-data-side", &[("side", &side(state, t))]),
+        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        // Pushed: the data is the latest there is, whatever its age.
+        Some(_) if state.pushed() => t.t("status-live"),
+        Some(at) => match state.now.duration_since(at) {
+            d if d.as_secs() < 60 => t.t("status-updated-now"),
+            d => t.tr("status-updated", &[("age", &duration_text(t, d))]),
+        },
+        None => t.t("status-never-updated"),
     }
+}
+
+/// The side the dashboard reads from, in words: Kubernetes in-process, ichor-ui through the
+/// tunnel, or the server.
+fn side(state: &State, t: &crate::i18n::Texts) -> String {
+    use ichor_app::state::Route;
+    t.t(match state.session.route {
+        Route::Server { .. } => "side-server",
+        Route::Tunnel { .. } => "side-tunnel",
+        Route::InProcess { .. } => "side-kubernetes",
+    })
 }
 
 /// The line(s) under the status bar: the connection banner, else the write waiting for its
@@ -233,6 +249,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
                     &[
                         ("n", fluent_bundle::FluentValue::from(secs)),
                         ("since", since),
+                        ("side", fluent_bundle::FluentValue::from(side(state, t))),
                     ],
                 ),
                 ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
@@ -244,7 +261,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
                     ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-gave-up",
                     _ => "banner-gave-up",
                 },
-                &[("since", &hhmm(state, *since))],
+                &[("since", &hhmm(state, *since)), ("side", &side(state, t))],
             ),
             ctx.theme.alarm(),
         ),

@@ -125,7 +125,7 @@ pub fn read_only_refusal(what: &str) -> ApiError {
 }
 
 /// What a retrying client reports while it retries a transient fault, so the dashboard can say
-/// "API unreachable, retrying in N s (since HH:MM)".
+/// "Kubernetes API not answering, retrying in N s (since HH:MM)".
 #[derive(Clone, Debug, PartialEq)]
 pub enum RetryEvent {
     /// Attempt `attempt` of `what` met a transient fault; the next attempt is in `delay`.

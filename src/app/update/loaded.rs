@@ -352,6 +352,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
 
 /// The retrying client reports on its waits.
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
+    let was_ok = state.conn == Conn::Ok;
     state.conn = match ev {
         RetryEvent::Retrying {
             delay,
@@ -366,7 +367,22 @@ pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
         RetryEvent::Recovered { .. } => Conn::Ok,
         RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
     };
+    if was_ok != (state.conn == Conn::Ok) {
+        drop_key_answers(state);
+    }
     Vec::new()
+}
+
+/// An outage began or ended: what the dashboard said to a key pressed before (why a command
+/// is not offered, an unknown command) belongs to the state before it and is not said again
+/// after it. Outcomes of writes stay.
+fn drop_key_answers(state: &mut State) {
+    if matches!(
+        state.notice,
+        Some(Notice::Unavailable(_) | Notice::ResumeNotOffered(_) | Notice::UnknownCommand(_))
+    ) {
+        state.notice = None;
+    }
 }
 
 /// A cluster arrived: for an operation's page (its machines' roles) or for the cluster's page.

@@ -49,6 +49,7 @@ fn as_dashboard(reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
 /// Says each wait of the retrying client on standard error, as the dashboard's banner does.
 fn say_retries(
     texts: std::sync::Arc<ichor_views::i18n::Texts>,
+    side: String,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<ichor_model::RetryEvent>,
 ) {
     tokio::spawn(async move {
@@ -61,7 +62,10 @@ fn say_retries(
                 let n = delay.as_secs().max(1).to_string();
                 eprintln!(
                     "{}",
-                    texts.tr("banner-retrying", &[("n", &n), ("since", &since)])
+                    texts.tr(
+                        "banner-retrying",
+                        &[("n", &n), ("since", &since), ("side", &side)]
+                    )
                 );
             }
         }
@@ -97,7 +101,12 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
     }
     let source = Source::choose(&dash, &settings)?;
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
-    say_retries(texts.clone(), retry_rx);
+    // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
+    let side = texts.t(match source {
+        Source::Remote(_) => "side-server",
+        Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
+    });
+    say_retries(texts.clone(), side, retry_rx);
     let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
     let stdin = std::io::stdin();
     let mut lock = stdin.lock();
