@@ -51,7 +51,7 @@ pub(crate) fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect,
             ],
         ),
     };
-    let mut block = titled_block(title);
+    let mut block = titled_block(title, rect.width);
     let marker = match d.step {
         NewOpStep::Form => {
             form::render(d, ctx, inner, buf);
