@@ -125,6 +125,9 @@ async fn no_title_of_the_clusters_or_the_new_operation_is_cut_without_an_ellipsi
     select(&mut d, "prod-eu").await;
     d.code(KeyCode::Enter).await;
     states.push(("cluster".to_string(), d.state.clone()));
+    // The keys over a cluster's page (at 128×24 they once sat on the frame's top border).
+    d.key(Key::ch('?')).await;
+    states.push(("cluster keys".to_string(), d.state.clone()));
     for kind in OperationKind::ALL {
         let f = form(client.clone(), "prod-eu", kind).await;
         assert_eq!(dialog(&f).kind, kind);
@@ -137,4 +140,56 @@ async fn no_title_of_the_clusters_or_the_new_operation_is_cut_without_an_ellipsi
         .flat_map(|(name, s)| title_faults(name, s))
         .collect();
     assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// The form at 40×12, laid out there, `kind` chosen and `typed` typed into its first field.
+async fn small_form(
+    client: std::sync::Arc<dyn ichor_model::OperationClient>,
+    kind: OperationKind,
+    typed: &str,
+) -> common::driver::Driver {
+    let mut d = form(client, "prod-eu", kind).await;
+    d.act(Action::Resize(40, 12)).await;
+    d.lay_out();
+    d.code(KeyCode::Tab).await;
+    d.type_text(typed).await;
+    d
+}
+
+#[tokio::test]
+async fn at_40_by_12_the_form_shows_the_field_typed_into_and_what_is_hidden() {
+    let (_api, client) = crate::help_screens::demo_client().await;
+    for lang in [Lang::En, Lang::Ja] {
+        for (kind, typed) in [
+            (OperationKind::Talos, "1.9.3"),
+            (OperationKind::Kubernetes, "1.33"),
+            (OperationKind::Ichor, "0.15.0"),
+        ] {
+            let d = small_form(client.clone(), kind, typed).await;
+            assert_eq!(
+                dialog(&d).target,
+                typed,
+                "{kind:?}: the keys reached the field"
+            );
+            let said = crate::help_screens::flat(&d.state, lang, 40, 12);
+            assert!(said.contains(&format!("[{typed}▏]")), "{kind:?}: {said}");
+            let more = match lang {
+                Lang::En => "lines above",
+                Lang::Ja => "上に",
+            };
+            assert!(said.contains(more), "{kind:?}: no marker: {said}");
+        }
+    }
+    // Max unavailable, the last field, too.
+    let mut d = small_form(client.clone(), OperationKind::Talos, "1.9.3").await;
+    d.code(KeyCode::Tab).await;
+    d.key(Key::ctrl('u')).await;
+    d.type_text("2").await;
+    let said = crate::help_screens::flat(&d.state, Lang::En, 40, 12);
+    assert!(said.contains("[2▏]"), "{said}");
+    let d = small_form(client, OperationKind::Talos, "1.9.3").await;
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&d.state, lang, 40, 12, Theme::default());
+        crate::snapshot!(format!("form_typed_{}_40x12", lang.code()), term.backend());
+    }
 }

@@ -64,9 +64,9 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::st
 }
 
 /// The size a frame over `area` needs, when `area` is too small to draw it whole: the screens'
-/// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question and the
-/// new-operation form do not scroll, and the Review's typed name and Start stay under its
-/// text; the other dialogs scroll, so they fit wherever the screens do).
+/// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question does not
+/// scroll, the new-operation form needs its focused field, and the Review's typed name and
+/// Start stay under its text; the other dialogs scroll, so they fit wherever the screens do).
 pub(crate) fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
     if !fits((area.width, area.height)) {
         return Some(MIN_SIZE);
