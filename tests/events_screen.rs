@@ -269,6 +269,7 @@ fn a_long_message_is_wrapped_in_the_overlay_and_read_whole() {
     // The page read whole (Enter) has the events too, whole.
     key(&mut s, Key::plain(KeyCode::Esc));
     key(&mut s, Key::plain(KeyCode::Enter));
+    crate::help_screens::snap3("events_read_whole", &s);
     let mut read = String::new();
     for _ in 0..10 {
         read.push_str(&flat(&s, Lang::En, 80, 24));

@@ -102,6 +102,21 @@ fn fixture_states() -> Vec<(String, State)> {
     out
 }
 
+/// The y/N question at 40×12: its title keeps its question mark or ends in `…`.
+#[test]
+fn the_pause_question_at_40_by_12() {
+    let mut s = fixtures::page(fixtures::running_rollout());
+    lay_out(&mut s, 40, 12);
+    update(&mut s, Action::Key(Key::ch('p')));
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&s, lang, 40, 12, Theme::default());
+        crate::snapshot!(
+            format!("confirm_pause_{}_40x12", lang.code()),
+            term.backend()
+        );
+    }
+}
+
 #[test]
 fn no_title_of_the_fixtures_is_cut_without_an_ellipsis() {
     let faults: Vec<String> = fixture_states()
