@@ -104,6 +104,7 @@ fn answer_events(s: &mut State, result: Result<Vec<OperationEvent>, ApiError>) {
 fn page_with(result: Result<Vec<OperationEvent>, ApiError>) -> State {
     let mut s = fixtures::opened(fixtures::running_rollout());
     answer_events(&mut s, result);
+    crate::help_screens::lay_out(&mut s, 80, 24);
     s
 }
 
@@ -146,12 +147,12 @@ fn the_page_asks_for_its_events_with_each_poll_and_keeps_them() {
 #[test]
 fn e_opens_every_event_and_the_arrows_scroll_it() {
     let mut s = page_with(Ok(rollout_events()));
-    update(&mut s, Action::Key(Key::ch('e')));
+    key(&mut s, Key::ch('e'));
     assert_eq!(s.dialog, Some(Dialog::Events { scroll: 0 }));
-    update(&mut s, Action::Key(Key::plain(KeyCode::Down)));
-    update(&mut s, Action::Key(Key::ch('j')));
+    key(&mut s, Key::plain(KeyCode::Down));
+    key(&mut s, Key::ch('j'));
     assert_eq!(s.dialog, Some(Dialog::Events { scroll: 2 }));
-    update(&mut s, Action::Key(Key::plain(KeyCode::Up)));
+    key(&mut s, Key::plain(KeyCode::Up));
     assert_eq!(s.dialog, Some(Dialog::Events { scroll: 1 }));
     // Writes are not reachable from it: p does nothing here.
     let e = update(&mut s, Action::Key(Key::ch('p')));
@@ -198,4 +199,144 @@ fn a_caller_who_may_not_read_events_is_told_so() {
         "events is forbidden: User \"reader\" cannot list resource \"events\"",
     )));
     crate::snap_all!("operation_events_forbidden", &s);
+}
+
+/// A key, and the frame laid out after it, as the runtime does.
+fn key(s: &mut State, k: Key) {
+    update(s, Action::Key(k));
+    crate::help_screens::lay_out(s, s.size.0, s.size.1);
+}
+
+/// As many events as the service sends at most (a CA rotation records about 157).
+fn a_full_answer() -> Vec<OperationEvent> {
+    (0..ichor_model::MAX_EVENTS)
+        .map(|i| {
+            event(
+                i64::try_from(i).unwrap() + 1,
+                false,
+                "MachineStepFinished",
+                Some("prod-eu-cp1"),
+                &format!("step {i}"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_counts_loaded_and_known_and_older_events_not_loaded() {
+    use crate::help_screens::flat;
+    use ichor_views::i18n::Lang;
+    let some = page_with(Ok(rollout_events()));
+    assert!(
+        flat(&some, Lang::En, 80, 24).contains("Events (25 of 25 loaded; e: all)"),
+        "{}",
+        flat(&some, Lang::En, 80, 24)
+    );
+    let mut full = page_with(Ok(a_full_answer()));
+    let said = flat(&full, Lang::En, 160, 48);
+    assert!(
+        said.contains("the newest 100 loaded, older events not loaded"),
+        "{said}"
+    );
+    key(&mut full, Key::ch('e'));
+    let said = flat(&full, Lang::En, 80, 24);
+    assert!(
+        said.contains("Older events not loaded: the newest 100 are shown"),
+        "{said}"
+    );
+    crate::help_screens::snap3("events_older_not_loaded", &full);
+}
+
+/// An event whose message is longer than any line.
+fn long_events() -> Vec<OperationEvent> {
+    let mut events = rollout_events();
+    events[1].message = format!(
+        "the node took 4m10s to become Ready: {} END-OF-MESSAGE",
+        "kubelet restarted after the image was pulled again; ".repeat(4)
+    );
+    events
+}
+
+#[test]
+fn a_long_message_is_wrapped_in_the_overlay_and_read_whole() {
+    use crate::help_screens::flat;
+    use ichor_views::i18n::Lang;
+    let mut s = page_with(Ok(long_events()));
+    key(&mut s, Key::ch('e'));
+    let said = flat(&s, Lang::En, 80, 24);
+    assert!(said.contains("END-OF-MESSAGE"), "{said}");
+    crate::help_screens::snap3("events_wrapped", &s);
+    // The page read whole (Enter) has the events too, whole.
+    key(&mut s, Key::plain(KeyCode::Esc));
+    key(&mut s, Key::plain(KeyCode::Enter));
+    crate::help_screens::snap3("events_read_whole", &s);
+    let mut read = String::new();
+    for _ in 0..10 {
+        read.push_str(&flat(&s, Lang::En, 80, 24));
+        key(&mut s, Key::plain(KeyCode::PageDown));
+    }
+    assert!(read.contains("END-OF-MESSAGE"), "{read}");
+    assert!(read.contains("25 events, all loaded"), "{read}");
+}
+
+#[test]
+fn g_end_and_home_move_in_the_overlay() {
+    let mut s = page_with(Ok(rollout_events()));
+    key(&mut s, Key::ch('e'));
+    let last = s.viewport.dialog.last_start();
+    assert!(last > 0, "25 events do not fit at 80x24");
+    for (k, to) in [
+        (Key::ch('G'), last),
+        (Key::plain(KeyCode::Home), 0),
+        (Key::plain(KeyCode::End), last),
+        (Key::ch('g'), 0),
+    ] {
+        key(&mut s, k);
+        assert_eq!(s.dialog, Some(Dialog::Events { scroll: to }), "{k:?}");
+    }
+    // Down at the end stays at the end.
+    key(&mut s, Key::ch('G'));
+    key(&mut s, Key::ch('j'));
+    assert_eq!(s.dialog, Some(Dialog::Events { scroll: last }));
+}
+
+#[test]
+fn ages_in_seconds_tick_and_only_while_shown() {
+    let just_now = |secs| {
+        let mut e = event(
+            0,
+            false,
+            "MachineStepStarted",
+            Some("prod-eu-w04"),
+            "upgrading",
+        );
+        e.first_at = Some(fixtures::ago_s(secs));
+        e.last_at = Some(fixtures::ago_s(secs));
+        e
+    };
+    // A finished operation, so that no other age on the page ticks.
+    let mut s = fixtures::opened(fixtures::completed());
+    s.last_ok = None;
+    answer_events(&mut s, Ok(vec![just_now(5)]));
+    assert_eq!(
+        ichor_views::next_clock_change(&s),
+        Some(now() + jiff::SignedDuration::from_secs(1)),
+        "\"5s\" becomes \"6s\" in a second"
+    );
+    // Nothing on screen in seconds: no wake before the minute changes.
+    answer_events(&mut s, Ok(vec![just_now(600)]));
+    let next = ichor_views::next_clock_change(&s);
+    assert!(
+        next.is_none_or(|t| t >= now() + jiff::SignedDuration::from_secs(60)),
+        "{next:?}"
+    );
+    // Off the page (not among the latest three) and the overlay closed: not shown.
+    let mut events: Vec<_> = (0..3).map(|_| just_now(7200)).collect();
+    events.push(just_now(5));
+    answer_events(&mut s, Ok(events));
+    let next = ichor_views::next_clock_change(&s);
+    assert!(
+        next.is_none_or(|t| t >= now() + jiff::SignedDuration::from_secs(60)),
+        "{next:?}"
+    );
 }

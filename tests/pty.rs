@@ -361,9 +361,9 @@ fn sets_colour(params: &str) -> bool {
         .any(|&p| matches!(p, 30..=38 | 40..=48 | 90..=97 | 100..=107))
 }
 
-fn colour_run(no_color: bool) -> Vec<String> {
+fn colour_run(no_color: bool, args: &[&str]) -> Vec<String> {
     let home = tempfile::tempdir().unwrap();
-    let mut spawn = demo(home.path());
+    let mut spawn = demo(home.path()).args(args);
     if no_color {
         spawn = spawn.env("NO_COLOR", "1");
     }
@@ -382,15 +382,25 @@ fn colour_run(no_color: bool) -> Vec<String> {
 
 #[test]
 fn no_color_means_no_colour_codes() {
-    let coloured = colour_run(false);
+    let coloured = colour_run(false, &[]);
     assert!(
         coloured.iter().any(|p| sets_colour(p)),
         "without NO_COLOR the demo is in colour (the check below can fail): {coloured:?}"
     );
-    let plain = colour_run(true);
+    let plain = colour_run(true, &[]);
     let colours: Vec<&String> = plain.iter().filter(|p| sets_colour(p)).collect();
     assert!(colours.is_empty(), "NO_COLOR=1, yet: {colours:?}");
     assert!(!plain.is_empty(), "bold and reverse still come through");
+}
+
+/// no-color.org: NO_COLOR changes the default; a flag given for the run wins.
+#[test]
+fn color_always_wins_over_no_color() {
+    let forced = colour_run(true, &["--color", "always"]);
+    assert!(
+        forced.iter().any(|p| sets_colour(p)),
+        "NO_COLOR=1 --color always, yet no colour: {forced:?}"
+    );
 }
 
 #[test]

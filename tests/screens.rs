@@ -593,9 +593,8 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
 }
 
 /// Below 40×12 the screen says only that it is too small, the size it needs, and that keys are
-/// off but `q`, which quits. A dialog that does not scroll and needs more rows than there are
-/// (the new-operation form at 40×12) is not drawn cut either: the screen says the rows it
-/// needs at this width.
+/// off but `q`, which quits. At 40×12 the new-operation form is drawn, scrolled to its focused
+/// field, with a marker for what is above and below.
 #[test]
 fn a_terminal_too_small_says_so_and_that_keys_are_off() {
     let s = loaded_list();
@@ -628,7 +627,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
     for lang in [Lang::En, Lang::Ja] {
         for (name, state, (w, h)) in [
             ("too_small", &s, (30, 10)),
-            ("too_small_for_the_form", &form, (40, 12)),
+            ("form_at_the_smallest_size", &form, (40, 12)),
         ] {
             let term = draw(state, lang, w, h, Theme::default());
             crate::snapshot!(format!("{name}_{}_{w}x{h}", lang.code()), term.backend());

@@ -8,6 +8,8 @@ mod common;
 
 #[path = "events_screen.rs"]
 mod events_screen;
+#[path = "help_screens.rs"]
+mod help_screens;
 #[path = "list_screen.rs"]
 mod list_screen;
 #[path = "locales.rs"]
@@ -22,6 +24,8 @@ mod route_screens;
 mod screens;
 #[path = "start_dialog.rs"]
 mod start_dialog;
+#[path = "titles.rs"]
+mod titles;
 #[path = "typography.rs"]
 mod typography;
 #[path = "update.rs"]

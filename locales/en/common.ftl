@@ -153,3 +153,5 @@ notify-title = ichor-tui
 notify-completed = { $name } completed (cluster { $cluster })
 notify-failed = { $name } stopped on a failure (cluster { $cluster })
 notify-awaits-credentials = { $name } awaits credentials: fetch them now (cluster { $cluster })
+key-clear-text = clear the text typed
+key-delete-word = delete the word before the cursor

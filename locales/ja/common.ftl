@@ -164,3 +164,5 @@ notify-title = ichor-tui
 notify-completed = { $name } が完了しました（クラスター { $cluster }）
 notify-failed = { $name } は失敗で停止しました（クラスター { $cluster }）
 notify-awaits-credentials = { $name } は認証情報の取得を待っています（クラスター { $cluster }）
+key-clear-text = 入力したテキストを消去
+key-delete-word = カーソル前の単語を削除

@@ -39,6 +39,10 @@ pub enum KeyCommand {
     CommandLine,
     /// `y`: the operation's resource as YAML.
     Manifest,
+    /// Ctrl-U in a text field: clears it (the field edits itself; listed in `?`).
+    ClearText,
+    /// Ctrl-W in a text field: removes the word before the cursor.
+    DeleteWord,
 }
 
 /// One row of a key table.
@@ -195,7 +199,7 @@ pub(crate) const CLUSTER: &[Binding] = &[
 ];
 
 /// A text read in a dialog (the keys, a resource, a page whole): it scrolls, and closes.
-pub(crate) const READING: &[Binding] = &[
+pub const READING: &[Binding] = &[
     b(UP, KeyCommand::Up, "↑/k", "key-scroll-up", false),
     b(DOWN, KeyCommand::Down, "↓/j", "key-scroll-down", false),
     b(TOP, KeyCommand::Top, "g", "key-top", false),
@@ -300,6 +304,59 @@ pub const REVIEW: &[Binding] = &[
     ),
 ];
 
+/// `?`: the keys of what is on screen (and, in them, closes them).
+pub const HELP: &[Binding] = &[b(&[Key::ch('?')], KeyCommand::Help, "?", "key-help", false)];
+
+/// Ctrl-C quits from anywhere, a dialog and a text field included.
+pub const QUIT_ANYWHERE: &[Binding] = &[b(
+    &[Key::ctrl('c')],
+    KeyCommand::Quit,
+    "Ctrl-C",
+    "key-quit",
+    false,
+)];
+
+/// Editing a text field (the filter, the command line, the form's fields, the typed name):
+/// printable keys type, Backspace removes a character, and these.
+pub const TEXT: &[Binding] = &[
+    b(
+        &[Key::ctrl('u')],
+        KeyCommand::ClearText,
+        "Ctrl-U",
+        "key-clear-text",
+        false,
+    ),
+    b(
+        &[Key::ctrl('w')],
+        KeyCommand::DeleteWord,
+        "Ctrl-W",
+        "key-delete-word",
+        false,
+    ),
+];
+
+/// The page's events (`e`): they scroll, and close.
+pub const EVENTS: &[Binding] = &[
+    b(UP, KeyCommand::Up, "↑/k", "key-scroll-up", false),
+    b(DOWN, KeyCommand::Down, "↓/j", "key-scroll-down", false),
+    b(TOP, KeyCommand::Top, "g/Home", "key-top", false),
+    b(BOTTOM, KeyCommand::Bottom, "G/End", "key-bottom", false),
+    b(PGUP, KeyCommand::PageUp, "PgUp", "key-page-up", false),
+    b(PGDN, KeyCommand::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[
+            Key::plain(KeyCode::Esc),
+            Key::ch('q'),
+            Key::ch('e'),
+            Key::plain(KeyCode::Enter),
+        ],
+        KeyCommand::Cancel,
+        "Esc",
+        "key-close",
+        true,
+    ),
+];
+
 /// Everywhere.
 pub(crate) const GLOBAL: &[Binding] = &[
     b(
@@ -338,13 +395,8 @@ pub(crate) const GLOBAL: &[Binding] = &[
         "key-command",
         false,
     ),
-    b(
-        &[Key::ch('q'), Key::ctrl('c')],
-        KeyCommand::Quit,
-        "q",
-        "key-quit",
-        true,
-    ),
+    b(&[Key::ch('q')], KeyCommand::Quit, "q", "key-quit", true),
+    QUIT_ANYWHERE[0],
     b(
         &[Key::ctrl('z')],
         KeyCommand::Suspend,

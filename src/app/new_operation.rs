@@ -131,6 +131,17 @@ pub(crate) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     let Some(Dialog::NewOperation(mut d)) = state.dialog.take() else {
         return Vec::new();
     };
+    // `?` shows the dialog's keys (no field takes it), over the dialog, which still gets the
+    // plan it waits for; not while a start's outcome is awaited or settled.
+    let helps = match d.step {
+        NewOpStep::Form => true,
+        NewOpStep::Review => !d.settling,
+        NewOpStep::Starting { .. } => false,
+    };
+    if key == Key::ch('?') && helps {
+        state.dialog = Some(Dialog::keys_over(Dialog::NewOperation(d)));
+        return Vec::new();
+    }
     let mut effects = Vec::new();
     let keep = match d.step {
         NewOpStep::Form => form_key(state, &mut d, key, &mut effects),

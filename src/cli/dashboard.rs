@@ -200,6 +200,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         theme: settings.theme,
         clock,
     };
+    ichor_runtime::terminal::colour(settings.theme.color);
     ichor_runtime::terminal::install_panic_hook();
     let input = ichor_runtime::terminal::input().context("reading terminal input")?;
     let (mut tty, wide) = ichor_runtime::terminal::enter(settings.ambiguous_width.known())

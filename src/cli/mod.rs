@@ -371,6 +371,32 @@ mod tests {
     }
 
     #[test]
+    fn the_demo_does_not_take_the_config_files_namespace() {
+        // The README's sample config sets a namespace the demo cluster does not have.
+        let file: FileConfig = toml::from_str("namespace = \"platform\"\n").unwrap();
+        let demo = Cli::parse_from(["ichor-tui", "--demo"]);
+        let s = Settings::resolve(&demo, &file, env(&[]), true).unwrap();
+        assert_eq!(s.namespace, None, "the demo's own namespace applies");
+        let flagged = Cli::parse_from(["ichor-tui", "--demo", "-n", "other"]);
+        let s = Settings::resolve(&flagged, &file, env(&[]), true).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("other"), "a flag still wins");
+        let cluster = Cli::parse_from(["ichor-tui"]);
+        let s = Settings::resolve(&cluster, &file, env(&[]), true).unwrap();
+        assert_eq!(s.namespace.as_deref(), Some("platform"));
+    }
+
+    #[test]
+    fn an_explicit_colour_flag_wins_over_no_color() {
+        let no_color = env(&[("NO_COLOR", "1")]);
+        let always = Cli::parse_from(["ichor-tui", "--color", "always"]);
+        let s = Settings::resolve(&always, &FileConfig::default(), &no_color, false).unwrap();
+        assert!(s.theme.color);
+        let auto = Cli::parse_from(["ichor-tui"]);
+        let s = Settings::resolve(&auto, &FileConfig::default(), &no_color, true).unwrap();
+        assert!(!s.theme.color);
+    }
+
+    #[test]
     fn readonly_is_the_read_only_flag() {
         for flag in ["--read-only", "--readonly"] {
             let cli = Cli::parse_from(["ichor-tui", flag]);

@@ -59,7 +59,12 @@ impl Settings {
                 .unwrap_or_default(),
             read_only: cli.read_only || file.read_only.unwrap_or(false),
             notify: !cli.no_notify && file.notify.unwrap_or(true),
-            namespace: cli.namespace.clone().or_else(|| file.namespace.clone()),
+            // The demo cluster has its own namespace: the file's (set for a real cluster) would
+            // show an empty demo; a flag given for this run still applies.
+            namespace: cli
+                .namespace
+                .clone()
+                .or_else(|| file.namespace.clone().filter(|_| !cli.demo)),
             all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),
             context: cli.context.clone().or_else(|| file.context.clone()),
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),

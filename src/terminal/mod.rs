@@ -37,6 +37,13 @@ pub fn missing_terminal(stdin: bool, stdout: bool) -> Option<String> {
     ))
 }
 
+/// Whether colour codes reach the terminal, as the settings decided. crossterm drops them by
+/// itself when `NO_COLOR` is set, which would defeat an explicit `--color always` (no-color.org:
+/// a flag given for the run wins; NO_COLOR only changes the default).
+pub fn colour(on: bool) {
+    crossterm::style::Colored::set_ansi_color_disabled(!on);
+}
+
 /// Takes the terminal: raw mode, alternate screen, hidden cursor. Unless the settings say how
 /// wide it draws East Asian ambiguous characters (`ambiguous_wide`), measures it before the
 /// first frame; returns whether they are wide.

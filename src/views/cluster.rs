@@ -32,7 +32,10 @@ fn field(label: &str, value: String) -> String {
 pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let Some(p) = &state.cluster else { return };
-    let mut block = titled_block(t.tr("cluster-title", &[("name", &sanitize(&p.name))]));
+    let mut block = titled_block(
+        t.tr("cluster-title", &[("name", &sanitize(&p.name))]),
+        area.width,
+    );
     let inner = block.inner(area);
     let Some(c) = &p.cluster.data else {
         block.render(area, buf);

@@ -120,7 +120,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
             ],
         ));
     }
-    let mut block = titled_block(title);
+    let mut block = titled_block(title, area.width);
     let inner = block.inner(area);
     let [_, rows_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);

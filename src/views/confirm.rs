@@ -56,7 +56,10 @@ pub(crate) fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let h = rows_needed(c, ctx, area);
     let rect = centered(area, text_w + 4, h);
     clear(rect, buf);
-    let block = titled_block(t.tr(&format!("confirm-{id}-title"), &[("name", &name)]));
+    let block = titled_block(
+        t.tr(&format!("confirm-{id}-title"), &[("name", &name)]),
+        rect.width,
+    );
     let inner = block.inner(rect);
     block.render(rect, buf);
     let [_, text] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);

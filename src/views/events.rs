@@ -7,8 +7,8 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
-use ichor_app::state::{DetailState, State};
-use ichor_model::{Code, OperationEvent};
+use ichor_app::state::{DetailState, Dialog, ReadingOf, ScrollRoom, State};
+use ichor_model::{Code, MAX_EVENTS, OperationEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -17,15 +17,10 @@ use ratatui::widgets::Widget;
 /// The most event lines the page gives them (the rest are behind `e`).
 const ON_PAGE: usize = 3;
 
-/// One event on one line: its age, a mark for a warning, its reason, the machine it is about
-/// and its message.
-fn line(
-    state: &State,
-    ctx: &Ctx<'_>,
-    e: &OperationEvent,
-    ages: usize,
-    width: usize,
-) -> (String, Style) {
+/// An event's text whole: its age, a mark for a warning, its reason, the machine it is about,
+/// its message and how many times it happened; the part before the reason apart, so that a
+/// wrapped event goes on under its reason.
+fn text_of(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, ages: usize) -> (String, String) {
     let age = age_of(state, ctx, e);
     let mark = if e.warning { "!" } else { " " };
     let about = match e.object_kind.as_str() {
@@ -36,18 +31,65 @@ fn line(
         0 | 1 => String::new(),
         n => format!(" (×{n})"),
     };
-    let text = format!(
-        "{} {mark} {} {about}{}{count}",
-        super::text::fit_right(&age, ages),
+    let lead = format!("{} {mark} ", super::text::fit_right(&age, ages));
+    let rest = format!(
+        "{} {about}{}{count}",
         sanitize(&e.reason),
         sanitize(&e.message),
     );
-    let style = if e.warning {
+    (lead, rest)
+}
+
+fn style_of(ctx: &Ctx<'_>, e: &OperationEvent) -> Style {
+    if e.warning {
         ctx.theme.alarm()
     } else {
         Style::default()
-    };
-    (fit(&text, width), style)
+    }
+}
+
+/// One event on one line, cut to `width` (the page's summary; `e` has them whole).
+fn line(
+    state: &State,
+    ctx: &Ctx<'_>,
+    e: &OperationEvent,
+    ages: usize,
+    width: usize,
+) -> (String, Style) {
+    let (lead, rest) = text_of(state, ctx, e, ages);
+    (fit(&format!("{lead}{rest}"), width), style_of(ctx, e))
+}
+
+/// One event whole, wrapped to the lines' width under its reason.
+fn push_whole(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, ages: usize, lines: &mut Lines) {
+    let (lead, rest) = text_of(state, ctx, e, ages);
+    lines.hanging(&lead, &rest, style_of(ctx, e));
+}
+
+/// How many events were loaded, and what is known of the rest: the service sends the newest
+/// [`MAX_EVENTS`], so a full answer may leave older ones out.
+fn count_text(ctx: &Ctx<'_>, events: &[OperationEvent], id: &str) -> String {
+    let n = events.len().to_string();
+    match events.len() >= MAX_EVENTS {
+        true => ctx.texts.tr(&format!("{id}-capped"), &[("n", &n)]),
+        false => ctx.texts.tr(id, &[("n", &n)]),
+    }
+}
+
+/// Every event whole, newest first, with how many there are (the page read whole).
+pub(crate) fn whole(state: &State, ctx: &Ctx<'_>, d: &DetailState, lines: &mut Lines) {
+    let events = d.events.data.as_deref().unwrap_or_default();
+    match why_none(ctx, d).filter(|_| events.is_empty()) {
+        Some(why) => lines.wrapped(&why, ctx.theme.dim()),
+        None if events.is_empty() => lines.wrapped(&ctx.texts.t("events-none"), ctx.theme.dim()),
+        None => {
+            lines.wrapped(&count_text(ctx, events, "events-count"), ctx.theme.dim());
+            let ages = ages_width(state, ctx, events);
+            for e in events {
+                push_whole(state, ctx, e, ages, lines);
+            }
+        }
+    }
 }
 
 /// How long ago the event was last seen, in the clock's words.
@@ -105,10 +147,7 @@ pub(crate) fn render_on_page(
             lines.push(t.t("events-heading-none"), ctx.theme.dim());
             lines.push(fit(&why, width), ctx.theme.dim());
         }
-        None => lines.push(
-            t.tr("events-heading", &[("n", &events.len().to_string())]),
-            ctx.theme.dim(),
-        ),
+        None => lines.push(count_text(ctx, events, "events-heading"), ctx.theme.dim()),
     }
     let shown = &events[..events.len().min(ON_PAGE)];
     let ages = ages_width(state, ctx, shown);
@@ -119,7 +158,67 @@ pub(crate) fn render_on_page(
     lines.draw(area, buf);
 }
 
-/// Every event of the page, newest first, in an overlay scrolled to `scroll`.
+/// Where the overlay of every event goes over `area`: its box, its text's columns, and the
+/// rows under the lines that count the events (`counted` of them).
+fn dialog_layout(area: Rect, counted: usize) -> (Rect, usize, usize) {
+    let w = area.width.saturating_sub(4).min(140);
+    let h = area.height.saturating_sub(2);
+    let rect = centered(area, w, h);
+    let rows = usize::from(h.saturating_sub(2)).saturating_sub(counted);
+    // The border either side and a column of margin.
+    let width = usize::from(w.saturating_sub(3));
+    (rect, rows, width)
+}
+
+/// The lines that count the events, wrapped to the overlay's width (`area`'s).
+fn count_lines(ctx: &Ctx<'_>, events: &[OperationEvent], area: Rect) -> Lines {
+    let (_, _, width) = dialog_layout(area, 0);
+    let mut lines = Lines::new(width);
+    if !events.is_empty() {
+        lines.wrapped(&count_text(ctx, events, "events-count"), ctx.theme.dim());
+    }
+    lines
+}
+
+/// Each event whole at `width`, over all of them (so the age column stays put as it scrolls).
+fn each_whole(state: &State, ctx: &Ctx<'_>, events: &[OperationEvent], width: usize) -> Vec<Lines> {
+    let ages = ages_width(state, ctx, events);
+    events
+        .iter()
+        .map(|e| {
+            let mut lines = Lines::new(width);
+            push_whole(state, ctx, e, ages, &mut lines);
+            lines
+        })
+        .collect()
+}
+
+/// How the overlay scrolls over `area`: by event, as many as there are, and the last start is
+/// the first of the events that fit whole at the end.
+pub(crate) fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+    let Some(d) = state.detail.as_ref() else {
+        return ScrollRoom::default();
+    };
+    let events = d.events.data.as_deref().unwrap_or_default();
+    let (_, rows, width) = dialog_layout(area, count_lines(ctx, events, area).len());
+    let each = each_whole(state, ctx, events, width);
+    let mut used = 0;
+    let fit_at_end = each
+        .iter()
+        .rev()
+        .take_while(|l| {
+            used += l.len();
+            used <= rows
+        })
+        .count()
+        .max(1);
+    ScrollRoom {
+        lines: events.len(),
+        rows: fit_at_end,
+    }
+}
+
+/// Every event of the page, newest first, each whole, in an overlay from event `scroll` down.
 pub(crate) fn render_dialog(
     state: &State,
     ctx: &Ctx<'_>,
@@ -132,32 +231,36 @@ pub(crate) fn render_dialog(
         return;
     };
     let events = d.events.data.as_deref().unwrap_or_default();
-    let w = area.width.saturating_sub(4).min(140);
-    let h = area.height.saturating_sub(2);
-    let rect = centered(area, w, h);
+    let mut lines = count_lines(ctx, events, area);
+    let (rect, rows, width) = dialog_layout(area, lines.len());
     clear(rect, buf);
-    let rows = usize::from(h.saturating_sub(2));
-    let window = Window::new(events.len(), scroll, rows);
-    let mut block = titled_block(t.tr("events-title", &[("name", &sanitize(&d.name))]));
-    if let Some(more) = window.marker(t) {
-        block = block.title_bottom(more);
-    }
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    let width = usize::from(inner.width.saturating_sub(1));
-    let mut lines = Lines::new(width);
+    let title = t.tr("events-title", &[("name", &sanitize(&d.name))]);
+    let mut block = titled_block(title, rect.width);
     match (events.is_empty(), why_none(ctx, d)) {
         (true, Some(why)) => lines.wrapped(&why, ctx.theme.dim()),
-        (true, None) => lines.push(t.t("events-none"), ctx.theme.dim()),
+        (true, None) => lines.wrapped(&t.t("events-none"), ctx.theme.dim()),
         (false, _) => {
-            // Over all of them, so the column stays put as it scrolls.
-            let ages = ages_width(state, ctx, events);
-            for e in &events[window.range()] {
-                let (text, style) = line(state, ctx, e, ages, width);
-                lines.push(text, style);
+            let each = each_whole(state, ctx, events, width);
+            let first = scroll.min(events.len().saturating_sub(1));
+            // Those shown whole; the last may be cut by the bottom, and is counted below.
+            let mut whole = 0;
+            let mut used = 0;
+            for e in &each[first..] {
+                if used >= rows {
+                    break;
+                }
+                used += e.len();
+                whole += usize::from(used <= rows);
+                lines.append(e);
+            }
+            let window = Window::new(events.len(), first, whole);
+            if let Some(more) = window.marker(t) {
+                block = block.title_bottom(more);
             }
         }
     }
+    let inner = block.inner(rect);
+    block.render(rect, buf);
     lines.draw(
         Rect {
             x: inner.x + 1,
@@ -166,4 +269,24 @@ pub(crate) fn render_dialog(
         },
         buf,
     );
+}
+
+/// The times of the events on screen whose age is drawn: the page's latest, or those in the
+/// overlay from its first row on (newest first, so the first is the youngest shown).
+pub(crate) fn visible_at(state: &State) -> impl Iterator<Item = jiff::Timestamp> + '_ {
+    let events = state
+        .detail
+        .as_ref()
+        .and_then(|d| d.events.data.as_deref())
+        .unwrap_or_default();
+    let shown = match &state.dialog {
+        Some(Dialog::Events { scroll }) => {
+            let first = (*scroll).min(events.len());
+            let rows = usize::from(state.size.1);
+            &events[first..(first + rows).min(events.len())]
+        }
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Operation => events,
+        _ => &events[..events.len().min(ON_PAGE)],
+    };
+    shown.iter().filter_map(OperationEvent::at)
 }

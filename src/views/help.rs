@@ -6,19 +6,53 @@ use super::text::{fit, width, wrap};
 use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
-use ichor_app::keymap;
-use ichor_app::state::{Reading, ScrollRoom, State};
+use ichor_app::keymap::{self, Binding, KeyCommand};
+use ichor_app::state::{Dialog, NewOpStep, Reading, ScrollRoom, State};
+use ichor_app::update::may_write;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 
-/// The keys and what they do.
-fn rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
+/// The keys and what they do: those of the dialog the keys were asked for over, or of the
+/// screen; write keys the caller may not use (read-only, or refused by Kubernetes) left out.
+fn rows(state: &State, r: &Reading, ctx: &Ctx<'_>) -> Vec<(String, String)> {
     let t = ctx.texts;
-    keymap::all(state.screen)
-        .map(|b| (b.label.to_string(), t.t(b.hint)))
-        .chain([("y / N".to_string(), t.t("help-confirm"))])
+    let row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
+    let dialog: Vec<&Binding> = match r.over.as_deref() {
+        Some(Dialog::NewOperation(d)) => {
+            let (table, text) = match d.step {
+                NewOpStep::Form => (keymap::FORM, true),
+                _ => (keymap::REVIEW, d.start_offered() && d.needs_typed_name()),
+            };
+            let text = if text { keymap::TEXT } else { &[] };
+            table.iter().chain(text).collect()
+        }
+        Some(Dialog::Events { .. }) => keymap::EVENTS.iter().collect(),
+        Some(_) => keymap::READING.iter().collect(),
+        None => {
+            let shown: Vec<(String, String)> = keymap::all(state.screen)
+                .filter(|b| may_write(state, b.command))
+                .map(row)
+                .collect();
+            let writes = keymap::all(state.screen)
+                .any(|b| is_write(b.command) && may_write(state, b.command));
+            let question = writes.then(|| ("y / N".to_string(), t.t("help-confirm")));
+            return shown.into_iter().chain(question).collect();
+        }
+    };
+    dialog
+        .into_iter()
+        .chain(keymap::HELP)
+        .chain(keymap::QUIT_ANYWHERE)
+        .map(row)
         .collect()
+}
+
+fn is_write(cmd: KeyCommand) -> bool {
+    matches!(
+        cmd,
+        KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete | KeyCommand::New
+    )
 }
 
 /// How the keys are laid out over `area`: the box, the columns, the lines a column shows,
@@ -57,7 +91,7 @@ fn wrapped(rows: &[(String, String)], key_w: usize, w: usize) -> Vec<String> {
 
 /// The keys over `area`: in two columns when they fit whole side by side and the screen is
 /// too short for one, else in one column, wrapped to its width, that scrolls when it must.
-fn lay_out(rows: &[(String, String)], area: Rect) -> Laid {
+fn lay_out(rows: &[(String, String)], area: Rect, border_row: u16) -> Laid {
     let (key_w, line_w) = widths(rows);
     let n = rows.len();
     // Between the status bar and the footer, with the box's two borders.
@@ -81,8 +115,17 @@ fn lay_out(rows: &[(String, String)], area: Rect) -> Laid {
     let h = u16::try_from(per_column + 2)
         .unwrap_or(u16::MAX)
         .min(area.height.saturating_sub(2));
+    let mut rect = centered(area, w, h);
+    // Not on the frame's top border (two top borders on one row read as one box).
+    if rect.y == border_row && h > 0 {
+        rect.y = if rect.bottom() + 1 < area.bottom() {
+            rect.y + 1
+        } else {
+            rect.y.saturating_sub(1)
+        };
+    }
     Laid {
-        rect: centered(area, w, h),
+        rect,
         columns,
         per_column,
         lines,
@@ -100,9 +143,16 @@ fn widths(rows: &[(String, String)]) -> (usize, usize) {
     (key_w, line_w)
 }
 
+/// The row of the frame's top border over `area`: under the status bar and the banner.
+fn border_row(state: &State, ctx: &Ctx<'_>, area: Rect) -> u16 {
+    let banner = super::chrome::banner(state, ctx, usize::from(area.width)).len();
+    let banner = u16::try_from(banner.clamp(1, super::chrome::BANNER_MAX)).unwrap_or(1);
+    area.y + 1 + banner
+}
+
 /// How many lines of keys there are and how many show, over `area`.
-pub(crate) fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
-    let laid = lay_out(&rows(state, ctx), area);
+pub(crate) fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
+    let laid = lay_out(&rows(state, r, ctx), area, border_row(state, ctx, area));
     ScrollRoom {
         lines: laid.lines.len(),
         rows: laid.per_column * usize::from(laid.columns),
@@ -112,8 +162,8 @@ pub(crate) fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
 /// Draws the keys over `area`, scrolled as `r` says.
 pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
-    let rows = rows(state, ctx);
-    let laid = lay_out(&rows, area);
+    let rows = rows(state, r, ctx);
+    let laid = lay_out(&rows, area, border_row(state, ctx, area));
     clear(laid.rect, buf);
     let mut shown = Window::new(
         laid.lines.len(),
@@ -124,7 +174,7 @@ pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf:
         // Some keys take two lines: the marker counts lines.
         shown = shown.of_text();
     }
-    let mut block = titled_block(t.t("help-title"));
+    let mut block = titled_block(t.t("help-title"), laid.rect.width);
     if let Some(more) = shown.marker(t) {
         block = block.title_bottom(more);
     }

@@ -44,8 +44,9 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::st
     let dialog = match &state.dialog {
         _ if short.is_some() => Default::default(),
         Some(Dialog::NewOperation(d)) => new_operation::room(state, d, ctx, area),
-        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, ctx, area),
+        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => help::room(state, r, ctx, area),
         Some(Dialog::Read(r)) => reading::room(state, r, ctx, area),
+        Some(Dialog::Events { .. }) => events::room(state, ctx, area),
         _ => Default::default(),
     };
     ichor_app::state::Viewport {
@@ -63,9 +64,9 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::st
 }
 
 /// The size a frame over `area` needs, when `area` is too small to draw it whole: the screens'
-/// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question and the
-/// new-operation form do not scroll, and the Review's typed name and Start stay under its
-/// text; the other dialogs scroll, so they fit wherever the screens do).
+/// [`MIN_SIZE`], or the rows the open dialog needs at this width (the y/N question does not
+/// scroll, the new-operation form needs its focused field, and the Review's typed name and
+/// Start stay under its text; the other dialogs scroll, so they fit wherever the screens do).
 pub(crate) fn short_of(state: &State, ctx: &Ctx<'_>, area: Rect) -> Option<(u16, u16)> {
     if !fits((area.width, area.height)) {
         return Some(MIN_SIZE);
@@ -111,15 +112,20 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Screen::Cluster => cluster::render(state, ctx, body, buf),
     }
     chrome::footer(state, ctx, footer, buf);
-    match &state.dialog {
-        Some(Dialog::Read(r)) if r.what == ReadingOf::Keys => {
-            help::render(state, r, ctx, area, buf)
-        }
-        Some(Dialog::Read(r)) => reading::render(state, r, ctx, area, buf),
-        Some(Dialog::Confirm(c)) => confirm::render(c, ctx, area, buf),
-        Some(Dialog::NewOperation(d)) => new_operation::render(state, d, ctx, area, buf),
-        Some(Dialog::Events { scroll }) => events::render_dialog(state, ctx, *scroll, area, buf),
-        None => {}
+    if let Some(d) = &state.dialog {
+        render_dialog(state, d, ctx, area, buf);
+    }
+}
+
+/// Draws a dialog over the screen.
+fn render_dialog(state: &State, dialog: &Dialog, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+    match dialog {
+        // Over the screen alone: the dialog they were asked in is open again when they close.
+        Dialog::Read(r) if r.what == ReadingOf::Keys => help::render(state, r, ctx, area, buf),
+        Dialog::Read(r) => reading::render(state, r, ctx, area, buf),
+        Dialog::Confirm(c) => confirm::render(c, ctx, area, buf),
+        Dialog::NewOperation(d) => new_operation::render(state, d, ctx, area, buf),
+        Dialog::Events { scroll } => events::render_dialog(state, ctx, *scroll, area, buf),
     }
 }
 
@@ -162,7 +168,10 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
     let change = |s| words::next_duration_change(s, now);
     match state.screen {
         Screen::Operations => times.extend(operations::visible_since(state).map(change)),
-        Screen::Operation => times.extend(operation::visible_since(state).map(change)),
+        Screen::Operation => {
+            times.extend(operation::visible_since(state).map(change));
+            times.extend(events::visible_at(state).map(change));
+        }
         Screen::Clusters | Screen::Cluster => {}
     }
     times.into_iter().filter(|t| *t > now).min()

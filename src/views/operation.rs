@@ -70,7 +70,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let Some(d) = state.detail.as_ref() else {
         return;
     };
-    let mut block = titled_block(title(ctx, d));
+    let mut block = titled_block(title(ctx, d), area.width);
     let inner = block.inner(area);
     let text = indented(inner);
     let mut lines = Lines::new(usize::from(text.width)).margin(1);

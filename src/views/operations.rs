@@ -62,7 +62,7 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool) -> Vec<Column> {
 pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let ops = &state.ops;
-    let mut block = titled_block(title(state, ctx));
+    let mut block = titled_block(title(state, ctx), area.width);
     let inner = block.inner(area);
     let [header, rows_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);

@@ -32,7 +32,7 @@ pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf:
     clear(rect, buf);
     let (title, lines) = text(state, r, ctx, usize::from(inner.width));
     let window = Window::new(lines.len(), r.scroll, usize::from(inner.height)).of_text();
-    let mut block = titled_block(title);
+    let mut block = titled_block(title, rect.width);
     if let Some(m) = window.marker(ctx.texts) {
         block = block.title_bottom(m);
     }
@@ -56,6 +56,15 @@ fn text(state: &State, r: &Reading, ctx: &Ctx<'_>, w: usize) -> (String, Lines) 
         ReadingOf::Operation => match state.detail.as_ref().and_then(|d| d.op.data.as_ref()) {
             Some(op) => {
                 operation(state, ctx, op, &mut lines);
+                // Once they were read (or refused): while loading, nothing is said of them.
+                if let Some(d) = state
+                    .detail
+                    .as_ref()
+                    .filter(|d| d.events.data.is_some() || d.events.error.is_some())
+                {
+                    heading(ctx, "events-heading-none", &mut lines);
+                    super::events::whole(state, ctx, d, &mut lines);
+                }
                 title(ctx, "reading-whole-title", &op.name, w)
             }
             None => String::new(),

@@ -24,6 +24,22 @@ impl Dialog {
         Dialog::Read(Reading::of(ReadingOf::Keys))
     }
 
+    /// The keys of the dialog `over` (`?` in it), which is open again when they close.
+    pub(crate) fn keys_over(over: Dialog) -> Dialog {
+        Dialog::Read(Reading {
+            over: Some(Box::new(over)),
+            ..Reading::of(ReadingOf::Keys)
+        })
+    }
+
+    /// The dialog the keys are read over, if they are.
+    pub fn under_keys(&self) -> Option<&Dialog> {
+        match self {
+            Dialog::Read(r) => r.over.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Which dialog this is, as far as its layout goes.
     pub fn shown(&self) -> DialogShown {
         match self {
@@ -65,11 +81,18 @@ pub struct Reading {
     pub what: ReadingOf,
     /// The first line shown.
     pub scroll: usize,
+    /// The dialog the keys (`?`) were asked for over: open again when they close, and still
+    /// given the answers it waits for.
+    pub over: Option<Box<Dialog>>,
 }
 
 impl Reading {
     pub(crate) fn of(what: ReadingOf) -> Reading {
-        Reading { what, scroll: 0 }
+        Reading {
+            what,
+            scroll: 0,
+            over: None,
+        }
     }
 }
 

@@ -413,6 +413,15 @@ pub struct State {
 }
 
 impl State {
+    /// The open dialog that waits for answers: the one under the keys (`?`) when they are
+    /// read over it.
+    pub(crate) fn working_dialog(&mut self) -> Option<&mut Dialog> {
+        match self.dialog.as_mut() {
+            Some(Dialog::Read(Reading { over: Some(d), .. })) => Some(d.as_mut()),
+            other => other,
+        }
+    }
+
     pub fn new(session: Session, now: Timestamp, tz: TimeZone) -> State {
         State {
             now,

@@ -67,23 +67,31 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     run(state, cmd)
 }
 
-/// A key while the page's events are read (`e`): they scroll, and close.
+/// A key while the page's events are read (`e`): they scroll (by event, each wrapped whole),
+/// show the keys, and close.
 fn on_events_key(state: &mut State, scroll: usize, key: Key) {
-    state.dialog = match key.code {
-        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('e') | KeyCode::Enter => None,
-        KeyCode::Up | KeyCode::Char('k') => Some(Dialog::Events {
-            scroll: scroll.saturating_sub(1),
-        }),
-        KeyCode::Down | KeyCode::Char('j') => Some(Dialog::Events { scroll: scroll + 1 }),
-        KeyCode::PageUp => Some(Dialog::Events {
-            scroll: scroll.saturating_sub(page(state)),
-        }),
-        KeyCode::PageDown => Some(Dialog::Events {
-            scroll: scroll + page(state),
-        }),
-        KeyCode::Home | KeyCode::Char('g') => Some(Dialog::Events { scroll: 0 }),
-        _ => Some(Dialog::Events { scroll }),
+    if key == Key::ch('?') {
+        state.dialog = Some(Dialog::keys_over(Dialog::Events { scroll }));
+        return;
+    }
+    let room = state.viewport.dialog;
+    let page = room.rows.max(1);
+    let to = match keymap::lookup_in(keymap::EVENTS, key) {
+        Some(KeyCommand::Cancel) => {
+            state.dialog = None;
+            return;
+        }
+        Some(KeyCommand::Up) => scroll.saturating_sub(1),
+        Some(KeyCommand::Down) => scroll + 1,
+        Some(KeyCommand::PageUp) => scroll.saturating_sub(page),
+        Some(KeyCommand::PageDown) => scroll + page,
+        Some(KeyCommand::Top) => 0,
+        Some(KeyCommand::Bottom) => usize::MAX,
+        _ => scroll,
     };
+    state.dialog = Some(Dialog::Events {
+        scroll: to.min(room.last_start()),
+    });
 }
 
 pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
@@ -216,6 +224,8 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
             _ => {}
         },
         KeyCommand::NextField
+        | KeyCommand::ClearText
+        | KeyCommand::DeleteWord
         | KeyCommand::PrevField
         | KeyCommand::Submit
         | KeyCommand::Cancel

@@ -181,7 +181,7 @@ pub(super) fn on_planned(
     seq: u64,
     result: Result<Plan, ApiError>,
 ) -> Vec<Effect> {
-    if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut()
+    if let Some(Dialog::NewOperation(d)) = state.working_dialog()
         && d.seq == seq
         && d.step == NewOpStep::Review
     {
@@ -341,7 +341,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
     )));
     // Whatever waited for that task's answer waits no more.
     state.pending = None;
-    if let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
+    if let Some(Dialog::NewOperation(d)) = state.working_dialog() {
         d.plan.loading = false;
         if matches!(d.step, NewOpStep::Starting { .. }) {
             d.step = NewOpStep::Review;

@@ -301,6 +301,30 @@ pub fn availability(state: &State, cmd: KeyCommand, op: Option<&Operation>) -> A
     }
 }
 
+/// Whether `cmd`'s write is the caller's to make on this screen at all: not in read-only mode,
+/// nor where Kubernetes said no (`?` leaves such keys out). Other commands always are.
+pub fn may_write(state: &State, cmd: KeyCommand) -> bool {
+    let write = matches!(
+        cmd,
+        KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete | KeyCommand::New
+    );
+    if !write {
+        return true;
+    }
+    if state.session.read_only {
+        return false;
+    }
+    let namespace = match state.screen {
+        Screen::Operations | Screen::Operation => state.target().map(|o| o.namespace.as_str()),
+        Screen::Clusters | Screen::Cluster => state.target_cluster().map(|c| c.namespace.as_str()),
+    };
+    permitted(
+        state,
+        cmd,
+        namespace.unwrap_or(state.session.namespace.as_str()),
+    )
+}
+
 pub(super) fn quit(state: &mut State) -> Vec<Effect> {
     state.quit = true;
     vec![Effect::Quit]

@@ -197,6 +197,7 @@ pub(super) fn keep_dialog_scroll_in_range(state: &mut State) {
     match state.dialog.as_mut() {
         Some(Dialog::NewOperation(d)) => d.scroll = d.scroll.min(last),
         Some(Dialog::Read(r)) => r.scroll = r.scroll.min(last),
+        Some(Dialog::Events { scroll }) => *scroll = (*scroll).min(last),
         _ => {}
     }
 }

@@ -20,12 +20,12 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     );
     let page = room.rows.max(1);
     let to = match keymap::lookup_in(keymap::READING, key) {
-        _ if toggle && !key.ctrl => {
-            state.dialog = None;
-            return Vec::new();
-        }
-        Some(KeyCommand::Cancel) => {
-            state.dialog = None;
+        Some(KeyCommand::Cancel) => return close(state),
+        _ if toggle && !key.ctrl => return close(state),
+        // The keys of what is read.
+        None if key == Key::ch('?') => {
+            let over = state.dialog.take();
+            state.dialog = over.map(Dialog::keys_over);
             return Vec::new();
         }
         Some(KeyCommand::Up) => r.scroll.saturating_sub(1),
@@ -37,6 +37,15 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         _ => r.scroll,
     };
     r.scroll = to.min(room.last_start());
+    Vec::new()
+}
+
+/// Closes the text read: the dialog the keys were read over is open again.
+fn close(state: &mut State) -> Vec<Effect> {
+    state.dialog = match state.dialog.take() {
+        Some(Dialog::Read(r)) => r.over.map(|d| *d),
+        _ => None,
+    };
     Vec::new()
 }
 
@@ -93,7 +102,7 @@ pub(super) fn on_manifest(
                 yaml,
             },
         ..
-    })) = state.dialog.as_mut()
+    })) = state.working_dialog()
         && ns == namespace
         && n == name
         && yaml.loading

@@ -4,6 +4,7 @@ use super::effect_id;
 use crate::style::Ctx;
 use crate::text::{fit, sanitize};
 use crate::widgets::lines::Lines;
+use crate::widgets::table::Window;
 use crate::words::kind_text;
 use ichor_app::new_operation::{current_value, form_problem, takes_max_unavailable};
 use ichor_app::state::{FormField, NewOperation};
@@ -11,31 +12,60 @@ use ichor_model::OperationKind;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
 
 /// The width of the kinds' words, and of the fields' labels.
 const KIND_WIDTH: usize = 26;
 const LABEL_WIDTH: usize = 18;
 
-pub(super) fn render(d: &NewOperation, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
-    lines(d, ctx, area.width).draw(area, buf);
+/// Draws the form into `area`, scrolled so that the focused field (and the line under it)
+/// is on screen; returns the marker of what is above and below, when something is hidden.
+pub(super) fn render(
+    d: &NewOperation,
+    ctx: &Ctx<'_>,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Option<Line<'static>> {
+    let (lines, focus) = lines(d, ctx, area.width);
+    let rows = usize::from(area.height);
+    let total = lines.len();
+    // The focused line and the one under it (its hint or what is wrong with it).
+    let offset = (focus + 2)
+        .saturating_sub(rows)
+        .min(total.saturating_sub(rows));
+    lines.draw_from(area, buf, offset);
+    Window::new(total, offset, rows).of_text().marker(ctx.texts)
 }
 
-/// The rows the form takes at `width` columns. It does not scroll: every field is on screen
-/// or the form is not drawn (a field that is not shown takes no keys).
+/// The rows the form needs at `width` columns: the focused field and the line under it; the
+/// rest scrolls, with a marker that says what is hidden.
 pub(super) fn rows_needed(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> u16 {
-    u16::try_from(lines(d, ctx, width).len()).unwrap_or(u16::MAX)
+    let (lines, _) = lines(d, ctx, width);
+    u16::try_from(lines.len().min(2)).unwrap_or(2)
 }
 
-/// The form's lines at `width` columns.
-fn lines(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> Lines {
+/// The form's lines at `width` columns, and the line of the focused field.
+fn lines(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> (Lines, usize) {
     let t = ctx.texts;
     let mut lines = Lines::new(usize::from(width));
+    let chosen = OperationKind::ALL
+        .iter()
+        .position(|k| *k == d.kind)
+        .unwrap_or(0);
+    // The heading, then the kinds.
+    let mut focus = 1 + chosen;
     kinds(d, ctx, &mut lines);
     lines.blank();
     if d.kind.takes_target() {
+        if d.field == FormField::Target {
+            focus = lines.len();
+        }
         target(d, ctx, &mut lines);
     }
     if takes_max_unavailable(d.kind) {
+        if d.field == FormField::MaxUnavailable {
+            focus = lines.len();
+        }
         max_unavailable(d, ctx, &mut lines);
     }
     if !d.kind.takes_target() && !takes_max_unavailable(d.kind) {
@@ -43,7 +73,7 @@ fn lines(d: &NewOperation, ctx: &Ctx<'_>, width: u16) -> Lines {
     }
     lines.blank();
     lines.wrapped(&t.t("form-nothing-written"), ctx.theme.dim());
-    lines
+    (lines, focus)
 }
 
 /// The style of a field: bold and reversed while it has the focus.

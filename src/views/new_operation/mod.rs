@@ -51,12 +51,9 @@ pub(crate) fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect,
             ],
         ),
     };
-    let mut block = titled_block(title);
+    let mut block = titled_block(title, rect.width);
     let marker = match d.step {
-        NewOpStep::Form => {
-            form::render(d, ctx, inner, buf);
-            None
-        }
+        NewOpStep::Form => form::render(d, ctx, inner, buf),
         NewOpStep::Review | NewOpStep::Starting { .. } => review::render(state, d, ctx, inner, buf),
     };
     if let Some(m) = marker {

@@ -99,6 +99,11 @@ impl Lines {
         }
     }
 
+    /// The lines of `other` after these.
+    pub(crate) fn append(&mut self, other: &Lines) {
+        self.lines.extend(other.lines.iter().cloned());
+    }
+
     pub(crate) fn blank(&mut self) {
         self.lines.push(Line::default());
     }

@@ -6,10 +6,16 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 /// The block around a screen's body or a dialog, with its title.
-pub(crate) fn titled_block<'a>(title: String) -> Block<'a> {
+pub(crate) fn titled_block<'a>(title: String, box_width: u16) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
-        .title(format!(" {title} "))
+        .title(format!(" {} ", fit_title(&title, box_width)))
+}
+
+/// A title for a box `box_width` columns wide: cut with `…` when it does not fit between the
+/// corners and the spaces around it, never cut silently by the border.
+fn fit_title(title: &str, box_width: u16) -> String {
+    crate::text::truncate(title, usize::from(box_width.saturating_sub(4)))
 }
 
 /// A dialog over the whole of `area` (everything between the status bar and the footer) but
@@ -22,7 +28,7 @@ pub(crate) fn dialog_rects(area: Rect) -> (Rect, Rect) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let inner = titled_block(String::new()).inner(rect);
+    let inner = titled_block(String::new(), rect.width).inner(rect);
     let [_, inner, _] = Layout::horizontal([
         Constraint::Length(1),
         Constraint::Fill(1),
