@@ -187,14 +187,6 @@ async fn slow_headers(addr: SocketAddr, tally: Arc<Tally>) {
     }
 }
 
-/// Peak resident memory since the last reset, then reset it (kB).
-fn take_peak_kb(pid: u32) -> u32 {
-    let (peak, _) = procs::memory_kb(pid);
-    // Linux: writing 5 resets VmHWM to the current RSS.
-    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
-    peak
-}
-
 fn percentile_ms(values: &[Duration], p: f64) -> f64 {
     let mut v = values.to_vec();
     v.sort();
@@ -217,7 +209,7 @@ struct Phase {
 
 fn measure_phase(serve: &Proc, tally: &Tally, i: usize, name: String, window: Duration) -> Phase {
     tally.phase.store(i, Ordering::SeqCst);
-    take_peak_kb(serve.pid());
+    procs::take_peak_kb(serve.pid());
     let cpu0 = Cpu::read(serve.pid());
     std::thread::sleep(window);
     let cpu1 = Cpu::read(serve.pid());
@@ -226,7 +218,7 @@ fn measure_phase(serve: &Proc, tally: &Tally, i: usize, name: String, window: Du
     Phase {
         name,
         cpu_s: cpu0.since(&cpu1),
-        peak_kb: take_peak_kb(serve.pid()),
+        peak_kb: procs::take_peak_kb(serve.pid()),
         rss_kb,
     }
 }

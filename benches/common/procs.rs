@@ -76,7 +76,11 @@ pub fn serve_kubeconfig(bin: &Path, home: &Path, kubeconfig: &Path) -> (Proc, St
 /// `BIN demo-cluster` with `extra` history operations, on a free loopback port: the process
 /// and its address (host:port).
 pub fn demo_cluster(bin: &Path, home: &Path, extra: usize) -> (Proc, String) {
-    let mut cmd = Command::new(bin);
+    demo_cluster_with(Command::new(bin), home, extra)
+}
+
+/// [`demo_cluster`] from `cmd` (the binary, with whatever environment the caller set).
+pub fn demo_cluster_with(mut cmd: Command, home: &Path, extra: usize) -> (Proc, String) {
     cmd.args(["demo-cluster", "--listen", "127.0.0.1:0"])
         .arg("--log-file")
         .arg(home.join("demo-cluster.log"))
@@ -178,4 +182,12 @@ pub fn memory_kb(pid: u32) -> (u32, u32) {
             .unwrap_or(0)
     };
     (kb("VmHWM:"), kb("VmRSS:"))
+}
+
+/// Peak resident memory since the last reset, then reset it (kB).
+pub fn take_peak_kb(pid: u32) -> u32 {
+    let (peak, _) = memory_kb(pid);
+    // Linux: writing 5 resets VmHWM to the current RSS.
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+    peak
 }

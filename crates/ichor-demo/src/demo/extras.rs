@@ -14,6 +14,15 @@ pub const HOSTILE_ENV: &str = "ICHOR_DEMO_HOSTILE";
 /// The environment variable that adds N Completed operations to the history of `staging`
 /// (tests and benchmarks only).
 pub const OPERATIONS_ENV: &str = "ICHOR_DEMO_OPERATIONS";
+/// The environment variable that adds N viewers, `bench-viewer-I` with the token
+/// `demo-bench-token-I` for I in 0..N (benchmarks only: serve bounds the streams of one person,
+/// so a thousand dashboards need a thousand people).
+pub const USERS_ENV: &str = "ICHOR_DEMO_USERS";
+
+/// The token of the `i`th viewer [`USERS_ENV`] adds.
+pub fn bench_token(i: usize) -> String {
+    format!("demo-bench-token-{i}")
+}
 
 /// Every kind of terminal control a hostile cluster might put in its text: a CSI that clears
 /// the screen, an OSC that sets the window title, an OSC 52 that writes the clipboard, a DCS,
@@ -31,19 +40,29 @@ pub(crate) struct DemoExtras {
     /// `ICHOR_DEMO_OPERATIONS=N` (tests and benchmarks only): N more Completed operations in
     /// the history of `staging`.
     pub(crate) history: usize,
+    /// `ICHOR_DEMO_USERS=N` (benchmarks only): N more viewers.
+    pub(crate) users: usize,
 }
 
 impl DemoExtras {
     /// Reads the knobs from `env` (a variable's value, if set).
     pub(crate) fn from_env(env: impl Fn(&str) -> Option<String>) -> anyhow::Result<DemoExtras> {
         let hostile = env(HOSTILE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-        let history = match env(OPERATIONS_ENV).filter(|v| !v.is_empty()) {
-            Some(v) => v.trim().parse().map_err(|e| {
-                anyhow::anyhow!("{OPERATIONS_ENV} must be a number of operations, not {v:?}: {e}")
-            })?,
-            None => 0,
+        let count = |key: &str, what: &str| -> anyhow::Result<usize> {
+            match env(key).filter(|v| !v.is_empty()) {
+                Some(v) => v.trim().parse().map_err(|e| {
+                    anyhow::anyhow!("{key} must be a number of {what}, not {v:?}: {e}")
+                }),
+                None => Ok(0),
+            }
         };
-        Ok(DemoExtras { hostile, history })
+        let history = count(OPERATIONS_ENV, "operations")?;
+        let users = count(USERS_ENV, "users")?.min(10_000);
+        Ok(DemoExtras {
+            hostile,
+            history,
+            users,
+        })
     }
 }
 
@@ -55,6 +74,9 @@ pub(crate) fn seed_extras(
 ) -> anyhow::Result<()> {
     if extras.hostile {
         seed_hostile(api, now)?;
+    }
+    for i in 0..extras.users {
+        api.add_token(&bench_token(i), &format!("bench-viewer-{i}"), &["ichor:viewers"]);
     }
     if extras.history > 0 {
         let staging: Vec<String> = ["staging-cp1", "staging-w01", "staging-w02", "staging-w03"]

@@ -5,7 +5,7 @@ mod events;
 mod extras;
 pub mod ichor_ui;
 
-pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV};
+pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV, USERS_ENV, bench_token};
 
 use self::extras::{DemoExtras, seed_extras};
 use crate::apiserver::EmbeddedApi;
