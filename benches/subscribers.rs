@@ -138,11 +138,8 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     let started = Instant::now();
     let mut cmd = std::process::Command::new(BIN);
     cmd.env(ichor_demo::demo::USERS_ENV, size.subscribers.to_string());
-    let (api, api_addr) = procs::demo_cluster_with(
-        cmd,
-        home.path(),
-        size.operations.saturating_sub(7),
-    );
+    let (api, api_addr) =
+        procs::demo_cluster_with(cmd, home.path(), size.operations.saturating_sub(7));
     // The demo's own rollout ends within 25 s of its start.
     let rollout = if size.operations > 1000 { 25 } else { 0 };
     std::thread::sleep(Duration::from_secs(rollout).saturating_sub(started.elapsed()));
@@ -225,8 +222,7 @@ async fn create_operation(kubeconfig: &Path, name: &str) {
     let Ok(config) = kube::config::Kubeconfig::read_from(kubeconfig) else {
         return;
     };
-    let Ok(config) = kube::Config::from_custom_kubeconfig(config, &Default::default()).await
-    else {
+    let Ok(config) = kube::Config::from_custom_kubeconfig(config, &Default::default()).await else {
         return;
     };
     let Ok(client) = kube::Client::try_from(config) else {

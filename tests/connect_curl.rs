@@ -284,11 +284,40 @@ fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
         &url,
     ];
     curl(&grpc, &frame);
-    let out = Command::new("curl")
-        .args(["-sS", &format!("http://{metrics_addr}/metrics")])
-        .output()
+    // A dashboard subscribed: a Connect stream curl holds open while the metrics are scraped.
+    let watch = format!("http://{addr}/ichor.v1alpha1.OperationService/WatchOperations");
+    let mut subscribed = Command::new("curl")
+        .args(["-sS", "-N", "-o", "/dev/null", "-X", "POST"])
+        .args(["-H", "content-type: application/connect+json"])
+        .args(["-H", "connect-protocol-version: 1", "-H", bearer])
+        .args(["--data-binary", "@-", &watch])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    {
+        use std::io::Write as _;
+        let request = br#"{"list":{"namespace":"default"}}"#;
+        let mut body = vec![0u8];
+        body.extend_from_slice(&u32::try_from(request.len()).unwrap().to_be_bytes());
+        body.extend_from_slice(request);
+        let mut stdin = subscribed.stdin.take().unwrap();
+        stdin.write_all(&body).unwrap();
+    }
+    let scrape = || {
+        let out = Command::new("curl")
+            .args(["-sS", &format!("http://{metrics_addr}/metrics")])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    let mut text = scrape();
+    while !text.contains("ichor_serve_subscribers 1") && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+        text = scrape();
+    }
+    let _ = subscribed.kill();
+    let _ = subscribed.wait();
     println!("{text}");
     let calls = |protocol: &str, code: &str| {
         format!(
@@ -302,6 +331,7 @@ fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
         "ichor_serve_request_duration_seconds_bucket{".to_string(),
         "ichor_serve_requests_in_flight ".to_string(),
         "ichor_serve_connections_open ".to_string(),
+        "ichor_serve_subscribers 1".to_string(),
     ] {
         assert!(text.contains(&want), "{want} in\n{text}");
     }

@@ -122,6 +122,11 @@ impl Handlers {
         self.stop = stop;
     }
 
+    /// The subscribers are counted in `metrics`.
+    pub(crate) fn count_streams_in(&mut self, metrics: super::metrics::Metrics) {
+        self.streams = Streams::counted(metrics);
+    }
+
     /// `read_only`: every write is refused (`serve --read-only`).
     pub(crate) fn new(
         service: OperationService,

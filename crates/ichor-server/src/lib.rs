@@ -168,6 +168,7 @@ fn stack(
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
     handlers.end_streams_on(stop);
+    handlers.count_streams_in(config.metrics.clone());
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());

@@ -44,6 +44,7 @@ struct Inner {
     latency: LatencyFamily,
     in_flight: Gauge,
     connections: Gauge,
+    subscribers: Gauge,
     refused: Family<LimitLabels, Counter>,
 }
 
@@ -128,10 +129,16 @@ impl Metrics {
         );
         let connections = Gauge::default();
         registry.register("connections_open", "Open connections", connections.clone());
+        let subscribers = Gauge::default();
+        registry.register(
+            "subscribers",
+            "Open WatchOperations streams (dashboards subscribed to updates)",
+            subscribers.clone(),
+        );
         let refused = Family::<LimitLabels, Counter>::default();
         registry.register(
             "refused",
-            "What a limit refused: calls over the in-flight limit (calls_in_flight), connections that sent no request in time (header_timeout), accepts that waited for a free connection (connections)",
+            "What a limit refused: calls over the in-flight limit (calls_in_flight), connections that sent no request in time (header_timeout), accepts that waited for a free connection (connections), streams over the bound of one caller (streams_per_caller)",
             refused.clone(),
         );
         Metrics(Arc::new(Inner {
@@ -140,6 +147,7 @@ impl Metrics {
             latency,
             in_flight,
             connections,
+            subscribers,
             refused,
         }))
     }
@@ -187,6 +195,14 @@ impl Metrics {
 
     pub(crate) fn connection_closed(&self) {
         self.0.connections.dec();
+    }
+
+    pub(crate) fn subscriber_joined(&self) {
+        self.0.subscribers.inc();
+    }
+
+    pub(crate) fn subscriber_left(&self) {
+        self.0.subscribers.dec();
     }
 
     /// The text exposition format.

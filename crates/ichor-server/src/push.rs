@@ -19,9 +19,10 @@ pub const MAX_STREAMS_PER_CALLER: usize = 8;
 pub(crate) type WatchStream =
     Pin<Box<dyn Stream<Item = Result<proto::WatchOperationsResponse, tonic::Status>> + Send>>;
 
-/// The streams each caller holds.
+/// The streams each caller holds, counted in the server's metrics (subscribers open, and a
+/// stream refused by the bound as `refused{limit="streams_per_caller"}`).
 #[derive(Clone, Default)]
-pub(crate) struct Streams(Arc<Mutex<HashMap<String, usize>>>);
+pub(crate) struct Streams(Arc<Mutex<HashMap<String, usize>>>, super::metrics::Metrics);
 
 /// One stream's place, given back when the stream ends.
 pub(crate) struct Place {
@@ -31,6 +32,7 @@ pub(crate) struct Place {
 
 impl Drop for Place {
     fn drop(&mut self) {
+        self.streams.1.subscriber_left();
         let mut held = self.streams.lock();
         if let Some(n) = held.get_mut(&self.who) {
             *n = n.saturating_sub(1);
@@ -42,6 +44,11 @@ impl Drop for Place {
 }
 
 impl Streams {
+    /// Streams counted in `metrics`.
+    pub(crate) fn counted(metrics: super::metrics::Metrics) -> Streams {
+        Streams(Arc::default(), metrics)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -56,6 +63,7 @@ impl Streams {
         let mut held = self.lock();
         let n = held.entry(who.clone()).or_default();
         if *n >= MAX_STREAMS_PER_CALLER {
+            self.1.refused("streams_per_caller");
             return Err(ApiError::new(
                 Code::ResourceExhausted,
                 format!(
@@ -64,6 +72,7 @@ impl Streams {
             ));
         }
         *n += 1;
+        self.1.subscriber_joined();
         Ok(Place {
             streams: self.clone(),
             who,
