@@ -10,7 +10,8 @@
 //!
 //!     cargo bench --bench subscribers
 //!
-//! Knobs: `ICHOR_SUBSCRIBERS` (the counts, `20,200,1000`), `ICHOR_SUBSCRIBERS_WINDOW_S` (20),
+//! Knobs: `ICHOR_SUBSCRIBERS` (the counts, `0,20,200,1000`: 0 is the API's own baseline, its
+//! simulated controller included), `ICHOR_SUBSCRIBERS_WINDOW_S` (20),
 //! `ICHOR_SUBSCRIBERS_OPERATIONS` (10,000). Under `cargo test` (no `--bench`) a tiny pass: 2
 //! subscribers, 100 operations, 1 s windows.
 
@@ -52,9 +53,11 @@ struct Tally {
     errors: AtomicUsize,
 }
 
-/// One dashboard: subscribes as the `i`th bench viewer and notes when each created operation
-/// first shows in its page.
-async fn subscriber(url: String, i: usize, tally: Arc<Tally>) {
+/// One dashboard: subscribes as the `i`th bench viewer after `start_after` (a fleet joins over
+/// a while), subscribes again after a refusal (serve sheds load past its in-flight limit while
+/// a thousand subscriptions are authorised at once) or a broken stream, as the dashboard does
+/// (here after 1 to 3 s), and notes when each created operation first shows in its page.
+async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tally>) {
     let protocol = if i.is_multiple_of(2) {
         Protocol::Grpc
     } else {
@@ -71,32 +74,31 @@ async fn subscriber(url: String, i: usize, tally: Arc<Tally>) {
         },
         follow: None,
     };
-    let Ok(mut updates) = c.watch_operations(&req).await else {
-        tally.errors.fetch_add(1, Ordering::SeqCst);
-        return;
-    };
+    tokio::time::sleep(start_after).await;
     let mut seen = HashSet::new();
-    let mut first = true;
-    while let Some(u) = updates.next().await {
-        let Ok(u) = u else {
-            tally.errors.fetch_add(1, Ordering::SeqCst);
-            return;
-        };
-        let Some(page) = u.page else { continue };
-        if first {
-            first = false;
-            tally.ready.fetch_add(1, Ordering::SeqCst);
-        }
-        let now = Instant::now();
-        let created = tally.created.lock().map(|c| c.clone()).unwrap_or_default();
-        for op in &page.operations {
-            if let Some(at) = created.get(&op.name)
-                && seen.insert(op.name.clone())
-                && let Ok(mut l) = tally.latencies.lock()
-            {
-                l.push(now - *at);
+    let mut counted = false;
+    loop {
+        if let Ok(mut updates) = c.watch_operations(&req).await {
+            while let Some(Ok(u)) = updates.next().await {
+                let Some(page) = u.page else { continue };
+                if !counted {
+                    counted = true;
+                    tally.ready.fetch_add(1, Ordering::SeqCst);
+                }
+                let now = Instant::now();
+                let created = tally.created.lock().map(|c| c.clone()).unwrap_or_default();
+                for op in &page.operations {
+                    if let Some(at) = created.get(&op.name)
+                        && seen.insert(op.name.clone())
+                        && let Ok(mut l) = tally.latencies.lock()
+                    {
+                        l.push(now - *at);
+                    }
+                }
             }
         }
+        tally.errors.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(1000 + fastrand::u64(..2000))).await;
     }
 }
 
@@ -150,18 +152,21 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     procs::write_kubeconfig(&admin_kubeconfig, &api_addr, users::ADMIN_TOKEN);
     let tally = Arc::new(Tally::default());
     let _inside = rt.enter();
+    // They join over 10 s (a tenth of that in the short pass).
+    let ramp = size.window / 2;
     let tasks: Vec<_> = (0..size.subscribers)
-        .map(|i| rt.spawn(subscriber(url.clone(), i, tally.clone())))
+        .map(|i| {
+            let after = ramp.mul_f64(i as f64 / size.subscribers.max(1) as f64);
+            rt.spawn(subscriber(url.clone(), i, after, tally.clone()))
+        })
         .collect();
     let until = Instant::now() + Duration::from_secs(120);
-    while tally.ready.load(Ordering::SeqCst) + tally.errors.load(Ordering::SeqCst)
-        < size.subscribers
-        && Instant::now() < until
-    {
+    while tally.ready.load(Ordering::SeqCst) < size.subscribers && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(100));
     }
     let subscribed = tally.ready.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_secs(2));
+    tally.errors.store(0, Ordering::SeqCst);
     let phase = |name: &str, create: bool| {
         let _ = procs::take_peak_kb(serve.pid());
         let (serve_cpu, api_cpu) = (
@@ -191,7 +196,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
             .unwrap_or_default();
         let expected = made * subscribed;
         println!(
-            "subscribers: {n:>5} dashboards, {name:7}: serve {s:.2} s/min, API {a:.2} s/min; serve peak RSS {p:.1} MiB (now {r:.1}); {k} of {expected} updates, median {m:.1} ms, p99 {q:.1} ms",
+            "subscribers: {n:>5} dashboards, {name:7}: serve {s:.2} s/min, API {a:.2} s/min; serve peak RSS {p:.1} MiB (now {r:.1}); {k} of {expected} updates, median {m:.1} ms, p99 {q:.1} ms; {e} streams broken",
             n = size.subscribers,
             s = per_minute(serve.pid(), serve_cpu, size.window),
             a = per_minute(api.pid(), api_cpu, size.window),
@@ -200,13 +205,14 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
             k = l.len(),
             m = percentile_ms(&mut l, 0.5),
             q = percentile_ms(&mut l, 0.99),
+            e = tally.errors.swap(0, Ordering::SeqCst),
         );
     };
     println!(
-        "subscribers: {} subscribed ({} refused or failed) at {} operations",
+        "subscribers: {} subscribed at {} operations ({} subscriptions refused or broken on the way, each tried again)",
         subscribed,
+        size.operations,
         tally.errors.load(Ordering::SeqCst),
-        size.operations
     );
     phase("idle", false);
     phase("changes", true);
@@ -243,7 +249,7 @@ fn main() {
         .expect("a runtime");
     let (counts, operations, window): (Vec<usize>, usize, Duration) = if full {
         let counts = std::env::var("ICHOR_SUBSCRIBERS")
-            .unwrap_or_else(|_| "20,200,1000".into())
+            .unwrap_or_else(|_| "0,20,200,1000".into())
             .split(',')
             .filter_map(|c| c.trim().parse().ok())
             .collect();

@@ -25,94 +25,10 @@ use ichor_views as views;
 use ichor_views::i18n::{Lang, Texts};
 use ichor_views::widgets::{Ctx, Theme};
 use ratatui::Terminal;
-use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
-use ratatui::buffer::Cell;
-use ratatui::layout::{Position, Size};
-use std::io::{self, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-const SIZE: (u16, u16) = (120, 40);
-
-/// What reached the "terminal": the bytes of each flush (ratatui flushes once per draw), with
-/// the time of the flush on tokio's clock.
-#[derive(Clone, Default)]
-struct Wire(Arc<Mutex<WireLog>>);
-
-#[derive(Default)]
-struct WireLog {
-    pending: usize,
-    total: usize,
-    flushes: Vec<(tokio::time::Instant, usize)>,
-}
-
-impl Write for Wire {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
-        l.pending += buf.len();
-        l.total += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
-        let n = std::mem::take(&mut l.pending);
-        l.flushes.push((tokio::time::Instant::now(), n));
-        Ok(())
-    }
-}
-
-impl Wire {
-    fn total(&self) -> usize {
-        self.0.lock().map(|l| l.total).unwrap_or(0)
-    }
-}
-
-/// crossterm's backend writing to `Wire`, with a fixed size instead of asking a tty.
-struct Fixed(CrosstermBackend<Wire>);
-
-impl Backend for Fixed {
-    type Error = io::Error;
-    fn draw<'a, I: Iterator<Item = (u16, u16, &'a Cell)>>(&mut self, content: I) -> io::Result<()> {
-        self.0.draw(content)
-    }
-    fn hide_cursor(&mut self) -> io::Result<()> {
-        self.0.hide_cursor()
-    }
-    fn show_cursor(&mut self) -> io::Result<()> {
-        self.0.show_cursor()
-    }
-    fn get_cursor_position(&mut self) -> io::Result<Position> {
-        Ok(Position::ORIGIN)
-    }
-    fn set_cursor_position<P: Into<Position>>(&mut self, p: P) -> io::Result<()> {
-        self.0.set_cursor_position(p)
-    }
-    fn clear(&mut self) -> io::Result<()> {
-        self.0.clear()
-    }
-    fn clear_region(&mut self, t: ClearType) -> io::Result<()> {
-        self.0.clear_region(t)
-    }
-    fn size(&self) -> io::Result<Size> {
-        Ok(Size::new(SIZE.0, SIZE.1))
-    }
-    fn window_size(&mut self) -> io::Result<WindowSize> {
-        Ok(WindowSize {
-            columns_rows: Size::new(SIZE.0, SIZE.1),
-            pixels: Size::new(0, 0),
-        })
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Backend::flush(&mut self.0)
-    }
-}
-
-fn terminal() -> (Terminal<Fixed>, Wire) {
-    let wire = Wire::default();
-    let t = Terminal::new(Fixed(CrosstermBackend::new(wire.clone()))).expect("a terminal");
-    (t, wire)
-}
+use common::tty::{Fixed, SIZE, terminal};
 
 /// The rollout's page, loaded as the app loads it.
 fn page(op: &Operation) -> State {
@@ -315,16 +231,15 @@ fn idle(minutes: u64) -> Idle {
             .run(&mut term, input, retry_rx, &mut NoHost)
             .await
             .expect("the run");
-        let log = wire.0.lock().expect("the wire");
         Idle {
             seconds: start.elapsed().as_secs(),
             polls: reads.load(std::sync::atomic::Ordering::Relaxed),
             wakeups: stats.wakeups,
             draws: stats.draws,
             renders: stats.renders,
-            bytes: log.total,
-            drawn: log
-                .flushes
+            bytes: wire.total(),
+            drawn: wire
+                .flushes()
                 .iter()
                 .map(|(at, n)| (at.duration_since(start).as_secs(), *n))
                 .collect(),

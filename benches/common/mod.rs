@@ -7,6 +7,7 @@
 pub mod data;
 pub mod procs;
 pub mod relay;
+pub mod tty;
 pub mod world;
 pub mod wrap_before;
 
