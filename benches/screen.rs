@@ -39,6 +39,11 @@ fn operation(name: &str) -> TalosOperation {
         },
     );
     o.metadata.namespace = Some("default".into());
+    // Created now: the newest, at the top of the list (an operation without a creation time
+    // sorts last, below the screen's fold).
+    o.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        jiff::Timestamp::now(),
+    ));
     o
 }
 

@@ -209,6 +209,30 @@ async fn a_caller_who_may_not_watch_is_refused(path: Path) {
     assert!(api.write_log().is_empty());
 }
 
+/// The watch behind the stream (serve's shared one, or in-process its own) comes back too old
+/// (410): a change it has no event for, the history compacted. The watch lists again, and the
+/// stream goes on with the change, unbroken.
+async fn a_watch_too_old_behind_the_stream_lists_again_and_the_stream_goes_on(path: Path) {
+    use ichor_demo::apiserver::FaultRule;
+    let api = world();
+    let c = subscriber(path, &api, User::Viewer).await;
+    let mut updates = c.watch_operations(&the_list()).await.unwrap();
+    assert_eq!(names(&next_change(&mut updates).await), ["c1-talos-a"]);
+    api.before(FaultRule::on("watch", "talosoperations"), |api| {
+        api.seed(&op("c1-talos-missed", "c1", "talos", 1)).unwrap();
+        api.compact();
+    });
+    api.end_watches();
+    let mut now = names(&next_change(&mut updates).await);
+    now.sort();
+    assert_eq!(now, ["c1-talos-a", "c1-talos-missed"]);
+    // Still the same stream: a later change arrives on it too.
+    api.seed(&op("c1-talos-after", "c1", "talos", 1)).unwrap();
+    let after = next_change(&mut updates).await;
+    assert!(names(&after).contains(&"c1-talos-after".to_string()));
+    assert!(api.write_log().is_empty(), "{:?}", api.write_log());
+}
+
 crate::matrix!(
     paths: [
         InProcess => in_process,
@@ -217,6 +241,7 @@ crate::matrix!(
         Tunnel => tunnel,
     ];
     [
+        a_watch_too_old_behind_the_stream_lists_again_and_the_stream_goes_on,
         the_first_state_then_changes_and_deletes,
         the_followed_operation_is_pushed_whole_and_replaced_under_its_name,
         a_reconnect_with_the_version_held_resumes_unchanged,
