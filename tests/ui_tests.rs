@@ -8,6 +8,8 @@ mod common;
 
 #[path = "events_screen.rs"]
 mod events_screen;
+#[path = "habits.rs"]
+mod habits;
 #[path = "list_screen.rs"]
 mod list_screen;
 #[path = "locales.rs"]

@@ -83,3 +83,6 @@ events-none = No events recorded for this operation or its machines.
 events-forbidden = You may not read events in this namespace (RBAC), so what the executor recorded is not shown.
 events-unavailable = This server does not list events.
 events-unreadable = Events could not be read: { $why }
+# :ops CLUSTER: the list of one cluster's operations.
+operations-cluster = {" "}· cluster { $cluster }
+operations-empty-cluster = No operations of cluster { $cluster } here. :ops lists every cluster's.

@@ -76,6 +76,8 @@ const TOP: &[Key] = &[Key::ch('g'), Key::plain(KeyCode::Home)];
 const BOTTOM: &[Key] = &[Key::ch('G'), Key::plain(KeyCode::End)];
 const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
+/// `d`, and k9s's Ctrl-D: the same question, never a write without it.
+const DELETE: &[Key] = &[Key::ch('d'), Key::ctrl('d')];
 
 /// Moving in a list: the selection.
 pub(crate) const LIST_MOVES: &[Binding] = &[
@@ -116,7 +118,7 @@ pub(crate) const OPERATIONS: &[Binding] = &[
     ),
     b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
     b(
         &[Key::ch('y')],
         KeyCommand::Manifest,
@@ -144,7 +146,7 @@ pub(crate) const OPERATION: &[Binding] = &[
     ),
     b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
     b(&[Key::ch('y')], KeyCommand::Manifest, "y", "key-yaml", true),
     b(
         &[Key::ch('e')],

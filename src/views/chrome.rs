@@ -251,7 +251,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::Ok => match (&state.pending, &state.notice, state.credentials_refused()) {
             (Some(p), _, _) => pending_text(p, ctx),
             (None, _, Some(refused)) => credentials_text(refused, ctx),
-            (None, Some(n), None) => notice_text(n, ctx),
+            (None, Some(n), None) => notice_text(n, state, ctx),
             (None, None, None) => match &state.settling {
                 Some(s) => settling_text(s, ctx),
                 None => return None,
@@ -305,7 +305,7 @@ fn settling_text(s: &ichor_app::state::SettlingStart, ctx: &Ctx<'_>) -> (String,
     )
 }
 
-fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
+fn notice_text(n: &Notice, state: &State, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let said = |prefix: &str, a: &ichor_app::state::WriteAction, name: &str| {
         t.tr(
@@ -325,11 +325,33 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
             ctx.theme.alarm(),
         ),
         Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
+        Notice::NotPermitted(write, namespace) => (
+            t.tr(write.message_id(), &[("namespace", &sanitize(namespace))]),
+            ctx.theme.fg(Color::Yellow),
+        ),
         Notice::Started(created) => started_text(created, ctx),
         Notice::StartNotCreated(cluster) => (
             t.tr("start-not-created", &[("cluster", &sanitize(cluster))]),
             ctx.theme.fg(Color::Yellow),
         ),
+        Notice::NamespaceUsage => {
+            let said = match state.session.all_namespaces {
+                false => t.tr(
+                    "namespace-usage",
+                    &[("ns", &sanitize(&state.session.namespace))],
+                ),
+                true => t.t("namespace-usage-all"),
+            };
+            (said, ctx.theme.fg(Color::Yellow))
+        }
+        Notice::BadNamespace(text) => (
+            t.tr(
+                "namespace-invalid",
+                &[("value", &super::text::truncate(&sanitize(text), 32))],
+            ),
+            ctx.theme.fg(Color::Yellow),
+        ),
+        Notice::Refreshed => (t.t("refreshed"), ctx.theme.fg(Color::Green)),
         Notice::UnknownCommand(text) => (
             t.tr(
                 "unknown-command",
@@ -484,6 +506,11 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
             )),
             Avail::No(_) => {}
         }
+    }
+    // New operations start from a cluster: the Operations list says how to get there (last,
+    // so a narrow footer cuts it before the keys every screen has).
+    if state.screen == Screen::Operations {
+        hints.push(t.t("footer-to-clusters"));
     }
     hints
 }

@@ -164,6 +164,9 @@ fn title(state: &State, ctx: &Ctx<'_>) -> String {
         ),
         None => t.t("operations-title-loading"),
     };
+    if let Some(cluster) = &ops.cluster {
+        title.push_str(&t.tr("operations-cluster", &[("cluster", &sanitize(cluster))]));
+    }
     if !ops.filter.is_empty() || state.input == Input::Filter {
         let cursor = if state.input == Input::Filter {
             "▏"
@@ -189,6 +192,11 @@ fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut 
     let t = ctx.texts;
     let msg = if !none_at_all {
         t.t("operations-no-match")
+    } else if let Some(cluster) = &state.ops.cluster {
+        t.tr(
+            "operations-empty-cluster",
+            &[("cluster", &sanitize(cluster))],
+        )
     } else if state.session.all_namespaces {
         t.t("operations-empty-all")
     } else {

@@ -485,3 +485,13 @@ impl OperationRequest {
 pub fn new_request_id() -> String {
     format!("{:032x}", fastrand::u128(..))
 }
+
+/// Whether Kubernetes takes `s` as a namespace: a DNS-1123 label, at most 63 characters of
+/// `a-z`, `0-9` and `-`, starting and ending with a letter or digit (the service checks the
+/// same before it calls Kubernetes).
+pub fn is_namespace_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
+    let end = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    b.len() <= 63 && b.iter().all(inner) && b.first().is_some_and(end) && b.last().is_some_and(end)
+}

@@ -150,6 +150,8 @@ pub struct OperationsState {
     pub filter: String,
     /// Where the rows held stand against the server's list.
     pub paging: Paging,
+    /// Only this cluster's operations (`:ops CLUSTER`): the server filters every page.
+    pub cluster: Option<String>,
 }
 
 /// A first page as the server named it.
@@ -267,6 +269,36 @@ pub enum Notice {
     UnknownCommand(String),
     /// A start whose outcome was being settled created nothing: the cluster's name.
     StartNotCreated(String),
+    /// Kubernetes RBAC does not let the caller make this write in this namespace.
+    NotPermitted(RbacWrite, String),
+    /// `:ns` alone: which namespace is listed, and what can be typed.
+    NamespaceUsage,
+    /// `:ns` with a name Kubernetes would not take as a namespace (as typed).
+    BadNamespace(String),
+    /// `R` was answered: the screen shows what the server holds now.
+    Refreshed,
+}
+
+/// A write Kubernetes RBAC refused the caller, named as a Review names it (verb and resource).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RbacWrite {
+    /// `patch talosoperations`: pause and resume.
+    Patch,
+    /// `delete talosoperations`.
+    Delete,
+    /// A start: `create talosoperations`, and the start's claim (`create`/`update leases`).
+    Start,
+}
+
+impl RbacWrite {
+    /// The Fluent id of the sentence (its argument: `namespace`).
+    pub fn message_id(self) -> &'static str {
+        match self {
+            RbacWrite::Patch => "why-not-permitted-patch",
+            RbacWrite::Delete => "why-not-permitted-delete",
+            RbacWrite::Start => "why-not-permitted-start",
+        }
+    }
 }
 
 /// Why a command is not offered: decided by the dashboard, said in the user's language.
@@ -410,6 +442,9 @@ pub struct State {
     pub revision: u64,
     /// Set by a handler that changed nothing drawn (a poll answered "unchanged").
     pub(crate) quiet: bool,
+    /// `R` asked the visible screen's data again with this request number: its answer (or a
+    /// later one) says "refreshed".
+    pub(crate) refresh: Option<u64>,
 }
 
 impl State {
@@ -441,6 +476,7 @@ impl State {
             quit: false,
             revision: 0,
             quiet: false,
+            refresh: None,
         }
     }
 
