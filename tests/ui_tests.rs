@@ -18,6 +18,8 @@ mod locales;
 mod operator_reads;
 #[path = "operator_reviews.rs"]
 mod operator_reviews;
+#[path = "reading_search.rs"]
+mod reading_search;
 #[path = "route_screens.rs"]
 mod route_screens;
 #[path = "screens.rs"]

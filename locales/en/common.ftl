@@ -164,3 +164,11 @@ namespace-invalid = "{ $value }" is not a namespace name: 1 to 63 of a-z, 0-9 an
 refreshed = Refreshed.
 # On the Operations list: where new operations start.
 footer-to-clusters = 2 clusters (n new operation)
+# A text read (YAML, the page whole) and its search (/, n, N).
+footer-reading = ↑↓ scroll · / search · Esc close
+footer-search-typing = /{ $text }▏ · Enter find · Esc cancel
+footer-search = /{ $text }: { $n ->
+        [one] 1 line
+       *[other] { $n } lines
+    } · n next · N previous · Esc clear
+footer-search-none = /{ $text }: not found · / search again · Esc clear

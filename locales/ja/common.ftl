@@ -177,3 +177,8 @@ namespace-invalid = 「{ $value }」はネームスペース名ではありま�
 refreshed = 更新しました。
 # On the Operations list: where new operations start.
 footer-to-clusters = 2 クラスター（n 新しいオペレーション）
+# A text read (YAML, the page whole) and its search (/, n, N).
+footer-reading = ↑↓ スクロール · / 検索 · Esc 閉じる
+footer-search-typing = /{ $text }▏ · Enter 検索 · Esc キャンセル
+footer-search = /{ $text }：{ $n } 行 · n 次へ · N 前へ · Esc 検索を解除
+footer-search-none = /{ $text }：見つかりません · / 検索し直す · Esc 検索を解除

@@ -6,7 +6,9 @@ use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
 use ichor_app::keymap::{self, KeyCommand};
-use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use ichor_app::state::{
+    Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, ReadingOf, Screen, State, Why,
+};
 use ichor_app::update::{Avail, availability};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
@@ -445,6 +447,23 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     line.render(area, buf);
 }
 
+/// The footer of a text read: its search as it stands, or how to start one.
+fn search_footer(state: &State, r: &ichor_app::state::Reading, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    let s = &r.search;
+    let text = sanitize(&s.text);
+    if s.typing {
+        return t.tr("footer-search-typing", &[("text", &text)]);
+    }
+    if s.text.is_empty() {
+        return t.t("footer-reading");
+    }
+    match state.viewport.search.matches {
+        0 => t.tr("footer-search-none", &[("text", &text)]),
+        n => t.tn("footer-search", &[("text", text.into()), ("n", n.into())]),
+    }
+}
+
 /// The footer's words.
 pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
@@ -453,6 +472,9 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     }
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
+        Some(Dialog::Read(r)) if r.what != ReadingOf::Keys => {
+            return format!(" {}", search_footer(state, r, ctx));
+        }
         Some(Dialog::Read(_)) => return format!(" {}", t.t("footer-help")),
         Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {

@@ -65,12 +65,30 @@ pub struct Reading {
     pub what: ReadingOf,
     /// The first line shown.
     pub scroll: usize,
+    /// `/` in the text: what is looked for, and where.
+    pub search: Search,
 }
 
 impl Reading {
     pub(crate) fn of(what: ReadingOf) -> Reading {
-        Reading { what, scroll: 0 }
+        Reading {
+            what,
+            scroll: 0,
+            search: Search::default(),
+        }
     }
+}
+
+/// A search in a text read (`/`, then `n`/`N`): the views find the lines that hold it (they
+/// lay the text out) and say where the next and previous are ([`SearchRoom`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Search {
+    pub text: String,
+    /// The text is being typed.
+    pub typing: bool,
+    /// The line of the match moved to last; `None`: none yet (the next is looked for from
+    /// the first line shown).
+    pub at: Option<usize>,
 }
 
 /// What is read.

@@ -74,6 +74,8 @@ pub struct Viewport {
     pub page_rows: usize,
     /// The open dialog's text that scrolls (the Review, the keys, a whole text).
     pub dialog: ScrollRoom,
+    /// Where a text read finds what is searched for in it (`/`).
+    pub search: SearchRoom,
     /// What the views laid out, and whether they could draw it whole; `None` until a view has
     /// laid anything out (the app driven without views, as tests of `update` alone drive it).
     pub drawn: Option<Drawn>,
@@ -86,6 +88,7 @@ impl Default for Viewport {
             list_rows: 18,
             page_rows: 18,
             dialog: ScrollRoom::default(),
+            search: SearchRoom::default(),
             drawn: None,
         }
     }
@@ -111,6 +114,19 @@ pub struct Shown {
 pub struct ScrollRoom {
     pub lines: usize,
     pub rows: usize,
+}
+
+/// The lines of a text read that hold what is searched for, as the views laid it out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchRoom {
+    /// How many lines hold it.
+    pub matches: usize,
+    /// The first after the current match (or from the first line shown), from the top again
+    /// past the end.
+    pub next: Option<usize>,
+    /// The last before the current match (or before the first line shown), from the end
+    /// again past the top.
+    pub prev: Option<usize>,
 }
 
 impl ScrollRoom {
