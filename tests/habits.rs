@@ -186,3 +186,72 @@ async fn r_says_refreshed_once_the_refresh_answers() {
     d.key(Key::ch('R')).await;
     assert_eq!(d.state.notice, Some(Notice::Refreshed));
 }
+
+fn in_order(s: &State) -> Vec<String> {
+    s.ops
+        .all
+        .data
+        .iter()
+        .flatten()
+        .map(|o| o.name.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn shift_letters_order_the_list_on_the_server_and_again_the_other_way() {
+    use ichor_model::{Order, SortBy};
+    let api = world();
+    let mut d = dashboard(&api).await;
+    let asked = d.effects.len();
+    d.key(Key::ch('N')).await;
+    let name = Order {
+        by: SortBy::Name,
+        reversed: false,
+    };
+    assert_eq!(d.state.ops.order, name);
+    assert_eq!(
+        in_order(&d.state),
+        ["c1-talos-a", "c1-talos-b", "c2-talos-a"]
+    );
+    // The server orders: the list query and the subscription carry the order.
+    let orders: Vec<Order> = d.effects[asked..]
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ListOperations { query, .. } => Some(query.order),
+            Effect::Watch { request, .. } => Some(request.list.order),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !orders.is_empty() && orders.iter().all(|o| *o == name),
+        "{orders:?}"
+    );
+    snap("sorted_by_name", &d.state);
+    d.key(Key::ch('N')).await;
+    assert!(d.state.ops.order.reversed);
+    assert_eq!(
+        in_order(&d.state),
+        ["c2-talos-a", "c1-talos-b", "c1-talos-a"]
+    );
+    snap("sorted_by_name_reversed", &d.state);
+    d.key(Key::ch('S')).await;
+    assert_eq!(
+        d.state.ops.order,
+        Order {
+            by: SortBy::State,
+            reversed: false
+        }
+    );
+    // Shift-A from another column: by age, newest first (the default, no marker).
+    d.key(Key::ch('A')).await;
+    assert_eq!(d.state.ops.order, Order::default());
+    d.key(Key::ch('A')).await;
+    assert_eq!(
+        d.state.ops.order,
+        Order {
+            by: SortBy::Age,
+            reversed: true
+        }
+    );
+    assert!(!d.effects.iter().any(Effect::is_write));
+}

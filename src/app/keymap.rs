@@ -356,6 +356,14 @@ pub(crate) const GLOBAL: &[Binding] = &[
     ),
 ];
 
+/// k9s's sort keys on the Operations list: Shift and the column's first letter; again, the
+/// other way. (Kept out of the screen's table, whose rows the `?` help lists.)
+pub const SORT_KEYS: &[(char, ichor_model::SortBy)] = &[
+    ('N', ichor_model::SortBy::Name),
+    ('A', ichor_model::SortBy::Age),
+    ('S', ichor_model::SortBy::State),
+];
+
 /// The table of a screen.
 pub(crate) fn screen_bindings(screen: Screen) -> &'static [Binding] {
     match screen {

@@ -168,6 +168,8 @@ pub struct OperationsState {
     pub paging: Paging,
     /// Only this cluster's operations (`:ops CLUSTER`): the server filters every page.
     pub cluster: Option<String>,
+    /// The list's order (Shift-N, Shift-A, Shift-S): the server orders every page.
+    pub order: ichor_model::Order,
 }
 
 /// A first page as the server named it.

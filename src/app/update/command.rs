@@ -100,6 +100,7 @@ fn operations_of(state: &mut State, cluster: Option<&str>) -> Vec<Effect> {
         state.ops = OperationsState {
             cluster,
             filter: std::mem::take(&mut state.ops.filter),
+            order: state.ops.order,
             ..OperationsState::default()
         };
         // Shown again from the start, even when the list is already on screen.
@@ -134,6 +135,7 @@ fn namespace(state: &mut State, name: Option<&str>) -> Vec<Effect> {
     let cluster = state.ops.cluster.take();
     state.ops = OperationsState {
         cluster,
+        order: state.ops.order,
         ..OperationsState::default()
     };
     state.clusters = ClustersState::default();

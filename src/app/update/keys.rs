@@ -62,6 +62,9 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         return fetch_current(state);
     }
     state.notice = None;
+    if let Some(effects) = sort_key(state, key) {
+        return effects;
+    }
     let Some(cmd) = keymap::lookup(state.screen, key) else {
         return Vec::new();
     };
@@ -233,6 +236,30 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
         KeyCommand::Suspend => return vec![Effect::Suspend],
     }
     Vec::new()
+}
+
+/// Shift-N, Shift-A, Shift-S on the Operations list: ordered by that column (again: the other
+/// way), by the server, so every page is in that order; the rows held were in another.
+fn sort_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
+    let KeyCode::Char(c) = key.code else {
+        return None;
+    };
+    if key.ctrl || state.screen != Screen::Operations {
+        return None;
+    }
+    let by = keymap::SORT_KEYS.iter().find(|(k, _)| *k == c)?.1;
+    let old = state.ops.order;
+    let order = ichor_model::Order {
+        by,
+        reversed: old.by == by && !old.reversed,
+    };
+    state.ops = crate::state::OperationsState {
+        cluster: state.ops.cluster.take(),
+        filter: std::mem::take(&mut state.ops.filter),
+        order,
+        ..Default::default()
+    };
+    Some(fetch_current(state))
 }
 
 /// `R`: the screen's data and what the caller may do, asked again now.
