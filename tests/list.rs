@@ -188,6 +188,18 @@ async fn bad_pages_and_filters_are_refused_before_anything_is_read(path: Path) {
             "page_token",
         ),
         (
+            // A token of the default order, given with another order.
+            ListQuery {
+                page_token: Some(token.clone()),
+                order: ichor_model::Order {
+                    by: ichor_model::SortBy::Name,
+                    reversed: false,
+                },
+                ..summary_page(1)
+            },
+            "page_token",
+        ),
+        (
             ListQuery {
                 page_token: Some("\u{1b}]0;pwned\u{7}".into()),
                 ..summary_page(1)
@@ -227,4 +239,48 @@ crate::matrix!(
     filters_apply_on_the_server_before_paging,
     an_unchanged_list_comes_back_empty_and_a_change_comes_back_whole,
     bad_pages_and_filters_are_refused_before_anything_is_read,
+    pages_walk_the_whole_list_in_every_order,
 );
+
+/// Every order of the list, walked page by page on every path: each operation once, in that
+/// order (the server orders; the client only follows the tokens).
+async fn pages_walk_the_whole_list_in_every_order(path: Path) {
+    use ichor_model::{Order, SortBy};
+    let api = history(13);
+    let c = connect(path, &api, User::Viewer).await;
+    let all = c.list_operations(Some("default")).await.unwrap();
+    for by in [SortBy::Age, SortBy::Name, SortBy::State] {
+        for reversed in [false, true] {
+            let order = Order { by, reversed };
+            let mut sorted = all.clone();
+            sorted.sort_by(|a, b| order.cmp(a, b));
+            let expected: Vec<String> = sorted.into_iter().map(|o| o.name).collect();
+            let mut q = ListQuery {
+                order,
+                ..summary_page(4)
+            };
+            let mut names = Vec::new();
+            loop {
+                let p = c.list_page(&q).await.unwrap();
+                names.extend(p.operations.into_iter().map(|o| o.name));
+                match p.next_page_token {
+                    Some(t) => q.page_token = Some(t),
+                    None => break,
+                }
+            }
+            assert_eq!(names, expected, "{order:?}");
+        }
+    }
+    // Running first by state, and the other way last.
+    let state = |reversed| ListQuery {
+        order: Order {
+            by: SortBy::State,
+            reversed,
+        },
+        ..summary_page(1)
+    };
+    let first = c.list_page(&state(false)).await.unwrap();
+    assert_eq!(first.operations[0].phase, Phase::Running);
+    let first = c.list_page(&state(true)).await.unwrap();
+    assert_eq!(first.operations[0].phase, Phase::Completed);
+}

@@ -404,3 +404,36 @@ fn a_refused_credential_says_which_flag_or_user_to_fix() {
         "{ja}"
     );
 }
+
+/// A phase inside a Japanese refusal is said in Japanese (one shared term), never as the
+/// service's English word.
+#[test]
+fn japanese_refusals_say_the_phase_in_japanese() {
+    let refusal = |reason, phase| {
+        ApiError::refused(
+            Code::FailedPrecondition,
+            reason,
+            &[
+                ("cluster", "staging"),
+                ("operation", "op-1"),
+                ("phase", phase),
+            ],
+            "the English message",
+        )
+    };
+    for reason in [
+        Reason::InstallationBusy,
+        Reason::OperationReplaced,
+        Reason::UnfinishedOperation,
+    ] {
+        for (phase, ja) in [
+            ("Running", "実行中"),
+            ("Paused", "一時停止中"),
+            ("Pending", "待機中"),
+        ] {
+            let s = shown(Lang::Ja, &refusal(reason, phase));
+            assert!(s.contains(&format!("（{ja}）")), "{reason:?} {phase}: {s}");
+            assert!(!s.contains(phase), "{reason:?} {phase}: {s}");
+        }
+    }
+}

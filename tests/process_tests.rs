@@ -12,6 +12,8 @@ mod cli;
 mod cli_verbs;
 #[path = "pty.rs"]
 mod pty;
+#[path = "pty_habits.rs"]
+mod pty_habits;
 #[path = "pty_outage.rs"]
 mod pty_outage;
 #[path = "pty_push.rs"]

@@ -6,7 +6,7 @@ use crate::common;
 use common::fixtures::{self, now, page};
 use common::snap::{draw, styles};
 use ichor_app::action::{Action, Key, KeyCode};
-use ichor_app::state::{Conn, Notice, State};
+use ichor_app::state::{Conn, Notice, RbacWrite, State};
 use ichor_app::update::{start, update};
 use ichor_model::{ApiError, Code, Reason};
 use ichor_views::i18n::Lang;
@@ -447,7 +447,39 @@ fn write_keys_are_not_offered_to_who_may_not_use_them() {
     );
     update(&mut s, Action::Key(Key::ch('d')));
     assert_eq!(s.dialog, None);
+    // The refusal names the verb and the resource, as a Review does.
+    assert_eq!(
+        s.notice,
+        Some(Notice::NotPermitted(RbacWrite::Delete, "default".into()))
+    );
+    assert!(s.pending.is_none(), "nothing was sent");
     snap("operations_not_permitted", &s);
+    update(&mut s, Action::Key(Key::ch('p')));
+    assert_eq!(s.dialog, None);
+    assert_eq!(
+        s.notice,
+        Some(Notice::NotPermitted(RbacWrite::Patch, "default".into()))
+    );
+    snap("operations_not_permitted_patch", &s);
+    // `n` on the Clusters list: a start, and what it needs.
+    update(&mut s, Action::Key(Key::ch('2')));
+    let seq = s.seq;
+    let cluster = fixtures::cluster_of(&fixtures::running_rollout());
+    update(
+        &mut s,
+        Action::Clusters {
+            seq,
+            result: Ok(vec![cluster]),
+        },
+    );
+    update(&mut s, Action::Key(Key::ch('n')));
+    assert_eq!(s.dialog, None);
+    assert_eq!(
+        s.notice,
+        Some(Notice::NotPermitted(RbacWrite::Start, "default".into()))
+    );
+    assert!(s.pending.is_none(), "nothing was sent");
+    snap("clusters_not_permitted_start", &s);
 }
 
 /// An operation whose status was written with the wrong type, as the service lists it.

@@ -10,6 +10,8 @@ mod common;
 mod connect_curl;
 #[path = "connect_peers.rs"]
 mod connect_peers;
+#[path = "demo_contexts.rs"]
+mod demo_contexts;
 #[path = "grpc.rs"]
 mod grpc;
 #[path = "hostile.rs"]

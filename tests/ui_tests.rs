@@ -8,6 +8,8 @@ mod common;
 
 #[path = "events_screen.rs"]
 mod events_screen;
+#[path = "habits.rs"]
+mod habits;
 #[path = "help_screens.rs"]
 mod help_screens;
 #[path = "list_screen.rs"]
@@ -18,6 +20,8 @@ mod locales;
 mod operator_reads;
 #[path = "operator_reviews.rs"]
 mod operator_reviews;
+#[path = "reading_search.rs"]
+mod reading_search;
 #[path = "route_screens.rs"]
 mod route_screens;
 #[path = "screens.rs"]

@@ -224,13 +224,13 @@ fn an_answer_that_comes_too_late_never_becomes_keys() {
     pty.send("/");
     std::thread::sleep(late);
     pty.send("zz");
-    let screen = pty.wait_text("絞り込み: zz");
+    let screen = pty.wait_text("絞り込み：zz");
     assert!(
-        !screen.contains("絞り込み: 1") && !screen.contains(";2R"),
+        !screen.contains("絞り込み：1") && !screen.contains(";2R"),
         "{screen}"
     );
     pty.send(pty::keys::ESC);
-    pty.wait_for("the filter to go", |s| !s.contains("絞り込み: zz"));
+    pty.wait_for("the filter to go", |s| !s.contains("絞り込み：zz"));
     pty.send("q");
     assert_eq!(pty.wait_exit(), 0);
     assert!(decided(home.path()).contains("wide=false"));

@@ -23,8 +23,8 @@ pub struct WireLog {
     pending: usize,
     total: usize,
     pub flushes: Vec<(tokio::time::Instant, usize)>,
-    /// The text waited for, since when, and the bytes written since.
-    wanted: Option<(Vec<u8>, Instant, Vec<u8>)>,
+    /// The text waited for, and since when.
+    wanted: Option<(String, Instant)>,
     /// How long each wanted text took to reach a flush.
     pub found: Vec<Duration>,
 }
@@ -34,9 +34,6 @@ impl Write for Wire {
         let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
         l.pending += buf.len();
         l.total += buf.len();
-        if let Some((_, _, seen)) = l.wanted.as_mut() {
-            seen.extend_from_slice(buf);
-        }
         Ok(buf.len())
     }
 
@@ -44,15 +41,6 @@ impl Write for Wire {
         let mut l = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
         let n = std::mem::take(&mut l.pending);
         l.flushes.push((tokio::time::Instant::now(), n));
-        let hit = l
-            .wanted
-            .as_ref()
-            .is_some_and(|(text, _, seen)| seen.windows(text.len()).any(|w| w == text.as_slice()));
-        if hit && let Some((_, since, _)) = l.wanted.take() {
-            l.found.push(since.elapsed());
-        } else if let Some((_, _, seen)) = l.wanted.as_mut() {
-            seen.clear();
-        }
         Ok(())
     }
 }
@@ -65,13 +53,30 @@ impl Wire {
     /// Waits for `text` in a flush from now on (the last wait, if any, is dropped).
     pub fn want(&self, text: &str) {
         if let Ok(mut l) = self.0.lock() {
-            l.wanted = Some((text.as_bytes().to_vec(), Instant::now(), Vec::new()));
+            l.wanted = Some((text.to_string(), Instant::now()));
         }
     }
 
     /// How many wanted texts have reached a flush, and the times they took.
     pub fn found(&self) -> Vec<Duration> {
         self.0.lock().map(|l| l.found.clone()).unwrap_or_default()
+    }
+
+    /// After a flush: when the wanted text is on `screen` (as the terminal shows it once the
+    /// flushed bytes are applied), the time it took.
+    fn shown(&self, screen: &[Vec<String>]) {
+        let Ok(mut l) = self.0.lock() else { return };
+        let Some((text, since)) = l.wanted.as_ref() else {
+            return;
+        };
+        if screen
+            .iter()
+            .any(|row| row.concat().contains(text.as_str()))
+        {
+            let took = since.elapsed();
+            l.wanted = None;
+            l.found.push(took);
+        }
     }
 
     /// The flushes so far: when, and how many bytes.
@@ -81,12 +86,24 @@ impl Wire {
 }
 
 /// crossterm's backend writing to `Wire`, with a fixed size instead of asking a tty.
-pub struct Fixed(CrosstermBackend<Wire>);
+/// The screen the bytes make is kept beside them (each cell's symbol), so a text is found once
+/// it is on screen, whatever cells the diff left as they were.
+pub struct Fixed(CrosstermBackend<Wire>, Wire, Vec<Vec<String>>);
 
 impl Backend for Fixed {
     type Error = io::Error;
     fn draw<'a, I: Iterator<Item = (u16, u16, &'a Cell)>>(&mut self, content: I) -> io::Result<()> {
-        self.0.draw(content)
+        let cells: Vec<(u16, u16, &Cell)> = content.collect();
+        for (x, y, cell) in &cells {
+            if let Some(c) = self
+                .2
+                .get_mut(usize::from(*y))
+                .and_then(|row| row.get_mut(usize::from(*x)))
+            {
+                *c = cell.symbol().to_string();
+            }
+        }
+        self.0.draw(cells.into_iter())
     }
     fn hide_cursor(&mut self) -> io::Result<()> {
         self.0.hide_cursor()
@@ -116,12 +133,16 @@ impl Backend for Fixed {
         })
     }
     fn flush(&mut self) -> io::Result<()> {
-        Backend::flush(&mut self.0)
+        Backend::flush(&mut self.0)?;
+        self.1.shown(&self.2);
+        Ok(())
     }
 }
 
 pub fn terminal() -> (Terminal<Fixed>, Wire) {
     let wire = Wire::default();
-    let t = Terminal::new(Fixed(CrosstermBackend::new(wire.clone()))).expect("a terminal");
+    let screen = vec![vec![" ".to_string(); usize::from(SIZE.0)]; usize::from(SIZE.1)];
+    let backend = Fixed(CrosstermBackend::new(wire.clone()), wire.clone(), screen);
+    let t = Terminal::new(backend).expect("a terminal");
     (t, wire)
 }

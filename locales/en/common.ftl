@@ -135,7 +135,7 @@ server-version = server { $version }
 server-version-unknown = server version unknown
 banner-credentials-rotated = Kubernetes no longer accepts this dashboard's credentials: CA rotation { $operation } replaced the CAs of { $cluster }. Run ichor cluster bundle-export { $cluster } and start ichor-tui with the new ones.
 banner-credentials-refused = Kubernetes no longer accepts this dashboard's credentials. After a CA rotation, fetch new ones with ichor cluster bundle-export CLUSTER; else log in again. Then start ichor-tui again.
-unknown-command = There is no command :{ $command }. Try :ops, :clusters, :help or :q (Tab completes).
+unknown-command = There is no command :{ $command }. Try :ops [CLUSTER], :clusters, :ns NAME, :help or :q (Tab completes).
 footer-command = Tab complete · Enter run · Esc cancel
 key-command = command line (:ops, :clusters, :help, :q)
 key-yaml = YAML
@@ -155,3 +155,29 @@ notify-failed = { $name } stopped on a failure (cluster { $cluster })
 notify-awaits-credentials = { $name } awaits credentials: fetch them now (cluster { $cluster })
 key-clear-text = clear the text typed
 key-delete-word = delete the word before the cursor
+
+# What Kubernetes RBAC does not let the caller do, named as a Review names it.
+why-not-permitted-patch = Kubernetes RBAC does not let you patch talosoperations in namespace { $namespace }: pause and resume need it.
+why-not-permitted-delete = Kubernetes RBAC does not let you delete talosoperations in namespace { $namespace }.
+why-not-permitted-start = Kubernetes RBAC does not let you start operations in namespace { $namespace }: a start needs create on talosoperations and create and update on leases.
+# Between the names of a list (clusters).
+list-separator = {", "}
+# A cluster's unfinished operation: its kind, phase and name.
+cluster-active = { $kind } · { $phase } ({ $name })
+# A row of a list that cannot be read, and why.
+row-unreadable = ⚠ Unreadable: { $why }
+# The command line's :ns, and R's answer.
+namespace-usage = Listing namespace { $ns }. :ns NAME lists another one; :ns all lists every namespace.
+namespace-usage-all = Listing every namespace. :ns NAME lists one namespace.
+namespace-invalid = "{ $value }" is not a namespace name: 1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit. :ns all lists every namespace.
+refreshed = Refreshed.
+# On the Operations list: where new operations start.
+footer-to-clusters = 2 clusters (n new operation)
+# A text read (YAML, the page whole) and its search (/, n, N).
+footer-reading = ↑↓ scroll · / search · Esc close
+footer-search-typing = /{ $text }▏ · Enter find · Esc cancel
+footer-search = /{ $text }: { $n ->
+        [one] 1 line
+       *[other] { $n } lines
+    } · n next · N previous · Esc clear
+footer-search-none = /{ $text }: not found · / search again · Esc clear

@@ -39,7 +39,7 @@ banner-tunnel-gave-up = { $since } から ichor-ui へのトンネルが閉じ�
 footer-filter = 入力で絞り込み · Enter 確定 · Esc 解除
 footer-confirm = y はい · N いいえ（既定）
 footer-help = ↑↓ スクロール · Esc 閉じる
-footer-resume-after-failure = 再開（マシンが失敗）
+footer-resume-after-failure = 再開不可（失敗で停止）
 help-title = キー操作
 help-confirm = 確認に答える（既定は「いいえ」）
 list-more = ほか { $n } 件
@@ -101,7 +101,7 @@ role-controlplane = コントロールプレーン
 role-worker = ワーカー
 why-read-only = 読み取り専用です（--read-only で起動）。ここからは何も変更できません。
 why-nothing-selected = オペレーションが選択されていません。
-why-finished = このオペレーションは終了しています。一時停止・再開するものはありません。
+why-finished = このオペレーションは終了しています。一時停止も再開もできません。
 why-already-paused = このオペレーションはすでに一時停止しています。
 why-resume-after-failure = マシンの失敗で停止したオペレーションです。再開しても何も起きません。削除してやり直してください。
 why-not-paused = このオペレーションは一時停止していません。
@@ -119,8 +119,8 @@ why-no-cluster = クラスターが選択されていません。
 approved-yes = ✓ はい
 approved-no = ✗ いいえ
 why-not-permitted = Kubernetes RBAC の権限がないため、ここでは実行できません。
-why-write-pending = 書き込みの応答を待っています。待つか、Esc で待つのをやめてください。
-footer-stop-waiting = Esc 待つのをやめる
+why-write-pending = 書き込みの応答を待っています。待つか、Esc で応答待ちをやめてください。
+footer-stop-waiting = Esc 応答待ちをやめる
 key-replan = 再レビュー
 status-data-from = { $time } 時点のデータ
 status-data-from-side = { $time } 時点のデータ（応答なし：{ $side }）
@@ -133,7 +133,7 @@ kind-unreadable = 読み取り不可
 state-unreadable = 読み取り不可
 route-demo = デモ
 route-tunnel = ichor-ui 経由（トンネル）
-route-in-process = プロセス内（{ $context }）
+route-in-process = 直接接続（{ $context }）
 route-fallback = { $route }：{ $why }
 fallback-chosen = 指定
 fallback-not-found = ichor-ui が見つかりません
@@ -144,10 +144,10 @@ fallback-forbidden = ichor-ui に到達できません（権限なし）
 fallback-not-answering = ichor-ui が応答しません
 server-version = サーバー { $version }
 server-version-unknown = サーバーのバージョン不明
-banner-credentials-rotated = CA 入れ替え { $operation } で { $cluster } の CA が替わり、Kubernetes がこのダッシュボードの認証情報を拒否しています。ichor cluster bundle-export { $cluster } で新しい認証情報を取得し、起動し直してください。
+banner-credentials-rotated = CA 入れ替え { $operation } で { $cluster } の CA が替わり、Kubernetes がこのダッシュボードの認証情報を拒否しています。ichor cluster bundle-export { $cluster } で新しい認証情報を取得し、その新しい認証情報で ichor-tui を起動し直してください。
 banner-credentials-refused = Kubernetes がこのダッシュボードの認証情報を受け付けなくなりました。CA 入れ替えの後であれば ichor cluster bundle-export CLUSTER で新しい認証情報を取得し、そうでなければログインし直してから、ichor-tui を起動し直してください。
-unknown-command = :{ $command } というコマンドはありません。:ops、:clusters、:help、:q が使えます（Tab で補完）。
-footer-command = Tab 補完 · Enter 実行 · Esc 取り消し
+unknown-command = :{ $command } というコマンドはありません。:ops [CLUSTER]、:clusters、:ns NAME、:help、:q が使えます（Tab で補完）。
+footer-command = Tab 補完 · Enter 実行 · Esc キャンセル
 key-command = コマンドライン（:ops、:clusters、:help、:q）
 key-yaml = YAML 表示
 key-whole-text = 全文
@@ -166,3 +166,26 @@ notify-failed = { $name } は失敗で停止しました（クラスター { $cl
 notify-awaits-credentials = { $name } は認証情報の取得を待っています（クラスター { $cluster }）
 key-clear-text = 入力したテキストを消去
 key-delete-word = カーソル前の単語を削除
+
+# What Kubernetes RBAC does not let the caller do, named as a Review names it.
+why-not-permitted-patch = Kubernetes RBAC により、ネームスペース { $namespace } の talosoperations を patch できません。一時停止と再開にはこの権限が必要です。
+why-not-permitted-delete = Kubernetes RBAC により、ネームスペース { $namespace } の talosoperations を delete できません。
+why-not-permitted-start = Kubernetes RBAC により、ネームスペース { $namespace } ではオペレーションを開始できません。開始には talosoperations の create と leases の create・update の権限が必要です。
+# Between the names of a list (clusters).
+list-separator = 、
+# A cluster's unfinished operation: its kind, phase and name.
+cluster-active = { $kind } · { $phase }（{ $name }）
+# A row of a list that cannot be read, and why.
+row-unreadable = ⚠ 読み取り不可：{ $why }
+# The command line's :ns, and R's answer.
+namespace-usage = ネームスペース { $ns } を表示しています。:ns NAME で別のネームスペース、:ns all で全ネームスペースを表示します。
+namespace-usage-all = 全ネームスペースを表示しています。:ns NAME で 1 つのネームスペースを表示します。
+namespace-invalid = 「{ $value }」はネームスペース名ではありません。英小文字・数字・「-」の 1〜63 文字で、先頭と末尾は英小文字か数字です。:ns all で全ネームスペースを表示します。
+refreshed = 更新しました。
+# On the Operations list: where new operations start.
+footer-to-clusters = 2 クラスター（n 新しいオペレーション）
+# A text read (YAML, the page whole) and its search (/, n, N).
+footer-reading = ↑↓ スクロール · / 検索 · Esc 閉じる
+footer-search-typing = /{ $text }▏ · Enter 検索 · Esc キャンセル
+footer-search = /{ $text }：{ $n } 行 · n 次へ · N 前へ · Esc 検索を解除
+footer-search-none = /{ $text }：見つかりません · / 検索し直す · Esc 検索を解除

@@ -1,9 +1,10 @@
 ### 表記の決まり: see the head of common.ftl (和欧間スペース, one term for each thing, 全角の括弧と約物).
 
 error-unfinished-operation = クラスター { $cluster } のオペレーション { $operation } が完了していません（{ $phase ->
+        [Pending] 待機中
         [Running] 実行中
         [Paused] 一時停止中
-        [Pending] 待機中
+        [Completed] 完了
         [Failed] 失敗
        *[other] { $phase }
     }）。別のオペレーションを開始する前に、完了を待つか削除してください。
@@ -25,19 +26,22 @@ error-invalid-version = 「{ $value }」は { $kind ->
        *[other] v1.9.3
     } のようなバージョンではありません。
 error-invalid-kube-proxy-mode = kube-proxy のモードは「enabled」か「replaced」です（「{ $value }」は使えません）。
-error-target-not-taken = この種類のオペレーションにはターゲットを指定できません（「{ $value }」が指定されました）。
-error-target-required = この種類のオペレーションにはターゲットが必要です。
-error-invalid-max-unavailable = 同時停止数は 1 から { $max } の範囲にしてください（{ $value } が指定されました）。
+error-target-not-taken = この種類のオペレーションには変更先を指定できません（「{ $value }」が指定されました）。
+error-target-required = この種類のオペレーションには変更先が必要です。
+error-invalid-max-unavailable = 最大同時処理数は 1 から { $max } の範囲にしてください（{ $value } が指定されました）。
 error-cluster-required = ネームスペース { $namespace } には複数のクラスターがあります。次から選んでください：{ $choices }
 error-cluster-not-found = ネームスペース { $namespace } にクラスター { $cluster } が見つかりません。
 error-no-clusters = ネームスペース { $namespace } に TalosCluster がありません。
 error-operation-not-found = ネームスペース { $namespace } にオペレーション { $operation } が見つかりません。
 error-resume-after-failure = { $operation } はマシン { $machine } の失敗で停止しています。再開しても何も起きません。自動で再試行もロールバックもされないため、削除してやり直してください。
 error-operation-finished = { $operation } は終了しています（{ $phase ->
+        [Pending] 待機中
+        [Running] 実行中
+        [Paused] 一時停止中
         [Completed] 完了
         [Failed] 失敗
        *[other] { $phase }
-    }）。一時停止・再開するものはありません。
+    }）。一時停止も再開もできません。
 error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $field } を { $current } → { $target } に書き換えましたが、オペレーションの作成に失敗しました（{ $detail }）。{ $annotation ->
         [left] kube-proxy 切り替えの確認アノテーションがクラスターに残っています。手動で削除してください（kubectl annotate taloscluster { $resource_name } ichor.maesh.dev/confirm-kube-proxy-switch-）。
         [removed] kube-proxy 切り替えの確認アノテーションは削除しました。
@@ -79,14 +83,21 @@ error-changed-since-confirmed = 確認した後に { $operation } が変わり�
        *[other] 新規
     }）。何も書き込んでいません。もう一度確認してから判断してください。
 error-plan-changed = レビューした後に計画が変わりました。何も書き込んでいません。新しい計画を表示しているので、レビューしてから開始してください。
-error-start-in-progress = クラスター { $cluster } では別の開始操作が進行中です（{ $actor }）。オペレーション { $operation } を作成しています。表示されるのを待ってから判断してください。
-error-start-settling = クラスター { $cluster } の開始操作（{ $actor }）は、オペレーション { $operation } の作成に応答がありませんでした。{ $until } まで結果を確定中で、それまでこのクラスターでは他の開始操作を受け付けません。その後で一覧を確認してください。
+error-start-in-progress = クラスター { $cluster } では別の開始操作が進行中です（実行者：{ $actor }）。オペレーション { $operation } を作成しています。表示されるのを待ってから判断してください。
+error-start-settling = クラスター { $cluster } の開始操作（実行者：{ $actor }）は、オペレーション { $operation } の作成に応答がありませんでした。{ $until } まで結果を確定中で、それまでこのクラスターでは他の開始操作を受け付けません。その後で一覧を確認してください。
 error-start-outcome-unknown = クラスター { $cluster } の開始操作が行われたかどうか、まだわかりません。作成に応答がありませんでした（{ $detail }）。結果を確定中です。{ $until } までダッシュボードが確認し、結果を表示します。もう一度開始しないでください。
 error-claim-unreadable = クラスター { $cluster } の開始クレーム（Lease { $lease }）を読み取れません（{ $detail }）。何も書き込んでいません。進行中の開始操作がなければ削除してください：kubectl delete lease { $lease } -n { $namespace }
 error-request-id-reused = リクエスト ID { $request_id } は別の開始操作（別の名前空間、クラスター、種類、変更先、ユーザー）に使われています。何も書き込んでいません。新しい開始操作には新しいリクエスト ID が必要です。
 error-confirmation-removed = クラスター { $cluster } には、中断された以前の開始操作が残した kube-proxy の確認（{ $annotation }）が付いていました。この開始操作で削除しました。
 error-task-failed = ダッシュボード内部で問題が起きました：{ $what }（{ $detail }）。それ以上は何もしていません。R で再読み込み、q で終了します。
-error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
+error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase ->
+        [Pending] 待機中
+        [Running] 実行中
+        [Paused] 一時停止中
+        [Completed] 完了
+        [Failed] 失敗
+       *[other] { $phase }
+    }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
 error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
 error-write-not-applied = { $action ->
         [start] クラスター { $operation } での開始
@@ -103,7 +114,14 @@ error-write-outcome-unknown = { $action ->
         [resume] { $operation } の再開
        *[delete] { $operation } の削除
     }は応答がなく、実行されたかどうかを確認するためにクラスターを読むこともできませんでした（{ $detail }）。再試行はしていません。API が応答するようになったら一覧で確認してください。
-error-operation-replaced = { $operation } は確認したオペレーションではなくなりました。確認したものは存在せず、同じ名前の別のオペレーション（{ $phase }）があります。そちらには何もしていません。
+error-operation-replaced = { $operation } は確認したオペレーションではなくなりました。確認したものは存在せず、同じ名前の別のオペレーション（{ $phase ->
+        [Pending] 待機中
+        [Running] 実行中
+        [Paused] 一時停止中
+        [Completed] 完了
+        [Failed] 失敗
+       *[other] { $phase }
+    }）があります。そちらには何もしていません。
 error-version-skew = この ichor-tui は { $client }、サーバーは { $server } で、マイナーバージョンが 2 つ以上離れているため書き込みはできません（読み取りはできます）。{ $upgrade ->
         [client] ダッシュボード（ichor-tui）
        *[server] サーバー
@@ -113,8 +131,8 @@ error-write-abandoned = { $action ->
         [pause] 一時停止
         [resume] 再開
        *[delete] 削除
-    }の応答を待つのをやめました。実行されている可能性があります。このレビューは現在のクラスターの状態を表示しています。
-error-max-unavailable-over-workers = 同時停止数 { $value } はクラスター { $cluster } のワーカー数（{ $workers } 台）を超えています。
+    }の応答待ちをやめました。実行されている可能性があります。このレビューは現在のクラスターの状態を表示しています。
+error-max-unavailable-over-workers = 最大同時処理数 { $value } はクラスター { $cluster } のワーカー数（{ $workers } 台）を超えています。
 error-invalid-namespace = 「{ $value }」はネームスペースとして使えません。英小文字・数字・「-」の 1〜63 文字で、先頭と末尾は英小文字か数字にしてください。
 error-invalid-name = 「{ $value }」は{ $what ->
         [cluster] クラスター名

@@ -27,12 +27,12 @@ field-ichor = ichor
 field-machines = マシン
 field-gitops = 管理元
 field-unfinished = 未完了
-new-title = { $cluster } で新しいオペレーション
-review-title = レビュー：{ $kind }（{ $cluster }）
+new-title = 新しいオペレーション · クラスター { $cluster }
+review-title = レビュー：{ $kind } · クラスター { $cluster }
 form-kind = 実行する内容
 effect-reboot = 各マシンを再起動
 effect-restart = 各マシンでコンポーネントを再起動
-effect-stop = すべてのマシンを停止
+effect-stop = すべてのマシンをシャットダウン
 effect-none = マシンには触れない
 effect-ca-rotation = クラスターの CA を入れ替え
 form-version = 目標バージョン
@@ -48,29 +48,29 @@ form-invalid-version = 「{ $value }」は { $kind ->
         [ichor] v0.15.0
        *[other] v1.9.3
     } のようなバージョンではありません。
-form-invalid-max = 同時停止数は 1 以上の整数です。
+form-invalid-max = 最大同時処理数は 1 以上の整数です。
 form-kube-proxy-hint = スペースか ←/→ で選びます。
-form-max-unavailable = 同時停止数
+form-max-unavailable = 最大同時処理数
 form-max-unavailable-hint = 同時に処理するワーカーの数です。コントロールプレーンは常に 1 台ずつです。
 form-nothing-to-enter = 入力する項目はありません。Enter で実行内容をレビューします。
 form-nothing-written = 次の画面で開始するまで、何も書き込みません。
 review-effect-reboot = 各マシンを 1 ステップずつアップグレードし、再起動します。
 review-effect-restart = 各マシンのコンポーネントを 1 ステップずつ再起動します。マシンは再起動しません。
-review-effect-stop = すべてのマシンを停止します。ワーカーをまとめて停止した後、コントロールプレーンを停止します。クラスターは止まります。
-review-effect-none = マシンには触れません。ichor のインストールだけをアップグレードします。
-review-effect-ca-rotation = クラスターの認証局（CA）を、マシンごとに 5 パスで入れ替えます。
+review-effect-stop = すべてのマシンをシャットダウンします。ワーカーをまとめてシャットダウンした後、コントロールプレーンをシャットダウンします。クラスターは止まります。
+review-effect-none = マシンには触れません。ichor インストールだけをアップグレードします。
+review-effect-ca-rotation = クラスターの認証局（CA）を、マシンごとに 5 ラウンドで入れ替えます。
 review-count = { $machines } 台を { $steps } ステップで
 review-spec-write = 開始すると { $kind } { $name } の { $field } を { $from } → { $to } に書き換えてから、オペレーションを作成します。
 review-no-spec-write = spec はすでに { $target } です。開始してもオペレーションを作成するだけです。
-ca-note-passes = 各マシンはパスごとに 1 回、再起動せずに設定し直されます（全 5 パス）。
-ca-note-kubelet = Kubernetes の CA を変えるパスでは、各マシンの kubelet が再起動します。
+ca-note-passes = 各マシンはラウンドごとに 1 回、再起動せずに設定し直されます（全 5 ラウンド）。
+ca-note-kubelet = Kubernetes の CA を変えるラウンドでは、各マシンの kubelet が再起動します。
 ca-note-bundle = 完了するとシークレットバンドルが置き換わり、手元のコピーは古くなります。ichor cluster bundle-export { $name } を実行してください。
 review-held = 保留のため対象外（{ $n } 台）：
 review-planning = 計画を問い合わせています（何も書き込みません）…
 review-blocked = 開始できません：
-review-starting = 開始しています…（送信は一度だけ。Esc で待つのをやめますが、開始される可能性があります）
+review-starting = 開始しています…（送信は一度だけ。Esc で応答待ちをやめますが、開始される可能性があります）
 review-denied = 開始する権限がありません：
-review-shared = ichor インストールは他のクラスター { $n } 件でも使われており、それらもアップグレードされます：{ $clusters }
+review-shared = ichor インストールは他の { $n } 件のクラスター（{ $clusters }）でも使われており、それらのクラスターの ichor も同時にアップグレードされます。
 review-type-name = 確認のため、クラスター名 { $name } を入力してください：
 review-name-ok = ✓ 一致
 review-name-mismatch = まだ一致しません
@@ -89,15 +89,15 @@ started-spec-written = { $field } を { $from } → { $to } に書き換えま�
 cluster-unreadable = ⚠ このオブジェクトは TalosCluster として読み取れません：{ $why }。修正されるまで（kubectl edit）オペレーションは開始できません。
 machine-unreadable = ⚠ 読み取り不可：{ $why }
 review-held-not-skipped = 保留中ですが対象に含めます（{ $n } 台）：{ $kind ->
-        [shutdown] シャットダウンはすべてのマシンを停止するためです。
+        [shutdown] シャットダウンはすべてのマシンが対象のためです。
        *[other] 対象から外したマシンは、旧 CA を削除した時点でクラスターから締め出されるためです。
     }
-review-unapproved = 未承認のため操作しないマシン（{ $n } 台）：
+review-unapproved = 未承認のため対象外（{ $n } 台）：
 review-not-offered = 開始できません（理由は先頭に表示）。何も書き込んでいません。
 review-settling = 前回の開始操作の結果を確定中のため、開始できません（上を参照）。そのオペレーションがこれから作成される可能性があります。
 ca-note-credentials = { $name } の認証情報（kubeconfig、talosconfig）は旧 CA を削除した時点で使えなくなります。CA 入れ替えが「認証情報の引き渡し待ち」になったら、ichor cluster bundle-export { $name } で新しい認証情報を取得してください。
 started-ca-bundle = 認証情報の引き渡し待ちになったとき、そして完了したときに ichor cluster bundle-export { $name } を実行してください。認証情報も手元のシークレットバンドルも古くなります。
-field-shutdown = 停止
+field-shutdown = シャットダウン
 cluster-shutdown = { $time }、{ $user }（{ $operation }）
 cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは今も停止していると思われます。
 review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは今も停止していると思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。

@@ -4,7 +4,10 @@
 /// What a command line asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verb {
+    /// `:ops [CLUSTER]`: the Operations list, of one cluster when named.
     Operations,
+    /// `:ns [NAME]`: switch the namespace listed (`all`: every namespace).
+    Namespace,
     Clusters,
     Help,
     Quit,
@@ -33,6 +36,8 @@ pub(crate) const WORDS: &[Word] = &[
     w("clusters", Verb::Clusters, true),
     w("help", Verb::Help, true),
     w("quit", Verb::Quit, true),
+    w("ns", Verb::Namespace, true),
+    w("namespace", Verb::Namespace, false),
     w("operations", Verb::Operations, false),
     w("op", Verb::Operations, false),
     w("cluster", Verb::Clusters, false),
@@ -41,10 +46,19 @@ pub(crate) const WORDS: &[Word] = &[
     w("q!", Verb::Quit, false),
 ];
 
-/// The verb a command line names (surrounding spaces and a leading `:` are ignored).
-pub(crate) fn parse(text: &str) -> Option<Verb> {
-    let word = text.trim().trim_start_matches(':').trim();
-    WORDS.iter().find(|w| w.word == word).map(|w| w.verb)
+/// The verb a command line names, and what follows it (surrounding spaces and a leading `:`
+/// are ignored). A verb that takes nothing, given something, is not a command.
+pub(crate) fn parse(text: &str) -> Option<(Verb, Option<&str>)> {
+    let line = text.trim().trim_start_matches(':').trim();
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((w, rest)) => (w, Some(rest.trim()).filter(|r| !r.is_empty())),
+        None => (line, None),
+    };
+    let verb = WORDS.iter().find(|w| w.word == word).map(|w| w.verb)?;
+    match (verb, rest) {
+        (Verb::Operations | Verb::Namespace, _) | (_, None) => Some((verb, rest)),
+        _ => None,
+    }
 }
 
 /// The names Tab offers for `prefix`, in order.
@@ -63,14 +77,24 @@ mod tests {
 
     #[test]
     fn words_and_aliases() {
-        assert_eq!(parse("ops"), Some(Verb::Operations));
-        assert_eq!(parse(" :op "), Some(Verb::Operations));
-        assert_eq!(parse("cl"), Some(Verb::Clusters));
-        assert_eq!(parse("q!"), Some(Verb::Quit));
+        assert_eq!(parse("ops"), Some((Verb::Operations, None)));
+        assert_eq!(parse(" :op "), Some((Verb::Operations, None)));
+        assert_eq!(
+            parse("ops  staging "),
+            Some((Verb::Operations, Some("staging")))
+        );
+        assert_eq!(
+            parse("ns platform"),
+            Some((Verb::Namespace, Some("platform")))
+        );
+        assert_eq!(parse("ns"), Some((Verb::Namespace, None)));
+        assert_eq!(parse("cl"), Some((Verb::Clusters, None)));
+        assert_eq!(parse("clusters x"), None, "takes nothing");
+        assert_eq!(parse("q!"), Some((Verb::Quit, None)));
         assert_eq!(parse("o"), None, "a prefix is completed, not guessed");
         assert_eq!(parse(""), None);
         assert_eq!(completions("c"), ["clusters"]);
-        assert_eq!(completions(""), ["ops", "clusters", "help", "quit"]);
+        assert_eq!(completions(""), ["ops", "clusters", "help", "quit", "ns"]);
         assert!(completions("x").is_empty());
     }
 }

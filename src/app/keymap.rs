@@ -80,6 +80,8 @@ const TOP: &[Key] = &[Key::ch('g'), Key::plain(KeyCode::Home)];
 const BOTTOM: &[Key] = &[Key::ch('G'), Key::plain(KeyCode::End)];
 const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
+/// `d`, and k9s's Ctrl-D: the same question, never a write without it.
+const DELETE: &[Key] = &[Key::ch('d'), Key::ctrl('d')];
 
 /// Moving in a list: the selection.
 pub(crate) const LIST_MOVES: &[Binding] = &[
@@ -120,7 +122,7 @@ pub(crate) const OPERATIONS: &[Binding] = &[
     ),
     b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
     b(
         &[Key::ch('y')],
         KeyCommand::Manifest,
@@ -148,7 +150,7 @@ pub(crate) const OPERATION: &[Binding] = &[
     ),
     b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
-    b(&[Key::ch('d')], KeyCommand::Delete, "d", "key-delete", true),
+    b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
     b(&[Key::ch('y')], KeyCommand::Manifest, "y", "key-yaml", true),
     b(
         &[Key::ch('e')],
@@ -404,6 +406,14 @@ pub(crate) const GLOBAL: &[Binding] = &[
         "key-suspend",
         false,
     ),
+];
+
+/// k9s's sort keys on the Operations list: Shift and the column's first letter; again, the
+/// other way. (Kept out of the screen's table, whose rows the `?` help lists.)
+pub const SORT_KEYS: &[(char, ichor_model::SortBy)] = &[
+    ('N', ichor_model::SortBy::Name),
+    ('A', ichor_model::SortBy::Age),
+    ('S', ichor_model::SortBy::State),
 ];
 
 /// The table of a screen.

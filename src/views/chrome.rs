@@ -6,7 +6,9 @@ use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
 use super::words::{action_id, duration_text, error_text, hhmm};
 use ichor_app::keymap::{self, KeyCommand};
-use ichor_app::state::{Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, Screen, State, Why};
+use ichor_app::state::{
+    Conn, Dialog, Input, NewOpStep, Notice, PendingWrite, ReadingOf, Screen, State, Why,
+};
 use ichor_app::update::{Avail, availability};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -268,7 +270,7 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
         Conn::Ok => match (&state.pending, &state.notice, state.credentials_refused()) {
             (Some(p), _, _) => pending_text(p, ctx),
             (None, _, Some(refused)) => credentials_text(refused, ctx),
-            (None, Some(n), None) => notice_text(n, ctx),
+            (None, Some(n), None) => notice_text(n, state, ctx),
             (None, None, None) => match &state.settling {
                 Some(s) => settling_text(s, ctx),
                 None => return None,
@@ -322,7 +324,7 @@ fn settling_text(s: &ichor_app::state::SettlingStart, ctx: &Ctx<'_>) -> (String,
     )
 }
 
-fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
+fn notice_text(n: &Notice, state: &State, ctx: &Ctx<'_>) -> (String, Style) {
     let t = ctx.texts;
     let said = |prefix: &str, a: &ichor_app::state::WriteAction, name: &str| {
         t.tr(
@@ -342,11 +344,33 @@ fn notice_text(n: &Notice, ctx: &Ctx<'_>) -> (String, Style) {
             ctx.theme.alarm(),
         ),
         Notice::Unavailable(why) => (t.t(why.message_id()), ctx.theme.fg(Color::Yellow)),
+        Notice::NotPermitted(write, namespace) => (
+            t.tr(write.message_id(), &[("namespace", &sanitize(namespace))]),
+            ctx.theme.fg(Color::Yellow),
+        ),
         Notice::Started(created) => started_text(created, ctx),
         Notice::StartNotCreated(cluster) => (
             t.tr("start-not-created", &[("cluster", &sanitize(cluster))]),
             ctx.theme.fg(Color::Yellow),
         ),
+        Notice::NamespaceUsage => {
+            let said = match state.session.all_namespaces {
+                false => t.tr(
+                    "namespace-usage",
+                    &[("ns", &sanitize(&state.session.namespace))],
+                ),
+                true => t.t("namespace-usage-all"),
+            };
+            (said, ctx.theme.fg(Color::Yellow))
+        }
+        Notice::BadNamespace(text) => (
+            t.tr(
+                "namespace-invalid",
+                &[("value", &super::text::truncate(&sanitize(text), 32))],
+            ),
+            ctx.theme.fg(Color::Yellow),
+        ),
+        Notice::Refreshed => (t.t("refreshed"), ctx.theme.fg(Color::Green)),
         Notice::UnknownCommand(text) => (
             t.tr(
                 "unknown-command",
@@ -440,6 +464,23 @@ fn command_line(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     line.render(area, buf);
 }
 
+/// The footer of a text read: its search as it stands, or how to start one.
+fn search_footer(state: &State, r: &ichor_app::state::Reading, ctx: &Ctx<'_>) -> String {
+    let t = ctx.texts;
+    let s = &r.search;
+    let text = sanitize(&s.text);
+    if s.typing {
+        return t.tr("footer-search-typing", &[("text", &text)]);
+    }
+    if s.text.is_empty() {
+        return t.t("footer-reading");
+    }
+    match state.viewport.search.matches {
+        0 => t.tr("footer-search-none", &[("text", &text)]),
+        n => t.tn("footer-search", &[("text", text.into()), ("n", n.into())]),
+    }
+}
+
 /// The footer's words.
 pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
@@ -448,6 +489,9 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
     }
     match &state.dialog {
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
+        Some(Dialog::Read(r)) if r.what != ReadingOf::Keys => {
+            return format!(" {}", search_footer(state, r, ctx));
+        }
         Some(Dialog::Read(_)) => return format!(" {}", t.t("footer-help")),
         Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
@@ -501,6 +545,11 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
             )),
             Avail::No(_) => {}
         }
+    }
+    // New operations start from a cluster: the Operations list says how to get there (last,
+    // so a narrow footer cuts it before the keys every screen has).
+    if state.screen == Screen::Operations {
+        hints.push(t.t("footer-to-clusters"));
     }
     hints
 }

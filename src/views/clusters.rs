@@ -67,7 +67,11 @@ pub(crate) fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
     if compact {
         format!("{kind} · {phase}")
     } else {
-        format!("{kind} · {phase} ({})", sanitize(&a.name))
+        let name = sanitize(&a.name);
+        ctx.texts.tr(
+            "cluster-active",
+            &[("kind", &kind), ("phase", &phase), ("name", &name)],
+        )
     }
 }
 
@@ -174,7 +178,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
 fn row(ctx: &Ctx<'_>, c: &Cluster) -> Row {
     let t = ctx.texts;
     if let Some(why) = &c.unreadable {
-        let said = format!("⚠ {}: {}", t.t("state-unreadable"), sanitize(why));
+        let said = t.tr("row-unreadable", &[("why", &sanitize(why))]);
         return Row::new(vec![
             Cell::name(sanitize(&c.name)),
             Cell::new(said).style(ctx.theme.fg(Color::Red)).spanning(),

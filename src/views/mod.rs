@@ -49,10 +49,17 @@ pub fn viewport(state: &State, ctx: &Ctx<'_>, size: (u16, u16)) -> ichor_app::st
         Some(Dialog::Events { .. }) => events::room(state, ctx, area),
         _ => Default::default(),
     };
+    let search = match &state.dialog {
+        Some(Dialog::Read(r)) if short.is_none() && r.what != ReadingOf::Keys => {
+            reading::search(state, r, ctx, area)
+        }
+        _ => Default::default(),
+    };
     ichor_app::state::Viewport {
         list_rows: rows,
         page_rows: rows,
         dialog,
+        search,
         drawn: Some(Drawn {
             shown: Shown {
                 size,

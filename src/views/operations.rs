@@ -8,7 +8,7 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
 use ichor_app::state::{Input, State};
-use ichor_model::Operation;
+use ichor_model::{Operation, Order, SortBy};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -32,19 +32,33 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
 /// then the kind to its short words, then the name (cut in the middle: operations differ at the
 /// end of their names); the state and the age are shown whole. Columns are hidden only when
 /// even that does not fit (40 columns): the name and the state are the last.
-fn columns(ctx: &Ctx<'_>, all_namespaces: bool) -> Vec<Column> {
+fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
     let t = ctx.texts;
+    // The column the list is ordered by says so, and which way (↑: its own direction, A to
+    // Z, newest first, what needs attention first; ↓: the other).
+    let head = |id: &str, by: Option<SortBy>| match by {
+        Some(b) if b == order.by && order != Order::default() => {
+            format!("{}{}", t.t(id), if order.reversed { "↓" } else { "↑" })
+        }
+        _ => t.t(id),
+    };
     let mut cols = Vec::new();
     if all_namespaces {
         cols.push(Column::new(t.t("col-namespace")).min(8).shrink(4).hide(3));
     }
     cols.extend([
-        Column::new(t.t("col-name")).min(12).shrink(3).hide(7),
+        Column::new(head("col-name", Some(SortBy::Name)))
+            .min(12)
+            .shrink(3)
+            .hide(7),
         Column::new(t.t("col-kind")).shrink(2).hide(5),
         Column::new(t.t("col-cluster")).min(8).shrink(5).hide(4),
-        Column::new(t.t("col-state")).whole().shrink(6).hide(6),
+        Column::new(head("col-state", Some(SortBy::State)))
+            .whole()
+            .shrink(6)
+            .hide(6),
         Column::new(t.t("col-progress")).shrink(1).hide(1),
-        Column::new(t.t("col-age"))
+        Column::new(head("col-age", Some(SortBy::Age)))
             .right()
             .whole()
             .shrink(7)
@@ -69,7 +83,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let Some(all) = ops.all.data.as_ref() else {
         block.render(area, buf);
         ListTable::new(
-            columns(ctx, state.session.all_namespaces),
+            columns(ctx, state.session.all_namespaces, state.ops.order),
             Vec::new(),
             &ctx.theme,
         )
@@ -124,15 +138,19 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let table_h = u16::try_from(rows.len()).unwrap_or(0).saturating_add(1);
     let selected = (window.range().contains(&ops.list.selected))
         .then(|| ops.list.selected - window.range().start);
-    ListTable::new(columns(ctx, state.session.all_namespaces), rows, &ctx.theme)
-        .selected(selected)
-        .render(
-            Rect {
-                height: table_h.min(inner.height),
-                ..inner
-            },
-            buf,
-        );
+    ListTable::new(
+        columns(ctx, state.session.all_namespaces, state.ops.order),
+        rows,
+        &ctx.theme,
+    )
+    .selected(selected)
+    .render(
+        Rect {
+            height: table_h.min(inner.height),
+            ..inner
+        },
+        buf,
+    );
 }
 
 /// Whether the rows held are the server's answer to the filter as typed now.
@@ -164,6 +182,9 @@ fn title(state: &State, ctx: &Ctx<'_>) -> String {
         ),
         None => t.t("operations-title-loading"),
     };
+    if let Some(cluster) = &ops.cluster {
+        title.push_str(&t.tr("operations-cluster", &[("cluster", &sanitize(cluster))]));
+    }
     if !ops.filter.is_empty() || state.input == Input::Filter {
         let cursor = if state.input == Input::Filter {
             "▏"
@@ -189,6 +210,11 @@ fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut 
     let t = ctx.texts;
     let msg = if !none_at_all {
         t.t("operations-no-match")
+    } else if let Some(cluster) = &state.ops.cluster {
+        t.tr(
+            "operations-empty-cluster",
+            &[("cluster", &sanitize(cluster))],
+        )
     } else if state.session.all_namespaces {
         t.t("operations-empty-all")
     } else {

@@ -9,7 +9,7 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
-use ichor_app::state::{Reading, ReadingOf, ScrollRoom, State};
+use ichor_app::state::{Reading, ReadingOf, ScrollRoom, SearchRoom, State};
 use ichor_model::{Cluster, Operation};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -26,11 +26,53 @@ pub(crate) fn room(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> Scr
     }
 }
 
+/// Where the text's search finds something, over `area`.
+pub(crate) fn search(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect) -> SearchRoom {
+    if r.search.text.is_empty() {
+        return SearchRoom::default();
+    }
+    let (_, inner) = dialog_rects(area);
+    let (_, lines) = text(state, r, ctx, usize::from(inner.width));
+    search_room(r, &lines.holding(&r.search.text))
+}
+
+/// Where the next and previous matches are, from the current one (or the first line shown).
+fn search_room(r: &Reading, holding: &[usize]) -> SearchRoom {
+    if r.search.typing && r.search.at.is_none() {
+        // Enter finds the first from the first line shown on.
+        let next = holding.iter().copied().find(|&l| l >= r.scroll);
+        return SearchRoom {
+            matches: holding.len(),
+            next: next.or_else(|| holding.first().copied()),
+            prev: None,
+        };
+    }
+    let (after, before) = match r.search.at {
+        Some(at) => (at + 1, at),
+        None => (r.scroll, r.scroll),
+    };
+    SearchRoom {
+        matches: holding.len(),
+        next: holding
+            .iter()
+            .copied()
+            .find(|&l| l >= after)
+            .or_else(|| holding.first().copied()),
+        prev: holding
+            .iter()
+            .copied()
+            .rev()
+            .find(|&l| l < before)
+            .or_else(|| holding.last().copied()),
+    }
+}
+
 /// Draws the text over `area`.
 pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let (rect, inner) = dialog_rects(area);
     clear(rect, buf);
-    let (title, lines) = text(state, r, ctx, usize::from(inner.width));
+    let (title, mut lines) = text(state, r, ctx, usize::from(inner.width));
+    lines.highlight(&r.search.text, r.search.at);
     let window = Window::new(lines.len(), r.scroll, usize::from(inner.height)).of_text();
     let mut block = titled_block(title, rect.width);
     if let Some(m) = window.marker(ctx.texts) {

@@ -400,7 +400,25 @@ pub fn opened(op: Operation) -> State {
 /// control plane).
 pub fn page(op: ichor_model::Operation) -> State {
     let mut s = opened(op.clone());
-    let cluster = ichor_model::Cluster {
+    let cluster = cluster_of(&op);
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Cluster {
+            seq,
+            purpose: ichor_app::action::ClusterFor::OperationPage,
+            namespace: op.namespace.clone(),
+            name: op.cluster.clone(),
+            result: Ok(cluster),
+        },
+    );
+    s
+}
+
+/// The cluster of `op`, as GetCluster reads it (the machines' roles from their names: `cp` is a
+/// control plane).
+pub fn cluster_of(op: &ichor_model::Operation) -> ichor_model::Cluster {
+    ichor_model::Cluster {
         namespace: op.namespace.clone(),
         name: op.cluster.clone(),
         talos_version: "v1.9.3".into(),
@@ -429,17 +447,5 @@ pub fn page(op: ichor_model::Operation) -> State {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
-    };
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Cluster {
-            seq,
-            purpose: ichor_app::action::ClusterFor::OperationPage,
-            namespace: op.namespace.clone(),
-            name: op.cluster.clone(),
-            result: Ok(cluster),
-        },
-    );
-    s
+    }
 }

@@ -17,8 +17,8 @@ pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
 pub use list::{
-    DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View,
-    list_order,
+    DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order, Progress,
+    SortBy, View, list_order,
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
@@ -484,4 +484,14 @@ impl OperationRequest {
 /// A new request id for a start: 128 random bits in hex.
 pub fn new_request_id() -> String {
     format!("{:032x}", fastrand::u128(..))
+}
+
+/// Whether Kubernetes takes `s` as a namespace: a DNS-1123 label, at most 63 characters of
+/// `a-z`, `0-9` and `-`, starting and ending with a letter or digit (the service checks the
+/// same before it calls Kubernetes).
+pub fn is_namespace_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
+    let end = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    b.len() <= 63 && b.iter().all(inner) && b.first().is_some_and(end) && b.last().is_some_and(end)
 }

@@ -78,6 +78,94 @@ pub struct ListQuery {
     /// The version of this page the caller holds: an answer that would be the same comes
     /// back as unchanged, without its operations.
     pub known_version: Option<String>,
+    /// The order of every page (the default: newest first).
+    pub order: Order,
+}
+
+/// What the list is ordered by (k9s's Shift-letter sort of a column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SortBy {
+    /// Newest first.
+    #[default]
+    Age,
+    /// By name, A to Z.
+    Name,
+    /// By state: running, paused, pending, failed, completed, then any other.
+    State,
+}
+
+/// The list's order: a column, in its own direction or reversed. Ties are broken by the
+/// default order (newest first, then name and namespace), so the order is total and a page
+/// token can name where a page ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Order {
+    pub by: SortBy,
+    pub reversed: bool,
+}
+
+impl Order {
+    /// The order as AIP-132's `order_by` says it (`""` is the default, newest first).
+    pub fn to_order_by(self) -> &'static str {
+        match (self.by, self.reversed) {
+            (SortBy::Age, false) => "",
+            (SortBy::Age, true) => "create_time",
+            (SortBy::Name, false) => "name",
+            (SortBy::Name, true) => "name desc",
+            (SortBy::State, false) => "state",
+            (SortBy::State, true) => "state desc",
+        }
+    }
+
+    /// An `order_by` read back; `None` when it names no order this list has.
+    pub fn from_order_by(text: &str) -> Option<Order> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let (field, desc) = match words.as_slice() {
+            [] => return Some(Order::default()),
+            [f] => (*f, false),
+            [f, d] if d.eq_ignore_ascii_case("desc") => (*f, true),
+            [f, a] if a.eq_ignore_ascii_case("asc") => (*f, false),
+            _ => return None,
+        };
+        let (by, natural_desc) = match field {
+            "create_time" => (SortBy::Age, true),
+            "name" => (SortBy::Name, false),
+            "state" => (SortBy::State, false),
+            _ => return None,
+        };
+        Some(Order {
+            by,
+            reversed: desc != natural_desc,
+        })
+    }
+
+    /// Compares two operations in this order.
+    pub fn cmp(self, a: &Operation, b: &Operation) -> Ordering {
+        let primary = match self.by {
+            SortBy::Age => b.created_at.cmp(&a.created_at),
+            SortBy::Name => a.name.cmp(&b.name),
+            SortBy::State => state_rank(&a.phase)
+                .cmp(&state_rank(&b.phase))
+                .then_with(|| a.phase.as_str().cmp(b.phase.as_str())),
+        };
+        let primary = if self.reversed {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| list_order(a, b))
+    }
+}
+
+/// Where a phase sorts by state: what needs attention first.
+fn state_rank(p: &Phase) -> u8 {
+    match p {
+        Phase::Running => 0,
+        Phase::Paused => 1,
+        Phase::Pending => 2,
+        Phase::Failed => 3,
+        Phase::Completed => 4,
+        _ => 5,
+    }
 }
 
 impl ListQuery {

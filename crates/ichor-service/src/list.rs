@@ -1,8 +1,9 @@
 //! ListOperations: the operations a query names, filtered, in the list's order, one page at a
 //! time (AIP-158), whole or summarised; an answer the caller already holds comes back empty.
 //!
-//! A page token names the last operation of its page (its creation time, name and namespace)
-//! and the query it belongs to, so the next page starts after that operation even when newer
+//! A page token names the last operation of its page (its creation time, name, namespace and
+//! phase: what the orders read)
+//! and the query it belongs to (its order included), so the next page starts after that operation even when newer
 //! ones arrived in between, and a token cannot be used with another query.
 
 use super::access::Caller;
@@ -10,7 +11,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ichor_model::{
     ApiError, DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation,
-    OperationPage, Phase, View, list_order,
+    OperationPage, Phase, SortBy, View,
 };
 use sha2::{Digest, Sha256};
 use std::cmp::Ordering;
@@ -73,6 +74,10 @@ struct Token {
     c: String,
     n: String,
     s: String,
+    /// Its phase, in the state order only (the one that reads it; the others' tokens are made
+    /// of metadata alone, as before orders).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    p: String,
 }
 
 /// A digest of what selects and orders the operations (not the page size or the view, which
@@ -83,6 +88,7 @@ fn query_digest(q: &ListQuery) -> String {
         q.namespace.as_deref().unwrap_or("\u{0}all"),
         q.cluster.as_deref().unwrap_or(""),
         &q.text.to_lowercase(),
+        q.order.to_order_by(),
     ] {
         h.update(part.as_bytes());
         h.update([0]);
@@ -104,6 +110,10 @@ fn encode_token(q: &ListQuery, last: &Operation) -> String {
         c: last.created_at.map(|t| t.to_string()).unwrap_or_default(),
         n: last.name.clone(),
         s: last.namespace.clone(),
+        p: match q.order.by {
+            SortBy::State => last.phase.as_str().to_string(),
+            SortBy::Age | SortBy::Name => String::new(),
+        },
     };
     // A struct of strings always serialises.
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(&t).unwrap_or_default())
@@ -124,6 +134,7 @@ fn decode_token(q: &ListQuery, token: &str) -> Result<Operation, ApiError> {
         name: t.n,
         namespace: t.s,
         created_at,
+        phase: Phase::parse(&t.p),
         ..Operation::default()
     })
 }
@@ -171,10 +182,10 @@ pub(crate) fn page_of<'a>(
                 && o.matches(&needle)
         })
         .collect();
-    ops.sort_unstable_by(|a, b| list_order(a, b));
+    ops.sort_unstable_by(|a, b| q.order.cmp(a, b));
     let total = ops.len();
     let start = match &after {
-        Some(a) => ops.partition_point(|o| list_order(o, a) != Ordering::Greater),
+        Some(a) => ops.partition_point(|o| q.order.cmp(o, a) != Ordering::Greater),
         None => 0,
     };
     let size = match q.page_size {
@@ -209,9 +220,13 @@ pub(crate) fn page_of<'a>(
 /// at 10,000 operations, so smaller chunks cost polls more time there than they save memory.)
 const METADATA_CHUNK: u32 = 5000;
 
-/// Whether the query names no filter (the metadata alone orders and pages it).
+/// Whether the query names no filter and an order of metadata (the metadata alone orders and
+/// pages it; the state order reads the status).
 pub(super) fn unfiltered(query: &ListQuery) -> bool {
-    query.cluster.is_none() && query.phases.is_empty() && query.text.is_empty()
+    query.cluster.is_none()
+        && query.phases.is_empty()
+        && query.text.is_empty()
+        && query.order.by != SortBy::State
 }
 
 /// How many of a page's operations are read at once.

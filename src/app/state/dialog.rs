@@ -84,6 +84,8 @@ pub struct Reading {
     /// The dialog the keys (`?`) were asked for over: open again when they close, and still
     /// given the answers it waits for.
     pub over: Option<Box<Dialog>>,
+    /// `/` in the text: what is looked for, and where.
+    pub search: Search,
 }
 
 impl Reading {
@@ -92,8 +94,21 @@ impl Reading {
             what,
             scroll: 0,
             over: None,
+            search: Search::default(),
         }
     }
+}
+
+/// A search in a text read (`/`, then `n`/`N`): the views find the lines that hold it (they
+/// lay the text out) and say where the next and previous are ([`SearchRoom`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Search {
+    pub text: String,
+    /// The text is being typed.
+    pub typing: bool,
+    /// The line of the match moved to last; `None`: none yet (the next is looked for from
+    /// the first line shown).
+    pub at: Option<usize>,
 }
 
 /// What is read.

@@ -1,15 +1,17 @@
 //! Plain state: what the dashboard knows and shows. Views read it; only `update` changes it.
 
-use ichor_model::{ApiError, Cluster, Created, Operation, Permissions};
+use ichor_model::{ApiError, Cluster, Operation, Permissions};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
 
 mod dialog;
 mod live;
+mod notice;
 
 pub use dialog::*;
 pub use live::{Live, LiveMode, Notifications, Outcome};
+pub use notice::*;
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +76,8 @@ pub struct Viewport {
     pub page_rows: usize,
     /// The open dialog's text that scrolls (the Review, the keys, a whole text).
     pub dialog: ScrollRoom,
+    /// Where a text read finds what is searched for in it (`/`).
+    pub search: SearchRoom,
     /// What the views laid out, and whether they could draw it whole; `None` until a view has
     /// laid anything out (the app driven without views, as tests of `update` alone drive it).
     pub drawn: Option<Drawn>,
@@ -86,6 +90,7 @@ impl Default for Viewport {
             list_rows: 18,
             page_rows: 18,
             dialog: ScrollRoom::default(),
+            search: SearchRoom::default(),
             drawn: None,
         }
     }
@@ -111,6 +116,19 @@ pub struct Shown {
 pub struct ScrollRoom {
     pub lines: usize,
     pub rows: usize,
+}
+
+/// The lines of a text read that hold what is searched for, as the views laid it out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchRoom {
+    /// How many lines hold it.
+    pub matches: usize,
+    /// The first after the current match (or from the first line shown), from the top again
+    /// past the end.
+    pub next: Option<usize>,
+    /// The last before the current match (or before the first line shown), from the end
+    /// again past the top.
+    pub prev: Option<usize>,
 }
 
 impl ScrollRoom {
@@ -150,6 +168,10 @@ pub struct OperationsState {
     pub filter: String,
     /// Where the rows held stand against the server's list.
     pub paging: Paging,
+    /// Only this cluster's operations (`:ops CLUSTER`): the server filters every page.
+    pub cluster: Option<String>,
+    /// The list's order (Shift-N, Shift-A, Shift-S): the server orders every page.
+    pub order: ichor_model::Order,
 }
 
 /// A first page as the server named it.
@@ -246,63 +268,6 @@ pub struct CommandLine {
     /// Tab is cycling through the commands that start with what was typed: that text, and
     /// which of them is shown.
     pub completing: Option<(String, usize)>,
-}
-
-/// A line for the user: the outcome of a write, a refusal, a note.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Notice {
-    /// A write succeeded.
-    Done(WriteAction, String),
-    /// A call failed; said in the user's language from the reason code.
-    Failed(ApiError),
-    /// Resume is not offered: a failed machine paused the operation.
-    ResumeNotOffered(String),
-    /// An operation was started, with any warning that must not be missed.
-    Started(Box<Created>),
-    /// The command is not available here, and why.
-    Unavailable(Why),
-    /// The person stopped waiting for a write; it may still have happened.
-    Abandoned(WriteAction, String),
-    /// The command line was given a command it does not know (as typed).
-    UnknownCommand(String),
-    /// A start whose outcome was being settled created nothing: the cluster's name.
-    StartNotCreated(String),
-}
-
-/// Why a command is not offered: decided by the dashboard, said in the user's language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Why {
-    ReadOnly,
-    NothingSelected,
-    Finished,
-    AlreadyPaused,
-    ResumeAfterFailure,
-    NotPaused,
-    NoCluster,
-    /// Kubernetes RBAC does not let the caller make this write.
-    NotPermitted,
-    /// Another write is waiting for its answer.
-    WritePending,
-    /// The object cannot be read: what a write would change is unknown.
-    Unreadable,
-}
-
-impl Why {
-    /// The Fluent id of the sentence.
-    pub fn message_id(self) -> &'static str {
-        match self {
-            Why::ReadOnly => "why-read-only",
-            Why::NothingSelected => "why-nothing-selected",
-            Why::Finished => "why-finished",
-            Why::AlreadyPaused => "why-already-paused",
-            Why::ResumeAfterFailure => "why-resume-after-failure",
-            Why::NotPaused => "why-not-paused",
-            Why::NoCluster => "why-no-cluster",
-            Why::NotPermitted => "why-not-permitted",
-            Why::WritePending => "why-write-pending",
-            Why::Unreadable => "why-unreadable",
-        }
-    }
 }
 
 /// The connection as the retrying client reports it.
@@ -410,6 +375,9 @@ pub struct State {
     pub revision: u64,
     /// Set by a handler that changed nothing drawn (a poll answered "unchanged").
     pub(crate) quiet: bool,
+    /// `R` asked the visible screen's data again with this request number: its answer (or a
+    /// later one) says "refreshed".
+    pub(crate) refresh: Option<u64>,
 }
 
 impl State {
@@ -450,6 +418,7 @@ impl State {
             quit: false,
             revision: 0,
             quiet: false,
+            refresh: None,
         }
     }
 

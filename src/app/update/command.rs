@@ -3,14 +3,17 @@
 //! edited like every text field.
 
 use super::nav::show;
-use super::quit;
+use super::{ask_permissions, quit};
 use crate::action::{Effect, Key, KeyCode};
 use crate::commands::{self, Verb};
-use crate::state::{CommandLine, Dialog, Input, Notice, Screen, State};
+use crate::state::{
+    ClustersState, CommandLine, Dialog, Input, Notice, OperationsState, Screen, State,
+};
 use crate::text_field::{self, Edit};
 
-/// The longest command line kept (the commands are short words).
-const MAX_CHARS: usize = 32;
+/// The longest command line kept: a short word and a name (a namespace is at most 63
+/// characters; a longer cluster name is refused by the service when asked).
+const MAX_CHARS: usize = 96;
 
 /// `:` opens an empty command line.
 pub(super) fn open(state: &mut State) {
@@ -74,16 +77,78 @@ fn run(state: &mut State, text: &str) -> Vec<Effect> {
         return Vec::new();
     }
     match commands::parse(text) {
-        Some(Verb::Operations) => show(state, Screen::Operations),
-        Some(Verb::Clusters) => show(state, Screen::Clusters),
-        Some(Verb::Help) => {
+        Some((Verb::Operations, cluster)) => operations_of(state, cluster),
+        Some((Verb::Namespace, name)) => namespace(state, name),
+        Some((Verb::Clusters, _)) => show(state, Screen::Clusters),
+        Some((Verb::Help, _)) => {
             state.dialog = Some(Dialog::keys());
             Vec::new()
         }
-        Some(Verb::Quit) => quit(state),
+        Some((Verb::Quit, _)) => quit(state),
         None => {
             state.notice = Some(Notice::UnknownCommand(text.trim().to_string()));
             Vec::new()
         }
     }
+}
+
+/// `:ops [CLUSTER]`: the Operations list, of `cluster` only when one is named (the server
+/// filters, so every page is that cluster's). What was held was another list: it goes.
+fn operations_of(state: &mut State, cluster: Option<&str>) -> Vec<Effect> {
+    let cluster = cluster.map(str::to_string);
+    if state.ops.cluster != cluster {
+        state.ops = OperationsState {
+            cluster,
+            filter: std::mem::take(&mut state.ops.filter),
+            order: state.ops.order,
+            ..OperationsState::default()
+        };
+        // Shown again from the start, even when the list is already on screen.
+        state.screen = Screen::Operation;
+    }
+    show(state, Screen::Operations)
+}
+
+/// The word for every namespace (`:ns all`), as `-A` is on the command line.
+const ALL_NAMESPACES: &[&str] = &["all", "-A", "*"];
+
+/// `:ns NAME`: lists NAME (every namespace for `all`), from the list screen shown (a page
+/// goes back to its list); `:ns` alone or a name Kubernetes would not take says what can be
+/// typed. What was held was of another namespace: it goes, and what the caller may do there
+/// is asked.
+fn namespace(state: &mut State, name: Option<&str>) -> Vec<Effect> {
+    let Some(name) = name else {
+        state.notice = Some(Notice::NamespaceUsage);
+        return Vec::new();
+    };
+    let all = ALL_NAMESPACES.contains(&name);
+    if !all && !ichor_model::is_namespace_name(name) {
+        state.notice = Some(Notice::BadNamespace(name.to_string()));
+        return Vec::new();
+    }
+    if all {
+        state.session.all_namespaces = true;
+    } else {
+        state.session.all_namespaces = false;
+        state.session.namespace = name.to_string();
+    }
+    let cluster = state.ops.cluster.take();
+    state.ops = OperationsState {
+        cluster,
+        order: state.ops.order,
+        ..OperationsState::default()
+    };
+    state.clusters = ClustersState::default();
+    let list = match state.screen {
+        Screen::Clusters | Screen::Cluster => Screen::Clusters,
+        Screen::Operations | Screen::Operation => Screen::Operations,
+    };
+    // Shown again from the start, even when the list is already on screen.
+    state.screen = match list {
+        Screen::Clusters => Screen::Cluster,
+        _ => Screen::Operation,
+    };
+    let mut effects = show(state, list);
+    effects.extend(ask_permissions(state, Vec::new()));
+    effects
 }

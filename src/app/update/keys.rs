@@ -9,7 +9,8 @@ use crate::action::{Effect, Key, KeyCode};
 use crate::keymap::{self, KeyCommand};
 use crate::new_operation;
 use crate::state::{
-    AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, Screen, State, Why, WriteAction,
+    AskedAbout, Confirm, Conn, Dialog, Input, Notice, PendingWrite, RbacWrite, Screen, State, Why,
+    WriteAction,
 };
 use crate::text_field::{self, Edit};
 use ichor_model::MAX_FILTER_CHARS;
@@ -61,6 +62,9 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         return fetch_current(state);
     }
     state.notice = None;
+    if let Some(effects) = sort_key(state, key) {
+        return effects;
+    }
     let Some(cmd) = keymap::lookup(state.screen, key) else {
         return Vec::new();
     };
@@ -220,6 +224,9 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
             state.target_cluster().cloned(),
         ) {
             (Avail::Yes, Some(c)) => return new_operation::open(state, c),
+            (Avail::No(Why::NotPermitted), Some(c)) => {
+                state.notice = Some(Notice::NotPermitted(RbacWrite::Start, c.namespace));
+            }
             (Avail::No(why), _) => state.notice = Some(Notice::Unavailable(why)),
             _ => {}
         },
@@ -232,20 +239,49 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
         | KeyCommand::BackToForm => {}
         KeyCommand::Filter => state.input = Input::Filter,
         KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete => return ask(state, cmd),
-        KeyCommand::Refresh => {
-            state.conn = Conn::Ok;
-            // What the caller may do is asked again too (a role may have been granted).
-            state.permissions.clear();
-            let mut effects = fetch_current(state);
-            effects.extend(ask_permissions(state, shown_namespaces(state)));
-            return effects;
-        }
+        KeyCommand::Refresh => return refresh(state),
         KeyCommand::Help => state.dialog = Some(Dialog::keys()),
         KeyCommand::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
         KeyCommand::Quit => return quit(state),
         KeyCommand::Suspend => return vec![Effect::Suspend],
     }
     Vec::new()
+}
+
+/// Shift-N, Shift-A, Shift-S on the Operations list: ordered by that column (again: the other
+/// way), by the server, so every page is in that order; the rows held were in another.
+fn sort_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
+    let KeyCode::Char(c) = key.code else {
+        return None;
+    };
+    if key.ctrl || state.screen != Screen::Operations {
+        return None;
+    }
+    let by = keymap::SORT_KEYS.iter().find(|(k, _)| *k == c)?.1;
+    let old = state.ops.order;
+    let order = ichor_model::Order {
+        by,
+        reversed: old.by == by && !old.reversed,
+    };
+    state.ops = crate::state::OperationsState {
+        cluster: state.ops.cluster.take(),
+        filter: std::mem::take(&mut state.ops.filter),
+        order,
+        ..Default::default()
+    };
+    Some(fetch_current(state))
+}
+
+/// `R`: the screen's data and what the caller may do, asked again now.
+fn refresh(state: &mut State) -> Vec<Effect> {
+    state.conn = Conn::Ok;
+    // What the caller may do is asked again too (a role may have been granted).
+    state.permissions.clear();
+    let mut effects = fetch_current(state);
+    // Its answer says "refreshed" (a screen with nothing to read says nothing).
+    state.refresh = (!effects.is_empty()).then_some(state.seq);
+    effects.extend(ask_permissions(state, shown_namespaces(state)));
+    effects
 }
 
 /// The namespaces of what the lists hold.
@@ -272,6 +308,13 @@ pub(super) fn ask(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
     match availability(state, cmd, op.as_ref()) {
         Avail::No(Why::ResumeAfterFailure) => {
             state.notice = op.map(|o| Notice::ResumeNotOffered(o.name));
+        }
+        Avail::No(Why::NotPermitted) => {
+            let write = match cmd {
+                KeyCommand::Delete => RbacWrite::Delete,
+                _ => RbacWrite::Patch,
+            };
+            state.notice = op.map(|o| Notice::NotPermitted(write, o.namespace));
         }
         Avail::No(why) => state.notice = Some(Notice::Unavailable(why)),
         Avail::Yes => {

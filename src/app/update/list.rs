@@ -50,6 +50,8 @@ pub(super) fn poll(state: &mut State, seq: u64) -> Effect {
             page_size,
             text,
             known_version,
+            cluster: state.ops.cluster.clone(),
+            order: state.ops.order,
             ..ListQuery::default()
         },
         more: false,
@@ -76,6 +78,8 @@ pub(super) fn more_if_near_the_end(state: &mut State) -> Vec<Effect> {
             page_size: PAGE,
             page_token: Some(token),
             text: state.ops.paging.asked.1.clone(),
+            cluster: state.ops.cluster.clone(),
+            order: state.ops.order,
             ..ListQuery::default()
         },
         more: true,

@@ -16,6 +16,8 @@ fn interest(state: &State) -> WatchRequest {
             view: View::Summary,
             page_size: page_size.max(list::PAGE),
             text,
+            cluster: state.ops.cluster.clone(),
+            order: state.ops.order,
             ..ListQuery::default()
         },
         follow: match (state.screen, state.detail.as_ref()) {

@@ -14,7 +14,7 @@ use keys::permitted;
 
 use super::action::{Action, ClusterFor, Effect};
 use super::keymap::KeyCommand;
-use super::state::{Screen, State, Why};
+use super::state::{Notice, Screen, State, Why};
 use ichor_model::{Operation, Phase};
 use jiff::SignedDuration;
 
@@ -43,12 +43,50 @@ pub fn start(state: &mut State) -> Vec<Effect> {
 /// says it changed nothing do not.
 pub fn update(state: &mut State, action: Action) -> Vec<Effect> {
     state.quiet = matches!(action, Action::Tick);
+    let refreshed = refresh_answered(state, &action);
     let effects = dispatch(state, action);
+    if let Some(ok) = refreshed {
+        state.refresh = None;
+        if ok && state.notice.is_none() {
+            state.notice = Some(Notice::Refreshed);
+            state.quiet = false;
+        }
+    }
     if !state.quiet {
         state.revision += 1;
     }
     state.quiet = false;
     effects
+}
+
+/// Whether `action` answers the read `R` asked for (or a later one of the same screen), and
+/// whether it read: `None` when it is no such answer.
+fn refresh_answered(state: &State, action: &Action) -> Option<bool> {
+    let asked = state.refresh?;
+    let (seq, ok) = match (state.screen, action) {
+        (
+            Screen::Operations,
+            Action::OperationsPage {
+                seq,
+                more: false,
+                result,
+            },
+        ) => (*seq, result.is_ok()),
+        (Screen::Operations, Action::Operations { seq, result }) => (*seq, result.is_ok()),
+        (Screen::Operation, Action::Operation { seq, result, .. }) => (*seq, result.is_ok()),
+        (Screen::Clusters, Action::Clusters { seq, result }) => (*seq, result.is_ok()),
+        (
+            Screen::Cluster,
+            Action::Cluster {
+                seq,
+                purpose: ClusterFor::ClusterPage,
+                result,
+                ..
+            },
+        ) => (*seq, result.is_ok()),
+        _ => return None,
+    };
+    (seq >= asked).then_some(ok)
 }
 
 fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
@@ -155,6 +193,8 @@ pub(super) fn listed_namespace(state: &State) -> Option<String> {
 
 /// Requests the data of the visible screen now.
 pub(super) fn fetch_current(state: &mut State) -> Vec<Effect> {
+    // A refresh is answered on the screen it was asked on (`R` sets it again after this).
+    state.refresh = None;
     let mut effects = fetch_screen(state);
     effects.extend(live::follow_interest(state));
     effects

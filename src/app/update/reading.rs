@@ -4,20 +4,81 @@
 
 use crate::action::{Effect, Key, KeyCode};
 use crate::keymap::{self, KeyCommand};
-use crate::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, State, Why};
+use crate::state::{Dialog, Loaded, Notice, Reading, ReadingOf, Screen, SearchRoom, State, Why};
+use crate::text_field::{self, Edit};
+
+/// The longest text searched for.
+const MAX_SEARCH_CHARS: usize = 64;
+
+/// `/`, `n` and `N` in a YAML or whole-text view, and the keys while the search is typed
+/// (printable keys type, Enter finds, Esc leaves it; Esc after that clears it before it
+/// closes the view). The line to scroll to when the key moved, `Some(scroll)` when it acted
+/// without moving, `None` when it is not the search's.
+fn search_key(r: &mut Reading, search: SearchRoom, key: Key) -> Option<usize> {
+    if r.what == ReadingOf::Keys {
+        return None;
+    }
+    let s = &mut r.search;
+    let go = |s: &mut crate::state::Search, to: Option<usize>, scroll: usize| match to {
+        Some(line) => {
+            s.at = Some(line);
+            line
+        }
+        None => scroll,
+    };
+    if s.typing {
+        match key.code {
+            KeyCode::Enter => {
+                s.typing = false;
+                s.at = None;
+                return Some(go(s, search.next, r.scroll));
+            }
+            KeyCode::Esc => *s = Default::default(),
+            _ => {
+                if text_field::edit(&mut s.text, key, |_| true, MAX_SEARCH_CHARS) == Edit::Changed {
+                    s.at = None;
+                }
+            }
+        }
+        return Some(r.scroll);
+    }
+    match key.code {
+        KeyCode::Char('/') if !key.ctrl => {
+            *s = crate::state::Search {
+                typing: true,
+                ..Default::default()
+            };
+            Some(r.scroll)
+        }
+        KeyCode::Char('n') if !key.ctrl && !s.text.is_empty() => Some(go(s, search.next, r.scroll)),
+        KeyCode::Char('N') if !key.ctrl && !s.text.is_empty() => Some(go(s, search.prev, r.scroll)),
+        KeyCode::Esc if !s.text.is_empty() => {
+            *s = Default::default();
+            Some(r.scroll)
+        }
+        _ => None,
+    }
+}
 use ichor_model::ApiError;
 
 /// A key while a text is read.
 pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     let room = state.viewport.dialog;
+    let found = state.viewport.search;
     let Some(Dialog::Read(r)) = state.dialog.as_mut() else {
         return Vec::new();
     };
     // The key that opened it closes it too.
-    let toggle = matches!(
-        (&r.what, key.code),
-        (ReadingOf::Keys, KeyCode::Char('?')) | (ReadingOf::Manifest { .. }, KeyCode::Char('y'))
-    );
+    let toggle = !r.search.typing
+        && matches!(
+            (&r.what, key.code),
+            (ReadingOf::Keys, KeyCode::Char('?'))
+                | (ReadingOf::Manifest { .. }, KeyCode::Char('y'))
+        );
+    if let Some(to) = search_key(r, found, key) {
+        r.scroll = to.min(room.last_start());
+        return Vec::new();
+    }
     let page = room.rows.max(1);
     let to = match keymap::lookup_in(keymap::READING, key) {
         Some(KeyCommand::Cancel) => return close(state),

@@ -211,7 +211,7 @@ fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines
             "review-shared",
             &[
                 ("n", plan.shared_with.len().into()),
-                ("clusters", names.join(", ").into()),
+                ("clusters", names.join(&t.t("list-separator")).into()),
             ],
         );
         lines.wrapped(&shared, warn);

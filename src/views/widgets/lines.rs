@@ -4,8 +4,8 @@
 use crate::text::{truncate, wrap};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
-use ratatui::text::Line;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 /// Lines being put together for an area `width` columns wide.
@@ -112,6 +112,42 @@ impl Lines {
         self.lines.len()
     }
 
+    /// The lines that hold `needle` (case folded where folding keeps the text's length).
+    pub(crate) fn holding(&self, needle: &str) -> Vec<usize> {
+        if needle.is_empty() {
+            return Vec::new();
+        }
+        (0..self.lines.len())
+            .filter(|&i| !found_in(&line_text(&self.lines[i]), needle).is_empty())
+            .collect()
+    }
+
+    /// Marks every place that holds `needle` (reversed; on the line `current`, bold and
+    /// underlined too), keeping each line's own style around them.
+    pub(crate) fn highlight(&mut self, needle: &str, current: Option<usize>) {
+        for (i, line) in self.lines.iter_mut().enumerate() {
+            let text = line_text(line);
+            let found = found_in(&text, needle);
+            if found.is_empty() {
+                continue;
+            }
+            let base = line.spans.first().map_or(line.style, |s| s.style);
+            let mut mark = base.add_modifier(Modifier::REVERSED);
+            if current == Some(i) {
+                mark = mark.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+            }
+            let mut spans = Vec::new();
+            let mut from = 0;
+            for (start, end) in found {
+                spans.push(Span::styled(text[from..start].to_string(), base));
+                spans.push(Span::styled(text[start..end].to_string(), mark));
+                from = end;
+            }
+            spans.push(Span::styled(text[from..].to_string(), base));
+            *line = Line::from(spans).style(line.style);
+        }
+    }
+
     /// Draws the lines from the top of `area`; returns the rows used.
     pub(crate) fn draw(&self, area: Rect, buf: &mut Buffer) -> u16 {
         self.draw_from(area, buf, 0)
@@ -128,6 +164,37 @@ impl Lines {
         }
         used
     }
+}
+
+/// A line's text, its spans joined.
+fn line_text(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
+/// The byte ranges of `text` that hold `needle`, without overlap: case folded when folding
+/// keeps every byte where it was (else as typed).
+fn found_in(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let (hay, pin) = (text.to_lowercase(), needle.to_lowercase());
+    let (hay, pin) = if hay.len() == text.len() && pin.len() == needle.len() {
+        (hay, pin)
+    } else {
+        (text.to_string(), needle.to_string())
+    };
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = hay.get(from..).and_then(|h| h.find(&pin)) {
+        let start = from + at;
+        let end = start + pin.len();
+        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            break;
+        }
+        found.push((start, end));
+        from = end;
+    }
+    found
 }
 
 /// `area` less one column on the left: where text in a body starts.

@@ -23,15 +23,62 @@ pub fn check_listen(addr: &SocketAddr, allow_remote: bool) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Writes a kubeconfig for the admin user of a demo cluster served at `addr`.
-pub fn write_kubeconfig(path: &Path, addr: &SocketAddr) -> anyhow::Result<()> {
-    let text = format!(
+/// The demo users a kubeconfig names, each a context of its own: the admin first (the current
+/// context, `ichor-demo`), then one context per other person, named as the user.
+/// Each names its token, and its user and group for `as` (kubectl sends no token over plain
+/// HTTP: it impersonates them instead; the admin needs neither).
+const KUBECONFIG_USERS: &[(&str, &str, &str, Option<&str>)] = &[
+    ("ichor-demo", users::ADMIN, users::ADMIN_TOKEN, None),
+    (
+        users::VIEWER,
+        users::VIEWER,
+        users::VIEWER_TOKEN,
+        Some("ichor:viewers"),
+    ),
+    (
+        users::OPERATOR,
+        users::OPERATOR,
+        users::OPERATOR_TOKEN,
+        Some("ichor:operators"),
+    ),
+    (
+        users::OPERATIONS_READER,
+        users::OPERATIONS_READER,
+        users::OPERATIONS_READER_TOKEN,
+        Some("ichor:operation-readers"),
+    ),
+    (
+        users::CLUSTER_EDITOR,
+        users::CLUSTER_EDITOR,
+        users::CLUSTER_EDITOR_TOKEN,
+        Some("ichor:cluster-editors"),
+    ),
+];
+
+/// A kubeconfig for a demo cluster served at `addr`: one context per demo user with the
+/// user's token (`--context viewer`, `--context operator`, ...), the admin's current.
+pub fn kubeconfig(addr: &SocketAddr) -> String {
+    let mut contexts = String::new();
+    let mut users_text = String::new();
+    for (context, user, token, group) in KUBECONFIG_USERS {
+        contexts.push_str(&format!(
+            "- name: {context}\n  context:\n    cluster: ichor-demo\n    user: {user}\n    namespace: default\n"
+        ));
+        users_text.push_str(&format!("- name: {user}\n  user:\n    token: {token}\n"));
+        if let Some(group) = group {
+            users_text.push_str(&format!("    as: {user}\n    as-groups:\n    - {group}\n"));
+        }
+    }
+    format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: ichor-demo\n  cluster:\n    server: http://{addr}\n\
-contexts:\n- name: ichor-demo\n  context:\n    cluster: ichor-demo\n    user: admin\n    namespace: default\n\
-current-context: ichor-demo\nusers:\n- name: admin\n  user:\n    token: {}\n",
-        users::ADMIN_TOKEN
-    );
-    std::fs::write(path, text).with_context(|| format!("writing kubeconfig {}", path.display()))
+contexts:\n{contexts}current-context: ichor-demo\nusers:\n{users_text}"
+    )
+}
+
+/// Writes [`kubeconfig`] to `path`.
+pub fn write_kubeconfig(path: &Path, addr: &SocketAddr) -> anyhow::Result<()> {
+    std::fs::write(path, kubeconfig(addr))
+        .with_context(|| format!("writing kubeconfig {}", path.display()))
 }
 
 /// Serves the API on `listener` over HTTP/1.1 and h2c until the task is dropped. Loopback

@@ -3,7 +3,7 @@
 use super::basics::non_empty;
 use super::operation::{operation_from_proto, operation_to_proto};
 use super::proto;
-use ichor_model::{ApiError, Code, ListQuery, OperationPage, Phase, Progress, Reason, View};
+use ichor_model::{ApiError, Code, ListQuery, OperationPage, Order, Phase, Progress, Reason, View};
 
 /// A progress for the wire.
 pub(super) fn progress_to_proto(p: &Progress) -> proto::Progress {
@@ -42,6 +42,7 @@ pub fn list_query_to_proto(q: &ListQuery) -> proto::ListOperationsRequest {
         phases: q.phases.iter().map(|p| p.as_str().to_string()).collect(),
         filter: q.text.clone(),
         known_version: q.known_version.clone().unwrap_or_default(),
+        order_by: q.order.to_order_by().to_string(),
     }
 }
 
@@ -76,6 +77,12 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
             format!("page_size must not be negative (it is {})", r.page_size),
         )
     })?;
+    let order = Order::from_order_by(&r.order_by).ok_or_else(|| {
+        ApiError::invalid(
+            "order_by",
+            "order_by is one of create_time, name and state, each with desc or not",
+        )
+    })?;
     Ok(ListQuery {
         namespace,
         view,
@@ -85,6 +92,7 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
         phases: r.phases.iter().map(|p| Phase::parse(p)).collect(),
         text: r.filter,
         known_version: non_empty(r.known_version),
+        order,
     })
 }
 

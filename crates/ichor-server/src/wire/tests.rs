@@ -296,3 +296,25 @@ fn foreign_or_absent_details_give_no_reason() {
     let e = error_from_status(&s);
     assert_eq!((e.reason, e.param("k")), (None, Some("v")));
 }
+
+#[test]
+fn a_list_order_survives_the_wire_and_an_unknown_one_is_refused() {
+    for by in [SortBy::Age, SortBy::Name, SortBy::State] {
+        for reversed in [false, true] {
+            let q = ListQuery {
+                namespace: Some("default".into()),
+                order: Order { by, reversed },
+                ..ListQuery::default()
+            };
+            assert_eq!(list_query_from_proto(list_query_to_proto(&q)).unwrap(), q);
+        }
+    }
+    let mut bad = list_query_to_proto(&ListQuery {
+        namespace: Some("default".into()),
+        ..ListQuery::default()
+    });
+    bad.order_by = "priority desc\u{1b}[2J".into();
+    let e = list_query_from_proto(bad).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument);
+    assert!(!e.message.contains('\u{1b}'), "the input is not echoed");
+}
