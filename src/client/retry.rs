@@ -67,6 +67,10 @@ pub struct Retrying<C> {
     policy: RetryPolicy,
     rng: Mutex<fastrand::Rng>,
     read_only: bool,
+    /// A wait was reported and no call has been answered since: the next answer, of any call,
+    /// says the side answers again (a call that waited may have been stopped, replaced by a
+    /// later read of the same thing, and will never say so itself).
+    faulted: std::sync::atomic::AtomicBool,
 }
 
 /// What one attempt of a call decided.
@@ -92,6 +96,7 @@ impl<C: OperationClient> Retrying<C> {
             policy,
             rng: Mutex::new(fastrand::Rng::new()),
             read_only: false,
+            faulted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -147,7 +152,10 @@ impl<C: OperationClient> Retrying<C> {
         loop {
             let err = match attempt(n).await {
                 Step::Done(r) => {
-                    if n > 1 {
+                    let faulted = self
+                        .faulted
+                        .swap(false, std::sync::atomic::Ordering::SeqCst);
+                    if n > 1 || faulted {
                         self.send(RetryEvent::Recovered {
                             what: what.to_string(),
                         });
@@ -161,6 +169,8 @@ impl<C: OperationClient> Retrying<C> {
             let elapsed = started.elapsed();
             if elapsed >= self.policy.give_up_after {
                 tracing::warn!(what, attempts = n, error = %err, "giving up retrying");
+                self.faulted
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
                 self.send(RetryEvent::GaveUp {
                     what: what.to_string(),
                     since,
@@ -173,6 +183,8 @@ impl<C: OperationClient> Retrying<C> {
                 .jittered(delay)
                 .min(self.policy.give_up_after - elapsed);
             tracing::info!(what, attempt = n, delay_ms = wait.as_millis() as u64, error = %err, "transient fault, retrying");
+            self.faulted
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             self.send(RetryEvent::Retrying {
                 what: what.to_string(),
                 attempt: n,

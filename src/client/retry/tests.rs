@@ -565,3 +565,38 @@ async fn refusals_of_writes_are_answers_not_unknown_outcomes() {
     assert_eq!(fake.calls(), ["create", "create"]);
     assert!(events(&mut rx).is_empty());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_stopped_while_it_waited_is_followed_by_recovered_from_the_next_answer() {
+    let fake = Arc::new(Fake::default());
+    fake.lists
+        .lock()
+        .unwrap()
+        .extend([Err(unavailable()), Ok(vec![])]);
+    fake.gets
+        .lock()
+        .unwrap()
+        .push_back(Err(ApiError::new(Code::NotFound, "gone")));
+    let (c, mut rx) = retrying(&fake, no_jitter());
+    // The list waits after its first fault, and is stopped there (a later read replaced it).
+    let waiting = tokio::time::timeout(Duration::from_millis(500), c.list_operations(None)).await;
+    assert!(waiting.is_err());
+    assert!(matches!(
+        events(&mut rx).as_slice(),
+        [RetryEvent::Retrying { .. }]
+    ));
+    // The next call is answered at once (NotFound is an answer): the side answers again.
+    assert_eq!(
+        c.get_operation("default", "x").await.unwrap_err().code,
+        Code::NotFound
+    );
+    assert_eq!(
+        events(&mut rx),
+        [RetryEvent::Recovered {
+            what: "reading the operation".into()
+        }]
+    );
+    // Said once.
+    assert_eq!(c.list_operations(None).await.unwrap(), vec![]);
+    assert!(events(&mut rx).is_empty());
+}

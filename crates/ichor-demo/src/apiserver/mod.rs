@@ -257,6 +257,13 @@ async fn upgrade_in_memory(
     Ok(resp.map(|b| b.map_err(|e| -> BoxError { Box::new(e) }).boxed_unsync()))
 }
 
+impl EmbeddedApi {
+    /// Adds a viewer for the benchmarks (`ICHOR_DEMO_USERS`): a token of the viewers' group.
+    pub(crate) fn add_bench_viewer(&self, token: &str, user: &str) {
+        self.lock().auth.add_token(token, user, &["ichor:viewers"]);
+    }
+}
+
 /// Users and rules added at run time, for tests of authentication. With the `faults` feature
 /// only.
 #[cfg(feature = "faults")]

@@ -76,11 +76,7 @@ pub(crate) fn seed_extras(
         seed_hostile(api, now)?;
     }
     for i in 0..extras.users {
-        api.add_token(
-            &bench_token(i),
-            &format!("bench-viewer-{i}"),
-            &["ichor:viewers"],
-        );
+        api.add_bench_viewer(&bench_token(i), &format!("bench-viewer-{i}"));
     }
     if extras.history > 0 {
         let staging: Vec<String> = ["staging-cp1", "staging-w01", "staging-w02", "staging-w03"]
