@@ -125,6 +125,11 @@ async fn measure(route: &str, changes: usize) -> Vec<Duration> {
         wire.want(&name);
         api.seed(&operation(&name)).expect("seeded");
         wait_found(&wire, i + 2).await;
+        if wire.found().len() < i + 2 {
+            eprintln!("{name} not shown within 10 s");
+        }
+        // Taken away again, so the next one is on a screen of the same few rows.
+        api.remove("talosoperations", "default", &name);
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let _ = keys.send(Action::Key(Key::ch('q')));
@@ -141,7 +146,10 @@ async fn wait_found(wire: &Wire, n: usize) {
 }
 
 fn main() {
-    let changes = if common::full() { 200 } else { 3 };
+    let changes = std::env::var("ICHOR_SCREEN_CHANGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if common::full() { 200 } else { 3 });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
