@@ -30,5 +30,7 @@ mod titles;
 mod typography;
 #[path = "update.rs"]
 mod update;
+#[path = "where_it_goes.rs"]
+mod where_it_goes;
 #[path = "wide.rs"]
 mod wide;

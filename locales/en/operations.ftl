@@ -86,3 +86,4 @@ events-unreadable = Events could not be read: { $why }
 events-heading-capped = Events (the newest { $n } loaded, older events not loaded; e: all)
 events-count = { $n } events, all loaded.
 events-count-capped = Older events not loaded: the newest { $n } are shown (the server sends at most { $n }).
+col-target = TARGET

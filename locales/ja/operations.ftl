@@ -88,3 +88,4 @@ events-unreadable = イベントを読めませんでした：{ $why }
 events-heading-capped = イベント（新しい { $n } 件を読み込み、古いイベントは未読み込み。e ですべて表示）
 events-count = イベント { $n } 件（すべて読み込み済み）。
 events-count-capped = 古いイベントは読み込んでいません。新しい { $n } 件を表示しています（サーバーが返すのは最大 { $n } 件）。
+col-target = 変更先

@@ -32,6 +32,10 @@ pub mod names {
     pub const ACTOR: &str = "ichor.maesh.dev/actor";
     /// TalosOperation annotation: the route the start came by (`in-process`, `ichor-ui`).
     pub const ACTOR_ROUTE: &str = "ichor.maesh.dev/actor-route";
+    /// TalosOperation annotation: the value before the start (set by CreateOperation).
+    pub const CURRENT: &str = "ichor.maesh.dev/current";
+    /// TalosOperation annotation: the target of the start (set by CreateOperation).
+    pub const TARGET: &str = "ichor.maesh.dev/target";
     /// TalosOperation annotation: who last paused or resumed the operation.
     pub const PAUSED_BY: &str = "ichor.maesh.dev/paused-by";
     /// TalosOperation annotation: when the operation was last paused or resumed (RFC 3339).

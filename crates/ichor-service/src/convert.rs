@@ -10,9 +10,9 @@ use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, 
 use kube::api::ObjectMeta;
 
 /// Annotation recording the value before the start (set by CreateOperation).
-pub(crate) const CURRENT: &str = "ichor.maesh.dev/current";
+pub(crate) const CURRENT: &str = names::CURRENT;
 /// Annotation recording the target of the start (set by CreateOperation).
-pub(crate) const TARGET: &str = "ichor.maesh.dev/target";
+pub(crate) const TARGET: &str = names::TARGET;
 
 /// The CRD crate's kind for a model kind: the two crates keep their own vocabularies (the model
 /// knows no kube), and the machine order is computed over the resources.

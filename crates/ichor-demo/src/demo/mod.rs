@@ -107,6 +107,14 @@ fn progress(
     }
 }
 
+/// `op` with the value before and the target, as a start through the service records them.
+fn headed(mut op: TalosOperation, current: &str, target: &str) -> TalosOperation {
+    let annotations = op.metadata.annotations.get_or_insert_with(BTreeMap::new);
+    annotations.insert(names::CURRENT.to_string(), current.to_string());
+    annotations.insert(names::TARGET.to_string(), target.to_string());
+    op
+}
+
 /// A finished operation; `id` is [name, cluster, kind, actor].
 fn completed(
     now: Timestamp,
@@ -214,12 +222,16 @@ fn seed_staging(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<Vec<Machine
     for m in &staging_machines {
         api.seed(m)?;
     }
-    let mut running = operation(
-        "staging-talos-x7k2p",
-        "staging",
-        "talos",
-        "alice@example.com",
-        &at(now, 3),
+    let mut running = headed(
+        operation(
+            "staging-talos-x7k2p",
+            "staging",
+            "talos",
+            "alice@example.com",
+            &at(now, 3),
+        ),
+        "v1.9.2",
+        "v1.9.3",
     );
     running.status = Some(TalosOperationStatus {
         phase: "Running".into(),
@@ -262,12 +274,16 @@ fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     for m in &tokyo_machines {
         api.seed(m)?;
     }
-    let mut failed = operation(
-        "edge-tokyo-talos-m4q9z",
-        "edge-tokyo",
-        "talos",
-        "kenji@example.com",
-        &at(now, 42),
+    let mut failed = headed(
+        operation(
+            "edge-tokyo-talos-m4q9z",
+            "edge-tokyo",
+            "talos",
+            "kenji@example.com",
+            &at(now, 42),
+        ),
+        "v1.9.2",
+        "v1.9.3",
     );
     failed.status = Some(TalosOperationStatus {
         phase: "Paused".into(),
@@ -320,17 +336,21 @@ fn seed_history(
     };
     let staging_names = names_of(staging_machines);
     let history = [
-        completed(
-            now,
-            [
-                "prod-eu-kubernetes-9fj3c",
-                "prod-eu",
-                "kubernetes",
-                "alice@example.com",
-            ],
-            &prod_names,
-            12,
-            "running Kubernetes v1.32.3",
+        headed(
+            completed(
+                now,
+                [
+                    "prod-eu-kubernetes-9fj3c",
+                    "prod-eu",
+                    "kubernetes",
+                    "alice@example.com",
+                ],
+                &prod_names,
+                12,
+                "running Kubernetes v1.32.3",
+            ),
+            "v1.32.2",
+            "v1.32.3",
         ),
         completed(
             now,
@@ -344,12 +364,16 @@ fn seed_history(
             30,
             "pass 5: configuration applied",
         ),
-        completed(
-            now,
-            ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
-            &staging_names,
-            5,
-            "kube-proxy enabled",
+        headed(
+            completed(
+                now,
+                ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
+                &staging_names,
+                5,
+                "kube-proxy enabled",
+            ),
+            "replaced",
+            "enabled",
         ),
         completed(
             now,
@@ -363,17 +387,21 @@ fn seed_history(
             20,
             "stopped",
         ),
-        completed(
-            now,
-            [
-                "edge-tokyo-ichor-b5n2s",
-                "edge-tokyo",
-                "ichor",
-                "kenji@example.com",
-            ],
-            &[],
-            2,
-            "",
+        headed(
+            completed(
+                now,
+                [
+                    "edge-tokyo-ichor-b5n2s",
+                    "edge-tokyo",
+                    "ichor",
+                    "kenji@example.com",
+                ],
+                &[],
+                2,
+                "",
+            ),
+            "v0.14.1",
+            "v0.14.2",
         ),
     ];
     for op in &history {
