@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "events_all.rs"]
+mod events_all;
 #[path = "events_screen.rs"]
 mod events_screen;
 #[path = "help_screens.rs"]

@@ -15,7 +15,9 @@ mod watch;
 
 pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
-pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
+pub use events::{
+    EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent, OperationEvents,
+};
 pub use list::{
     DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Progress, View,
     list_order,

@@ -296,3 +296,45 @@ fn foreign_or_absent_details_give_no_reason() {
     let e = error_from_status(&s);
     assert_eq!((e.reason, e.param("k")), (None, Some("v")));
 }
+
+/// The count of events crosses the wire; a server from before it says none (old bytes decode
+/// as "not said"), and a client keeps no more than it asked for.
+#[test]
+fn events_and_their_count_both_ways() {
+    let e = OperationEvent {
+        reason: "MachineStepFinished".into(),
+        count: 1,
+        ..Default::default()
+    };
+    let answer = OperationEvents {
+        events: vec![e.clone(); 3],
+        total: Some(157),
+    };
+    let bytes = events_to_proto(&answer).encode_to_vec();
+    let back = proto::ListOperationEventsResponse::decode(bytes.as_slice()).unwrap();
+    assert_eq!(events_from_proto(back, EventsWanted::Newest), answer);
+    // An old server's answer: the events only.
+    let old = proto::ListOperationEventsResponse {
+        events: vec![event_to_proto(&e); MAX_EVENTS],
+        total: None,
+    };
+    let read = events_from_proto(old.clone(), EventsWanted::All);
+    assert_eq!((read.events.len(), read.total), (MAX_EVENTS, None));
+    assert!(
+        read.older_not_loaded(),
+        "a full answer without a count may leave some out"
+    );
+    // More than asked for is not kept (and counted as left out); a total below what came is
+    // not believed.
+    let mut many = old;
+    many.events = vec![event_to_proto(&e); MAX_EVENTS + 5];
+    many.total = Some(2);
+    let read = events_from_proto(many, EventsWanted::Newest);
+    assert_eq!(
+        (read.events.len(), read.total),
+        (MAX_EVENTS, Some(MAX_EVENTS + 5))
+    );
+    // A request without `all` (an old client's) is the newest, as before.
+    let req = proto::ListOperationEventsRequest::decode(&b"\x0a\x07default"[..]).unwrap();
+    assert!(!req.all);
+}
