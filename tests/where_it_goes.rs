@@ -73,3 +73,57 @@ fn the_list_at_40_columns() {
         );
     }
 }
+
+/// The demo's clusters as the Clusters screen shows them: edge-tokyo's spec names v1.9.3, but
+/// three of its eight machines run v1.9.2 (its upgrade stopped at the sixth); staging's upgrade
+/// is under way; prod-eu runs what its spec names.
+#[tokio::test]
+async fn clusters_say_what_the_machines_run_beside_the_spec() {
+    use ichor_app::action::{Action, Key, KeyCode};
+    use ichor_app::update::update;
+    let (_api, client) = demo_client().await;
+    let clusters = client.list_clusters(Some("default")).await.unwrap();
+    let mut s = fixtures::listed(fixtures::list());
+    update(&mut s, Action::Key(Key::ch('2')));
+    let seq = s.seq;
+    update(
+        &mut s,
+        Action::Clusters {
+            seq,
+            result: Ok(clusters),
+        },
+    );
+    let wide = screen_of(&s, 160, 48, Lang::En);
+    let tokyo = wide.iter().find(|r| r.contains("edge-tokyo")).unwrap();
+    assert!(tokyo.contains("v1.9.3 (3 of 8 run v1.9.2)"), "{tokyo}");
+    let prod = wide.iter().find(|r| r.contains("prod-eu")).unwrap();
+    assert!(!prod.contains(" run "), "{prod}");
+    let narrow = screen_of(&s, 80, 24, Lang::En);
+    let tokyo = narrow.iter().find(|r| r.contains("edge-tokyo")).unwrap();
+    assert!(tokyo.contains("v1.9.3 (3 differ)"), "{tokyo}");
+    assert!(tokyo.contains("Talos · Paused"), "{tokyo}");
+    crate::snap_all!("clusters_running_versions", &s);
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&s, lang, 40, 12, Theme::default());
+        crate::snapshot!(
+            format!("clusters_running_versions_{}_40x12", lang.code()),
+            term.backend()
+        );
+    }
+    // The cluster's page says it too.
+    update(&mut s, Action::Key(Key::plain(KeyCode::Enter)));
+    let page = screen_of(&s, 160, 48, Lang::En).join("\n");
+    assert!(
+        page.contains("(3 of 8 run v1.9.2)") || page.contains("(1 of 4 run v1.9.2)"),
+        "{page}"
+    );
+    crate::snap_all!("cluster_page_running_versions", &s);
+}
+
+fn screen_of(s: &ichor_app::state::State, w: u16, h: u16, lang: Lang) -> Vec<String> {
+    let term = draw(s, lang, w, h, Theme::default());
+    let buf = term.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+        .collect()
+}

@@ -101,3 +101,5 @@ field-shutdown = 停止
 cluster-shutdown = { $time }、{ $user }（{ $operation }）
 cluster-still-down = ⚠ その後このクラスターで開始されたオペレーションはありません。マシンは今も停止していると思われます。
 review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは今も停止していると思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。
+versions-running-other = { $spec }（{ $total } 台中 { $n } 台は { $running } で稼働）
+versions-running-other-short = { $spec }（{ $n } 台相違）

@@ -10,6 +10,7 @@ mod kind;
 mod list;
 mod progress;
 mod reach;
+mod running;
 mod version;
 mod watch;
 
@@ -24,6 +25,7 @@ pub use list::{
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
+pub use running::{Component, RunningApart};
 
 pub use version::{Version, check_jump};
 pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
@@ -400,6 +402,9 @@ pub struct ClusterMachine {
     pub hold: Option<String>,
     /// The Machine object could not be read: why (short, inert).
     pub unreadable: Option<String>,
+    /// The Talos and Kubernetes versions the machine reports it runs (`None`: not reported).
+    pub talos_version: Option<String>,
+    pub kubernetes_version: Option<String>,
 }
 
 /// Who syncs a spec from Git.

@@ -122,7 +122,8 @@ pub struct TalosClusterStatus {
     group = "ichor.maesh.dev",
     version = "v1alpha1",
     kind = "Machine",
-    namespaced
+    namespaced,
+    status = "MachineStatus"
 )]
 #[serde(rename_all = "camelCase")]
 pub struct MachineSpec {
@@ -131,6 +132,18 @@ pub struct MachineSpec {
     pub role: String,
     #[serde(default)]
     pub approved: bool,
+}
+
+/// What a machine reports it runs (written by the controller as each step completes).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineStatus {
+    /// The Talos version the machine runs ("v1.9.2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub talos_version: Option<String>,
+    /// The Kubernetes version its kubelet runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<String>,
 }
 
 /// The ichor installation of a cluster's namespace (the one named `ichor`).

@@ -226,6 +226,8 @@ fn clusters_survive_the_wire() {
             approved: false,
             hold: Some("why".into()),
             unreadable: Some("spec: missing field `role`".into()),
+            talos_version: Some("v1.9.1".into()),
+            kubernetes_version: Some("v1.32.2".into()),
         }],
         tracking: Some(Tracking {
             tool: "Flux".into(),
