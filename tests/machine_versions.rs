@@ -55,7 +55,10 @@ async fn the_machines_versions_reach_every_path(path: Path) {
     );
 }
 
-crate::matrix!(the_machines_versions_reach_every_path);
+crate::matrix!(
+    the_machines_versions_reach_every_path,
+    the_plan_says_which_machines_already_run_the_target,
+);
 
 /// A Talos upgrade run by the simulated controller: each machine reports the target as its
 /// step completes; the held and the unapproved ones keep the version before.
@@ -109,5 +112,48 @@ async fn the_controller_reports_the_target_as_each_machine_completes() {
     assert_eq!(
         cluster.running(Component::Talos, "v1.9.2"),
         ["c1-w-unapproved", "c1-w-held"]
+    );
+}
+
+/// After "delete and start again", the plan says which machines already report the target:
+/// edge-tokyo's first five (its upgrade stopped at the sixth); the Review says so and what the
+/// executor does to them.
+async fn the_plan_says_which_machines_already_run_the_target(path: Path) {
+    let api = world();
+    let ops: Api<ichor_resources::TalosOperation> =
+        Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.delete("edge-tokyo-talos-m4q9z", &Default::default())
+        .await
+        .unwrap();
+    let c = connect(path, &api, User::Admin).await;
+    let mut req = ichor_model::OperationRequest::new(
+        "default",
+        Some("edge-tokyo"),
+        ichor_model::OperationKind::Talos,
+    );
+    req.target = Some("v1.9.3".into());
+    let plan = c.plan_operation(&req).await.unwrap();
+    let at: Vec<&str> = plan
+        .steps
+        .iter()
+        .flatten()
+        .filter(|m| m.runs_target)
+        .map(|m| m.name.as_str())
+        .collect();
+    assert_eq!(
+        at,
+        [
+            "edge-tokyo-cp1",
+            "edge-tokyo-cp2",
+            "edge-tokyo-cp3",
+            "edge-tokyo-w01",
+            "edge-tokyo-w02"
+        ],
+        "{path:?}"
+    );
+    assert_eq!(
+        plan.steps.iter().flatten().count(),
+        9,
+        "{path:?}: none skipped"
     );
 }

@@ -127,3 +127,37 @@ fn screen_of(s: &ichor_app::state::State, w: u16, h: u16, lang: Lang) -> Vec<Str
         .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
         .collect()
 }
+
+/// After "delete and start again" on edge-tokyo, the Review says which machines already report
+/// the target and what the executor does to them (from the plan).
+#[tokio::test]
+async fn the_review_says_which_machines_already_run_the_target() {
+    use crate::help_screens::flat;
+    use ichor_demo::apiserver::auth::users;
+    let (api, client) = demo_client().await;
+    let ops: kube::Api<ichor_resources::TalosOperation> =
+        kube::Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.delete("edge-tokyo-talos-m4q9z", &Default::default())
+        .await
+        .unwrap();
+    let d = common::dialog::review(
+        client,
+        "edge-tokyo",
+        ichor_model::OperationKind::Talos,
+        Some("v1.9.3"),
+    )
+    .await;
+    let said = flat(&d.state, Lang::En, 160, 48);
+    assert!(
+        said.contains("5 of the 8 machines already report v1.9.3 (edge-tokyo-cp1, edge-tokyo-cp2, edge-tokyo-cp3, edge-tokyo-w01, edge-tokyo-w02). The executor does not skip them"),
+        "{said}"
+    );
+    crate::snap_all!("review_runs_target", &d.state);
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&d.state, lang, 40, 12, Theme::default());
+        crate::snapshot!(
+            format!("review_runs_target_{}_40x12", lang.code()),
+            term.backend()
+        );
+    }
+}

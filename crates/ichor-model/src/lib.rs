@@ -298,6 +298,10 @@ pub struct Permissions {
 pub struct PlanMachine {
     pub name: String,
     pub role: String,
+    /// The machine already reports the target version (Talos and Kubernetes upgrades): the
+    /// executor does not skip it (it takes the target from the spec at each machine's turn),
+    /// so it is handled again in its turn like the others.
+    pub runs_target: bool,
 }
 
 /// A machine that the operation skips, and why.

@@ -91,6 +91,7 @@ fn plans_and_starts_survive_the_wire() {
             vec![PlanMachine {
                 name: "cp".into(),
                 role: "controlplane".into(),
+                runs_target: true,
             }],
             vec![],
         ],
@@ -129,6 +130,7 @@ fn plans_and_starts_survive_the_wire() {
         unapproved: vec![PlanMachine {
             name: "w9".into(),
             role: "worker".into(),
+            runs_target: false,
         }],
         shut_down: Some(ShutdownRecord {
             operation: "c1-shutdown-x".into(),
