@@ -570,6 +570,7 @@ pub fn output(o: &str) -> Output {
     match o {
         "json" => Output::Json,
         "yaml" => Output::Yaml,
+        "wide" => Output::Wide,
         _ => Output::Table,
     }
 }

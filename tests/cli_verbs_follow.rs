@@ -193,7 +193,52 @@ async fn list_and_get_print_tables(path: Path) {
     assert!(!r.err.is_empty());
 }
 
+/// `-o wide` adds where each operation goes, as its start recorded it; `-` where nothing was.
+async fn list_wide_says_where_each_operation_goes(path: Path) {
+    let api = world();
+    seed(&api, "unrecorded", "Running", None);
+    let mut o = crate::common::op("recorded", "c1", "talos", 1);
+    o.metadata.annotations = Some(std::collections::BTreeMap::from([
+        (ichor_resources::names::CURRENT.into(), "v1.9.2".into()),
+        (
+            ichor_resources::names::TARGET.into(),
+            "v1.9.3\u{1b}[31m".into(),
+        ),
+    ]));
+    api.seed(&o).unwrap();
+    let c = client(path, &api).await;
+    let list = |o: &str| Verb::List {
+        all_namespaces: false,
+        output: output(o),
+    };
+    let r = ran(c.as_ref(), list("wide"), None, Lang::En).await;
+    assert_eq!(r.exit, Exit::Done, "{path:?}: {}", r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(
+        lines[0].starts_with("NAME         KIND    TARGET"),
+        "{path:?}: {}",
+        r.out
+    );
+    let row = |name: &str| lines.iter().find(|l| l.starts_with(name)).copied();
+    let recorded = row("recorded").unwrap_or_default();
+    assert!(
+        recorded.contains("v1.9.2 → v1.9.3\u{fffd}[31m"),
+        "{path:?}: {}",
+        r.out
+    );
+    let unrecorded = row("unrecorded").unwrap_or_default();
+    assert!(unrecorded.contains("Talos   -  "), "{path:?}: {}", r.out);
+    assert!(!r.out.contains('\u{1b}'), "no escape reaches the terminal");
+    let r = ran(c.as_ref(), list("table"), None, Lang::En).await;
+    assert!(
+        !r.out.contains("TARGET") && !r.out.contains("v1.9.2"),
+        "{}",
+        r.out
+    );
+}
+
 crate::matrix!(
+    list_wide_says_where_each_operation_goes,
     every_kind_starts,
     follow_ends_0_on_completion_and_3_on_a_failure,
     watch_prints_changes_and_the_ca_stage,

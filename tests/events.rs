@@ -8,7 +8,9 @@ use crate::common;
 use common::op;
 use common::paths::{Path, User, connect};
 use ichor_demo::apiserver::EmbeddedApi;
-use ichor_model::{Code, MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
+use ichor_model::{
+    Code, EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent,
+};
 use ichor_resources::*;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{Event, ObjectReference};
@@ -211,6 +213,46 @@ async fn at_most_the_newest_hundred(path: Path) {
     assert_eq!(events[MAX_EVENTS - 1].reason, "R050");
 }
 
+/// `all` loads every event up to the bound, and each answer says how many there are; a call
+/// without it (as clients before it made) gets the newest hundred, as before.
+async fn all_when_asked_for_and_how_many_there_are(path: Path) {
+    let (api, uid) = world();
+    let n = MAX_EVENTS_ALL + 20;
+    for i in 0..n {
+        let secs = i64::try_from(i).unwrap();
+        api.seed(&event(
+            i,
+            "TalosOperation",
+            NAME,
+            Some(&uid),
+            &format!("R{i:04}"),
+            secs,
+        ))
+        .unwrap();
+    }
+    let c = connect(path, &api, User::Viewer).await;
+    let newest = c
+        .list_events("default", NAME, EventsWanted::Newest)
+        .await
+        .unwrap();
+    assert_eq!(newest.events.len(), MAX_EVENTS, "{path:?}");
+    assert_eq!(newest.total, Some(n), "{path:?}: the count known");
+    assert_eq!(newest.left_out(), Some(n - MAX_EVENTS));
+    let all = c
+        .list_events("default", NAME, EventsWanted::All)
+        .await
+        .unwrap();
+    assert_eq!(all.events.len(), MAX_EVENTS_ALL, "{path:?}: bounded");
+    assert_eq!(all.total, Some(n), "{path:?}");
+    assert_eq!(all.events[0].reason, format!("R{:04}", n - 1));
+    assert_eq!(all.events[MAX_EVENTS_ALL - 1].reason, "R0020");
+    let plain = c.list_operation_events("default", NAME).await.unwrap();
+    assert_eq!(
+        plain, newest.events,
+        "{path:?}: absent is the newest, as before"
+    );
+}
+
 async fn a_caller_who_may_not_read_events_is_refused(path: Path) {
     let (api, uid) = world();
     api.seed(&event(1, "TalosOperation", NAME, Some(&uid), "Started", 10))
@@ -398,6 +440,7 @@ crate::matrix!(
     within_one_second_the_later_write_is_the_newer,
     text_from_the_cluster_is_made_inert_and_bounded,
     at_most_the_newest_hundred,
+    all_when_asked_for_and_how_many_there_are,
     a_caller_who_may_not_read_events_is_refused,
     an_operation_that_is_not_there,
     a_rollouts_events_as_the_controller_records_them,

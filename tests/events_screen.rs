@@ -96,7 +96,7 @@ fn answer_events(s: &mut State, result: Result<Vec<OperationEvent>, ApiError>) {
             seq,
             namespace,
             name,
-            result,
+            result: result.map(Into::into),
         },
     );
 }
@@ -172,7 +172,7 @@ fn events_of_another_page_are_dropped() {
             seq,
             namespace: "default".into(),
             name: "another".into(),
-            result: Ok(rollout_events()),
+            result: Ok(rollout_events().into()),
         },
     );
     assert!(s.detail.as_ref().unwrap().events.data.is_none());

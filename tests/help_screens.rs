@@ -160,7 +160,7 @@ fn page_with_events(events: Vec<OperationEvent>) -> State {
             seq,
             namespace,
             name,
-            result: Ok(events),
+            result: Ok(events.into()),
         },
     );
     lay_out(&mut s, 80, 24);

@@ -28,6 +28,8 @@ fn cluster(name: &str) -> Cluster {
             approved: true,
             hold: Some(HOSTILE.into()),
             unreadable: None,
+            talos_version: Some(HOSTILE.into()),
+            kubernetes_version: Some(HOSTILE.into()),
         }],
         tracking: Some(Tracking {
             tool: "Argo CD".into(),

@@ -560,6 +560,8 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         approved: unreadable.is_none(),
         hold: None,
         unreadable: unreadable.map(String::from),
+        talos_version: None,
+        kubernetes_version: None,
     };
     let good = Cluster {
         namespace: "default".into(),

@@ -20,6 +20,8 @@ mod expired_pages;
 mod finalizer_delete;
 #[path = "list.rs"]
 mod list;
+#[path = "machine_versions.rs"]
+mod machine_versions;
 #[path = "push.rs"]
 mod push;
 #[path = "robustness.rs"]

@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "events_all.rs"]
+mod events_all;
 #[path = "events_screen.rs"]
 mod events_screen;
 #[path = "habits.rs"]
@@ -34,5 +36,7 @@ mod titles;
 mod typography;
 #[path = "update.rs"]
 mod update;
+#[path = "where_it_goes.rs"]
+mod where_it_goes;
 #[path = "wide.rs"]
 mod wide;

@@ -175,6 +175,8 @@ pub fn rollout_cluster() -> ichor_model::Cluster {
                 approved: true,
                 hold: None,
                 unreadable: None,
+                talos_version: Some("v1.9.2".into()),
+                kubernetes_version: Some("v1.32.3".into()),
             })
             .collect(),
         tracking: None,

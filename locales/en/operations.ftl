@@ -89,3 +89,9 @@ events-count-capped = Older events not loaded: the newest { $n } are shown (the 
 # :ops CLUSTER: the list of one cluster's operations.
 operations-cluster = {" "}· cluster { $cluster }
 operations-empty-cluster = No operations of cluster { $cluster } here. :ops lists every cluster's.
+col-target = TARGET
+events-heading-known = Events ({ $n } of { $total } loaded, older events not loaded; e: all)
+events-count-known = Older events not loaded: the newest { $n } of { $total } are shown. a: load all (at most { $max }).
+events-count-loading-all = Loading all { $total } events (at most { $max }); the newest { $n } are shown meanwhile.
+events-count-all-capped = The newest { $n } of { $total } events are loaded: at most { $max } are loaded.
+key-load-all-events = load all events (at most 1000)

@@ -91,3 +91,9 @@ events-count-capped = 古いイベントは読み込んでいません。新し�
 # :ops CLUSTER: the list of one cluster's operations.
 operations-cluster = {" "}· クラスター { $cluster }
 operations-empty-cluster = クラスター { $cluster } のオペレーションはありません。:ops ですべてのクラスターのオペレーションを表示します。
+col-target = 変更先
+events-heading-known = イベント（{ $total } 件中 { $n } 件を読み込み、古いイベントは未読み込み。e ですべて表示）
+events-count-known = 古いイベントは読み込んでいません。{ $total } 件中、新しい { $n } 件を表示しています。a ですべて読み込みます（最大 { $max } 件）。
+events-count-loading-all = { $total } 件のイベントをすべて読み込んでいます（最大 { $max } 件）。その間は新しい { $n } 件を表示しています。
+events-count-all-capped = { $total } 件中、新しい { $n } 件を読み込みました。読み込めるのは最大 { $max } 件です。
+key-load-all-events = すべてのイベントを読み込む（最大 1000 件）

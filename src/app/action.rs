@@ -84,7 +84,7 @@ pub enum Action {
         seq: u64,
         namespace: String,
         name: String,
-        result: Result<Vec<ichor_model::OperationEvent>, ApiError>,
+        result: Result<ichor_model::OperationEvents, ApiError>,
     },
     /// A page of the Operations list (`more`: the next page, to append).
     OperationsPage {
@@ -204,11 +204,12 @@ pub enum Effect {
         namespace: String,
         name: String,
     },
-    /// The events of an operation's page.
+    /// The events of an operation's page: the newest, or all of them (bounded).
     ListEvents {
         seq: u64,
         namespace: String,
         name: String,
+        wanted: ichor_model::EventsWanted,
     },
     /// GetCluster, for an operation's page or for the cluster's own page.
     GetCluster {

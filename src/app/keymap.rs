@@ -43,6 +43,8 @@ pub enum KeyCommand {
     ClearText,
     /// Ctrl-W in a text field: removes the word before the cursor.
     DeleteWord,
+    /// `a` in the events view: loads the older events too (all, bounded).
+    LoadAllEvents,
 }
 
 /// One row of a key table.
@@ -345,6 +347,13 @@ pub const EVENTS: &[Binding] = &[
     b(BOTTOM, KeyCommand::Bottom, "G/End", "key-bottom", false),
     b(PGUP, KeyCommand::PageUp, "PgUp", "key-page-up", false),
     b(PGDN, KeyCommand::PageDown, "PgDn", "key-page-down", false),
+    b(
+        &[Key::ch('a')],
+        KeyCommand::LoadAllEvents,
+        "a",
+        "key-load-all-events",
+        false,
+    ),
     b(
         &[
             Key::plain(KeyCode::Esc),

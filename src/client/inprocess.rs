@@ -167,13 +167,14 @@ impl OperationClient for InProcessClient {
             .map_err(|e| self.explain(e))
     }
 
-    async fn list_operation_events(
+    async fn list_events(
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
+        wanted: ichor_model::EventsWanted,
+    ) -> Result<ichor_model::OperationEvents, ApiError> {
         self.service
-            .list_operation_events(&self.caller, namespace, name)
+            .list_operation_events(&self.caller, namespace, name, wanted)
             .await
             .map_err(|e| self.explain(e))
     }

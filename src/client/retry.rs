@@ -491,13 +491,14 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
         self.find_out("delete", name, &cause, read).await
     }
 
-    async fn list_operation_events(
+    async fn list_events(
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
+        wanted: ichor_model::EventsWanted,
+    ) -> Result<ichor_model::OperationEvents, ApiError> {
         self.plain("reading the events", || {
-            self.inner.list_operation_events(namespace, name)
+            self.inner.list_events(namespace, name, wanted)
         })
         .await
     }

@@ -91,8 +91,9 @@ async fn read_one(client: &dyn OperationClient, effect: Effect) -> Option<Action
             seq,
             namespace,
             name,
+            wanted,
         } => {
-            let result = client.list_operation_events(&namespace, &name).await;
+            let result = client.list_events(&namespace, &name, wanted).await;
             Action::Events {
                 seq,
                 namespace,

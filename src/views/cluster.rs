@@ -1,7 +1,7 @@
 //! A cluster's page: the facts of the Clusters list in full, and every machine in executor
 //! order with its role, order, approval and hold.
 
-use super::clusters::{active_text, machines_text, tracking_text};
+use super::clusters::{active_text, machines_text, tracking_text, version_text};
 use super::style::Ctx;
 use super::text::{fit, sanitize};
 use super::widgets::lines::{Lines, indented, message};
@@ -9,7 +9,7 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, role_word, shutdown_text, widest_role};
 use ichor_app::state::State;
-use ichor_model::{Cluster, ClusterMachine};
+use ichor_model::{Cluster, ClusterMachine, Component};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -93,9 +93,11 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines
     } else {
         Color::Reset
     });
+    let (talos, talos_style) = version_text(ctx, c, Component::Talos, false);
+    let (k8s, k8s_style) = version_text(ctx, c, Component::Kubernetes, false);
     for (label, value, style) in [
-        ("field-talos", sanitize(&c.talos_version), plain),
-        ("field-kubernetes", sanitize(&c.kubernetes_version), plain),
+        ("field-talos", talos, talos_style),
+        ("field-kubernetes", k8s, k8s_style),
         ("field-kube-proxy", sanitize(&c.kube_proxy), plain),
         ("field-ichor", ichor, plain),
         ("field-machines", machines_text(ctx, c, false), plain),

@@ -8,11 +8,42 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{error_text, kind_short};
 use ichor_app::state::{Input, State};
-use ichor_model::{Cluster, OperationKind, Phase};
+use ichor_model::{Cluster, Component, OperationKind, Phase};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Color;
 use ratatui::widgets::Widget;
+
+/// The spec's version of `component`, and beside it what the machines run when some run
+/// another ("v1.9.3 (3 of 8 run v1.9.2)", or "v1.9.3 (3 differ)" when `compact`): a spec
+/// changed by a start names the target before the machines reach it. Yellow when they differ.
+pub(crate) fn version_text(
+    ctx: &Ctx<'_>,
+    c: &Cluster,
+    component: Component,
+    compact: bool,
+) -> (String, ratatui::style::Style) {
+    let spec = match component {
+        Component::Talos => sanitize(&c.talos_version),
+        Component::Kubernetes => sanitize(&c.kubernetes_version),
+    };
+    let Some(apart) = c.running_apart(component) else {
+        return (spec, ratatui::style::Style::default());
+    };
+    let running: Vec<String> = apart.versions.iter().map(|v| sanitize(v)).collect();
+    let (n, total) = (apart.apart.to_string(), apart.reporting.to_string());
+    let id = match compact {
+        true => "versions-running-other-short",
+        false => "versions-running-other",
+    };
+    let args = [
+        ("spec", spec.as_str()),
+        ("n", &n),
+        ("total", &total),
+        ("running", &running.join(", ")),
+    ];
+    (ctx.texts.tr(id, &args), ctx.theme.fg(Color::Yellow))
+}
 
 /// "3 cp, 12 w, 1 held", or "3+12, 1 held" when `compact`.
 pub(crate) fn machines_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
@@ -76,12 +107,12 @@ pub(crate) fn active_text(ctx: &Ctx<'_>, c: &Cluster, compact: bool) -> String {
 }
 
 /// The columns, and how they give way: the unfinished operation, the tracking and the machines
-/// to their short forms first; the name last.
+/// to their short forms first; the name last. Hidden first: the tracking.
 fn columns(ctx: &Ctx<'_>) -> Vec<Column> {
     let t = ctx.texts;
     vec![
         Column::new(t.t("col-name")).min(11).shrink(6).hide(6),
-        Column::new(t.t("col-talos")).whole().shrink(5).hide(5),
+        Column::new(t.t("col-talos")).shrink(5).hide(5),
         Column::new(t.t("col-kubernetes"))
             .short_header(t.t("col-kubernetes-short"))
             .shrink(4)
@@ -91,12 +122,14 @@ fn columns(ctx: &Ctx<'_>) -> Vec<Column> {
             .shrink(3)
             .hide(2),
         Column::new(t.t("col-machines")).shrink(2).hide(4),
-        Column::new(t.t("col-gitops")).shrink(1).hide(1),
+        // The unfinished operation outlasts the tracking: with the machines' versions beside the
+        // spec's, it says why they differ (an upgrade under way or stopped).
+        Column::new(t.t("col-gitops")).shrink(1).hide(0),
         Column::new(t.t("col-active"))
             .min(8)
             .fill()
             .shrink(0)
-            .hide(0),
+            .hide(1),
     ]
 }
 
@@ -184,10 +217,15 @@ fn row(ctx: &Ctx<'_>, c: &Cluster) -> Row {
             Cell::new(said).style(ctx.theme.fg(Color::Red)).spanning(),
         ]);
     }
+    let version = |component| {
+        let (full, style) = version_text(ctx, c, component, false);
+        let (short, _) = version_text(ctx, c, component, true);
+        Cell::new(full).short(short).style(style)
+    };
     Row::new(vec![
         Cell::name(sanitize(&c.name)),
-        Cell::new(sanitize(&c.talos_version)),
-        Cell::new(sanitize(&c.kubernetes_version)),
+        version(Component::Talos),
+        version(Component::Kubernetes),
         Cell::new(sanitize(&c.kube_proxy)),
         Cell::new(machines_text(ctx, c, false)).short(machines_text(ctx, c, true)),
         Cell::new(tracking_text(ctx, c, false)).short(tracking_text(ctx, c, true)),

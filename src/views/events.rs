@@ -8,7 +8,7 @@ use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
 use ichor_app::state::{DetailState, Dialog, ReadingOf, ScrollRoom, State};
-use ichor_model::{Code, MAX_EVENTS, OperationEvent};
+use ichor_model::{Code, EventsWanted, MAX_EVENTS_ALL, OperationEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -67,12 +67,28 @@ fn push_whole(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, ages: usize, lin
 }
 
 /// How many events were loaded, and what is known of the rest: the service sends the newest
-/// [`MAX_EVENTS`], so a full answer may leave older ones out.
-fn count_text(ctx: &Ctx<'_>, events: &[OperationEvent], id: &str) -> String {
-    let n = events.len().to_string();
-    match events.len() >= MAX_EVENTS {
-        true => ctx.texts.tr(&format!("{id}-capped"), &[("n", &n)]),
-        false => ctx.texts.tr(id, &[("n", &n)]),
+/// [`ichor_model::MAX_EVENTS`] and says how many there are (a server from before the count does not, so a
+/// full answer from it may leave older ones out); `a` loads all, up to [`MAX_EVENTS_ALL`].
+/// `id` is the page's heading or the count of the overlay and the reading view.
+fn count_text(ctx: &Ctx<'_>, d: &DetailState, id: &str) -> String {
+    let held = d.events_held();
+    let n = held.events.len().to_string();
+    let max = MAX_EVENTS_ALL.to_string();
+    let all = d.events_wanted == EventsWanted::All;
+    match held.total.filter(|_| held.older_not_loaded()) {
+        Some(total) => {
+            let total = total.to_string();
+            let args = [("n", n.as_str()), ("total", &total), ("max", &max)];
+            let which = match (id, all, d.events.is_loading()) {
+                ("events-heading", ..) => "events-heading-known",
+                (_, true, true) => "events-count-loading-all",
+                (_, true, false) => "events-count-all-capped",
+                (_, false, _) => "events-count-known",
+            };
+            ctx.texts.tr(which, &args)
+        }
+        None if held.older_not_loaded() => ctx.texts.tr(&format!("{id}-capped"), &[("n", &n)]),
+        None => ctx.texts.tr(id, &[("n", &n)]),
     }
 }
 
@@ -83,7 +99,7 @@ pub(crate) fn whole(state: &State, ctx: &Ctx<'_>, d: &DetailState, lines: &mut L
         Some(why) => lines.wrapped(&why, ctx.theme.dim()),
         None if events.is_empty() => lines.wrapped(&ctx.texts.t("events-none"), ctx.theme.dim()),
         None => {
-            lines.wrapped(&count_text(ctx, events, "events-count"), ctx.theme.dim());
+            lines.wrapped(&count_text(ctx, d, "events-count"), ctx.theme.dim());
             let ages = ages_width(state, ctx, events);
             for e in events {
                 push_whole(state, ctx, e, ages, lines);
@@ -147,7 +163,7 @@ pub(crate) fn render_on_page(
             lines.push(t.t("events-heading-none"), ctx.theme.dim());
             lines.push(fit(&why, width), ctx.theme.dim());
         }
-        None => lines.push(count_text(ctx, events, "events-heading"), ctx.theme.dim()),
+        None => lines.push(count_text(ctx, d, "events-heading"), ctx.theme.dim()),
     }
     let shown = &events[..events.len().min(ON_PAGE)];
     let ages = ages_width(state, ctx, shown);
@@ -171,11 +187,11 @@ fn dialog_layout(area: Rect, counted: usize) -> (Rect, usize, usize) {
 }
 
 /// The lines that count the events, wrapped to the overlay's width (`area`'s).
-fn count_lines(ctx: &Ctx<'_>, events: &[OperationEvent], area: Rect) -> Lines {
+fn count_lines(ctx: &Ctx<'_>, d: &DetailState, area: Rect) -> Lines {
     let (_, _, width) = dialog_layout(area, 0);
     let mut lines = Lines::new(width);
-    if !events.is_empty() {
-        lines.wrapped(&count_text(ctx, events, "events-count"), ctx.theme.dim());
+    if d.events.data.as_ref().is_some_and(|e| !e.is_empty()) {
+        lines.wrapped(&count_text(ctx, d, "events-count"), ctx.theme.dim());
     }
     lines
 }
@@ -200,7 +216,7 @@ pub(crate) fn room(state: &State, ctx: &Ctx<'_>, area: Rect) -> ScrollRoom {
         return ScrollRoom::default();
     };
     let events = d.events.data.as_deref().unwrap_or_default();
-    let (_, rows, width) = dialog_layout(area, count_lines(ctx, events, area).len());
+    let (_, rows, width) = dialog_layout(area, count_lines(ctx, d, area).len());
     let each = each_whole(state, ctx, events, width);
     let mut used = 0;
     let fit_at_end = each
@@ -231,7 +247,7 @@ pub(crate) fn render_dialog(
         return;
     };
     let events = d.events.data.as_deref().unwrap_or_default();
-    let mut lines = count_lines(ctx, events, area);
+    let mut lines = count_lines(ctx, d, area);
     let (rect, rows, width) = dialog_layout(area, lines.len());
     clear(rect, buf);
     let title = t.tr("events-title", &[("name", &sanitize(&d.name))]);

@@ -52,6 +52,7 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
             .shrink(3)
             .hide(7),
         Column::new(t.t("col-kind")).shrink(2).hide(5),
+        Column::new(t.t("col-target")).shrink(4).hide(3),
         Column::new(t.t("col-cluster")).min(8).shrink(5).hide(4),
         Column::new(head("col-state", Some(SortBy::State)))
             .whole()
@@ -245,6 +246,7 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
     if let Some(why) = &op.unreadable {
         cells.extend([
             Cell::new(t.t("kind-unreadable")),
+            Cell::new(""),
             Cell::new(sanitize(&op.cluster)),
             Cell::new(format!("⚠ {}", t.t("state-unreadable"))).style(ctx.theme.alarm()),
             Cell::new(""),
@@ -259,6 +261,7 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
                 op.kind,
                 &op.kind_raw,
             )),
+            target_cell(op),
             Cell::new(sanitize(&op.cluster)),
             Cell::new(state_text).style(state_style),
             Cell::bar(op.fraction(), machine_count(op)),
@@ -267,4 +270,17 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
         ]);
     }
     Row::new(cells)
+}
+
+/// Where the operation goes, as its start recorded it: the value before and the target, or
+/// only the target (under the TARGET header) when the column is narrow; nothing when none was
+/// recorded.
+fn target_cell(op: &Operation) -> Cell {
+    match (&op.current, &op.target) {
+        (Some(cur), Some(tgt)) => {
+            Cell::new(format!("{} → {}", sanitize(cur), sanitize(tgt))).short(sanitize(tgt))
+        }
+        (None, Some(tgt)) => Cell::new(sanitize(tgt)),
+        _ => Cell::new(""),
+    }
 }

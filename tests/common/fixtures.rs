@@ -440,6 +440,15 @@ pub fn cluster_of(op: &ichor_model::Operation) -> ichor_model::Cluster {
                 approved: true,
                 hold: None,
                 unreadable: None,
+                // Those done run the target; the others still the version before.
+                talos_version: Some(
+                    match m.phase {
+                        MachinePhase::Completed => "v1.9.3",
+                        _ => "v1.9.2",
+                    }
+                    .into(),
+                ),
+                kubernetes_version: Some("v1.32.3".into()),
             })
             .collect(),
         tracking: None,

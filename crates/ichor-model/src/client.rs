@@ -3,8 +3,9 @@
 //! knows tonic and kube exist.
 
 use crate::{
-    ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationEvent,
-    OperationPage, OperationRequest, Permissions, Plan, Updates, WatchRequest,
+    ApiError, Cluster, Code, Confirmed, Created, EventsWanted, ListQuery, Operation,
+    OperationEvent, OperationEvents, OperationPage, OperationRequest, Permissions, Plan, Updates,
+    WatchRequest,
 };
 
 use crate::ServerVersion;
@@ -75,17 +76,28 @@ pub trait OperationClient: Send + Sync {
         name: &str,
         confirmed: Option<&Confirmed>,
     ) -> Result<(), ApiError>;
-    /// The events of an operation and its machines, newest first. A server from before events
-    /// answers Unimplemented.
-    async fn list_operation_events(
+    /// The events of an operation and its machines, newest first: the newest or all of them
+    /// (bounded), with how many there are. A server from before events answers Unimplemented.
+    async fn list_events(
         &self,
         _namespace: &str,
         _name: &str,
-    ) -> Result<Vec<OperationEvent>, ApiError> {
+        _wanted: EventsWanted,
+    ) -> Result<OperationEvents, ApiError> {
         Err(ApiError::new(
             Code::Unimplemented,
             "this backend does not list events",
         ))
+    }
+    /// The newest events of an operation and its machines (see [`OperationClient::list_events`]).
+    async fn list_operation_events(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<OperationEvent>, ApiError> {
+        self.list_events(namespace, name, EventsWanted::Newest)
+            .await
+            .map(|e| e.events)
     }
     /// Whether [`OperationClient::watch_operations`] may push (a server may still answer
     /// Unimplemented); `false`: the dashboard only polls.
@@ -197,12 +209,13 @@ impl<C: OperationClient + ?Sized> OperationClient for std::sync::Arc<C> {
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
         (**self).permissions(namespace).await
     }
-    async fn list_operation_events(
+    async fn list_events(
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<OperationEvent>, ApiError> {
-        (**self).list_operation_events(namespace, name).await
+        wanted: EventsWanted,
+    ) -> Result<OperationEvents, ApiError> {
+        (**self).list_events(namespace, name, wanted).await
     }
     fn pushes(&self) -> bool {
         (**self).pushes()

@@ -10,18 +10,22 @@ mod kind;
 mod list;
 mod progress;
 mod reach;
+mod running;
 mod version;
 mod watch;
 
 pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
 pub use error::{ApiError, Code, Reason, Refusal};
-pub use events::{MAX_EVENT_MESSAGE, MAX_EVENTS, OperationEvent};
+pub use events::{
+    EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent, OperationEvents,
+};
 pub use list::{
     DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order, Progress,
     SortBy, View, list_order,
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
+pub use running::{Component, RunningApart};
 
 pub use version::{Version, check_jump};
 pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
@@ -294,6 +298,10 @@ pub struct Permissions {
 pub struct PlanMachine {
     pub name: String,
     pub role: String,
+    /// The machine already reports the target version (Talos and Kubernetes upgrades): the
+    /// executor does not skip it (it takes the target from the spec at each machine's turn),
+    /// so it is handled again in its turn like the others.
+    pub runs_target: bool,
 }
 
 /// A machine that the operation skips, and why.
@@ -398,6 +406,9 @@ pub struct ClusterMachine {
     pub hold: Option<String>,
     /// The Machine object could not be read: why (short, inert).
     pub unreadable: Option<String>,
+    /// The Talos and Kubernetes versions the machine reports it runs (`None`: not reported).
+    pub talos_version: Option<String>,
+    pub kubernetes_version: Option<String>,
 }
 
 /// Who syncs a spec from Git.

@@ -6,7 +6,7 @@
 //! heartbeat comes when nothing has changed for [`HEARTBEAT`]. A slow subscriber gets the latest
 //! state coalesced: an update is made when the subscriber is ready for it, never queued.
 
-use crate::{ApiError, ListQuery, Operation, OperationEvent, OperationPage};
+use crate::{ApiError, ListQuery, Operation, OperationEvents, OperationPage};
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -34,8 +34,8 @@ pub struct WatchUpdate {
     /// The followed operation in its full view, when it changed; an error when it cannot be
     /// read (NotFound once deleted).
     pub followed: Option<Result<Operation, ApiError>>,
-    /// The followed operation's latest events, sent with it.
-    pub events: Option<Result<Vec<OperationEvent>, ApiError>>,
+    /// The followed operation's latest events (the newest), sent with it.
+    pub events: Option<Result<OperationEvents, ApiError>>,
     /// Nothing changed; the stream is alive.
     pub heartbeat: bool,
 }

@@ -32,6 +32,10 @@ pub mod names {
     pub const ACTOR: &str = "ichor.maesh.dev/actor";
     /// TalosOperation annotation: the route the start came by (`in-process`, `ichor-ui`).
     pub const ACTOR_ROUTE: &str = "ichor.maesh.dev/actor-route";
+    /// TalosOperation annotation: the value before the start (set by CreateOperation).
+    pub const CURRENT: &str = "ichor.maesh.dev/current";
+    /// TalosOperation annotation: the target of the start (set by CreateOperation).
+    pub const TARGET: &str = "ichor.maesh.dev/target";
     /// TalosOperation annotation: who last paused or resumed the operation.
     pub const PAUSED_BY: &str = "ichor.maesh.dev/paused-by";
     /// TalosOperation annotation: when the operation was last paused or resumed (RFC 3339).
@@ -118,7 +122,8 @@ pub struct TalosClusterStatus {
     group = "ichor.maesh.dev",
     version = "v1alpha1",
     kind = "Machine",
-    namespaced
+    namespaced,
+    status = "MachineStatus"
 )]
 #[serde(rename_all = "camelCase")]
 pub struct MachineSpec {
@@ -127,6 +132,18 @@ pub struct MachineSpec {
     pub role: String,
     #[serde(default)]
     pub approved: bool,
+}
+
+/// What a machine reports it runs (written by the controller as each step completes).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineStatus {
+    /// The Talos version the machine runs ("v1.9.2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub talos_version: Option<String>,
+    /// The Kubernetes version its kubelet runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<String>,
 }
 
 /// The ichor installation of a cluster's namespace (the one named `ichor`).

@@ -368,13 +368,15 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::ListOperationEventsRequest>,
     ) -> Result<Response<proto::ListOperationEventsResponse>, Status> {
         self.handle("ListOperationEvents", request, |caller, r| async move {
+            let wanted = match r.all {
+                true => ichor_model::EventsWanted::All,
+                false => ichor_model::EventsWanted::Newest,
+            };
             let events = self
                 .service
-                .list_operation_events(&caller, &r.namespace, &r.name)
+                .list_operation_events(&caller, &r.namespace, &r.name, wanted)
                 .await?;
-            Ok(proto::ListOperationEventsResponse {
-                events: events.iter().map(wire::event_to_proto).collect(),
-            })
+            Ok(wire::events_to_proto(&events))
         })
         .await
     }

@@ -10,9 +10,9 @@ use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation, 
 use kube::api::ObjectMeta;
 
 /// Annotation recording the value before the start (set by CreateOperation).
-pub(crate) const CURRENT: &str = "ichor.maesh.dev/current";
+pub(crate) const CURRENT: &str = names::CURRENT;
 /// Annotation recording the target of the start (set by CreateOperation).
-pub(crate) const TARGET: &str = "ichor.maesh.dev/target";
+pub(crate) const TARGET: &str = names::TARGET;
 
 /// The CRD crate's kind for a model kind: the two crates keep their own vocabularies (the model
 /// knows no kube), and the machine order is computed over the resources.
@@ -152,6 +152,8 @@ fn unreadable_machines(cluster: &str, unreadable: &[Unreadable]) -> Vec<ClusterM
             approved: false,
             hold: None,
             unreadable: Some(u.why.clone()),
+            talos_version: None,
+            kubernetes_version: None,
         })
         .collect()
 }
@@ -195,7 +197,19 @@ fn cluster_machine(m: &Machine) -> ClusterMachine {
         approved: m.spec.approved,
         hold: ichor_resources::hold_reason(m).map(str::to_string),
         unreadable: None,
+        talos_version: reported(m.status.as_ref().and_then(|s| s.talos_version.as_deref())),
+        kubernetes_version: reported(
+            m.status
+                .as_ref()
+                .and_then(|s| s.kubernetes_version.as_deref()),
+        ),
     }
+}
+
+/// A version a machine reports: cluster text, so made inert and short; empty is not reported.
+fn reported(v: Option<&str>) -> Option<String> {
+    v.filter(|v| !v.is_empty())
+        .map(|v| ichor_model::inert::truncate(&ichor_model::inert::sanitize(v), 64))
 }
 
 /// The last shutdown of `cluster` that completed, from the namespace's operations: who

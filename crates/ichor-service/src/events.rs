@@ -7,7 +7,9 @@
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
 use super::validate::{self, NameOf};
-use ichor_model::{ApiError, MAX_EVENT_MESSAGE, MAX_EVENTS, Operation, OperationEvent};
+use ichor_model::{
+    ApiError, EventsWanted, MAX_EVENT_MESSAGE, Operation, OperationEvent, OperationEvents,
+};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 use serde::Deserialize;
@@ -110,13 +112,16 @@ fn while_alive(e: &Event, op: &Operation) -> bool {
 }
 
 impl OperationService {
-    /// The events of `name` in `namespace` and of its machines, newest first.
+    /// The events of `name` in `namespace` and of its machines, newest first: the newest
+    /// [`ichor_model::MAX_EVENTS`] or, when all are wanted, up to
+    /// [`ichor_model::MAX_EVENTS_ALL`]; with how many there are.
     pub async fn list_operation_events(
         &self,
         caller: &Caller,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<OperationEvent>, ApiError> {
+        wanted: EventsWanted,
+    ) -> Result<OperationEvents, ApiError> {
         validate::namespace(namespace)?;
         validate::name(NameOf::Operation, name)?;
         let op = self.get_operation(caller, namespace, name).await?;
@@ -142,8 +147,12 @@ impl OperationService {
             .collect();
         // Event times have whole seconds: within one, the later write is the newer.
         events.sort_by_key(|(e, rv)| std::cmp::Reverse((e.at(), *rv)));
-        events.truncate(MAX_EVENTS);
-        Ok(events.into_iter().map(|(e, _)| e).collect())
+        let total = events.len();
+        events.truncate(wanted.limit());
+        Ok(OperationEvents {
+            events: events.into_iter().map(|(e, _)| e).collect(),
+            total: Some(total),
+        })
     }
 
     /// The events of `namespace` the field selector names, each decoded on its own.

@@ -181,7 +181,7 @@ impl Subscription {
         let events = match &op {
             Ok(_) => Some(
                 self.service
-                    .list_operation_events(&self.caller, &ns, &name)
+                    .list_operation_events(&self.caller, &ns, &name, Default::default())
                     .await,
             ),
             Err(_) => None,

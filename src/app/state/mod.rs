@@ -39,6 +39,13 @@ pub struct Loaded<T> {
     pub(crate) loading: bool,
 }
 
+impl<T> Loaded<T> {
+    /// Whether a request is under way.
+    pub fn is_loading(&self) -> bool {
+        self.loading
+    }
+}
+
 impl<T> Default for Loaded<T> {
     fn default() -> Self {
         Loaded {
@@ -222,6 +229,21 @@ pub struct DetailState {
     pub scroll: Option<usize>,
     /// What the executor recorded (Kubernetes Events), newest first, refreshed with the page.
     pub events: Loaded<Vec<ichor_model::OperationEvent>>,
+    /// How many events the server found, those not loaded included (`None`: not said).
+    pub events_total: Option<usize>,
+    /// The newest events, or all of them once asked for (`a` in the events view): each
+    /// refresh of the page then reads them all again.
+    pub events_wanted: ichor_model::EventsWanted,
+}
+
+impl DetailState {
+    /// The events held, as an answer: with the total the server said.
+    pub fn events_held(&self) -> ichor_model::OperationEvents {
+        ichor_model::OperationEvents {
+            events: self.events.data.clone().unwrap_or_default(),
+            total: self.events_total,
+        }
+    }
 }
 
 /// The Clusters screen.

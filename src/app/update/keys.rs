@@ -38,8 +38,7 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
         }
         Some(Dialog::Events { scroll }) => {
             let scroll = *scroll;
-            on_events_key(state, scroll, key);
-            return Vec::new();
+            return on_events_key(state, scroll, key);
         }
         Some(Dialog::NewOperation(_)) => return new_operation::on_key(state, key),
         Some(Dialog::Read(_)) => return super::reading::on_key(state, key),
@@ -72,19 +71,20 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
 }
 
 /// A key while the page's events are read (`e`): they scroll (by event, each wrapped whole),
-/// show the keys, and close.
-fn on_events_key(state: &mut State, scroll: usize, key: Key) {
+/// load the older ones, show the keys, and close.
+fn on_events_key(state: &mut State, scroll: usize, key: Key) -> Vec<Effect> {
     if key == Key::ch('?') {
         state.dialog = Some(Dialog::keys_over(Dialog::Events { scroll }));
-        return;
+        return Vec::new();
     }
     let room = state.viewport.dialog;
     let page = room.rows.max(1);
     let to = match keymap::lookup_in(keymap::EVENTS, key) {
         Some(KeyCommand::Cancel) => {
             state.dialog = None;
-            return;
+            return Vec::new();
         }
+        Some(KeyCommand::LoadAllEvents) => return load_all_events(state),
         Some(KeyCommand::Up) => scroll.saturating_sub(1),
         Some(KeyCommand::Down) => scroll + 1,
         Some(KeyCommand::PageUp) => scroll.saturating_sub(page),
@@ -96,6 +96,29 @@ fn on_events_key(state: &mut State, scroll: usize, key: Key) {
     state.dialog = Some(Dialog::Events {
         scroll: to.min(room.last_start()),
     });
+    Vec::new()
+}
+
+/// `a` in the events view: when older events were not loaded, all of them are read (up to
+/// [`ichor_model::MAX_EVENTS_ALL`]), and from then on with each refresh of the page. Nothing
+/// when all are loaded or already asked for.
+fn load_all_events(state: &mut State) -> Vec<Effect> {
+    let seq = state.seq;
+    let Some(d) = state.detail.as_mut() else {
+        return Vec::new();
+    };
+    if d.events_wanted == ichor_model::EventsWanted::All || !d.events_held().older_not_loaded() {
+        state.quiet = true;
+        return Vec::new();
+    }
+    d.events_wanted = ichor_model::EventsWanted::All;
+    d.events.loading = true;
+    vec![Effect::ListEvents {
+        seq,
+        namespace: d.namespace.clone(),
+        name: d.name.clone(),
+        wanted: ichor_model::EventsWanted::All,
+    }]
 }
 
 pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
@@ -236,6 +259,7 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
         | KeyCommand::PrevField
         | KeyCommand::Submit
         | KeyCommand::Cancel
+        | KeyCommand::LoadAllEvents
         | KeyCommand::BackToForm => {}
         KeyCommand::Filter => state.input = Input::Filter,
         KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete => return ask(state, cmd),

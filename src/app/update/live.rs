@@ -70,9 +70,25 @@ pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec
         changed |= !state.quiet;
         state.quiet = false;
     }
-    if let (Some(events), Some((ns, name))) = (update.events, followed) {
-        effects.extend(loaded::on_events(state, seq, ns, name, events));
-        changed |= !state.quiet;
+    let all_held = state
+        .detail
+        .as_ref()
+        .is_some_and(|d| d.events_wanted == ichor_model::EventsWanted::All);
+    match (update.events, followed) {
+        // A push carries the newest events: with all of them held, they are read again whole.
+        (Some(_), Some((namespace, name))) if all_held => {
+            effects.push(Effect::ListEvents {
+                seq,
+                namespace,
+                name,
+                wanted: ichor_model::EventsWanted::All,
+            });
+        }
+        (Some(events), Some((ns, name))) => {
+            effects.extend(loaded::on_events(state, seq, ns, name, events));
+            changed |= !state.quiet;
+        }
+        _ => {}
     }
     state.quiet = !changed;
     if state.pushed() {

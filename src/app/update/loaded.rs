@@ -17,7 +17,7 @@ pub(super) fn on_events(
     seq: u64,
     namespace: String,
     name: String,
-    result: Result<Vec<ichor_model::OperationEvent>, ApiError>,
+    result: Result<ichor_model::OperationEvents, ApiError>,
 ) -> Vec<Effect> {
     let Some(d) = state
         .detail
@@ -29,9 +29,12 @@ pub(super) fn on_events(
     };
     d.events.loading = false;
     match result {
-        Ok(events) => {
-            state.quiet = d.events.error.is_none() && d.events.data.as_ref() == Some(&events);
-            d.events.data = Some(events);
+        Ok(answer) => {
+            state.quiet = d.events.error.is_none()
+                && d.events.data.as_ref() == Some(&answer.events)
+                && d.events_total == answer.total;
+            d.events.data = Some(answer.events);
+            d.events_total = answer.total;
             d.events.error = None;
         }
         Err(e) => {

@@ -221,6 +221,7 @@ fn fetch_screen(state: &mut State) -> Vec<Effect> {
                         seq,
                         namespace: d.namespace.clone(),
                         name: d.name.clone(),
+                        wanted: d.events_wanted,
                     },
                 ]
             }

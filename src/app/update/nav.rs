@@ -68,6 +68,8 @@ pub(super) fn open_operation(state: &mut State, op: ichor_model::Operation) -> V
         cluster: None,
         scroll: None,
         events: Loaded::default(),
+        events_total: None,
+        events_wanted: Default::default(),
     });
     let mut effects = fetch_current(state);
     let seq = state.seq;

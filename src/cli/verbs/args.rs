@@ -201,6 +201,8 @@ pub enum OperationCommand {
 pub enum Output {
     #[default]
     Table,
+    /// The table with where each operation goes (current → target).
+    Wide,
     Json,
     Yaml,
 }
@@ -210,7 +212,7 @@ pub struct ListArgs {
     /// Every namespace (adds the NAMESPACE column).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
-    /// table (default), json or yaml.
+    /// table (default), wide (adds TARGET), json or yaml.
     #[arg(short = 'o', long, value_enum, default_value_t)]
     pub output: Output,
 }

@@ -191,7 +191,7 @@ pub(super) fn list(
     namespace: Option<&str>,
     output: Output,
 ) -> Exit {
-    if output != Output::Table {
+    if !matches!(output, Output::Table | Output::Wide) {
         let items: Vec<Value> = ops.iter().map(|o| operation_json(o, false)).collect();
         return print_value(
             io,
@@ -212,9 +212,12 @@ pub(super) fn list(
     if all_namespaces {
         head.push("col-namespace");
     }
+    let wide = output == Output::Wide;
+    head.extend(["col-name", "col-kind"]);
+    if wide {
+        head.push("col-target");
+    }
     head.extend([
-        "col-name",
-        "col-kind",
         "col-cluster",
         "col-state",
         "col-progress",
@@ -228,9 +231,11 @@ pub(super) fn list(
         if all_namespaces {
             row.push(sanitize(&op.namespace));
         }
+        row.extend([sanitize(&op.name), kind_word(t, op)]);
+        if wide {
+            row.push(target_word(op));
+        }
         row.extend([
-            sanitize(&op.name),
-            kind_word(t, op),
             sanitize(&op.cluster),
             state_word(t, op),
             progress(op),
@@ -245,9 +250,18 @@ pub(super) fn list(
     Exit::Done
 }
 
+/// Where the operation goes, as its start recorded it; `-` when nothing was recorded.
+fn target_word(op: &Operation) -> String {
+    match (&op.current, &op.target) {
+        (Some(c), Some(t)) => format!("{} → {}", sanitize(c), sanitize(t)),
+        (None, Some(t)) => format!("→ {}", sanitize(t)),
+        _ => "-".into(),
+    }
+}
+
 /// `operation get`.
 pub(super) fn get(io: &mut Io<'_>, op: &Operation, output: Output) -> Exit {
-    if output != Output::Table {
+    if !matches!(output, Output::Table | Output::Wide) {
         return print_value(io, &operation_json(op, true), output);
     }
     for line in detail(io.texts, op) {

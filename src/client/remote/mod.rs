@@ -354,21 +354,22 @@ impl OperationClient for RemoteClient {
         Ok(())
     }
 
-    async fn list_operation_events(
+    async fn list_events(
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<ichor_model::OperationEvent>, ApiError> {
+        wanted: ichor_model::EventsWanted,
+    ) -> Result<ichor_model::OperationEvents, ApiError> {
         let (namespace, name) = name_request(namespace, name);
-        let req = proto::ListOperationEventsRequest { namespace, name };
+        let req = proto::ListOperationEventsRequest {
+            namespace,
+            name,
+            all: wanted == ichor_model::EventsWanted::All,
+        };
         let resp: proto::ListOperationEventsResponse = self
             .call("reading the events", paths::LIST_OPERATION_EVENTS, req)
             .await?;
-        Ok(resp
-            .events
-            .into_iter()
-            .map(wire::event_from_proto)
-            .collect())
+        Ok(wire::events_from_proto(resp, wanted))
     }
 
     fn pushes(&self) -> bool {

@@ -581,10 +581,7 @@ async fn a_call_stopped_while_it_waited_is_followed_by_recovered_from_the_next_a
     // The list waits after its first fault, and is stopped there (a later read replaced it).
     let waiting = tokio::time::timeout(Duration::from_millis(500), c.list_operations(None)).await;
     assert!(waiting.is_err());
-    assert!(matches!(
-        events(&mut rx).as_slice(),
-        [RetryEvent::Retrying { .. }]
-    ));
+    assert!(matches!(events(&mut rx)[..], [RetryEvent::Retrying { .. }]));
     // The next call is answered at once (NotFound is an answer): the side answers again.
     assert_eq!(
         c.get_operation("default", "x").await.unwrap_err().code,
@@ -596,7 +593,6 @@ async fn a_call_stopped_while_it_waited_is_followed_by_recovered_from_the_next_a
             what: "reading the operation".into()
         }]
     );
-    // Said once.
-    assert_eq!(c.list_operations(None).await.unwrap(), vec![]);
+    assert_eq!(c.list_operations(None).await.unwrap(), vec![], "said once");
     assert!(events(&mut rx).is_empty());
 }

@@ -95,6 +95,7 @@ const ALL_ICHOR: &[&str] = &[
     "talosclusters",
     "talosclusters/status",
     "machines",
+    "machines/status",
     "ichorinstallations",
     "talosoperations",
     "talosoperations/status",

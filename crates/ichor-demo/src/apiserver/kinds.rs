@@ -41,7 +41,7 @@ pub(crate) const RESOURCES: [ResourceType; 4] = [
         plural: "machines",
         singular: "machine",
         kind: "Machine",
-        has_status: false,
+        has_status: true,
         short_names: &[],
         read_only: false,
         namespaced: true,

@@ -14,6 +14,7 @@ mod notes;
 mod progress;
 mod recorder;
 mod tolerant;
+mod versions;
 
 pub use self::notes::reasons;
 pub(crate) use self::notes::{Context as NoteContext, Note, Regarding};
@@ -419,6 +420,8 @@ impl Controller {
             );
             let notes = notes(&ctx, old, new);
             self.recorder.record(&notes, op, machines, now).await;
+            self.report_versions(kind, &target, (old, new), machines)
+                .await?;
         }
         if finished {
             self.set_lock(cluster, None).await?;

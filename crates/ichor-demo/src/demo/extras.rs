@@ -1,7 +1,7 @@
 //! Extra demo data for the end-to-end tests and the benchmarks, asked for through the
 //! environment: a hostile cluster whose text tries to reach the terminal, and a long history.
 
-use super::{NAMESPACE, at, cluster, completed, machines, operation, progress};
+use super::{NAMESPACE, at, cluster, completed, headed, machines, operation, progress};
 use crate::apiserver::EmbeddedApi;
 use anyhow::Context as _;
 use ichor_resources::{TalosOperation, TalosOperationStatus, machine, names};
@@ -86,12 +86,16 @@ pub(crate) fn seed_extras(
         for i in 0..extras.history {
             let name = format!("staging-talos-h{i:06}");
             let days = 40 + i64::try_from(i).unwrap_or(i64::MAX / 4096) % 3650;
-            let op = completed(
-                now,
-                [&name, "staging", "talos", "history-bot"],
-                &staging,
-                days,
-                "running Talos v1.9.3",
+            let op = headed(
+                completed(
+                    now,
+                    [&name, "staging", "talos", "history-bot"],
+                    &staging,
+                    days,
+                    "running Talos v1.9.3",
+                ),
+                "v1.9.2",
+                "v1.9.3",
             );
             api.seed(&op)
                 .with_context(|| format!("seeding history operation {name}"))?;
@@ -146,12 +150,16 @@ fn seed_hostile_cluster(api: &EmbeddedApi) -> anyhow::Result<()> {
 /// Paused by a failed machine: the failure banner and every machine row carry the text.
 fn hostile_paused_operation(now: Timestamp) -> TalosOperation {
     let evil = HOSTILE_TEXT;
-    let mut paused = operation(
-        "hostile-talos-e5c1x",
-        "hostile",
-        "talos",
-        &format!("mallory{evil}@example.com"),
-        &at(now, 1),
+    let mut paused = headed(
+        operation(
+            "hostile-talos-e5c1x",
+            "hostile",
+            "talos",
+            &format!("mallory{evil}@example.com"),
+            &at(now, 1),
+        ),
+        &format!("v1.9.2{evil}"),
+        &format!("v1.9.3{evil}"),
     );
     paused.status = Some(TalosOperationStatus {
         phase: "Paused".into(),

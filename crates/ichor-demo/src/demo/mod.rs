@@ -13,8 +13,8 @@ use crate::apiserver::auth::users;
 use crate::controller::Controller;
 use ichor_resources::{
     CaRotationStatus, CniSpec, IchorInstallation, IchorInstallationSpec, Machine, MachineProgress,
-    TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec, TalosOperationStatus,
-    format_time, machine, names,
+    MachineStatus, TalosCluster, TalosClusterSpec, TalosOperation, TalosOperationSpec,
+    TalosOperationStatus, format_time, machine, names,
 };
 use jiff::{SignedDuration, Timestamp};
 use std::collections::BTreeMap;
@@ -65,6 +65,17 @@ fn machines(cluster: &str, cps: usize, workers: usize) -> Vec<Machine> {
     out
 }
 
+/// The machines report they run `talos` and `k8s`: the first `ahead` of them (in their
+/// order) already `talos_ahead`, as an upgrade under way or stopped leaves them.
+fn running(ms: &mut [Machine], (talos, k8s): (&str, &str), (ahead, talos_ahead): (usize, &str)) {
+    for (i, m) in ms.iter_mut().enumerate() {
+        m.status = Some(MachineStatus {
+            talos_version: Some(if i < ahead { talos_ahead } else { talos }.to_string()),
+            kubernetes_version: Some(k8s.to_string()),
+        });
+    }
+}
+
 fn at(now: Timestamp, minutes_ago: i64) -> String {
     format_time(now - SignedDuration::from_secs(minutes_ago * 60))
 }
@@ -105,6 +116,14 @@ fn progress(
         started_at: started,
         finished_at: finished,
     }
+}
+
+/// `op` with the value before and the target, as a start through the service records them.
+fn headed(mut op: TalosOperation, current: &str, target: &str) -> TalosOperation {
+    let annotations = op.metadata.annotations.get_or_insert_with(BTreeMap::new);
+    annotations.insert(names::CURRENT.to_string(), current.to_string());
+    annotations.insert(names::TARGET.to_string(), target.to_string());
+    op
 }
 
 /// A finished operation; `id` is [name, cluster, kind, actor].
@@ -193,6 +212,7 @@ fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
     )]));
     api.seed(&prod)?;
     let mut prod_machines = machines("prod-eu", 3, 12);
+    running(&mut prod_machines, ("v1.9.2", "v1.32.3"), (0, ""));
     annotate(
         &mut prod_machines,
         "prod-eu-w07",
@@ -210,16 +230,22 @@ fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
 fn seed_staging(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<Vec<Machine>> {
     let staging = cluster("staging", "v1.9.3", "v1.32.3", "enabled");
     api.seed(&staging)?;
-    let staging_machines = machines("staging", 1, 3);
+    let mut staging_machines = machines("staging", 1, 3);
+    // The control plane is done; the first worker is being upgraded.
+    running(&mut staging_machines, ("v1.9.2", "v1.32.3"), (1, "v1.9.3"));
     for m in &staging_machines {
         api.seed(m)?;
     }
-    let mut running = operation(
-        "staging-talos-x7k2p",
-        "staging",
-        "talos",
-        "alice@example.com",
-        &at(now, 3),
+    let mut running = headed(
+        operation(
+            "staging-talos-x7k2p",
+            "staging",
+            "talos",
+            "alice@example.com",
+            &at(now, 3),
+        ),
+        "v1.9.2",
+        "v1.9.3",
     );
     running.status = Some(TalosOperationStatus {
         phase: "Running".into(),
@@ -253,6 +279,8 @@ fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     let tokyo = cluster("edge-tokyo", "v1.9.3", "v1.32.2", "replaced");
     api.seed(&tokyo)?;
     let mut tokyo_machines = machines("edge-tokyo", 3, 5);
+    // Five done before the sixth failed.
+    running(&mut tokyo_machines, ("v1.9.2", "v1.32.2"), (5, "v1.9.3"));
     annotate(
         &mut tokyo_machines,
         "edge-tokyo-w03",
@@ -262,12 +290,16 @@ fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
     for m in &tokyo_machines {
         api.seed(m)?;
     }
-    let mut failed = operation(
-        "edge-tokyo-talos-m4q9z",
-        "edge-tokyo",
-        "talos",
-        "kenji@example.com",
-        &at(now, 42),
+    let mut failed = headed(
+        operation(
+            "edge-tokyo-talos-m4q9z",
+            "edge-tokyo",
+            "talos",
+            "kenji@example.com",
+            &at(now, 42),
+        ),
+        "v1.9.2",
+        "v1.9.3",
     );
     failed.status = Some(TalosOperationStatus {
         phase: "Paused".into(),
@@ -319,18 +351,31 @@ fn seed_history(
         names_of(&v)
     };
     let staging_names = names_of(staging_machines);
-    let history = [
-        completed(
-            now,
-            [
-                "prod-eu-kubernetes-9fj3c",
-                "prod-eu",
-                "kubernetes",
-                "alice@example.com",
-            ],
-            &prod_names,
-            12,
-            "running Kubernetes v1.32.3",
+    let history = history(now, &prod_names, &staging_names);
+    for op in &history {
+        api.seed(op)?;
+    }
+    Ok(())
+}
+
+/// The finished operations, each with what its start recorded.
+fn history(now: Timestamp, prod_names: &[String], staging_names: &[String]) -> [TalosOperation; 5] {
+    [
+        headed(
+            completed(
+                now,
+                [
+                    "prod-eu-kubernetes-9fj3c",
+                    "prod-eu",
+                    "kubernetes",
+                    "alice@example.com",
+                ],
+                prod_names,
+                12,
+                "running Kubernetes v1.32.3",
+            ),
+            "v1.32.2",
+            "v1.32.3",
         ),
         completed(
             now,
@@ -340,16 +385,20 @@ fn seed_history(
                 "ca-rotation",
                 "security-bot",
             ],
-            &prod_names,
+            prod_names,
             30,
             "pass 5: configuration applied",
         ),
-        completed(
-            now,
-            ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
-            &staging_names,
-            5,
-            "kube-proxy enabled",
+        headed(
+            completed(
+                now,
+                ["staging-cni-p2m8v", "staging", "cni", "bob@example.com"],
+                staging_names,
+                5,
+                "kube-proxy enabled",
+            ),
+            "replaced",
+            "enabled",
         ),
         completed(
             now,
@@ -359,27 +408,27 @@ fn seed_history(
                 "shutdown",
                 "bob@example.com",
             ],
-            &staging_names,
+            staging_names,
             20,
             "stopped",
         ),
-        completed(
-            now,
-            [
-                "edge-tokyo-ichor-b5n2s",
-                "edge-tokyo",
-                "ichor",
-                "kenji@example.com",
-            ],
-            &[],
-            2,
-            "",
+        headed(
+            completed(
+                now,
+                [
+                    "edge-tokyo-ichor-b5n2s",
+                    "edge-tokyo",
+                    "ichor",
+                    "kenji@example.com",
+                ],
+                &[],
+                2,
+                "",
+            ),
+            "v0.14.1",
+            "v0.14.2",
         ),
-    ];
-    for op in &history {
-        api.seed(op)?;
-    }
-    Ok(())
+    ]
 }
 
 /// A demo cluster: the API seeded with the demo data and the simulated controller running.

@@ -45,6 +45,8 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
                 approved: m.approved,
                 hold: m.hold.clone(),
                 unreadable: m.unreadable.clone(),
+                talos_version: m.talos_version.clone(),
+                kubernetes_version: m.kubernetes_version.clone(),
             })
             .collect(),
         tracking: c.tracking.as_ref().map(|t| proto::Tracking {
@@ -81,6 +83,8 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
                 approved: m.approved,
                 hold: m.hold,
                 unreadable: m.unreadable,
+                talos_version: m.talos_version,
+                kubernetes_version: m.kubernetes_version,
             })
             .collect(),
         tracking: c.tracking.map(|t| Tracking {

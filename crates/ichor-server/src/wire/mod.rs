@@ -22,7 +22,7 @@ pub use error::{
     ERROR_DOMAIN, code_from_grpc, code_to_connect, code_to_grpc, connect_error_body,
     connect_http_status, error_from_connect, error_from_status, error_info, status_from_error,
 };
-pub use events::{event_from_proto, event_to_proto};
+pub use events::{event_from_proto, event_to_proto, events_from_proto, events_to_proto};
 pub use list::{list_query_from_proto, list_query_to_proto, page_from_proto, page_to_proto};
 pub use operation::{operation_from_proto, operation_to_proto, required_operation};
 pub use plan::{created_from_proto, created_to_proto, plan_from_proto, plan_to_proto};

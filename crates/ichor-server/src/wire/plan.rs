@@ -51,6 +51,7 @@ fn machine_to_proto(m: &PlanMachine) -> proto::PlanMachine {
     proto::PlanMachine {
         name: m.name.clone(),
         role: m.role.clone(),
+        runs_target: m.runs_target,
     }
 }
 
@@ -58,6 +59,7 @@ fn machine_from_proto(m: proto::PlanMachine) -> PlanMachine {
     PlanMachine {
         name: m.name,
         role: m.role,
+        runs_target: m.runs_target,
     }
 }
 

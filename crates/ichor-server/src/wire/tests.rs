@@ -91,6 +91,7 @@ fn plans_and_starts_survive_the_wire() {
             vec![PlanMachine {
                 name: "cp".into(),
                 role: "controlplane".into(),
+                runs_target: true,
             }],
             vec![],
         ],
@@ -129,6 +130,7 @@ fn plans_and_starts_survive_the_wire() {
         unapproved: vec![PlanMachine {
             name: "w9".into(),
             role: "worker".into(),
+            runs_target: false,
         }],
         shut_down: Some(ShutdownRecord {
             operation: "c1-shutdown-x".into(),
@@ -226,6 +228,8 @@ fn clusters_survive_the_wire() {
             approved: false,
             hold: Some("why".into()),
             unreadable: Some("spec: missing field `role`".into()),
+            talos_version: Some("v1.9.1".into()),
+            kubernetes_version: Some("v1.32.2".into()),
         }],
         tracking: Some(Tracking {
             tool: "Flux".into(),
@@ -317,4 +321,46 @@ fn a_list_order_survives_the_wire_and_an_unknown_one_is_refused() {
     let e = list_query_from_proto(bad).unwrap_err();
     assert_eq!(e.code, Code::InvalidArgument);
     assert!(!e.message.contains('\u{1b}'), "the input is not echoed");
+}
+
+/// The count of events crosses the wire; a server from before it says none (old bytes decode
+/// as "not said"), and a client keeps no more than it asked for.
+#[test]
+fn events_and_their_count_both_ways() {
+    let e = OperationEvent {
+        reason: "MachineStepFinished".into(),
+        count: 1,
+        ..Default::default()
+    };
+    let answer = OperationEvents {
+        events: vec![e.clone(); 3],
+        total: Some(157),
+    };
+    let bytes = events_to_proto(&answer).encode_to_vec();
+    let back = proto::ListOperationEventsResponse::decode(bytes.as_slice()).unwrap();
+    assert_eq!(events_from_proto(back, EventsWanted::Newest), answer);
+    // An old server's answer: the events only.
+    let old = proto::ListOperationEventsResponse {
+        events: vec![event_to_proto(&e); MAX_EVENTS],
+        total: None,
+    };
+    let read = events_from_proto(old.clone(), EventsWanted::All);
+    assert_eq!((read.events.len(), read.total), (MAX_EVENTS, None));
+    assert!(
+        read.older_not_loaded(),
+        "a full answer without a count may leave some out"
+    );
+    // More than asked for is not kept (and counted as left out); a total below what came is
+    // not believed.
+    let mut many = old;
+    many.events = vec![event_to_proto(&e); MAX_EVENTS + 5];
+    many.total = Some(2);
+    let read = events_from_proto(many, EventsWanted::Newest);
+    assert_eq!(
+        (read.events.len(), read.total),
+        (MAX_EVENTS, Some(MAX_EVENTS + 5))
+    );
+    // A request without `all` (an old client's) is the newest, as before.
+    let req = proto::ListOperationEventsRequest::decode(&b"\x0a\x07default"[..]).unwrap();
+    assert!(!req.all);
 }

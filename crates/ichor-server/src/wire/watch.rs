@@ -2,9 +2,9 @@
 
 use super::basics::{non_empty, params_from_proto, params_to_proto};
 use super::error::{code_from_grpc, code_to_grpc};
-use super::{event_from_proto, event_to_proto, list_query_from_proto, list_query_to_proto};
+use super::{events_from_proto, events_to_proto, list_query_from_proto, list_query_to_proto};
 use super::{operation_from_proto, operation_to_proto, page_from_proto, page_to_proto, proto};
-use ichor_model::{ApiError, Reason, WatchRequest, WatchUpdate};
+use ichor_model::{ApiError, EventsWanted, Reason, WatchRequest, WatchUpdate};
 
 pub fn watch_request_to_proto(r: &WatchRequest) -> proto::WatchOperationsRequest {
     let (follow_namespace, follow_name) = r.follow.clone().unwrap_or_default();
@@ -63,9 +63,7 @@ pub fn watch_update_to_proto(u: &WatchUpdate) -> proto::WatchOperationsResponse 
     }
     match &u.events {
         Some(Ok(events)) => {
-            m.events = Some(proto::ListOperationEventsResponse {
-                events: events.iter().map(event_to_proto).collect(),
-            });
+            m.events = Some(events_to_proto(events));
         }
         Some(Err(e)) => m.events_error = Some(error_to_proto(e)),
         None => {}
@@ -80,7 +78,7 @@ pub fn watch_update_from_proto(m: proto::WatchOperationsResponse) -> WatchUpdate
         (None, None) => None,
     };
     let events = match (m.events, m.events_error) {
-        (Some(ev), _) => Some(Ok(ev.events.into_iter().map(event_from_proto).collect())),
+        (Some(ev), _) => Some(Ok(events_from_proto(ev, EventsWanted::Newest))),
         (None, Some(e)) => Some(Err(error_from_proto(e))),
         (None, None) => None,
     };

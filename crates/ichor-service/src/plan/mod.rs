@@ -296,7 +296,7 @@ pub(crate) fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, Ap
         .cloned()
         .collect();
     check_workers(req, &cluster_name, &mine)?;
-    let (steps, held) = steps_and_held(kind, &mine, req.max_unavailable);
+    let (steps, held) = steps_and_held(kind, &mine, req.max_unavailable, &target);
     let (held_not_skipped, unapproved) = not_in_the_plain_steps(kind, &mine);
     let mut plan = Plan {
         namespace: inputs.namespace.to_string(),
@@ -373,11 +373,30 @@ fn values(
     Ok((current, target, spec_change))
 }
 
+/// Whether the machine `name` reports it already runs `target` (Talos and Kubernetes
+/// upgrades; the other kinds have no version a machine reports).
+fn runs_target(kind: OperationKind, mine: &[Machine], name: &str, target: &str) -> bool {
+    let Some(status) = mine
+        .iter()
+        .find(|m| m.metadata.name.as_deref() == Some(name))
+        .and_then(|m| m.status.as_ref())
+    else {
+        return false;
+    };
+    let running = match kind {
+        OperationKind::Talos => status.talos_version.as_deref(),
+        OperationKind::Kubernetes => status.kubernetes_version.as_deref(),
+        _ => None,
+    };
+    !target.is_empty() && running == Some(target)
+}
+
 /// The machines in the executor's order, a step at a time, with their roles; and the held ones.
 fn steps_and_held(
     kind: OperationKind,
     mine: &[Machine],
     max_unavailable: i32,
+    target: &str,
 ) -> (Vec<Vec<PlanMachine>>, Vec<HeldMachine>) {
     let steps = plan_steps(super::convert::resource_kind(kind), mine, max_unavailable);
     let role = |n: &str| {
@@ -394,6 +413,7 @@ fn steps_and_held(
                 .map(|n| PlanMachine {
                     name: n.clone(),
                     role: role(n),
+                    runs_target: runs_target(kind, mine, n, target),
                 })
                 .collect()
         })
@@ -437,6 +457,7 @@ fn not_in_the_plain_steps(
         .map(|m| PlanMachine {
             name: name(m),
             role: m.spec.role.clone(),
+            runs_target: false,
         })
         .collect();
     (held, unapproved)
@@ -452,7 +473,7 @@ pub(crate) fn fingerprint(plan: &Plan) -> String {
         "kind": plan.kind.as_str(),
         "effect": format!("{:?}", plan.effect),
         "maxUnavailable": plan.max_unavailable,
-        "steps": plan.steps.iter().map(|s| s.iter().map(|m| [&m.name, &m.role]).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "steps": plan.steps.iter().map(|s| s.iter().map(|m| serde_json::json!([&m.name, &m.role, m.runs_target])).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "held": plan.held.iter().map(|h| [&h.name, &h.reason]).collect::<Vec<_>>(),
         "current": plan.current,
         "target": plan.target,
