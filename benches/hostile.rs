@@ -44,13 +44,6 @@ const PHASES: usize = 4;
 /// The dashboards' poll interval (the list's, while an operation is unfinished).
 const POLL: Duration = Duration::from_secs(3);
 
-fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
-
 /// How big a run is.
 struct Size {
     operations: usize,
@@ -377,13 +370,13 @@ fn stop(tally: &Tally, attackers: Vec<tokio::task::JoinHandle<()>>) {
 fn main() {
     let size = if common::full() {
         Size {
-            operations: env_or("ICHOR_HOSTILE_OPERATIONS", 10_000),
-            dashboards: env_or("ICHOR_HOSTILE_DASHBOARDS", 200),
-            attackers: env_or("ICHOR_HOSTILE_ATTACKERS", 1_000),
-            window: Duration::from_secs(env_or("ICHOR_HOSTILE_WINDOW_S", 20)),
+            operations: common::env_or("ICHOR_HOSTILE_OPERATIONS", 10_000),
+            dashboards: common::env_or("ICHOR_HOSTILE_DASHBOARDS", 200),
+            attackers: common::env_or("ICHOR_HOSTILE_ATTACKERS", 1_000),
+            window: Duration::from_secs(common::env_or("ICHOR_HOSTILE_WINDOW_S", 20)),
             warmup: POLL * 2 + Duration::from_secs(1),
             rollout: Duration::from_secs(25),
-            ramp: Duration::from_secs(env_or("ICHOR_HOSTILE_RAMP_S", 60)),
+            ramp: Duration::from_secs(common::env_or("ICHOR_HOSTILE_RAMP_S", 60)),
         }
     } else {
         Size {

@@ -6,6 +6,7 @@
 //!
 //!     cargo bench --bench push
 
+mod common;
 #[path = "../tests/common/server.rs"]
 mod server;
 
@@ -15,7 +16,7 @@ use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_model::{ListQuery, OperationClient, Updates, View, WatchRequest};
-use ichor_resources::{TalosOperation, TalosOperationSpec};
+
 use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
 use std::sync::Arc;
@@ -49,20 +50,6 @@ fn main() {
             );
         }
     });
-}
-
-fn operation(name: &str) -> TalosOperation {
-    let mut o = TalosOperation::new(
-        name,
-        TalosOperationSpec {
-            cluster: "staging".into(),
-            kind: "talos".into(),
-            max_unavailable: 1,
-            paused: true,
-        },
-    );
-    o.metadata.namespace = Some("default".into());
-    o
 }
 
 async fn client(route: &str, api: &EmbeddedApi) -> Arc<dyn OperationClient> {
@@ -109,7 +96,8 @@ async fn measure(route: &str, changes: usize, idle: Duration) -> (Vec<Duration>,
     for i in 0..changes {
         let name = format!("staging-push-{i:04}");
         let at = Instant::now();
-        api.seed(&operation(&name)).expect("seeded");
+        api.seed(&common::world::paused_operation(&name))
+            .expect("seeded");
         loop {
             let u = next(&mut updates).await;
             let shown = u

@@ -19,7 +19,7 @@ use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_model::OperationClient;
-use ichor_resources::{TalosOperation, TalosOperationSpec};
+
 use ichor_runtime::{Clock, NoHost, Runtime};
 use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
@@ -27,25 +27,6 @@ use ichor_views::i18n::{Lang, Texts};
 use ichor_views::widgets::Theme;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-fn operation(name: &str) -> TalosOperation {
-    let mut o = TalosOperation::new(
-        name,
-        TalosOperationSpec {
-            cluster: "staging".into(),
-            kind: "talos".into(),
-            max_unavailable: 1,
-            paused: true,
-        },
-    );
-    o.metadata.namespace = Some("default".into());
-    // Created now: the newest, at the top of the list (an operation without a creation time
-    // sorts last, below the screen's fold).
-    o.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-        jiff::Timestamp::now(),
-    ));
-    o
-}
 
 async fn client(route: &str, api: &EmbeddedApi) -> (Arc<dyn OperationClient>, Route) {
     let kube = api.client(users::ADMIN_TOKEN);
@@ -123,7 +104,8 @@ async fn measure(route: &str, changes: usize) -> Vec<Duration> {
     for i in 0..changes {
         let name = format!("staging-shown-{i:04}");
         wire.want(&name);
-        api.seed(&operation(&name)).expect("seeded");
+        api.seed(&common::world::paused_operation(&name))
+            .expect("seeded");
         wait_found(&wire, i + 2).await;
         if wire.found().len() < i + 2 {
             eprintln!("{name} not shown within 10 s");

@@ -26,7 +26,7 @@ use ichor_client::remote::Protocol;
 use ichor_demo::apiserver::auth::users;
 use ichor_model::OperationClient as _;
 use ichor_model::{ListQuery, View, WatchRequest};
-use ichor_resources::{TalosOperation, TalosOperationSpec};
+use ichor_resources::TalosOperation;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,13 +34,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
-
-fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
 
 /// What the subscribers share: when each operation was created, and how long each took to
 /// reach each subscriber.
@@ -100,20 +93,6 @@ async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tal
         tally.errors.fetch_add(1, Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(1000 + fastrand::u64(..2000))).await;
     }
-}
-
-fn operation(name: &str) -> TalosOperation {
-    let mut o = TalosOperation::new(
-        name,
-        TalosOperationSpec {
-            cluster: "staging".into(),
-            kind: "talos".into(),
-            max_unavailable: 1,
-            paused: true,
-        },
-    );
-    o.metadata.namespace = Some("default".into());
-    o
 }
 
 fn percentile_ms(values: &mut [Duration], p: f64) -> f64 {
@@ -236,7 +215,12 @@ async fn create_operation(kubeconfig: &Path, name: &str) {
     };
     let api: kube::Api<TalosOperation> = kube::Api::namespaced(client, "default");
     let _ = api
-        .create(&kube::api::PostParams::default(), &operation(name))
+        .create(&kube::api::PostParams::default(), &{
+            // The API server sets the creation time.
+            let mut o = common::world::paused_operation(name);
+            o.metadata.creation_timestamp = None;
+            o
+        })
         .await;
 }
 
@@ -255,8 +239,8 @@ fn main() {
             .collect();
         (
             counts,
-            env_or("ICHOR_SUBSCRIBERS_OPERATIONS", 10_000),
-            Duration::from_secs(env_or("ICHOR_SUBSCRIBERS_WINDOW_S", 20)),
+            common::env_or("ICHOR_SUBSCRIBERS_OPERATIONS", 10_000),
+            Duration::from_secs(common::env_or("ICHOR_SUBSCRIBERS_WINDOW_S", 20)),
         )
     } else {
         (vec![2], 100, Duration::from_secs(1))

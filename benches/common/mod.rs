@@ -13,6 +13,14 @@ pub mod wrap_before;
 
 use std::time::{Duration, Instant};
 
+/// A knob from the environment, or `default` when unset or unreadable.
+pub fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
 /// Whether `cargo bench` started us (rather than `cargo test`).
 pub fn full() -> bool {
     std::env::args().any(|a| a == "--bench")

@@ -50,3 +50,22 @@ pub fn world(extra: usize) -> EmbeddedApi {
     }
     api
 }
+
+/// A paused Talos upgrade of `staging` named `name`, created now: a change the push measures
+/// make (newest, so at the top of the list).
+pub fn paused_operation(name: &str) -> TalosOperation {
+    let mut o = TalosOperation::new(
+        name,
+        TalosOperationSpec {
+            cluster: "staging".into(),
+            kind: "talos".into(),
+            max_unavailable: 1,
+            paused: true,
+        },
+    );
+    o.metadata.namespace = Some("default".into());
+    o.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        jiff::Timestamp::now(),
+    ));
+    o
+}
