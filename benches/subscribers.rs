@@ -145,7 +145,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     }
     let subscribed = tally.ready.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_secs(2));
-    tally.errors.store(0, Ordering::SeqCst);
+    let refused = tally.errors.swap(0, Ordering::SeqCst);
     let phase = |name: &str, create: bool| {
         let _ = procs::take_peak_kb(serve.pid());
         let (serve_cpu, api_cpu) = (
@@ -189,9 +189,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     };
     println!(
         "subscribers: {} subscribed at {} operations ({} subscriptions refused or broken on the way, each tried again)",
-        subscribed,
-        size.operations,
-        tally.errors.load(Ordering::SeqCst),
+        subscribed, size.operations, refused,
     );
     phase("idle", false);
     phase("changes", true);
