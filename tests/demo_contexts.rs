@@ -2,48 +2,33 @@
 //! dashboard's own client (kube-rs) act as that person with `--context NAME`, with that
 //! person's permissions, and the admin's is the current context.
 
-use std::io::{BufRead, BufReader};
+use crate::common::process::Process;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
 struct Demo {
-    child: Child,
+    _process: Process,
     kubeconfig: std::path::PathBuf,
     _dir: tempfile::TempDir,
-}
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn demo() -> Demo {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
-    let mut child = Command::new(BIN)
-        .args([
-            "demo-cluster",
-            "--listen",
-            "127.0.0.1:0",
-            "--kubeconfig-out",
-        ])
-        .arg(&kubeconfig)
-        .arg("--log-file")
-        .arg(dir.path().join("log"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let out = kubeconfig.display().to_string();
+    let args = [
+        "demo-cluster",
+        "--listen",
+        "127.0.0.1:0",
+        "--kubeconfig-out",
+        &out,
+    ];
+    let (process, line) = Process::start(&args, &dir.path().join("log"));
     assert!(line.starts_with("demo cluster listening on"), "{line}");
     Demo {
-        child,
+        _process: process,
         kubeconfig,
         _dir: dir,
     }

@@ -6,14 +6,13 @@
 //! the API can be "killed" and brought back on the same address while the cluster keeps its
 //! state.
 
-use crate::common::process::kubectl;
+use crate::common::process::{Process, kubectl};
 use crate::common::pty;
 
 use pty::{Spawn, keys};
-use std::io::{BufRead, BufReader};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -99,46 +98,28 @@ impl Drop for Proxy {
     }
 }
 
-struct Demo(Child);
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// The demo cluster as its own process, the proxy in front of it, and the dashboard reaching
 /// it through the proxy (in-process, at 120×30): what each test kills and brings back.
 struct World {
     tui: pty::Pty,
     proxy: Proxy,
     direct: std::path::PathBuf,
-    _demo: Demo,
+    _demo: Process,
     _home: tempfile::TempDir,
 }
 
 fn world() -> World {
     let home = tempfile::tempdir().unwrap();
     let direct = home.path().join("direct.kubeconfig");
-    let mut child = Command::new(BIN)
-        .args([
-            "demo-cluster",
-            "--listen",
-            "127.0.0.1:0",
-            "--kubeconfig-out",
-        ])
-        .arg(&direct)
-        .arg("--log-file")
-        .arg(home.path().join("demo.log"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let demo = Demo(child);
+    let out = direct.display().to_string();
+    let args = [
+        "demo-cluster",
+        "--listen",
+        "127.0.0.1:0",
+        "--kubeconfig-out",
+        &out,
+    ];
+    let (demo, line) = Process::start(&args, &home.path().join("demo.log"));
     let upstream: u16 = line
         .trim()
         .rsplit(':')
