@@ -40,20 +40,6 @@ fn readme_examples() -> Vec<String> {
     out
 }
 
-fn curl_present() -> bool {
-    let found = Command::new("curl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        if std::env::var_os("CI").is_some() {
-            panic!("curl is missing but CI is set: .ci/run installs it");
-        }
-        eprintln!("skipping the curl test: curl is not installed");
-    }
-    found
-}
-
 /// Runs `cmd` with the server's address, printing the HTTP status after the body; returns the
 /// status and the body as JSON.
 fn run(cmd: &str, addr: &str) -> (u16, serde_json::Value) {
@@ -97,7 +83,7 @@ fn the_readmes_curl_examples_speak_the_connect_protocol_in_json() {
         assert!(c.contains(README_ADDR), "{c}");
         assert!(c.contains("Content-Type: application/json"), "{c}");
     }
-    if !curl_present() {
+    if !crate::grpc::curl::present() {
         return;
     }
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -179,7 +165,7 @@ fn version_and_unknown_fields(addr: &str) {
 /// token for the next; the token leads on to the rest.
 #[test]
 fn an_unpaged_list_is_a_default_page_with_a_token() {
-    if !curl_present() {
+    if !crate::grpc::curl::present() {
         return;
     }
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -214,7 +200,7 @@ fn an_unpaged_list_is_a_default_page_with_a_token() {
 /// a Connect call, a gRPC call (its code read from the trailers) and a refused one.
 #[test]
 fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
-    if !curl_present() {
+    if !crate::grpc::curl::present() {
         return;
     }
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -296,10 +282,7 @@ fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
         .unwrap();
     {
         use std::io::Write as _;
-        let request = br#"{"list":{"namespace":"default"}}"#;
-        let mut body = vec![0u8];
-        body.extend_from_slice(&u32::try_from(request.len()).unwrap().to_be_bytes());
-        body.extend_from_slice(request);
+        let body = crate::grpc::curl::enveloped(br#"{"list":{"namespace":"default"}}"#);
         let mut stdin = subscribed.stdin.take().unwrap();
         stdin.write_all(&body).unwrap();
     }

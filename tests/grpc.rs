@@ -5,7 +5,7 @@
 
 use crate::common;
 #[path = "serve/curl.rs"]
-mod curl;
+pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]
 mod deadlines;
 #[path = "serve/gzip.rs"]

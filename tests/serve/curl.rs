@@ -4,6 +4,14 @@
 use std::process::{Command, Stdio};
 use tokio::io::AsyncWriteExt as _;
 
+/// One message in the Connect protocol's streaming envelope: no flags, its length, itself.
+pub fn enveloped(message: &[u8]) -> Vec<u8> {
+    let mut b = vec![0u8];
+    b.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    b.extend_from_slice(message);
+    b
+}
+
 pub fn present() -> bool {
     let found = Command::new("curl")
         .arg("--version")

@@ -12,14 +12,6 @@ use prost::Message as _;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt as _;
 
-/// One message in its envelope (a flags byte, a 4-byte big-endian length).
-fn enveloped(message: &[u8]) -> Vec<u8> {
-    let mut b = vec![0u8];
-    b.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
-    b.extend_from_slice(message);
-    b
-}
-
 /// `curl -sS -i ARGS` with `input`, stopped after two seconds: what it printed by then.
 async fn curl_for_a_while(args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
     if !super::curl::present() {
@@ -81,7 +73,7 @@ async fn the_connect_stream_in_json_through_curl() {
         "@-",
         &url,
     ];
-    let Some(out) = curl_for_a_while(&args, &enveloped(request)).await else {
+    let Some(out) = curl_for_a_while(&args, &super::curl::enveloped(request)).await else {
         return;
     };
     let text = String::from_utf8_lossy(&out);
@@ -116,7 +108,7 @@ async fn the_connect_stream_ends_with_the_refusal_of_a_bad_request() {
         "@-",
         &url,
     ];
-    let Some(out) = curl_for_a_while(&args, &enveloped(request)).await else {
+    let Some(out) = curl_for_a_while(&args, &super::curl::enveloped(request)).await else {
         return;
     };
     let text = String::from_utf8_lossy(&out);
@@ -156,7 +148,9 @@ async fn the_grpc_web_stream_through_curl() {
         "@-",
         &url,
     ];
-    let Some(out) = curl_for_a_while(&args, &enveloped(&request.encode_to_vec())).await else {
+    let Some(out) =
+        curl_for_a_while(&args, &super::curl::enveloped(&request.encode_to_vec())).await
+    else {
         return;
     };
     let text = String::from_utf8_lossy(&out);
