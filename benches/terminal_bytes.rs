@@ -201,6 +201,7 @@ fn idle(minutes: u64) -> Idle {
             user: None,
             read_only: false,
             server_version: Default::default(),
+            ..Default::default()
         };
         let runtime = Runtime {
             state: State::new(session, clock.now(), jiff::tz::TimeZone::UTC),

@@ -231,6 +231,15 @@ impl LoadedKubeconfig {
         }
     }
 
+    /// The names of the contexts, as the file has them (`:ctx` switches between them).
+    pub(crate) fn context_names(&self) -> Vec<String> {
+        self.kubeconfig
+            .contexts
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
     /// The user (`AuthInfo`) a context names, for messages.
     pub(crate) fn user_of(&self, context: &str) -> Option<String> {
         self.kubeconfig

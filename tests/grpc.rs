@@ -116,6 +116,30 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
     assert_eq!(e.code, Code::Unauthenticated);
 }
 
+/// The status bar names the person whose permissions it shows: the server says who it took
+/// the token for, on every protocol; an anonymous call (the server's own identity) names nobody.
+#[tokio::test]
+async fn the_server_says_who_it_took_the_caller_for() {
+    let api = world();
+    let open = start(
+        &api,
+        Options {
+            allow_anonymous: true,
+            ..Options::default()
+        },
+    )
+    .await;
+    for protocol in [Protocol::Grpc, Protocol::Connect] {
+        let c = common::server::client_over(&open.url(false), Some(users::VIEWER_TOKEN), protocol);
+        assert_eq!(c.user(), None, "{protocol:?}: not known before an answer");
+        c.list_clusters(Some("default")).await.unwrap();
+        assert_eq!(c.user().as_deref(), Some(users::VIEWER), "{protocol:?}");
+        let anon = common::server::client_over(&open.url(false), None, protocol);
+        anon.list_clusters(Some("default")).await.unwrap();
+        assert_eq!(anon.user(), None, "{protocol:?}: the server's own identity");
+    }
+}
+
 #[tokio::test]
 async fn a_user_without_rights_is_permission_denied_and_nothing_is_written() {
     let api = world();

@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "contexts.rs"]
+mod contexts;
 #[path = "events_all.rs"]
 mod events_all;
 #[path = "events_screen.rs"]

@@ -91,6 +91,7 @@ pub fn listed(ops: Vec<Operation>, w: u16, h: u16) -> State {
         user: None,
         read_only: false,
         server_version: Default::default(),
+        ..Default::default()
     };
     let mut state = State::new(session, now(), jiff::tz::TimeZone::UTC);
     state.size = (w, h);

@@ -171,6 +171,13 @@ namespace-usage = Listing namespace { $ns }. :ns NAME lists another one; :ns all
 namespace-usage-all = Listing every namespace. :ns NAME lists one namespace.
 namespace-invalid = "{ $value }" is not a namespace name: 1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit. :ns all lists every namespace.
 refreshed = Refreshed.
+context-usage = Using kubeconfig context { $current }. :ctx NAME switches to another of { $contexts }.
+context-unknown = The kubeconfig has no context "{ $value }". Its contexts: { $contexts }.
+context-none = There is no kubeconfig context to switch: this dashboard reaches a server or the demo.
+context-busy = The context is not switched while a write or a start's outcome is awaited: try again once it is settled.
+context-switching = Reaching context { $name }…
+context-switched = Context { $name }: the route, the user and the permissions were asked again.
+context-failed = Context { $name } could not be reached; still on { $current }: { $why }
 # On the Operations list: where new operations start.
 footer-to-clusters = 2 clusters (n new operation)
 # A text read (YAML, the page whole) and its search (/, n, N).

@@ -182,6 +182,13 @@ namespace-usage = ネームスペース { $ns } を表示しています。:ns N
 namespace-usage-all = 全ネームスペースを表示しています。:ns NAME で 1 つのネームスペースを表示します。
 namespace-invalid = 「{ $value }」はネームスペース名ではありません。英小文字・数字・「-」の 1〜63 文字で、先頭と末尾は英小文字か数字です。:ns all で全ネームスペースを表示します。
 refreshed = 更新しました。
+context-usage = kubeconfig のコンテキスト { $current } を使用中です。:ctx NAME で { $contexts } のいずれかに切り替えます。
+context-unknown = kubeconfig にコンテキスト「{ $value }」はありません。コンテキスト：{ $contexts }。
+context-none = 切り替える kubeconfig のコンテキストがありません（サーバーまたはデモに接続しています）。
+context-busy = 書き込みまたは開始の結果を待っている間はコンテキストを切り替えません。確定してからもう一度実行してください。
+context-switching = コンテキスト { $name } に接続しています…
+context-switched = コンテキスト { $name } に切り替えました（経路・ユーザー・権限を確認し直しました）。
+context-failed = コンテキスト { $name } に接続できませんでした。{ $current } のままです：{ $why }
 # On the Operations list: where new operations start.
 footer-to-clusters = 2 クラスター（n 新しいオペレーション）
 # A text read (YAML, the page whole) and its search (/, n, N).

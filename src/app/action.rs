@@ -147,6 +147,15 @@ pub enum Action {
     Retry(RetryEvent),
     /// The server named its version (or answered without one).
     ServerVersion(ichor_model::ServerVersion),
+    /// Who the server says the calls act as (a remote backend learns it from the answers).
+    User(String),
+    /// `:ctx` reached the service through another context: everything shown is of the new one.
+    ContextReached(Box<Reached>),
+    /// `:ctx` could not reach the service through the context: the connection in use stays.
+    ContextFailed {
+        context: String,
+        message: String,
+    },
     /// An update of subscription `sub` (WatchOperations): the page, the followed operation, or
     /// a heartbeat.
     Pushed {
@@ -265,6 +274,10 @@ pub enum Effect {
     /// Suspend the process (Ctrl-Z): restore the terminal, stop, redraw on resume.
     Suspend,
     Quit,
+    /// `:ctx NAME`: reach the service again through another kubeconfig context (the loop
+    /// does it; its outcome comes back as [`Action::ContextReached`] or
+    /// [`Action::ContextFailed`]).
+    SwitchContext(String),
 }
 
 impl Effect {
@@ -285,6 +298,7 @@ impl Effect {
             Effect::Watch { .. } => "following the operations",
             Effect::Notify { .. } => "notifying",
             Effect::Suspend => "suspending",
+            Effect::SwitchContext(_) => "switching the kubeconfig context",
             Effect::Quit => "quitting",
         }
     }
@@ -307,6 +321,7 @@ impl Effect {
             | Effect::Watch { .. }
             | Effect::Notify { .. }
             | Effect::Suspend
+            | Effect::SwitchContext(_)
             | Effect::Quit => return None,
         })
     }
@@ -315,4 +330,16 @@ impl Effect {
     pub fn is_write(&self) -> bool {
         matches!(self, Effect::Write { .. } | Effect::Create { .. })
     }
+}
+
+/// How the service was reached through another kubeconfig context (`:ctx`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reached {
+    pub context: String,
+    pub route: super::state::Route,
+    pub namespace: String,
+    pub all_namespaces: bool,
+    pub user: Option<String>,
+    /// The new backend pushes (WatchOperations).
+    pub pushes: bool,
 }

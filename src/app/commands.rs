@@ -8,6 +8,8 @@ pub(crate) enum Verb {
     Operations,
     /// `:ns [NAME]`: switch the namespace listed (`all`: every namespace).
     Namespace,
+    /// `:ctx [NAME]`: reach the service through another kubeconfig context.
+    Context,
     Clusters,
     Help,
     Quit,
@@ -37,6 +39,8 @@ pub(crate) const WORDS: &[Word] = &[
     w("help", Verb::Help, true),
     w("quit", Verb::Quit, true),
     w("ns", Verb::Namespace, true),
+    w("ctx", Verb::Context, true),
+    w("context", Verb::Context, false),
     w("namespace", Verb::Namespace, false),
     w("operations", Verb::Operations, false),
     w("op", Verb::Operations, false),
@@ -56,7 +60,7 @@ pub(crate) fn parse(text: &str) -> Option<(Verb, Option<&str>)> {
     };
     let verb = WORDS.iter().find(|w| w.word == word).map(|w| w.verb)?;
     match (verb, rest) {
-        (Verb::Operations | Verb::Namespace, _) | (_, None) => Some((verb, rest)),
+        (Verb::Operations | Verb::Namespace | Verb::Context, _) | (_, None) => Some((verb, rest)),
         _ => None,
     }
 }
@@ -93,8 +97,13 @@ mod tests {
         assert_eq!(parse("q!"), Some((Verb::Quit, None)));
         assert_eq!(parse("o"), None, "a prefix is completed, not guessed");
         assert_eq!(parse(""), None);
-        assert_eq!(completions("c"), ["clusters"]);
-        assert_eq!(completions(""), ["ops", "clusters", "help", "quit", "ns"]);
+        assert_eq!(completions("c"), ["clusters", "ctx"]);
+        assert_eq!(parse("ctx viewer"), Some((Verb::Context, Some("viewer"))));
+        assert_eq!(parse("context"), Some((Verb::Context, None)));
+        assert_eq!(
+            completions(""),
+            ["ops", "clusters", "help", "quit", "ns", "ctx"]
+        );
         assert!(completions("x").is_empty());
     }
 }

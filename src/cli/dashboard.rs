@@ -26,6 +26,8 @@ pub(super) struct Connected {
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
     demo: Option<(ichor_demo::demo::DemoCluster, Option<super::demo::UiServer>)>,
+    /// The kubeconfig and the context the service was reached through (`:ctx` switches).
+    kubeconfig: Option<(crate::kubeconfig::LoadedKubeconfig, String)>,
 }
 
 /// The service in this process over `kube`, for the dashboard.
@@ -66,6 +68,7 @@ async fn reach(
             namespace: namespace.to_string(),
             user: None,
             demo: None,
+            kubeconfig: None,
         },
         super::reach::Reached::InProcess(route) => {
             let scope = (!settings.all_namespaces).then(|| namespace.to_string());
@@ -80,8 +83,76 @@ async fn reach(
                 namespace: namespace.to_string(),
                 user,
                 demo: None,
+                kubeconfig: None,
             }
         }
+    })
+}
+
+/// Reaches the service through kubeconfig `context`, as at start: the namespace the settings
+/// name, else the context's.
+async fn through_context(
+    settings: &Settings,
+    loaded: crate::kubeconfig::LoadedKubeconfig,
+    context: String,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
+) -> anyhow::Result<Connected> {
+    let config = loaded.client_config(&context).await?;
+    let token = ichor_client::tunnel::bearer_token(&config);
+    let (kube, ns) = loaded.client(&context).await?;
+    let namespace = settings.namespace.clone().unwrap_or(ns);
+    let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());
+    let mut connected = reach(
+        settings,
+        kube,
+        token,
+        &context,
+        &namespace,
+        Some(user),
+        retry_tx,
+    )
+    .await?;
+    connected.kubeconfig = Some((loaded, context));
+    Ok(connected)
+}
+
+/// How long `:ctx` waits for a context to be reached.
+const REACH_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `:ctx NAME`: reaches the service through another context of `loaded`, with the same
+/// settings and the same retry reports.
+fn context_reacher(
+    settings: std::sync::Arc<Settings>,
+    loaded: crate::kubeconfig::LoadedKubeconfig,
+    retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
+) -> Box<dyn FnMut(&str) -> ichor_runtime::Reaching + Send> {
+    Box::new(move |context: &str| {
+        let (settings, loaded, retry_tx) = (settings.clone(), loaded.clone(), retry_tx.clone());
+        let context = context.to_string();
+        Box::pin(async move {
+            let reached = tokio::time::timeout(
+                REACH_LIMIT,
+                through_context(&settings, loaded, context, retry_tx),
+            )
+            .await;
+            let c = match reached {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => {
+                    let line = ichor_model::error_text::one_line(&e);
+                    return Err(ichor_model::inert::truncate(&line, 300));
+                }
+                Err(_) => {
+                    return Err(format!("not reached within {} s", REACH_LIMIT.as_secs()));
+                }
+            };
+            Ok(ichor_runtime::Reached {
+                user: c.user.or_else(|| c.client.user()),
+                client: c.client,
+                route: c.route,
+                namespace: c.namespace,
+                all_namespaces: settings.all_namespaces,
+            })
+        })
     })
 }
 
@@ -130,24 +201,11 @@ pub(super) async fn connect(
                 namespace,
                 user: None,
                 demo: None,
+                kubeconfig: None,
             })
         }
         Source::Kubeconfig { loaded, context } => {
-            let config = loaded.client_config(&context).await?;
-            let token = ichor_client::tunnel::bearer_token(&config);
-            let (kube, ns) = loaded.client(&context).await?;
-            let namespace = settings.namespace.clone().unwrap_or(ns);
-            let user = loaded.user_of(&context).unwrap_or_else(|| context.clone());
-            reach(
-                settings,
-                kube,
-                token,
-                &context,
-                &namespace,
-                Some(user),
-                retry_tx,
-            )
-            .await
+            through_context(settings, loaded, context, retry_tx).await
         }
     }
 }
@@ -180,7 +238,17 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::from(2));
     }
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
-    let connected = connect(&cli, &settings, source, retry_tx).await?;
+    let connected = connect(&cli, &settings, source, retry_tx.clone()).await?;
+    let settings = std::sync::Arc::new(settings);
+    let mut host = ichor_runtime::terminal::TtyHost::new();
+    let (context, contexts) = match &connected.kubeconfig {
+        Some((loaded, context)) => {
+            let reacher = context_reacher(settings.clone(), loaded.clone(), retry_tx);
+            host = host.reaching_contexts(reacher);
+            (Some(context.clone()), loaded.context_names())
+        }
+        None => (None, Vec::new()),
+    };
     let session = Session {
         route: connected.route,
         demo: cli.demo,
@@ -189,6 +257,8 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         user: connected.user.or_else(|| connected.client.user()),
         read_only: settings.read_only,
         server_version: Default::default(),
+        context,
+        contexts,
     };
     let clock = Clock::new(jiff::Timestamp::now());
     let mut state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
@@ -208,14 +278,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let _guard = ichor_runtime::terminal::Guard;
     tracing::info!(setting = ?settings.ambiguous_width, wide, "East Asian ambiguous width");
     runtime.theme.wide_ambiguous = wide;
-    let result = runtime
-        .run(
-            &mut tty,
-            input,
-            retry_rx,
-            &mut ichor_runtime::terminal::TtyHost::new(),
-        )
-        .await;
+    let result = runtime.run(&mut tty, input, retry_rx, &mut host).await;
     ichor_runtime::terminal::restore();
     drop(connected.demo);
     result?;

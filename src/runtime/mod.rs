@@ -71,7 +71,26 @@ pub trait Host {
     fn notify(&mut self, _title: &str, _body: &str) -> anyhow::Result<()> {
         Ok(())
     }
+    /// Reaches the service through kubeconfig context `context` (`:ctx`): `None` when this
+    /// dashboard has no kubeconfig to switch in.
+    fn reach_context(&mut self, _context: &str) -> Option<Reaching> {
+        None
+    }
 }
+
+/// The service reached through another kubeconfig context.
+pub struct Reached {
+    pub client: Arc<dyn OperationClient>,
+    pub route: ichor_app::state::Route,
+    pub namespace: String,
+    pub all_namespaces: bool,
+    /// Who the context's credentials are, when known before the first answer.
+    pub user: Option<String>,
+}
+
+/// A context being reached: the new connection, or why there is none (one line, bounded).
+pub type Reaching =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Reached, String>> + Send>>;
 
 /// A host that does nothing (tests, benchmarks).
 pub struct NoHost;
@@ -133,7 +152,10 @@ impl Runtime {
         let mut local = Vec::new();
         for e in effects {
             match e {
-                Effect::Suspend | Effect::Quit | Effect::Notify { .. } => {
+                Effect::Suspend
+                | Effect::Quit
+                | Effect::Notify { .. }
+                | Effect::SwitchContext(_) => {
                     local.push(e);
                     continue;
                 }
@@ -175,7 +197,7 @@ impl Runtime {
         B::Error: Send + Sync + 'static,
         I: Stream<Item = Action> + Unpin,
     {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+        let (mut tx, mut rx) = mpsc::unbounded_channel::<Action>();
         let mut stats = Stats::default();
         let size = terminal.size()?;
         self.state.size = (size.width, size.height);
@@ -218,6 +240,9 @@ impl Runtime {
                     None => input_open = false,
                 },
                 Some(ev) = retry.recv() => actions.push(Action::Retry(ev)),
+                (context, reached) = workers.reaching(), if workers.is_reaching() => {
+                    actions.push(self.switch(context, reached, &mut tx, &mut rx, &mut workers));
+                }
                 _ = sleep_until(wake) => {
                     stats.wakeups += 1;
                     actions.push(Action::Tick);
@@ -236,6 +261,12 @@ impl Runtime {
             let version = self.client.server_version();
             if version != self.state.session.server_version {
                 update(&mut self.state, Action::ServerVersion(version));
+            }
+            // Who the server took the calls for, as its answers said it (remote backends).
+            if let Some(user) = self.client.user()
+                && self.state.session.user.as_ref() != Some(&user)
+            {
+                update(&mut self.state, Action::User(user));
             }
         }
         Ok(stats)
@@ -387,6 +418,14 @@ impl Runtime {
                     repaint = true;
                 }
                 Effect::Quit => self.state.quit = true,
+                Effect::SwitchContext(context) => match host.reach_context(&context) {
+                    Some(reaching) => workers.reach(context, reaching),
+                    None => {
+                        let message = "this dashboard has no kubeconfig".to_string();
+                        let failed = Action::ContextFailed { context, message };
+                        let _ = tx.send(failed);
+                    }
+                },
                 Effect::Notify {
                     outcome,
                     name,
@@ -401,6 +440,37 @@ impl Runtime {
             }
         }
         Ok(repaint)
+    }
+}
+
+impl Runtime {
+    /// A context was reached (or not): on success every read and the subscription of the
+    /// connection before are stopped, and what they still send is dropped with their channel
+    /// (a write cannot be in flight: `:ctx` waits for it); the new client answers from now on.
+    fn switch(
+        &mut self,
+        context: String,
+        reached: Result<Reached, String>,
+        tx: &mut mpsc::UnboundedSender<Action>,
+        rx: &mut mpsc::UnboundedReceiver<Action>,
+        workers: &mut Workers,
+    ) -> Action {
+        let reached = match reached {
+            Ok(r) => r,
+            Err(message) => return Action::ContextFailed { context, message },
+        };
+        *workers = Workers::default();
+        (*tx, *rx) = mpsc::unbounded_channel();
+        panics::report_to(tx.clone());
+        self.client = reached.client;
+        Action::ContextReached(Box::new(ichor_app::action::Reached {
+            context,
+            route: reached.route,
+            namespace: reached.namespace,
+            all_namespaces: reached.all_namespaces,
+            user: reached.user,
+            pushes: self.client.pushes(),
+        }))
     }
 }
 

@@ -57,7 +57,11 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             Action::StartFound { request_id, result }
         }
         // The runtime keeps the subscription itself (see `live`).
-        Effect::Watch { .. } | Effect::Notify { .. } | Effect::Suspend | Effect::Quit => {
+        Effect::Watch { .. }
+        | Effect::Notify { .. }
+        | Effect::Suspend
+        | Effect::Quit
+        | Effect::SwitchContext(_) => {
             return None;
         }
     })

@@ -11,9 +11,41 @@ use tokio::task::AbortHandle;
 pub(crate) struct Workers {
     pub(crate) live: super::live::Subscription,
     reads: HashMap<Slot, AbortHandle>,
+    /// `:ctx`: the context being reached.
+    reaching: Option<(String, super::Reaching)>,
+}
+
+impl Drop for Workers {
+    /// The reads of a connection given up stop with it.
+    fn drop(&mut self) {
+        for t in self.reads.values() {
+            t.abort();
+        }
+    }
 }
 
 impl Workers {
+    /// Starts reaching `context` (one at a time: the app asks for no second one meanwhile).
+    pub(crate) fn reach(&mut self, context: String, reaching: super::Reaching) {
+        self.reaching = Some((context, reaching));
+    }
+
+    pub(crate) fn is_reaching(&self) -> bool {
+        self.reaching.is_some()
+    }
+
+    /// The context reached, or why not; pending while none is being reached.
+    pub(crate) async fn reaching(&mut self) -> (String, Result<super::Reached, String>) {
+        match self.reaching.as_mut() {
+            Some((_, fut)) => {
+                let reached = fut.await;
+                let context = self.reaching.take().map(|(c, _)| c).unwrap_or_default();
+                (context, reached)
+            }
+            None => std::future::pending().await,
+        }
+    }
+
     /// `task` now reads `slot`: the read it replaces, if still waiting, is stopped.
     pub(crate) fn read(&mut self, slot: Slot, task: AbortHandle) {
         if let Some(earlier) = self.reads.insert(slot, task) {

@@ -98,6 +98,8 @@ impl Drop for Guard {
 /// takes the terminal again; says an operation's outcome as the terminal takes it.
 pub struct TtyHost {
     notifier: Notifier,
+    /// Reaches the service through a kubeconfig context (`:ctx`), when there is a kubeconfig.
+    contexts: Option<Box<dyn FnMut(&str) -> crate::Reaching + Send>>,
 }
 
 impl TtyHost {
@@ -105,7 +107,17 @@ impl TtyHost {
     pub fn new() -> TtyHost {
         TtyHost {
             notifier: Notifier::from_env(|k| std::env::var(k).ok()),
+            contexts: None,
         }
+    }
+
+    /// `:ctx NAME` reaches the service with `reach(NAME)`.
+    pub fn reaching_contexts(
+        mut self,
+        reach: Box<dyn FnMut(&str) -> crate::Reaching + Send>,
+    ) -> TtyHost {
+        self.contexts = Some(reach);
+        self
     }
 }
 
@@ -116,6 +128,10 @@ impl Default for TtyHost {
 }
 
 impl Host for TtyHost {
+    fn reach_context(&mut self, context: &str) -> Option<crate::Reaching> {
+        self.contexts.as_mut().map(|reach| reach(context))
+    }
+
     fn notify(&mut self, title: &str, body: &str) -> anyhow::Result<()> {
         self.notifier.say(title, body)?;
         Ok(())

@@ -268,6 +268,11 @@ fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
             ctx.theme.alarm(),
         ),
         Conn::Ok => match (&state.pending, &state.notice, state.credentials_refused()) {
+            (Some(p), Some(n @ Notice::ContextBusy), _) => {
+                // Why `:ctx` did nothing, and the write it waits for.
+                let (busy, style) = notice_text(n, state, ctx);
+                (format!("{busy} {}", pending_text(p, ctx).0), style)
+            }
             (Some(p), _, _) => pending_text(p, ctx),
             (None, _, Some(refused)) => credentials_text(refused, ctx),
             (None, Some(n), None) => notice_text(n, state, ctx),
@@ -371,6 +376,12 @@ fn notice_text(n: &Notice, state: &State, ctx: &Ctx<'_>) -> (String, Style) {
             ctx.theme.fg(Color::Yellow),
         ),
         Notice::Refreshed => (t.t("refreshed"), ctx.theme.fg(Color::Green)),
+        Notice::ContextUsage(_)
+        | Notice::NoContexts
+        | Notice::ContextBusy
+        | Notice::ContextSwitching(_)
+        | Notice::ContextSwitched(_)
+        | Notice::ContextFailed(..) => super::contexts::notice_text(n, state, ctx),
         Notice::UnknownCommand(text) => (
             t.tr(
                 "unknown-command",

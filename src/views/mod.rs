@@ -10,6 +10,7 @@ pub(crate) mod chrome;
 pub(crate) mod cluster;
 pub(crate) mod clusters;
 pub(crate) mod confirm;
+pub(crate) mod contexts;
 pub(crate) mod events;
 pub(crate) mod help;
 #[path = "../i18n.rs"]

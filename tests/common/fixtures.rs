@@ -335,6 +335,7 @@ pub fn session() -> Session {
         user: None,
         read_only: false,
         server_version: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -97,6 +97,7 @@ where
             };
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
+            let mut said_caller = None;
             let path = parts.uri.path();
             if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
                 let caller = auth.caller(&parts.headers);
@@ -108,6 +109,7 @@ where
                 };
                 match caller {
                     Ok(c) => {
+                        said_caller = caller_header(&c);
                         parts.extensions.insert(c);
                     }
                     Err(e) => {
@@ -125,7 +127,24 @@ where
                 parts.extensions.insert(CallDeadline(d));
             }
             let body = Body::new(DeadlineBody::new(body, body_deadline, what));
-            inner.call(http::Request::from_parts(parts, body)).await
+            let mut resp = inner.call(http::Request::from_parts(parts, body)).await?;
+            if let Some(v) = said_caller {
+                resp.headers_mut()
+                    .insert(crate::wire::version::CALLER_HEADER, v);
+            }
+            Ok(resp)
         })
     }
+}
+
+/// The longest user name said in `ichor-caller`: a name a header cannot carry as it is (not
+/// visible ASCII, or longer) is not said.
+const MAX_CALLER_CHARS: usize = 253;
+
+fn caller_header(c: &ichor_service::access::Caller) -> Option<http::HeaderValue> {
+    let user = &c.identity.as_ref()?.user;
+    let fits = !user.is_empty()
+        && user.len() <= MAX_CALLER_CHARS
+        && user.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+    fits.then(|| http::HeaderValue::from_str(user).ok())?
 }

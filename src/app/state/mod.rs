@@ -352,6 +352,11 @@ pub struct Session {
     pub read_only: bool,
     /// What a remote server said of its version (the status bar shows it beside the backend).
     pub server_version: ichor_model::ServerVersion,
+    /// The kubeconfig context the service is reached through (`None`: no kubeconfig: a
+    /// server, the demo).
+    pub context: Option<String>,
+    /// The kubeconfig's contexts, which `:ctx` switches between (empty: no kubeconfig).
+    pub contexts: Vec<String>,
 }
 
 /// Everything the dashboard shows.
@@ -374,6 +379,8 @@ pub struct State {
     pub pending: Option<PendingWrite>,
     /// A start whose outcome is being settled: looked for until it is known.
     pub settling: Option<SettlingStart>,
+    /// `:ctx`: the context being reached.
+    pub switching: Option<String>,
     /// What the caller may do, by namespace: absent, not asked yet; `None`, not known (the
     /// write keys are then offered and the API server decides).
     pub(crate) permissions: BTreeMap<String, Option<Permissions>>,
@@ -428,6 +435,7 @@ impl State {
             notice: None,
             pending: None,
             settling: None,
+            switching: None,
             permissions: BTreeMap::new(),
             conn: Conn::Ok,
             live: Live::default(),

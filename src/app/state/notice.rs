@@ -31,6 +31,18 @@ pub enum Notice {
     BadNamespace(String),
     /// `R` was answered: the screen shows what the server holds now.
     Refreshed,
+    /// `:ctx` alone, or with a name the kubeconfig does not have (as typed): the contexts.
+    ContextUsage(Option<String>),
+    /// `:ctx` without a kubeconfig (a server, the demo).
+    NoContexts,
+    /// `:ctx NAME` while a write or a start's outcome is awaited: it is not switched.
+    ContextBusy,
+    /// `:ctx NAME` is being reached.
+    ContextSwitching(String),
+    /// The service is reached through context NAME now.
+    ContextSwitched(String),
+    /// Context NAME could not be reached; the one in use stays: why (bounded, inert).
+    ContextFailed(String, String),
 }
 
 /// A write Kubernetes RBAC refused the caller, named as a Review names it (verb and resource).

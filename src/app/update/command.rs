@@ -1,13 +1,14 @@
-//! The command line (`:`), as k9s has it: `:ops`, `:clusters`, `:help`, `:q`. Enter runs what
+//! The command line (`:`), as k9s has it: `:ops`, `:ns`, `:ctx`, `:clusters`, `:help`, `:q`. Enter runs what
 //! was typed, Esc leaves it, Tab completes (again: the next command that fits), and it is
 //! edited like every text field.
 
 use super::nav::show;
-use super::{ask_permissions, quit};
-use crate::action::{Effect, Key, KeyCode};
+use super::{ask_permissions, quit, start};
+use crate::action::{Effect, Key, KeyCode, Reached};
 use crate::commands::{self, Verb};
 use crate::state::{
-    ClustersState, CommandLine, Dialog, Input, Notice, OperationsState, Screen, State,
+    ClustersState, CommandLine, Dialog, Input, LiveMode, Notice, OperationsState, Screen, Session,
+    State,
 };
 use crate::text_field::{self, Edit};
 
@@ -79,6 +80,7 @@ fn run(state: &mut State, text: &str) -> Vec<Effect> {
     match commands::parse(text) {
         Some((Verb::Operations, cluster)) => operations_of(state, cluster),
         Some((Verb::Namespace, name)) => namespace(state, name),
+        Some((Verb::Context, name)) => context(state, name),
         Some((Verb::Clusters, _)) => show(state, Screen::Clusters),
         Some((Verb::Help, _)) => {
             state.dialog = Some(Dialog::keys());
@@ -151,4 +153,72 @@ fn namespace(state: &mut State, name: Option<&str>) -> Vec<Effect> {
     let mut effects = show(state, list);
     effects.extend(ask_permissions(state, Vec::new()));
     effects
+}
+
+/// `:ctx NAME`: reaches the service again through kubeconfig context NAME; the route, the
+/// user and the permissions are asked again, and what was shown goes. `:ctx` alone, or a name
+/// the kubeconfig does not have, lists the contexts. Not while a write or a start's outcome
+/// is awaited: its answer belongs to the connection in use.
+fn context(state: &mut State, name: Option<&str>) -> Vec<Effect> {
+    if state.session.contexts.is_empty() {
+        state.notice = Some(Notice::NoContexts);
+        return Vec::new();
+    }
+    let known = name.filter(|n| state.session.contexts.iter().any(|c| c == n));
+    let Some(name) = known else {
+        state.notice = Some(Notice::ContextUsage(name.map(str::to_string)));
+        return Vec::new();
+    };
+    if state.pending.is_some() || state.settling.is_some() || state.switching.is_some() {
+        state.notice = Some(Notice::ContextBusy);
+        return Vec::new();
+    }
+    state.switching = Some(name.to_string());
+    state.notice = Some(Notice::ContextSwitching(name.to_string()));
+    vec![Effect::SwitchContext(name.to_string())]
+}
+
+/// The service answers through another context: the dashboard starts again there, on the
+/// Operations list, as at start (what was shown, asked and allowed belonged to the other).
+pub(super) fn on_context_reached(state: &mut State, reached: Reached) -> Vec<Effect> {
+    if state.switching.as_deref() != Some(reached.context.as_str()) {
+        return Vec::new();
+    }
+    let session = Session {
+        route: reached.route,
+        demo: state.session.demo,
+        namespace: reached.namespace,
+        all_namespaces: reached.all_namespaces,
+        user: reached.user,
+        read_only: state.session.read_only,
+        server_version: Default::default(),
+        context: Some(reached.context.clone()),
+        contexts: std::mem::take(&mut state.session.contexts),
+    };
+    let mut fresh = State::new(session, state.now, state.tz.clone());
+    fresh.size = state.size;
+    fresh.viewport = state.viewport;
+    fresh.seq = state.seq;
+    fresh.revision = state.revision;
+    fresh.live.sub = state.live.sub;
+    if reached.pushes {
+        fresh.live.mode = LiveMode::Waiting;
+    }
+    fresh.notifications = std::mem::take(&mut state.notifications);
+    fresh.notice = Some(Notice::ContextSwitched(reached.context));
+    *state = fresh;
+    start(state)
+}
+
+/// The context could not be reached: the one in use stays, and the person is told why.
+pub(super) fn on_context_failed(
+    state: &mut State,
+    context: String,
+    message: String,
+) -> Vec<Effect> {
+    if state.switching.as_deref() == Some(context.as_str()) {
+        state.switching = None;
+        state.notice = Some(Notice::ContextFailed(context, message));
+    }
+    Vec::new()
 }

@@ -164,6 +164,14 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
             state.session.server_version = v;
             Vec::new()
         }
+        Action::User(user) => {
+            state.session.user = Some(user);
+            Vec::new()
+        }
+        Action::ContextReached(reached) => command::on_context_reached(state, *reached),
+        Action::ContextFailed { context, message } => {
+            command::on_context_failed(state, context, message)
+        }
     }
 }
 

@@ -221,6 +221,7 @@ impl ConnectTransport {
             .get(version::HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let caller = super::said_caller(response.headers());
         let body = Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
             .collect()
             .await
@@ -246,6 +247,7 @@ impl ConnectTransport {
         Ok(Reply {
             message,
             server_version,
+            caller,
         })
     }
 }

@@ -141,9 +141,11 @@ impl GrpcTransport {
                     .get(version::HEADER)
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_string);
+                let caller = super::said_caller(resp.metadata().as_ref());
                 Ok(Reply {
                     message: resp.into_inner(),
                     server_version,
+                    caller,
                 })
             }
             // tonic reports its own deadline as a cancellation with this message.

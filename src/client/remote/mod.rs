@@ -53,10 +53,19 @@ enum Transport {
     Grpc(Box<grpc::GrpcTransport>),
 }
 
-/// A call's answer and the server version its response said.
+/// A call's answer, the server version its response said, and who the server took the caller
+/// for.
 struct Reply<T> {
     message: T,
     server_version: Option<String>,
+    caller: Option<String>,
+}
+
+/// Who the server says the caller is ([`version::CALLER_HEADER`]), made inert and bounded.
+fn said_caller(headers: &http::HeaderMap) -> Option<String> {
+    let v = headers.get(version::CALLER_HEADER)?.to_str().ok()?;
+    let v = ichor_model::inert::truncate(&ichor_model::inert::sanitize(v.trim()), 64);
+    (!v.is_empty()).then_some(v)
 }
 
 impl Transport {
@@ -87,6 +96,8 @@ pub struct RemoteClient {
     deadline: Duration,
     has_token: bool,
     server_version: Arc<Mutex<ServerVersion>>,
+    /// Who the server's last answer that said so took the caller for.
+    caller: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for RemoteClient {
@@ -122,6 +133,7 @@ impl RemoteClient {
             deadline: opts.deadline,
             has_token: target.token.is_some(),
             server_version: Arc::new(Mutex::new(ServerVersion::NotYet)),
+            caller: Arc::default(),
         }
     }
 
@@ -163,6 +175,11 @@ impl RemoteClient {
         match result {
             Ok(Ok(reply)) => {
                 self.note_version(reply.server_version);
+                if let Some(c) = reply.caller
+                    && let Ok(mut slot) = self.caller.lock()
+                {
+                    *slot = Some(c);
+                }
                 Ok(reply.message)
             }
             Ok(Err(e)) => Err(self.explain(what, e)),
@@ -246,6 +263,10 @@ fn name_request(namespace: &str, name: &str) -> (String, String) {
 
 #[async_trait::async_trait]
 impl OperationClient for RemoteClient {
+    fn user(&self) -> Option<String> {
+        self.caller.lock().ok().and_then(|c| c.clone())
+    }
+
     fn server_version(&self) -> ServerVersion {
         self.server_version
             .lock()

@@ -8,6 +8,11 @@ use ichor_model::{ApiError, Code, Reason, Version};
 /// The response header that names the server's version.
 pub const HEADER: &str = "ichor-version";
 
+/// The response header that names who the server took the caller for (its token's user), so a
+/// dashboard's status bar can say whose permissions it shows. Absent for a caller with the
+/// server's own identity, and for a name a header cannot carry as it is.
+pub const CALLER_HEADER: &str = "ichor-caller";
+
 /// This build's version.
 pub const CLIENT: &str = env!("CARGO_PKG_VERSION");
 
