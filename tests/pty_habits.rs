@@ -1,6 +1,7 @@
-//! The k9s habits in a pseudo-terminal: the real binary on the demo cluster, `:ns` typed as a
-//! person would, read from the screen.
+//! The k9s habits in a pseudo-terminal: the real binary on the demo cluster, `:ns` and `:ctx`
+//! typed as a person would, read from the screen.
 
+use crate::common::process::Process;
 use crate::common::pty;
 
 use pty::{Spawn, keys};
@@ -28,6 +29,70 @@ fn ns_switches_the_namespace_and_says_what_it_can() {
     pty.send(":ns default");
     pty.send(keys::ENTER);
     pty.wait_text("Operations (7)");
+    pty.send("q");
+    assert_eq!(pty.wait_exit(), 0);
+}
+
+/// `:ctx NAME` on a kubeconfig with one context per demo user: the dashboard reaches the
+/// cluster again as that person, and what that person may do is asked again.
+#[test]
+fn ctx_switches_the_kubeconfig_context_and_asks_who_and_what_again() {
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = home.path().join("kubeconfig");
+    let out = kubeconfig.display().to_string();
+    let args = [
+        "demo-cluster",
+        "--listen",
+        "127.0.0.1:0",
+        "--kubeconfig-out",
+        &out,
+    ];
+    let (_demo, line) = Process::start(&args, &home.path().join("demo.log"));
+    assert!(line.starts_with("demo cluster listening on"), "{line}");
+    let mut pty = Spawn {
+        binary: Path::new(BIN),
+        args: vec![
+            "--kubeconfig".into(),
+            out.clone(),
+            "--log-file".into(),
+            home.path().join("log").display().to_string(),
+        ],
+        env: Vec::new(),
+        cols: 120,
+        rows: 30,
+        home: home.path(),
+        answers: Default::default(),
+    }
+    .start();
+    let screen = pty.wait_text("Operations (7)");
+    assert!(screen.contains("user admin"), "{screen}");
+    pty.send(":ctx");
+    pty.send(keys::ENTER);
+    pty.wait_text("Using kubeconfig context ichor-demo.");
+    pty.send(":ctx nobody");
+    pty.send(keys::ENTER);
+    pty.wait_text("The kubeconfig has no context \"nobody\".");
+    pty.send(":ctx viewer");
+    pty.send(keys::ENTER);
+    let screen = pty.wait_text("Context viewer: the route, the user and the permissions");
+    pty.wait_for("the viewer's list", |s| {
+        s.contains("user viewer") && s.contains("Operations (7)")
+    });
+    assert!(
+        screen.contains("(viewer)"),
+        "the route names the context: {screen}"
+    );
+    // The viewer may not start: the refusal says so, and nothing opens.
+    pty.send("2");
+    pty.wait_text("Clusters (3)");
+    pty.send("n");
+    pty.wait_text("Kubernetes RBAC does not let you start operations in namespace default");
+    // And back.
+    pty.send(":ctx ichor-demo");
+    pty.send(keys::ENTER);
+    pty.wait_for("the admin again", |s| {
+        s.contains("Context ichor-demo:") && s.contains("user admin")
+    });
     pty.send("q");
     assert_eq!(pty.wait_exit(), 0);
 }

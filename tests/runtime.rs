@@ -27,6 +27,8 @@ struct Scripted {
     panics: bool,
     /// Pauses carried out (each takes 5 s to answer).
     paused: AtomicUsize,
+    /// How long a list takes to answer.
+    list_delay: Duration,
 }
 
 #[async_trait::async_trait]
@@ -36,6 +38,7 @@ impl OperationClient for Scripted {
         q: &ichor_model::ListQuery,
     ) -> Result<ichor_model::OperationPage, ApiError> {
         self.lists.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(self.list_delay).await;
         ichor_service::list::page(self.ops.lock().unwrap().clone(), q)
     }
     async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
@@ -100,6 +103,7 @@ async fn run(
         lists: AtomicUsize::new(0),
         panics: false,
         paused: AtomicUsize::new(0),
+        list_delay: Duration::ZERO,
     });
     let clock = Clock::new(fixtures::now());
     let runtime = Runtime {
@@ -201,6 +205,7 @@ async fn run_into_a_panic(keys: &[char]) -> (String, bool) {
         lists: AtomicUsize::new(0),
         panics: true,
         paused: AtomicUsize::new(0),
+        list_delay: Duration::ZERO,
     });
     let runtime = Runtime {
         state: fixtures::state(),
@@ -268,6 +273,7 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
         lists: AtomicUsize::new(0),
         panics: false,
         paused: AtomicUsize::new(0),
+        list_delay: Duration::ZERO,
     });
     let runtime = Runtime {
         state: fixtures::state(),
@@ -309,4 +315,96 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
         1,
         "the pause ran to its end after Esc\n{screen}"
     );
+}
+
+/// `:ctx` as the runtime carries it out: the host reaches the other context (here after a
+/// second), the new client answers from then on, and a read of the connection before that
+/// answers late is not shown.
+#[tokio::test(start_paused = true)]
+async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_shown() {
+    struct Contexts(Option<Arc<Scripted>>);
+    impl ichor_runtime::Host for Contexts {
+        fn reach_context(&mut self, context: &str) -> Option<ichor_runtime::Reaching> {
+            assert_eq!(context, "b");
+            let client: Arc<dyn OperationClient> = self.0.take()?;
+            Some(Box::pin(async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                Ok(ichor_runtime::Reached {
+                    client,
+                    route: ichor_app::state::Route::InProcess {
+                        context: "b".into(),
+                        why: None,
+                    },
+                    namespace: "default".into(),
+                    all_namespaces: false,
+                    user: Some("bob".into()),
+                })
+            }))
+        }
+    }
+    let scripted = |op: Operation, delay: u64| {
+        Arc::new(Scripted {
+            ops: Mutex::new(vec![op]),
+            lists: AtomicUsize::new(0),
+            panics: false,
+            paused: AtomicUsize::new(0),
+            list_delay: Duration::from_secs(delay),
+        })
+    };
+    // Context a answers its lists after 5 s; b at once.
+    let a = scripted(fixtures::running_rollout(), 5);
+    let b = scripted(fixtures::completed(), 0);
+    let mut state = fixtures::state();
+    state.session.demo = false;
+    state.session.context = Some("a".into());
+    state.session.contexts = vec!["a".into(), "b".into()];
+    let runtime = Runtime {
+        state,
+        client: a.clone(),
+        texts: Texts::new(Lang::En),
+        theme: Theme::default(),
+        clock: Clock::new(fixtures::now()),
+    };
+    let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        for c in ":ctx b".chars() {
+            let _ = keys_tx.send(Action::Key(Key::ch(c)));
+        }
+        let _ = keys_tx.send(Action::Key(Key::plain(ichor_app::action::KeyCode::Enter)));
+        // a's first list would have answered at 5 s.
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        let _ = keys_tx.send(Action::Key(Key::ch('q')));
+    });
+    let (_retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    runtime
+        .run(
+            &mut term,
+            tokio_stream_from(keys_rx),
+            retry_rx,
+            &mut Contexts(Some(b.clone())),
+        )
+        .await
+        .unwrap();
+    let buf = term.backend().buffer();
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(screen.contains("in-process (b)"), "{screen}");
+    assert!(screen.contains("user bob"), "{screen}");
+    assert!(
+        screen.contains("staging-cni-p2m8v"),
+        "b's operation: {screen}"
+    );
+    assert!(
+        !screen.contains("prod-eu-talos-8xk2m"),
+        "never a's: {screen}"
+    );
+    assert!(b.lists.load(Ordering::SeqCst) >= 1);
 }
