@@ -11,9 +11,16 @@ use common::paths::{Path, User, connect};
 use ichor_app::action::{Action, Effect, Key, KeyCode, Reached};
 use ichor_app::state::{Notice, RbacWrite, Route, Screen, State};
 use ichor_demo::apiserver::EmbeddedApi;
+use ichor_views::i18n::Lang;
+use ichor_views::widgets::Theme;
 
+/// At 80×24 and 160×48, and at 40×12 (a notice cut with "…" there, never silently).
 fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
+    for lang in [Lang::En, Lang::Ja] {
+        let term = common::snap::draw(state, lang, 40, 12, Theme::default());
+        crate::snapshot!(format!("{name}_{}_40x12", lang.code()), term.backend());
+    }
 }
 
 const CONTEXTS: [&str; 3] = ["ichor-demo", "operator", "viewer"];
