@@ -39,9 +39,11 @@ async fn route_for(api: &EmbeddedApi, token: Result<String, Fallback>, o: &Reach
     let kube = api.client(User::Admin.token());
     match choose(&kube, token, o, "default", "prod").await.unwrap() {
         Reached::Tunnel(client, route) => {
-            // It answers as the service does.
+            // It answers as the service does, and says whom it took the token for (the
+            // status bar's user).
             let ops = client.list_operations(Some("default")).await.unwrap();
             assert!(ops.is_empty());
+            assert_eq!(client.user().as_deref(), Some(User::Admin.name()));
             route
         }
         Reached::InProcess(route) => route,
