@@ -125,7 +125,7 @@ fn context_reacher(
     settings: std::sync::Arc<Settings>,
     loaded: crate::kubeconfig::LoadedKubeconfig,
     retry_tx: tokio::sync::mpsc::UnboundedSender<ichor_model::RetryEvent>,
-) -> Box<dyn FnMut(&str) -> ichor_runtime::Reaching + Send> {
+) -> ichor_runtime::ContextReacher {
     Box::new(move |context: &str| {
         let (settings, loaded, retry_tx) = (settings.clone(), loaded.clone(), retry_tx.clone());
         let context = context.to_string();

@@ -92,6 +92,9 @@ pub struct Reached {
 pub type Reaching =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Reached, String>> + Send>>;
 
+/// What reaches a kubeconfig context by its name (`:ctx`).
+pub type ContextReacher = Box<dyn FnMut(&str) -> Reaching + Send>;
+
 /// A host that does nothing (tests, benchmarks).
 pub struct NoHost;
 impl Host for NoHost {}

@@ -99,7 +99,7 @@ impl Drop for Guard {
 pub struct TtyHost {
     notifier: Notifier,
     /// Reaches the service through a kubeconfig context (`:ctx`), when there is a kubeconfig.
-    contexts: Option<Box<dyn FnMut(&str) -> crate::Reaching + Send>>,
+    contexts: Option<crate::ContextReacher>,
 }
 
 impl TtyHost {
@@ -112,10 +112,7 @@ impl TtyHost {
     }
 
     /// `:ctx NAME` reaches the service with `reach(NAME)`.
-    pub fn reaching_contexts(
-        mut self,
-        reach: Box<dyn FnMut(&str) -> crate::Reaching + Send>,
-    ) -> TtyHost {
+    pub fn reaching_contexts(mut self, reach: crate::ContextReacher) -> TtyHost {
         self.contexts = Some(reach);
         self
     }
