@@ -197,22 +197,24 @@ fn footer(s: &State, lang: Lang, w: u16, h: u16) -> String {
 fn the_events_footer_says_the_keys_that_work_now() {
     let mut s = cut_page();
     key(&mut s, Key::ch('e'));
-    assert_eq!(
-        footer(&s, Lang::En, 80, 24),
-        "↑↓ scroll · g/Home first · G/End last · a load all · Esc close · ? help"
-    );
-    assert_eq!(
-        footer(&s, Lang::Ja, 80, 24),
-        "↑↓ スクロール · g/Home 先頭 · G/End 末尾 · a すべて読み込む · Esc 閉じる"
-    );
-    assert_eq!(
-        footer(&s, Lang::En, 40, 12),
-        "↑↓ scroll · a load all · Esc close"
-    );
-    assert_eq!(
-        footer(&s, Lang::Ja, 40, 12),
-        "a すべて読み込む · Esc 閉じる"
-    );
+    for (lang, w, h, want) in [
+        (
+            Lang::En,
+            80,
+            24,
+            "↑↓ scroll · g/Home first · G/End last · a load all · Esc close · ? help",
+        ),
+        (
+            Lang::Ja,
+            80,
+            24,
+            "↑↓ スクロール · g/Home 先頭 · G/End 末尾 · a すべて読み込む · Esc 閉じる",
+        ),
+        (Lang::En, 40, 12, "↑↓ scroll · a load all · Esc close"),
+        (Lang::Ja, 40, 12, "a すべて読み込む · Esc 閉じる"),
+    ] {
+        assert_eq!(footer(&s, lang, w, h), want, "{lang:?} {w}x{h}");
+    }
     // All asked for: `a` does nothing more, and is not offered.
     key(&mut s, Key::ch('a'));
     answer(&mut s, newest(157), Some(157));

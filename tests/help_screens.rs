@@ -321,8 +321,24 @@ fn the_keys_of_the_operations_list_name_every_key_and_command() {
         assert!(ja.contains(k), "{k} not in {ja}");
     }
     snap3("help_operations", &s);
-    // Scrolled to its end at 40×12: the last keys are there, none cut without a marker.
+    // At 40×12 the key column keeps the descriptions 22 wide: the widest key takes a line of
+    // its own, its description under it.
     lay_out(&mut s, 40, 12);
+    // Scrolled a line at a time until it is the first line shown.
+    let mut rows = Vec::new();
+    for _ in 0..60 {
+        rows = rows_of(&s, Lang::En, 40, 12);
+        if rows[2].contains(":ops CLUSTER") {
+            break;
+        }
+        key(&mut s, Key::plain(KeyCode::Down));
+    }
+    let at = rows.iter().position(|r| r.contains(":ops CLUSTER"));
+    let at = at.unwrap_or_else(|| panic!("{rows:#?}"));
+    assert!(rows[at].contains(":ops CLUSTER  "), "{}", rows[at]);
+    assert!(!rows[at].contains("operations"), "{}", rows[at]);
+    assert!(rows[at + 1].contains("the operations list"), "{rows:#?}");
+    // Scrolled to its end: the last keys are there, none cut without a marker.
     key(&mut s, Key::plain(KeyCode::End));
     snap3("help_operations_end", &s);
     let mut viewer = fixtures::listed(fixtures::list());

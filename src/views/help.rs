@@ -96,20 +96,34 @@ fn one_line_each(rows: &[(String, String)], key_w: usize) -> Vec<String> {
         .collect()
 }
 
+/// The narrowest the descriptions are wrapped to before the key column gives way: a key wider
+/// than the rest (`:ops CLUSTER`) then takes a line of its own, its description under it.
+const MIN_TEXT_W: usize = 22;
+
 /// Each key and what it does, wrapped to `w` columns under the description's own start.
 fn wrapped(rows: &[(String, String)], key_w: usize, w: usize) -> Vec<String> {
+    let key_w = if w.saturating_sub(key_w + 2) >= MIN_TEXT_W {
+        key_w
+    } else {
+        // The widest key that leaves the descriptions their room.
+        let room = w.saturating_sub(MIN_TEXT_W + 2);
+        let keys = rows.iter().map(|(k, _)| width(k)).filter(|&k| k <= room);
+        keys.max().unwrap_or(room)
+    };
     let text_w = w.saturating_sub(key_w + 2).max(8);
     let pad = " ".repeat(key_w);
     rows.iter()
         .flat_map(|(k, v)| {
-            wrap(v, text_w)
+            let own_line = width(k) > key_w;
+            let key = own_line.then(|| k.clone());
+            let text = wrap(v, text_w)
                 .into_iter()
                 .enumerate()
                 .map(|(i, l)| match i {
-                    0 => format!("{}  {l}", fit(k, key_w)),
+                    0 if !own_line => format!("{}  {l}", fit(k, key_w)),
                     _ => format!("{pad}  {l}"),
-                })
-                .collect::<Vec<_>>()
+                });
+            key.into_iter().chain(text).collect::<Vec<_>>()
         })
         .collect()
 }
