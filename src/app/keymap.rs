@@ -476,7 +476,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":q", "key-cmd-quit"),
 ];
 
-/// The command line is a text field too: Tab completes the command typed.
+/// The command line is a text field too: Tab completes the command typed. (Listed in `?`;
+/// the command line reads its keys itself, so this row is never looked up.)
 pub const COMMAND_LINE: &[Binding] = &[b(
     &[Key::plain(KeyCode::Tab)],
     KeyCommand::NextField,
@@ -485,7 +486,8 @@ pub const COMMAND_LINE: &[Binding] = &[b(
     false,
 )];
 
-/// `/`, `n` and `N` in a YAML view and a page read whole (handled before `READING`).
+/// `/`, `n` and `N` in a YAML view and a page read whole, as `?` lists them (the search reads
+/// its keys itself, before `READING`; these rows are never looked up).
 pub const SEARCH: &[Binding] = &[
     b(&[Key::ch('/')], KeyCommand::Filter, "/", "key-search", true),
     b(
