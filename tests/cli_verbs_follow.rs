@@ -243,6 +243,7 @@ crate::matrix!(
     follow_ends_0_on_completion_and_3_on_a_failure,
     watch_prints_changes_and_the_ca_stage,
     list_and_get_print_tables,
+    the_plan_names_the_machines_already_at_the_target,
 );
 
 /// The JSON is stable: field names and shape, snapshotted (times and uids left out).
@@ -488,4 +489,50 @@ async fn every_kind_starts(path: Path) {
             "{path:?} {kind:?}: the confirmation is taken back"
         );
     }
+}
+
+/// After "delete and start again" on the demo's edge-tokyo, the plan printed before the
+/// question names the five machines that already report the target, in the Review's words,
+/// en and ja; n writes nothing.
+async fn the_plan_names_the_machines_already_at_the_target(path: Path) {
+    let api = EmbeddedApi::default();
+    ichor_demo::demo::seed(&api, crate::common::fixtures::now()).unwrap();
+    let ops: kube::Api<ichor_resources::TalosOperation> = kube::Api::namespaced(
+        api.client(ichor_demo::apiserver::auth::users::ADMIN_TOKEN),
+        "default",
+    );
+    ops.delete("edge-tokyo-talos-m4q9z", &Default::default())
+        .await
+        .unwrap();
+    let before = api.write_log().len();
+    let c = client(path, &api).await;
+    let machines = "edge-tokyo-cp1, edge-tokyo-cp2, edge-tokyo-cp3, edge-tokyo-w01, edge-tokyo-w02";
+    for (lang, want) in [
+        (
+            Lang::En,
+            format!(
+                "5 of the 8 machines already report v1.9.3 ({machines}). The plan does not leave them out: they are in the steps, in the order the executor handles the machines. The executor takes the target from the spec when each machine's turn comes.\n"
+            ),
+        ),
+        (
+            Lang::Ja,
+            format!(
+                "8 台中 5 台（{machines}）はすでに v1.9.3 を報告しています。計画はこれらも除外せず、実行側がマシンを処理する順に手順へ含めています。実行側は各マシンの順番が来たときに spec から目標バージョンを読み取ります。\n"
+            ),
+        ),
+    ] {
+        let verb = start(OperationKind::Talos, "edge-tokyo", Some("1.9.3"), false);
+        let r = ran(c.as_ref(), verb, Some(Typed::new("n\n")), lang).await;
+        assert_eq!(r.exit, Exit::Refused, "{path:?}: {}", r.err);
+        assert!(
+            r.out.contains(&want),
+            "{path:?} {lang:?}: {want} in\n{}",
+            r.out
+        );
+    }
+    // A plan where no machine runs the target says nothing of it.
+    let verb = start(OperationKind::Kubernetes, "prod-eu", Some("1.33.0"), false);
+    let r = ran(c.as_ref(), verb, Some(Typed::new("n\n")), Lang::En).await;
+    assert!(!r.out.contains("already report"), "{path:?}: {}", r.out);
+    assert_eq!(api.write_log().len(), before, "{path:?}: n writes nothing");
 }

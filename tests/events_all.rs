@@ -181,3 +181,58 @@ fn a_push_with_all_held_reads_all_again() {
     let held = s.detail.as_ref().unwrap().events_held();
     assert_eq!((held.events.len(), held.total), (157, Some(157)));
 }
+
+/// The footer of `state` drawn at `w`×`h` in `lang`, trimmed.
+fn footer(s: &State, lang: Lang, w: u16, h: u16) -> String {
+    let rows = crate::help_screens::rows_of(s, lang, w, h);
+    rows.last()
+        .map(|r| r.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The events view's footer says the keys that do something there now: the scroll keys while
+/// the events do not all fit, `a` while older events are not loaded, Esc; at 40 columns the
+/// ones that matter least give way, and nothing is cut without `…`.
+#[test]
+fn the_events_footer_says_the_keys_that_work_now() {
+    let mut s = cut_page();
+    key(&mut s, Key::ch('e'));
+    for (lang, w, h, want) in [
+        (
+            Lang::En,
+            80,
+            24,
+            "↑↓ scroll · g/Home first · G/End last · a load all · Esc close · ? help",
+        ),
+        (
+            Lang::Ja,
+            80,
+            24,
+            "↑↓ スクロール · g/Home 先頭 · G/End 末尾 · a すべて読み込む · Esc 閉じる",
+        ),
+        (Lang::En, 40, 12, "↑↓ scroll · a load all · Esc close"),
+        (Lang::Ja, 40, 12, "a すべて読み込む · Esc 閉じる"),
+    ] {
+        assert_eq!(footer(&s, lang, w, h), want, "{lang:?} {w}x{h}");
+    }
+    // All asked for: `a` does nothing more, and is not offered.
+    key(&mut s, Key::ch('a'));
+    answer(&mut s, newest(157), Some(157));
+    let said = footer(&s, Lang::En, 80, 24);
+    assert!(!said.contains("a load all"), "{said}");
+    assert!(said.contains("↑↓ scroll"), "{said}");
+    // Three events fit: nothing scrolls, nothing more to load.
+    let mut s = fixtures::opened(fixtures::running_rollout());
+    lay_out(&mut s, 80, 24);
+    answer(&mut s, newest(3), Some(3));
+    key(&mut s, Key::ch('e'));
+    for (lang, want) in [
+        (Lang::En, "Esc close · ? help"),
+        (Lang::Ja, "Esc 閉じる · ? ヘルプ"),
+    ] {
+        for (w, h) in [(80, 24), (40, 12), (160, 48)] {
+            assert_eq!(footer(&s, lang, w, h), want, "{lang:?} {w}x{h}");
+        }
+    }
+    snap3("events_footer_all_fit", &s);
+}

@@ -32,21 +32,28 @@ pub(crate) fn snap3(name: &str, state: &State) {
     }
 }
 
-/// The screen's words as one line: borders dropped, wrapped lines joined, spaces collapsed.
-pub(crate) fn flat(state: &State, lang: Lang, w: u16, h: u16) -> String {
+/// The screen's rows as text (a wide character once).
+pub(crate) fn rows_of(state: &State, lang: Lang, w: u16, h: u16) -> Vec<String> {
     let term = draw(state, lang, w, h, Theme::default());
     let buf = term.backend().buffer();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut x = 0;
-        while x < w {
-            let sym = buf[(x, y)].symbol();
-            out.push_str(sym);
-            x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
-        }
-        out.push('\n');
-    }
-    out.lines()
+    (0..h)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < w {
+                let sym = buf[(x, y)].symbol();
+                row.push_str(sym);
+                x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
+            }
+            row
+        })
+        .collect()
+}
+
+/// The screen's words as one line: borders dropped, wrapped lines joined, spaces collapsed.
+pub(crate) fn flat(state: &State, lang: Lang, w: u16, h: u16) -> String {
+    rows_of(state, lang, w, h)
+        .iter()
         .map(|l| l.trim_matches(|c: char| "│┌┐└┘─ ".contains(c)))
         .collect::<Vec<_>>()
         .join(" ")
@@ -242,13 +249,13 @@ fn refused_everything(s: &mut State) {
 #[test]
 fn a_viewer_is_not_offered_the_writes_in_the_keys() {
     let allowed = help_said(fixtures::listed(fixtures::list()));
-    for k in ["pause", "resume", "delete", "answer a question"] {
+    for k in ["p pause", "r resume", "d delete", "answer a question"] {
         assert!(allowed.contains(k), "{k} not in {allowed}");
     }
     let mut viewer = fixtures::listed(fixtures::list());
     refused_everything(&mut viewer);
     let said = help_said(viewer.clone());
-    for k in ["pause", "resume", "delete", "answer a question"] {
+    for k in ["p pause", "r resume", "d delete", "answer a question"] {
         assert!(!said.contains(k), "{k} in {said}");
     }
     assert!(said.contains("Ctrl-C") && said.contains("filter"), "{said}");
@@ -258,7 +265,7 @@ fn a_viewer_is_not_offered_the_writes_in_the_keys() {
     read_only.session.read_only = true;
     let said = help_said(read_only);
     assert!(
-        !said.contains("pause") && !said.contains("delete"),
+        !said.contains("p pause") && !said.contains("d delete") && !said.contains("Ctrl-D"),
         "{said}"
     );
 }
@@ -274,4 +281,96 @@ async fn new_operation_is_not_in_the_keys_of_who_may_not_start_one() {
     assert!(!help_said(read_only).contains("new operation"));
     refused_everything(&mut d.state);
     assert!(!help_said(d.state.clone()).contains("new operation"));
+}
+
+/// `?` on the Operations list names every key it takes (issue 25, item 8): Ctrl-D beside `d`,
+/// k9s's sort keys, the command line's commands (`:ctx` too), Tab on the command line and the
+/// text keys of the filter; in Japanese, Ctrl-Z is said as going back to the shell. A viewer
+/// still gets no delete, by either key.
+#[test]
+fn the_keys_of_the_operations_list_name_every_key_and_command() {
+    let said = help_said(fixtures::listed(fixtures::list()));
+    for k in [
+        "d delete",
+        "Ctrl-D delete",
+        "Shift-N sort by name (again: the other way)",
+        "Shift-A sort by age",
+        "Shift-S sort by state",
+        ": command line (its commands below) :ops CLUSTER",
+        ":ns NAME list namespace NAME (all: every namespace)",
+        ":ctx NAME switch kubeconfig context",
+        ":clusters the clusters list",
+        ":help these keys",
+        ":q quit",
+        "Tab complete a command (command line)",
+        "Ctrl-U",
+        "Ctrl-W",
+        "Ctrl-Z back to the shell (fg returns)",
+    ] {
+        assert!(said.contains(k), "{k} not in {said}");
+    }
+    let mut s = fixtures::listed(fixtures::list());
+    lay_out(&mut s, 160, 48);
+    key(&mut s, Key::ch('?'));
+    let ja = flat(&s, Lang::Ja, 160, 48);
+    for k in [
+        ":ctx NAME kubeconfig のコンテキストを切り替え",
+        "Ctrl-Z シェルに戻る（fg で復帰）",
+        "Shift-N 名前で並べ替え（もう一度押すと逆順）",
+    ] {
+        assert!(ja.contains(k), "{k} not in {ja}");
+    }
+    snap3("help_operations", &s);
+    // At 40×12 the key column keeps the descriptions 22 wide: the widest key takes a line of
+    // its own, its description under it.
+    lay_out(&mut s, 40, 12);
+    // Scrolled a line at a time until it is the first line shown.
+    let mut rows = Vec::new();
+    for _ in 0..60 {
+        rows = rows_of(&s, Lang::En, 40, 12);
+        if rows[2].contains(":ops CLUSTER") {
+            break;
+        }
+        key(&mut s, Key::plain(KeyCode::Down));
+    }
+    let at = rows.iter().position(|r| r.contains(":ops CLUSTER"));
+    let at = at.unwrap_or_else(|| panic!("{rows:#?}"));
+    assert!(rows[at].contains(":ops CLUSTER  "), "{}", rows[at]);
+    assert!(!rows[at].contains("operations"), "{}", rows[at]);
+    assert!(rows[at + 1].contains("the operations list"), "{rows:#?}");
+    // Scrolled to its end: the last keys are there, none cut without a marker.
+    key(&mut s, Key::plain(KeyCode::End));
+    snap3("help_operations_end", &s);
+    let mut viewer = fixtures::listed(fixtures::list());
+    refused_everything(&mut viewer);
+    let said = help_said(viewer);
+    assert!(
+        !said.contains("Ctrl-D") && !said.contains("d delete"),
+        "{said}"
+    );
+    // The sort keys are the Operations list's alone.
+    let mut d = fixtures::listed(fixtures::list());
+    key(&mut d, Key::ch('2'));
+    assert!(!help_said(d).contains("Shift-N"));
+}
+
+/// `?` over the YAML view names its search keys (`/`, `n`, `N`) and the keys of the search
+/// typed.
+#[test]
+fn the_keys_of_a_text_read_name_its_search() {
+    let mut s = page_with_events(vec![an_event(1, "running Talos v1.9.3")]);
+    key(&mut s, Key::plain(KeyCode::Enter));
+    key(&mut s, Key::ch('?'));
+    assert!(keys_are_open(&s));
+    let said = flat(&s, Lang::En, 80, 24);
+    for k in [
+        "/ search (Enter finds; Esc clears)",
+        "n next line found",
+        "N previous line found",
+        "Ctrl-U",
+    ] {
+        assert!(said.contains(k), "{k} not in {said}");
+    }
+    let ja = flat(&s, Lang::Ja, 80, 24);
+    assert!(ja.contains("n 次の一致行"), "{ja}");
 }

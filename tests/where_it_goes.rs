@@ -129,7 +129,7 @@ fn screen_of(s: &ichor_app::state::State, w: u16, h: u16, lang: Lang) -> Vec<Str
 }
 
 /// After "delete and start again" on edge-tokyo, the Review says which machines already report
-/// the target and what the executor does to them (from the plan).
+/// the target and, in the ADR's words, what is done with them (from the plan).
 #[tokio::test]
 async fn the_review_says_which_machines_already_run_the_target() {
     use crate::help_screens::flat;
@@ -149,7 +149,7 @@ async fn the_review_says_which_machines_already_run_the_target() {
     .await;
     let said = flat(&d.state, Lang::En, 160, 48);
     assert!(
-        said.contains("5 of the 8 machines already report v1.9.3 (edge-tokyo-cp1, edge-tokyo-cp2, edge-tokyo-cp3, edge-tokyo-w01, edge-tokyo-w02). The executor does not skip them"),
+        said.contains("5 of the 8 machines already report v1.9.3 (edge-tokyo-cp1, edge-tokyo-cp2, edge-tokyo-cp3, edge-tokyo-w01, edge-tokyo-w02). The plan does not leave them out: they are in the steps, in the order the executor handles the machines. The executor takes the target from the spec when each machine's turn comes."),
         "{said}"
     );
     crate::snap_all!("review_runs_target", &d.state);
@@ -160,4 +160,49 @@ async fn the_review_says_which_machines_already_run_the_target() {
             term.backend()
         );
     }
+}
+
+/// At 80 columns the name wins width over the other columns' room (issue 25, item 5): the bar
+/// gives way to the count alone, the kind and the target to their short forms and the cluster
+/// to 8 before the name is cut; a name still too long is cut with `…` (in the middle: the end
+/// is what tells two operations of one kind on one cluster apart).
+#[test]
+fn the_name_wins_width_at_80_columns() {
+    let mut ops = fixtures::list();
+    let mut long = fixtures::running_rollout();
+    long.name = "prod-eu-talos-upgrade-to-v1-9-3-requested-by-carol-x9k2q".into();
+    ops.insert(0, long);
+    let s = fixtures::listed(ops);
+    for lang in [Lang::En, Lang::Ja] {
+        let rows = screen_of(&s, 80, 24, lang);
+        let name_cell = |suffix: &str| {
+            let row = rows
+                .iter()
+                .find(|r| r.contains(suffix))
+                .cloned()
+                .unwrap_or_default();
+            row.trim_start_matches(['│', '>', ' '])
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let cut = name_cell("x9k2q");
+        assert!(
+            cut.starts_with("prod-eu-") && cut.contains('…'),
+            "{lang:?}: {cut}"
+        );
+        // Wider than the 12 it had.
+        assert!(cut.chars().count() >= 16, "{lang:?}: {cut}");
+        let rollout = rows
+            .iter()
+            .find(|r| r.contains("8xk2m"))
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            rollout.contains("6/14") && !rollout.contains('█'),
+            "{lang:?}: {rollout}"
+        );
+    }
+    crate::snap_all!("operations_long_name", &s);
 }

@@ -53,7 +53,7 @@ key-operations = operations
 key-refresh = refresh
 key-help = help
 key-quit = quit
-key-suspend = suspend
+key-suspend = back to the shell (fg returns)
 loading = Loading…
 unknown = unknown
 kind-talos = Talos upgrade
@@ -137,7 +137,7 @@ banner-credentials-rotated = Kubernetes no longer accepts this dashboard's crede
 banner-credentials-refused = Kubernetes no longer accepts this dashboard's credentials. After a CA rotation, fetch new ones with ichor cluster bundle-export CLUSTER; else log in again. Then start ichor-tui again.
 unknown-command = There is no command :{ $command }. Try :ops [CLUSTER], :clusters, :ns NAME, :help or :q (Tab completes).
 footer-command = Tab complete · Enter run · Esc cancel
-key-command = command line (:ops, :clusters, :help, :q)
+key-command = command line (its commands below)
 key-yaml = YAML
 key-whole-text = read all
 key-close = close
@@ -188,3 +188,18 @@ footer-search = /{ $text }: { $n ->
        *[other] { $n } lines
     } · n next · N previous · Esc clear
 footer-search-none = /{ $text }: not found · / search again · Esc clear
+# ? lists these: the sort keys of the Operations list, the command line's commands (under :),
+# Tab on the command line, and the search of a text read (YAML, a page whole).
+key-sort-name = sort by name (again: the other way)
+key-sort-age = sort by age (again: the other way)
+key-sort-state = sort by state (again: the other way)
+key-cmd-ops = the operations list (of CLUSTER alone, if named)
+key-cmd-ns = list namespace NAME (all: every namespace)
+key-cmd-ctx = switch kubeconfig context
+key-cmd-clusters = the clusters list
+key-cmd-help = these keys
+key-cmd-quit = quit
+key-complete = complete a command (command line)
+key-search = search (Enter finds; Esc clears)
+key-search-next = next line found
+key-search-prev = previous line found

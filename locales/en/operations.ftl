@@ -75,7 +75,12 @@ operation-unreadable-advice = Its progress is unknown and nothing can be done to
 page-more = ↓ { $n } more lines: Enter shows it all
 clusters-no-match = No cluster matches the filter. Esc clears it.
 key-events = all events
-footer-events = ↑↓ scroll · Esc close
+# The events overlay's footer: the keys that do something now (the scroll keys while the
+# events do not all fit, a while older events are not loaded), joined with " · ".
+footer-events-scroll = ↑↓ scroll
+footer-events-ends = g/Home first · G/End last
+footer-events-load-all = a load all
+footer-events-close = Esc close
 events-heading = Events ({ $n } of { $n } loaded; e: all)
 events-heading-none = Events
 events-title = Events of { $name }, newest first

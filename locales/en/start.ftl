@@ -104,4 +104,4 @@ cluster-still-down = ⚠ Nothing was started on this cluster since: its machines
 review-shut-down = Cluster { $cluster } was shut down at { $time } by { $user } ({ $operation }) and nothing was started on it since: its machines are presumably stopped. Power them on before you start this: an operation cannot work on stopped machines.
 versions-running-other = { $spec } ({ $n } of { $total } run { $running })
 versions-running-other-short = { $spec } ({ $n } differ)
-review-runs-target = { $n } of the { $total } machines already report { $target } ({ $machines }). The executor does not skip them: it takes the target from the spec at each machine's turn, so each is handled again in its turn like the others.
+review-runs-target = { $n } of the { $total } machines already report { $target } ({ $machines }). The plan does not leave them out: they are in the steps, in the order the executor handles the machines. The executor takes the target from the spec when each machine's turn comes.

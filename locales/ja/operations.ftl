@@ -77,7 +77,12 @@ operation-unreadable-advice = 進捗は不明で、修正されるまで（kubec
 page-more = ↓ ほか { $n } 行（Enter ですべて表示）
 clusters-no-match = 絞り込みに一致するクラスターはありません。Esc で解除します。
 key-events = すべてのイベント
-footer-events = ↑↓ スクロール · Esc 閉じる
+# The events overlay's footer: the keys that do something now (the scroll keys while the
+# events do not all fit, a while older events are not loaded), joined with " · ".
+footer-events-scroll = ↑↓ スクロール
+footer-events-ends = g/Home 先頭 · G/End 末尾
+footer-events-load-all = a すべて読み込む
+footer-events-close = Esc 閉じる
 events-heading = イベント（{ $n } 件中 { $n } 件を読み込み。e ですべて表示）
 events-heading-none = イベント
 events-title = { $name } のイベント（新しい順）

@@ -103,4 +103,4 @@ cluster-still-down = ⚠ その後このクラスターで開始されたオペ�
 review-shut-down = クラスター { $cluster } は { $time } に { $user } がシャットダウンし（{ $operation }）、その後は何も開始されていません。マシンは今も停止していると思われます。開始する前に電源を入れてください。停止したマシンにはオペレーションを実行できません。
 versions-running-other = { $spec }（{ $total } 台中 { $n } 台は { $running } で稼働）
 versions-running-other-short = { $spec }（{ $n } 台相違）
-review-runs-target = { $total } 台中 { $n } 台（{ $machines }）はすでに { $target } を報告しています。実行側はこれらを飛ばしません。各マシンの順番が来たときに spec の目標バージョンを適用するため、ほかのマシンと同じく順番どおりにもう一度処理されます。
+review-runs-target = { $total } 台中 { $n } 台（{ $machines }）はすでに { $target } を報告しています。計画はこれらも除外せず、実行側がマシンを処理する順に手順へ含めています。実行側は各マシンの順番が来たときに spec から目標バージョンを読み取ります。

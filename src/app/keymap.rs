@@ -82,8 +82,10 @@ const TOP: &[Key] = &[Key::ch('g'), Key::plain(KeyCode::Home)];
 const BOTTOM: &[Key] = &[Key::ch('G'), Key::plain(KeyCode::End)];
 const PGUP: &[Key] = &[Key::plain(KeyCode::PageUp)];
 const PGDN: &[Key] = &[Key::plain(KeyCode::PageDown)];
-/// `d`, and k9s's Ctrl-D: the same question, never a write without it.
-const DELETE: &[Key] = &[Key::ch('d'), Key::ctrl('d')];
+/// `d`, and k9s's Ctrl-D (a row of its own in `?`, out of the footer): the same question,
+/// never a write without it.
+const DELETE: &[Key] = &[Key::ch('d')];
+const CTRL_DELETE: &[Key] = &[Key::ctrl('d')];
 
 /// Moving in a list: the selection.
 pub(crate) const LIST_MOVES: &[Binding] = &[
@@ -126,6 +128,13 @@ pub(crate) const OPERATIONS: &[Binding] = &[
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
     b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
     b(
+        CTRL_DELETE,
+        KeyCommand::Delete,
+        "Ctrl-D",
+        "key-delete",
+        false,
+    ),
+    b(
         &[Key::ch('y')],
         KeyCommand::Manifest,
         "y",
@@ -153,6 +162,13 @@ pub(crate) const OPERATION: &[Binding] = &[
     b(&[Key::ch('p')], KeyCommand::Pause, "p", "key-pause", true),
     b(&[Key::ch('r')], KeyCommand::Resume, "r", "key-resume", true),
     b(DELETE, KeyCommand::Delete, "d", "key-delete", true),
+    b(
+        CTRL_DELETE,
+        KeyCommand::Delete,
+        "Ctrl-D",
+        "key-delete",
+        false,
+    ),
     b(&[Key::ch('y')], KeyCommand::Manifest, "y", "key-yaml", true),
     b(
         &[Key::ch('e')],
@@ -417,12 +433,77 @@ pub(crate) const GLOBAL: &[Binding] = &[
     ),
 ];
 
+/// One of k9s's sort keys: the key, the column it orders by, and how `?` says it.
+#[derive(Clone, Copy, Debug)]
+pub struct SortKey {
+    pub key: char,
+    pub by: ichor_model::SortBy,
+    pub label: &'static str,
+    pub hint: &'static str,
+}
+
+const fn sort(
+    key: char,
+    by: ichor_model::SortBy,
+    label: &'static str,
+    hint: &'static str,
+) -> SortKey {
+    SortKey {
+        key,
+        by,
+        label,
+        hint,
+    }
+}
+
 /// k9s's sort keys on the Operations list: Shift and the column's first letter; again, the
-/// other way. (Kept out of the screen's table, whose rows the `?` help lists.)
-pub const SORT_KEYS: &[(char, ichor_model::SortBy)] = &[
-    ('N', ichor_model::SortBy::Name),
-    ('A', ichor_model::SortBy::Age),
-    ('S', ichor_model::SortBy::State),
+/// other way. (Kept out of the screen's table, whose keys are looked up after them; `?` lists
+/// them on the Operations list.)
+pub const SORT_KEYS: &[SortKey] = &[
+    sort('N', ichor_model::SortBy::Name, "Shift-N", "key-sort-name"),
+    sort('A', ichor_model::SortBy::Age, "Shift-A", "key-sort-age"),
+    sort('S', ichor_model::SortBy::State, "Shift-S", "key-sort-state"),
+];
+
+/// The command line's commands as `?` lists them, under `:` (a label and what it does; the
+/// words themselves are `commands::WORDS`).
+pub const COMMANDS: &[(&str, &str)] = &[
+    (":ops CLUSTER", "key-cmd-ops"),
+    (":ns NAME", "key-cmd-ns"),
+    (":ctx NAME", "key-cmd-ctx"),
+    (":clusters", "key-cmd-clusters"),
+    (":help", "key-cmd-help"),
+    (":q", "key-cmd-quit"),
+];
+
+/// The command line is a text field too: Tab completes the command typed. (Listed in `?`;
+/// the command line reads its keys itself, so this row is never looked up.)
+pub const COMMAND_LINE: &[Binding] = &[b(
+    &[Key::plain(KeyCode::Tab)],
+    KeyCommand::NextField,
+    "Tab",
+    "key-complete",
+    false,
+)];
+
+/// `/`, `n` and `N` in a YAML view and a page read whole, as `?` lists them (the search reads
+/// its keys itself, before `READING`; these rows are never looked up).
+pub const SEARCH: &[Binding] = &[
+    b(&[Key::ch('/')], KeyCommand::Filter, "/", "key-search", true),
+    b(
+        &[Key::ch('n')],
+        KeyCommand::Down,
+        "n",
+        "key-search-next",
+        false,
+    ),
+    b(
+        &[Key::ch('N')],
+        KeyCommand::Up,
+        "N",
+        "key-search-prev",
+        false,
+    ),
 ];
 
 /// The table of a screen.

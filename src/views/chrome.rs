@@ -435,9 +435,14 @@ fn started_text(created: &ichor_model::Created, ctx: &Ctx<'_>) -> (String, Style
 
 /// The footer: the keys of this screen that do something now, from the key table; or the
 /// command line while it is typed.
-pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, frame: Rect, area: Rect, buf: &mut Buffer) {
     if state.input == Input::Command {
         command_line(state, ctx, area, buf);
+        return;
+    }
+    if matches!(state.dialog, Some(Dialog::Events { .. })) {
+        let text = super::events::footer(state, ctx, frame, usize::from(area.width));
+        Line::styled(text, ctx.theme.dim()).render(area, buf);
         return;
     }
     Line::styled(
@@ -504,7 +509,6 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
             return format!(" {}", search_footer(state, r, ctx));
         }
         Some(Dialog::Read(_)) => return format!(" {}", t.t("footer-help")),
-        Some(Dialog::Events { .. }) => return format!(" {}", t.t("footer-events")),
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,
@@ -523,7 +527,8 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
                 .collect();
             return format!(" {}", hints.join("  "));
         }
-        None => {}
+        // The events overlay's footer is drawn by `footer` (it needs the frame).
+        Some(Dialog::Events { .. }) | None => {}
     }
     format!(" {}", screen_hints(state, ctx).join("  "))
 }

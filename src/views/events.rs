@@ -306,3 +306,41 @@ pub(crate) fn visible_at(state: &State) -> impl Iterator<Item = jiff::Timestamp>
     };
     shown.iter().filter_map(OperationEvent::at)
 }
+
+/// The overlay's footer: the keys that do something now over `frame` (scrolling while the
+/// events do not all fit, `a` while older ones are not loaded, `?`), in `width` columns; the
+/// ones that matter least are left out when they do not fit (`?` lists them all), and what is
+/// still too long is cut with `…`.
+pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, frame: Rect, width: usize) -> String {
+    let t = ctx.texts;
+    let scrolls = room(state, ctx, frame).last_start() > 0;
+    let older = state.detail.as_ref().is_some_and(|d| {
+        d.events_wanted != EventsWanted::All && d.events_held().older_not_loaded()
+    });
+    // Each part, and the order they give way in (the highest first; Esc never).
+    let mut parts: Vec<(String, u8)> = [
+        (scrolls, "footer-events-scroll", 3),
+        (scrolls, "footer-events-ends", 4),
+        (older, "footer-events-load-all", 2),
+        (true, "footer-events-close", 0),
+    ]
+    .into_iter()
+    .filter(|(now, ..)| *now)
+    .map(|(_, id, rank)| (t.t(id), rank))
+    .collect();
+    parts.push((format!("? {}", t.t("key-help")), 6));
+    let joined = |parts: &[(String, u8)]| {
+        let words: Vec<&str> = parts.iter().map(|(p, _)| p.as_str()).collect();
+        format!(" {}", words.join(" · "))
+    };
+    while super::text::width(&joined(&parts)) > width {
+        let Some(i) = (0..parts.len())
+            .filter(|&i| parts[i].1 > 0)
+            .max_by_key(|&i| parts[i].1)
+        else {
+            break;
+        };
+        parts.remove(i);
+    }
+    fit(&joined(&parts), width)
+}

@@ -7,7 +7,7 @@ use super::widgets::lines::Lines;
 use super::widgets::overlay::{centered, clear, titled_block};
 use super::widgets::table::Window;
 use ichor_app::keymap::{self, Binding, KeyCommand};
-use ichor_app::state::{Dialog, NewOpStep, Reading, ScrollRoom, State};
+use ichor_app::state::{Dialog, NewOpStep, Reading, ReadingOf, Screen, ScrollRoom, State};
 use ichor_app::update::may_write;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,17 +28,14 @@ fn rows(state: &State, r: &Reading, ctx: &Ctx<'_>) -> Vec<(String, String)> {
             table.iter().chain(text).collect()
         }
         Some(Dialog::Events { .. }) => keymap::EVENTS.iter().collect(),
+        // A text searched: `/`, `n`, `N`, and the search typed is a text field.
+        Some(Dialog::Read(read)) if read.what != ReadingOf::Keys => keymap::READING
+            .iter()
+            .chain(keymap::SEARCH)
+            .chain(keymap::TEXT)
+            .collect(),
         Some(_) => keymap::READING.iter().collect(),
-        None => {
-            let shown: Vec<(String, String)> = keymap::all(state.screen)
-                .filter(|b| may_write(state, b.command))
-                .map(row)
-                .collect();
-            let writes = keymap::all(state.screen)
-                .any(|b| is_write(b.command) && may_write(state, b.command));
-            let question = writes.then(|| ("y / N".to_string(), t.t("help-confirm")));
-            return shown.into_iter().chain(question).collect();
-        }
+        None => return screen_rows(state, ctx),
     };
     dialog
         .into_iter()
@@ -46,6 +43,34 @@ fn rows(state: &State, r: &Reading, ctx: &Ctx<'_>) -> Vec<(String, String)> {
         .chain(keymap::QUIT_ANYWHERE)
         .map(row)
         .collect()
+}
+
+/// The keys of the screen: its table (the writes the caller may make), the sort keys on the
+/// Operations list, the command line's commands under `:`, the keys of its text fields (the
+/// filter, the command line), and the y/N question when a write is offered.
+fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
+    let t = ctx.texts;
+    let row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
+    let mut rows = Vec::new();
+    for b in keymap::all(state.screen).filter(|b| may_write(state, b.command)) {
+        // The sort keys after the list's own, before the keys of every screen.
+        if b.command == KeyCommand::SwitchScreen && state.screen == Screen::Operations {
+            let sorts = keymap::SORT_KEYS.iter();
+            rows.extend(sorts.map(|k| (k.label.to_string(), t.t(k.hint))));
+        }
+        rows.push(row(b));
+        if b.command == KeyCommand::CommandLine {
+            let commands = keymap::COMMANDS.iter();
+            rows.extend(commands.map(|(label, hint)| (label.to_string(), t.t(hint))));
+        }
+    }
+    rows.extend(keymap::COMMAND_LINE.iter().chain(keymap::TEXT).map(row));
+    let writes =
+        keymap::all(state.screen).any(|b| is_write(b.command) && may_write(state, b.command));
+    if writes {
+        rows.push(("y / N".to_string(), t.t("help-confirm")));
+    }
+    rows
 }
 
 fn is_write(cmd: KeyCommand) -> bool {
@@ -71,20 +96,34 @@ fn one_line_each(rows: &[(String, String)], key_w: usize) -> Vec<String> {
         .collect()
 }
 
+/// The narrowest the descriptions are wrapped to before the key column gives way: a key wider
+/// than the rest (`:ops CLUSTER`) then takes a line of its own, its description under it.
+const MIN_TEXT_W: usize = 22;
+
 /// Each key and what it does, wrapped to `w` columns under the description's own start.
 fn wrapped(rows: &[(String, String)], key_w: usize, w: usize) -> Vec<String> {
+    let key_w = if w.saturating_sub(key_w + 2) >= MIN_TEXT_W {
+        key_w
+    } else {
+        // The widest key that leaves the descriptions their room.
+        let room = w.saturating_sub(MIN_TEXT_W + 2);
+        let keys = rows.iter().map(|(k, _)| width(k)).filter(|&k| k <= room);
+        keys.max().unwrap_or(room)
+    };
     let text_w = w.saturating_sub(key_w + 2).max(8);
     let pad = " ".repeat(key_w);
     rows.iter()
         .flat_map(|(k, v)| {
-            wrap(v, text_w)
+            let own_line = width(k) > key_w;
+            let key = own_line.then(|| k.clone());
+            let text = wrap(v, text_w)
                 .into_iter()
                 .enumerate()
                 .map(|(i, l)| match i {
-                    0 => format!("{}  {l}", fit(k, key_w)),
+                    0 if !own_line => format!("{}  {l}", fit(k, key_w)),
                     _ => format!("{pad}  {l}"),
-                })
-                .collect::<Vec<_>>()
+                });
+            key.into_iter().chain(text).collect::<Vec<_>>()
         })
         .collect()
 }

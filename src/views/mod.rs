@@ -119,7 +119,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Screen::Clusters => clusters::render(state, ctx, body, buf),
         Screen::Cluster => cluster::render(state, ctx, body, buf),
     }
-    chrome::footer(state, ctx, footer, buf);
+    chrome::footer(state, ctx, area, footer, buf);
     if let Some(d) = &state.dialog {
         render_dialog(state, d, ctx, area, buf);
     }

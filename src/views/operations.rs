@@ -28,10 +28,11 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
         .filter_map(move |&i| ops.get(i).and_then(|o| o.created_at))
 }
 
-/// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first,
-/// then the kind to its short words, then the name (cut in the middle: operations differ at the
-/// end of their names); the state and the age are shown whole. Columns are hidden only when
-/// even that does not fit (40 columns): the name and the state are the last.
+/// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first
+/// (down to the count alone), then the kind and the target to their short words, the
+/// cluster and the namespace, and only then the name (cut in the middle, marked `…`: operations differ at the end
+/// of their names); the state and the age are shown whole. Columns are hidden only when even
+/// that does not fit (40 columns): the name and the state are the last.
 fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
     let t = ctx.texts;
     // The column the list is ordered by says so, and which way (↑: its own direction, A to
@@ -44,25 +45,30 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
     };
     let mut cols = Vec::new();
     if all_namespaces {
-        cols.push(Column::new(t.t("col-namespace")).min(8).shrink(4).hide(3));
+        cols.push(Column::new(t.t("col-namespace")).min(8).shrink(5).hide(3));
     }
     cols.extend([
         Column::new(head("col-name", Some(SortBy::Name)))
             .min(12)
-            .shrink(3)
+            .shrink(6)
             .hide(7),
         Column::new(t.t("col-kind")).shrink(2).hide(5),
-        Column::new(t.t("col-target")).shrink(4).hide(3),
-        Column::new(t.t("col-cluster")).min(8).shrink(5).hide(4),
+        // Never narrower than its header: when no row on screen records a target, it stays
+        // (empty) rather than give way before the name.
+        Column::new(t.t("col-target"))
+            .min(super::text::width(&t.t("col-target")))
+            .shrink(3)
+            .hide(3),
+        Column::new(t.t("col-cluster")).min(8).shrink(4).hide(4),
         Column::new(head("col-state", Some(SortBy::State)))
             .whole()
-            .shrink(6)
+            .shrink(7)
             .hide(6),
         Column::new(t.t("col-progress")).shrink(1).hide(1),
         Column::new(head("col-age", Some(SortBy::Age)))
             .right()
             .whole()
-            .shrink(7)
+            .shrink(8)
             .hide(2),
         Column::new(t.t("col-actor"))
             .min(8)

@@ -274,3 +274,30 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
 pub(crate) fn screen_error<'a>(state: &State, e: Option<&'a ApiError>) -> Option<&'a ApiError> {
     e.filter(|_| state.credentials_refused().is_none())
 }
+
+/// The machines of a plan's steps that already report its target, named, and what the plan
+/// and the executor do with them (ADR 0068: the plan lists them in the executor's order; the
+/// executor takes the target from the spec when a machine's turn comes); `None` when no machine
+/// does. The Review and the CLI's plan text say it in the same words.
+pub fn runs_target_text(t: &Texts, plan: &ichor_model::Plan) -> Option<String> {
+    let at: Vec<String> = plan
+        .steps
+        .iter()
+        .flatten()
+        .filter(|m| m.runs_target)
+        .map(|m| sanitize(&m.name))
+        .collect();
+    if at.is_empty() {
+        return None;
+    }
+    let total = plan.steps.iter().map(Vec::len).sum::<usize>();
+    Some(t.tr(
+        "review-runs-target",
+        &[
+            ("n", &at.len().to_string()),
+            ("total", &total.to_string()),
+            ("target", &sanitize(&plan.target)),
+            ("machines", &at.join(", ")),
+        ],
+    ))
+}

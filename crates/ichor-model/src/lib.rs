@@ -298,9 +298,9 @@ pub struct Permissions {
 pub struct PlanMachine {
     pub name: String,
     pub role: String,
-    /// The machine already reports the target version (Talos and Kubernetes upgrades): the
-    /// executor does not skip it (it takes the target from the spec at each machine's turn),
-    /// so it is handled again in its turn like the others.
+    /// The machine already reports the target version (Talos and Kubernetes upgrades). The
+    /// plan does not leave it out: it is in the steps, in the executor's order, and the
+    /// executor takes the target from the spec when its turn comes (ADR 0068, Decision 2).
     pub runs_target: bool,
 }
 

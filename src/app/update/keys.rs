@@ -281,7 +281,7 @@ fn sort_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
     if key.ctrl || state.screen != Screen::Operations {
         return None;
     }
-    let by = keymap::SORT_KEYS.iter().find(|(k, _)| *k == c)?.1;
+    let by = keymap::SORT_KEYS.iter().find(|k| k.key == c)?.by;
     let old = state.ops.order;
     let order = ichor_model::Order {
         by,

@@ -1,8 +1,8 @@
 //! The plan as the question before a start prints it: built from PlanOperation's fields with
 //! the Review's own words (ADR 0068, Decision 5: "the CLI (planText) and the UI build their
 //! confirmation from it"): why it is blocked, what it does to how many machines, the spec write,
-//! a CA rotation's passes, credentials and bundle export, the machines held, skipped or not
-//! approved, and the steps in order.
+//! a CA rotation's passes, credentials and bundle export, the machines that already run the
+//! target, the machines held, skipped or not approved, and the steps in order.
 
 use ichor_model::inert::sanitize;
 use ichor_model::{ApiError, HeldMachine, OperationEffect, OperationKind, Plan};
@@ -158,6 +158,8 @@ fn held_lines(held: &[HeldMachine], out: &mut Vec<String>) {
 }
 
 fn aside(t: &Texts, plan: &Plan, out: &mut Vec<String>) {
+    // The machines that already run the target, in the Review's words.
+    out.extend(ichor_views::words::runs_target_text(t, plan));
     if !plan.held.is_empty() {
         out.push(t.tn("review-held", &[("n", plan.held.len().into())]));
         held_lines(&plan.held, out);

@@ -218,30 +218,12 @@ fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines
     }
 }
 
-/// The machines of the steps that already report the target, named, and what the executor
-/// does to them (from the plan: it does not skip them).
+/// The machines of the steps that already report the target, named, and what is done with
+/// them (from the plan).
 fn already_at_target(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let at: Vec<String> = plan
-        .steps
-        .iter()
-        .flatten()
-        .filter(|m| m.runs_target)
-        .map(|m| sanitize(&m.name))
-        .collect();
-    if at.is_empty() {
-        return;
+    if let Some(said) = crate::words::runs_target_text(ctx.texts, plan) {
+        lines.wrapped(&said, ctx.theme.fg(Color::Yellow));
     }
-    let total = plan.steps.iter().map(Vec::len).sum::<usize>();
-    let said = ctx.texts.tr(
-        "review-runs-target",
-        &[
-            ("n", &at.len().to_string()),
-            ("total", &total.to_string()),
-            ("target", &sanitize(&plan.target)),
-            ("machines", &at.join(", ")),
-        ],
-    );
-    lines.wrapped(&said, ctx.theme.fg(Color::Yellow));
 }
 
 /// The machines besides the plain steps: held and skipped, held but handled anyway (and why),

@@ -17,7 +17,8 @@ use ratatui::widgets::{
     Cell as TableCell, HighlightSpacing, Row as TableRow, StatefulWidget, Table, TableState, Widget,
 };
 
-/// The bar of a progress column: this wide when there is room, and never narrower than `MIN`.
+/// The bar of a progress column: this wide when there is room, never narrower than `MIN`; in
+/// a column narrower than that, the count alone (the bar gives way before a name is cut).
 const BAR_WIDTH: usize = 16;
 const BAR_MIN: usize = 4;
 
@@ -265,7 +266,11 @@ impl<'a> ListTable<'a> {
                     None if m[i].has_short => (width(full), width(full)),
                     None => (width(full), 0),
                 },
-                Content::Bar { .. } => (BAR_WIDTH + 1 + counts[i], BAR_MIN + 1 + counts[i]),
+                // The count alone, under its whole header.
+                Content::Bar { .. } => (
+                    BAR_WIDTH + 1 + counts[i],
+                    counts[i].max(width(&self.columns[i].header)),
+                ),
             };
             m[i].natural = m[i].natural.max(natural);
             m[i].floor = m[i].floor.max(floor);
@@ -301,6 +306,9 @@ impl Cell {
             },
             Content::Bar { fraction, count } => {
                 let bar_w = w.saturating_sub(count_w + 1);
+                if bar_w < BAR_MIN {
+                    return truncate(&format!("{count:>w$}"), w);
+                }
                 let pad = count_w.saturating_sub(width(count));
                 truncate(
                     &format!("{} {}{count}", bar(*fraction, bar_w), " ".repeat(pad)),
