@@ -260,19 +260,23 @@ impl Runtime {
                     last = None;
                 }
             }
-            // What the server said of its version, as its last answer said it.
-            let version = self.client.server_version();
-            if version != self.state.session.server_version {
-                update(&mut self.state, Action::ServerVersion(version));
-            }
-            // Who the server took the calls for, as its answers said it (remote backends).
-            if let Some(user) = self.client.user()
-                && self.state.session.user.as_ref() != Some(&user)
-            {
-                update(&mut self.state, Action::User(user));
-            }
+            self.note_what_the_server_said();
         }
         Ok(stats)
+    }
+
+    /// What the server said of its version and of whom it took the calls for, as its last
+    /// answers said them (remote backends).
+    fn note_what_the_server_said(&mut self) {
+        let version = self.client.server_version();
+        if version != self.state.session.server_version {
+            update(&mut self.state, Action::ServerVersion(version));
+        }
+        if let Some(user) = self.client.user()
+            && self.state.session.user.as_ref() != Some(&user)
+        {
+            update(&mut self.state, Action::User(user));
+        }
     }
 
     /// At most one frame per [`FRAME_INTERVAL`]: waits out the interval since the last draw,

@@ -92,17 +92,8 @@ fn refresh_answered(state: &State, action: &Action) -> Option<bool> {
 fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => keys::on_key(state, key),
-        Action::Resize(w, h) => {
-            state.size = (w, h);
-            nav::keep_selection_visible(state);
-            Vec::new()
-        }
-        Action::Viewport(v) => {
-            state.viewport = v;
-            nav::keep_selection_visible(state);
-            nav::keep_dialog_scroll_in_range(state);
-            Vec::new()
-        }
+        Action::Resize(w, h) => nav::on_resize(state, w, h),
+        Action::Viewport(v) => nav::on_viewport(state, v),
         Action::Redraw => Vec::new(),
         Action::Terminate => quit(state),
         Action::Tick => {

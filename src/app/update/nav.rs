@@ -203,3 +203,18 @@ pub(super) fn keep_dialog_scroll_in_range(state: &mut State) {
         _ => {}
     }
 }
+
+/// The terminal changed size: the selection stays in view.
+pub(super) fn on_resize(state: &mut State, w: u16, h: u16) -> Vec<Effect> {
+    state.size = (w, h);
+    keep_selection_visible(state);
+    Vec::new()
+}
+
+/// The views show another number of rows: the selection and a dialog's scroll stay in range.
+pub(super) fn on_viewport(state: &mut State, v: crate::state::Viewport) -> Vec<Effect> {
+    state.viewport = v;
+    keep_selection_visible(state);
+    keep_dialog_scroll_in_range(state);
+    Vec::new()
+}
