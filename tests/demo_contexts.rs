@@ -17,16 +17,7 @@ struct Demo {
 fn demo() -> Demo {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
-    let out = kubeconfig.display().to_string();
-    let args = [
-        "demo-cluster",
-        "--listen",
-        "127.0.0.1:0",
-        "--kubeconfig-out",
-        &out,
-    ];
-    let (process, line) = Process::start(&args, &dir.path().join("log"));
-    assert!(line.starts_with("demo cluster listening on"), "{line}");
+    let (process, _) = Process::demo_cluster(&kubeconfig, &dir.path().join("log"));
     Demo {
         _process: process,
         kubeconfig,

@@ -39,31 +39,8 @@ fn ns_switches_the_namespace_and_says_what_it_can() {
 fn ctx_switches_the_kubeconfig_context_and_asks_who_and_what_again() {
     let home = tempfile::tempdir().unwrap();
     let kubeconfig = home.path().join("kubeconfig");
-    let out = kubeconfig.display().to_string();
-    let args = [
-        "demo-cluster",
-        "--listen",
-        "127.0.0.1:0",
-        "--kubeconfig-out",
-        &out,
-    ];
-    let (_demo, line) = Process::start(&args, &home.path().join("demo.log"));
-    assert!(line.starts_with("demo cluster listening on"), "{line}");
-    let mut pty = Spawn {
-        binary: Path::new(BIN),
-        args: vec![
-            "--kubeconfig".into(),
-            out.clone(),
-            "--log-file".into(),
-            home.path().join("log").display().to_string(),
-        ],
-        env: Vec::new(),
-        cols: 120,
-        rows: 30,
-        home: home.path(),
-        answers: Default::default(),
-    }
-    .start();
+    let (_demo, _) = Process::demo_cluster(&kubeconfig, &home.path().join("demo.log"));
+    let mut pty = Spawn::kubeconfig(Path::new(BIN), home.path(), &kubeconfig).start();
     let screen = pty.wait_text("Operations (7)");
     assert!(screen.contains("user admin"), "{screen}");
     pty.send(":ctx");

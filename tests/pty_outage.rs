@@ -111,21 +111,7 @@ struct World {
 fn world() -> World {
     let home = tempfile::tempdir().unwrap();
     let direct = home.path().join("direct.kubeconfig");
-    let out = direct.display().to_string();
-    let args = [
-        "demo-cluster",
-        "--listen",
-        "127.0.0.1:0",
-        "--kubeconfig-out",
-        &out,
-    ];
-    let (demo, line) = Process::start(&args, &home.path().join("demo.log"));
-    let upstream: u16 = line
-        .trim()
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("a port in {line:?}"));
+    let (demo, upstream) = Process::demo_cluster(&direct, &home.path().join("demo.log"));
     let proxy = Proxy::new(upstream);
     let via_proxy = home.path().join("proxied.kubeconfig");
     let text = std::fs::read_to_string(&direct).unwrap().replace(
@@ -134,21 +120,7 @@ fn world() -> World {
     );
     std::fs::write(&via_proxy, text).unwrap();
 
-    let tui = Spawn {
-        binary: Path::new(BIN),
-        args: vec![
-            "--kubeconfig".into(),
-            via_proxy.display().to_string(),
-            "--log-file".into(),
-            home.path().join("log").display().to_string(),
-        ],
-        env: Vec::new(),
-        cols: 120,
-        rows: 30,
-        home: home.path(),
-        answers: Default::default(),
-    }
-    .start();
+    let tui = Spawn::kubeconfig(Path::new(BIN), home.path(), &via_proxy).start();
     World {
         tui,
         proxy,

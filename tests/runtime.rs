@@ -31,6 +31,30 @@ struct Scripted {
     list_delay: Duration,
 }
 
+impl Scripted {
+    /// Answers with `ops`, at once, without panicking.
+    fn new(ops: Vec<Operation>) -> Scripted {
+        Scripted {
+            ops: Mutex::new(ops),
+            lists: AtomicUsize::new(0),
+            panics: false,
+            paused: AtomicUsize::new(0),
+            list_delay: Duration::ZERO,
+        }
+    }
+
+    /// The runtime as the tests run it, with this client, in English.
+    fn runtime(self: &Arc<Self>, state: ichor_app::state::State) -> Runtime {
+        Runtime {
+            state,
+            client: self.clone(),
+            texts: Texts::new(Lang::En),
+            theme: Theme::default(),
+            clock: Clock::new(fixtures::now()),
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl OperationClient for Scripted {
     async fn list_page(
@@ -98,21 +122,8 @@ async fn run(
     run_for: Duration,
     retry: Option<RetryEvent>,
 ) -> (Stats, Arc<Scripted>) {
-    let client = Arc::new(Scripted {
-        ops: Mutex::new(ops),
-        lists: AtomicUsize::new(0),
-        panics: false,
-        paused: AtomicUsize::new(0),
-        list_delay: Duration::ZERO,
-    });
-    let clock = Clock::new(fixtures::now());
-    let runtime = Runtime {
-        state: fixtures::state(),
-        client: client.clone(),
-        texts: Texts::new(Lang::En),
-        theme: Theme::default(),
-        clock,
-    };
+    let client = Arc::new(Scripted::new(ops));
+    let runtime = client.runtime(fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     let input = tokio_stream_from(keys_rx);
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -201,19 +212,10 @@ async fn a_retry_countdown_redraws_once_a_second() {
 /// while its input was still open.
 async fn run_into_a_panic(keys: &[char]) -> (String, bool) {
     let client = Arc::new(Scripted {
-        ops: Mutex::new(vec![fixtures::completed()]),
-        lists: AtomicUsize::new(0),
         panics: true,
-        paused: AtomicUsize::new(0),
-        list_delay: Duration::ZERO,
+        ..Scripted::new(vec![fixtures::completed()])
     });
-    let runtime = Runtime {
-        state: fixtures::state(),
-        client,
-        texts: Texts::new(Lang::En),
-        theme: Theme::default(),
-        clock: Clock::new(fixtures::now()),
-    };
+    let runtime = client.runtime(fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     let keys: Vec<char> = std::iter::once('2').chain(keys.iter().copied()).collect();
     let typist = tokio::spawn(async move {
@@ -268,20 +270,8 @@ async fn a_panicking_worker_is_said_on_screen_and_q_still_quits() {
 /// screen says the write may still happen), never the write.
 #[tokio::test(start_paused = true)]
 async fn esc_stops_waiting_for_a_write_never_the_write() {
-    let client = Arc::new(Scripted {
-        ops: Mutex::new(vec![fixtures::running_rollout()]),
-        lists: AtomicUsize::new(0),
-        panics: false,
-        paused: AtomicUsize::new(0),
-        list_delay: Duration::ZERO,
-    });
-    let runtime = Runtime {
-        state: fixtures::state(),
-        client: client.clone(),
-        texts: Texts::new(Lang::En),
-        theme: Theme::default(),
-        clock: Clock::new(fixtures::now()),
-    };
+    let client = Arc::new(Scripted::new(vec![fixtures::running_rollout()]));
+    let runtime = client.runtime(fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     tokio::spawn(async move {
         for k in [
@@ -344,11 +334,8 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
     }
     let scripted = |op: Operation, delay: u64| {
         Arc::new(Scripted {
-            ops: Mutex::new(vec![op]),
-            lists: AtomicUsize::new(0),
-            panics: false,
-            paused: AtomicUsize::new(0),
             list_delay: Duration::from_secs(delay),
+            ..Scripted::new(vec![op])
         })
     };
     // Context a answers its lists after 5 s; b at once.
@@ -358,13 +345,7 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
     state.session.demo = false;
     state.session.context = Some("a".into());
     state.session.contexts = vec!["a".into(), "b".into()];
-    let runtime = Runtime {
-        state,
-        client: a.clone(),
-        texts: Texts::new(Lang::En),
-        theme: Theme::default(),
-        clock: Clock::new(fixtures::now()),
-    };
+    let runtime = a.runtime(state);
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(1)).await;

@@ -56,6 +56,28 @@ impl Process {
         (Process(Some(child)), first)
     }
 
+    /// `ichor-tui demo-cluster` on a loopback port of its choosing, writing its kubeconfig (a
+    /// context per demo user) to `kubeconfig` and logging to `log`: the process, and its port.
+    pub fn demo_cluster(kubeconfig: &Path, log: &Path) -> (Process, u16) {
+        let out = kubeconfig.display().to_string();
+        let args = [
+            "demo-cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--kubeconfig-out",
+            &out,
+        ];
+        let (process, line) = Process::start(&args, log);
+        assert!(line.starts_with("demo cluster listening on"), "{line}");
+        let port = line
+            .trim()
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("a port in {line:?}"));
+        (process, port)
+    }
+
     pub fn id(&self) -> u32 {
         self.0.as_ref().map(Child::id).unwrap_or_default()
     }

@@ -89,6 +89,24 @@ impl<'a> Spawn<'a> {
         }
     }
 
+    /// `BINARY --kubeconfig KUBECONFIG --log-file HOME/log` in a 120×30 terminal.
+    pub fn kubeconfig(binary: &'a Path, home: &'a Path, kubeconfig: &Path) -> Spawn<'a> {
+        Spawn {
+            binary,
+            args: vec![
+                "--kubeconfig".into(),
+                kubeconfig.display().to_string(),
+                "--log-file".into(),
+                home.join("log").display().to_string(),
+            ],
+            env: Vec::new(),
+            cols: 120,
+            rows: 30,
+            home,
+            answers: Answers::default(),
+        }
+    }
+
     pub fn answers(mut self, answers: Answers) -> Self {
         self.answers = answers;
         self
