@@ -19,7 +19,7 @@ mod pages;
 #[path = "serve/streams.rs"]
 mod streams;
 
-use common::server::{Options, client, start, start_on};
+use common::server::{Options, client, start, start_anonymous, start_on};
 use common::small_cluster;
 use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
 use ichor_demo::apiserver::auth::users;
@@ -83,14 +83,7 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
     assert_eq!(e.param("via"), Some("no-token"));
     assert!(api.write_log().is_empty());
 
-    let open = start(
-        &api,
-        Options {
-            allow_anonymous: true,
-            ..Options::default()
-        },
-    )
-    .await;
+    let open = start_anonymous(&api).await;
     let anon = client(&open.url(false), None);
     assert_eq!(anon.list_clusters(Some("default")).await.unwrap().len(), 1);
     let created = anon.create_operation(&shutdown_req()).await.unwrap();
@@ -121,14 +114,7 @@ async fn without_a_token_calls_are_refused_unless_anonymous_calls_are_allowed() 
 #[tokio::test]
 async fn the_server_says_who_it_took_the_caller_for() {
     let api = world();
-    let open = start(
-        &api,
-        Options {
-            allow_anonymous: true,
-            ..Options::default()
-        },
-    )
-    .await;
+    let open = start_anonymous(&api).await;
     for protocol in [Protocol::Grpc, Protocol::Connect] {
         let c = common::server::client_over(&open.url(false), Some(users::VIEWER_TOKEN), protocol);
         assert_eq!(c.user(), None, "{protocol:?}: not known before an answer");
@@ -596,14 +582,7 @@ async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
     use ichor_server::MAX_REQUEST_BYTES;
     use ichor_server::wire::proto::GetOperationRequest;
     let api = world();
-    let server = start(
-        &api,
-        Options {
-            allow_anonymous: true,
-            ..Options::default()
-        },
-    )
-    .await;
+    let server = start_anonymous(&api).await;
     let mut raw = raw_client(&server).await;
     let huge = GetOperationRequest {
         namespace: "default".into(),
@@ -638,14 +617,7 @@ async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
 async fn an_oversized_header_is_refused_and_the_server_goes_on() {
     use ichor_server::MAX_HEADER_LIST_BYTES;
     let api = world();
-    let server = start(
-        &api,
-        Options {
-            allow_anonymous: true,
-            ..Options::default()
-        },
-    )
-    .await;
+    let server = start_anonymous(&api).await;
     let mut raw = raw_client(&server).await;
     for header in ["x-padding", "authorization"] {
         let mut req = tonic::Request::new(list_default());

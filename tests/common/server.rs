@@ -102,6 +102,15 @@ pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
     start_on(api, listener, opts)
 }
 
+/// Serves `api` as [`start`] does, taking calls without a token as its own identity.
+pub async fn start_anonymous(api: &EmbeddedApi) -> Running {
+    let opts = Options {
+        allow_anonymous: true,
+        ..Options::default()
+    };
+    start(api, opts).await
+}
+
 /// A client of `url` sending `token`.
 pub fn client(url: &str, token: Option<&str>) -> RemoteClient {
     client_over(url, token, Protocol::Grpc)
