@@ -41,14 +41,17 @@ fn world() -> EmbeddedApi {
 /// authorised by an impersonated SelfSubjectAccessReview, asked again every recheck.
 enum Subscriber {
     Client(Arc<dyn OperationClient>),
-    Served(SharedReads, Caller),
+    Served(Box<(SharedReads, Caller)>),
 }
 
 impl Subscriber {
     async fn watch_operations(&self, req: &WatchRequest) -> Result<Updates, ApiError> {
         match self {
             Subscriber::Client(c) => c.watch_operations(req).await,
-            Subscriber::Served(reads, caller) => reads.watch_operations(caller, req.clone()).await,
+            Subscriber::Served(served) => {
+                let (reads, caller) = &**served;
+                reads.watch_operations(caller, req.clone()).await
+            }
         }
     }
 }
@@ -57,10 +60,8 @@ impl Subscriber {
 /// about the caller every `recheck`.
 fn served(api: &EmbeddedApi, caller: Caller, recheck: Duration) -> Subscriber {
     let access = KubeAccess::new(api.client(users::SERVER_TOKEN), "ichor-tui");
-    Subscriber::Served(
-        SharedReads::new(OperationService::new(access), recheck),
-        caller,
-    )
+    let reads = SharedReads::new(OperationService::new(access), recheck);
+    Subscriber::Served(Box::new((reads, caller)))
 }
 
 /// The client a dashboard on `path` subscribes with: in-process it keeps its own watch.
