@@ -1,8 +1,14 @@
 //! WatchOperations on every path that pushes (in-process over the person's own watch; gRPC,
-//! Connect and the tunnel over serve's shared watch), through the real kube client code against
-//! the embedded API: the first state whole, then changes, deletes and a followed operation
-//! replaced under its name; a reconnect that resumes; a stalled subscriber that gets the latest
-//! state, not a queue; a caller who may not watch, and one whose permission is revoked mid-way.
+//! Connect and the tunnel over serve's shared watch; impersonated: the service as serve runs it
+//! for a caller, without the wire), through the real kube client code against the embedded API:
+//! the first state whole, then changes, deletes and a followed operation replaced under its
+//! name; a reconnect that resumes; a stalled subscriber that gets the latest state, not a queue;
+//! a 410 behind the stream; a caller who may not watch, and one whose permission is revoked
+//! mid-way.
+//!
+//! Every scenario runs on the impersonated path too. What serve adds on top of it and the
+//! impersonated path therefore does not see: the per-caller bound on streams and the shutdown
+//! that ends streams (both in `crates/ichor-server`, tested below over gRPC).
 
 use crate::common;
 use common::op;
@@ -10,10 +16,13 @@ use common::paths::{Path, User, connect};
 use futures::StreamExt as _;
 use ichor_client::inprocess::InProcessClient;
 use ichor_demo::apiserver::EmbeddedApi;
-use ichor_demo::apiserver::auth::{Rule, Subject};
-use ichor_model::{Code, ListQuery, OperationClient, Updates, View, WatchRequest, WatchUpdate};
+use ichor_demo::apiserver::auth::{Rule, Subject, users};
+use ichor_model::{
+    ApiError, Code, ListQuery, OperationClient, Updates, View, WatchRequest, WatchUpdate,
+};
 use ichor_service::OperationService;
 use ichor_service::access::{Caller, KubeAccess};
+use ichor_service::shared::{RECHECK, SharedReads};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,17 +36,46 @@ fn world() -> EmbeddedApi {
     api
 }
 
+/// What a dashboard on `path` subscribes through: a client, or (impersonated) the service as
+/// serve runs it for the caller: its shared watch made with the server's identity, the caller
+/// authorised by an impersonated SelfSubjectAccessReview, asked again every recheck.
+enum Subscriber {
+    Client(Arc<dyn OperationClient>),
+    Served(Box<(SharedReads, Caller)>),
+}
+
+impl Subscriber {
+    async fn watch_operations(&self, req: &WatchRequest) -> Result<Updates, ApiError> {
+        match self {
+            Subscriber::Client(c) => c.watch_operations(req).await,
+            Subscriber::Served(served) => {
+                let (reads, caller) = &**served;
+                reads.watch_operations(caller, req.clone()).await
+            }
+        }
+    }
+}
+
+/// The service as serve runs it (the server's identity), for `caller`, asking Kubernetes again
+/// about the caller every `recheck`.
+fn served(api: &EmbeddedApi, caller: Caller, recheck: Duration) -> Subscriber {
+    let access = KubeAccess::new(api.client(users::SERVER_TOKEN), "ichor-tui");
+    let reads = SharedReads::new(OperationService::new(access), recheck);
+    Subscriber::Served(Box::new((reads, caller)))
+}
+
 /// The client a dashboard on `path` subscribes with: in-process it keeps its own watch.
-async fn subscriber(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn OperationClient> {
+async fn subscriber(path: Path, api: &EmbeddedApi, user: User) -> Subscriber {
     match path {
         Path::InProcess => {
             let kube = api.client(user.token());
             let service = OperationService::new(KubeAccess::new(kube.clone(), "ichor-tui"));
             let client = InProcessClient::new(service, Caller::in_process())
                 .with_watch(kube, Some("default".into()));
-            Arc::new(client)
+            Subscriber::Client(Arc::new(client))
         }
-        other => connect(other, api, user).await,
+        Path::Impersonated => served(api, Caller::user(user.name(), user.groups()), RECHECK),
+        other => Subscriber::Client(connect(other, api, user).await),
     }
 }
 
@@ -180,8 +218,7 @@ async fn a_stalled_subscriber_gets_the_latest_state_not_a_queue(path: Path) {
     );
 }
 
-/// A caller Kubernetes does not let list and watch operations is refused, and one whose
-/// permission is revoked is cut off at the next check.
+/// A caller Kubernetes does not let list and watch operations is refused.
 async fn a_caller_who_may_not_watch_is_refused(path: Path) {
     let api = world();
     api.add_token("nobody-token", "nobody", &["nobody"]);
@@ -196,9 +233,12 @@ async fn a_caller_who_may_not_watch_is_refused(path: Path) {
                 .with_protocol(protocol);
             o.token = Some("nobody-token".into());
             std::mem::forget(running);
-            ichor_client::remote::RemoteClient::new(o).unwrap()
+            Subscriber::Client(Arc::new(
+                ichor_client::remote::RemoteClient::new(o).unwrap(),
+            ))
         }
-        _ => unreachable!("the server's paths"),
+        Path::Impersonated => served(&api, Caller::user("nobody", &["nobody"]), RECHECK),
+        _ => unreachable!("the paths that authorise a caller"),
     };
     let req = the_list();
     let e = match c.watch_operations(&req).await {
@@ -236,6 +276,7 @@ async fn a_watch_too_old_behind_the_stream_lists_again_and_the_stream_goes_on(pa
 crate::matrix!(
     paths: [
         InProcess => in_process,
+        Impersonated => impersonated,
         Grpc => grpc,
         Connect => connect,
         Tunnel => tunnel,
@@ -249,15 +290,21 @@ crate::matrix!(
     ]
 );
 
+// Not in-process: the person's own watch is made with their own credentials, so Kubernetes
+// refuses the watch itself and there is no caller to ask about again (a person who may list
+// but not watch: tests/store.rs). The tunnel reaches the same serve as gRPC and Connect.
 crate::matrix!(
-    paths: [Grpc => grpc_refused, Connect => connect_refused];
-    [a_caller_who_may_not_watch_is_refused]
+    paths: [
+        Grpc => grpc_refused,
+        Connect => connect_refused,
+        Impersonated => impersonated_refused,
+    ];
+    [a_caller_who_may_not_watch_is_refused, a_permission_revoked_mid_stream_ends_it]
 );
 
 /// Revoked mid-stream: the next check (a second on, here; a minute in serve) ends the stream
 /// with PermissionDenied.
-#[tokio::test]
-async fn a_permission_revoked_mid_stream_ends_it() {
+async fn a_permission_revoked_mid_stream_ends_it(path: Path) {
     let api = world();
     api.add_token("temp-token", "temp", &["temps"]);
     api.add_rule(Rule::new(
@@ -265,14 +312,29 @@ async fn a_permission_revoked_mid_stream_ends_it() {
         &["get", "list", "watch"],
         &["talosoperations"],
     ));
-    let opts = common::server::Options {
-        recheck: Some(Duration::from_secs(1)),
-        ..Default::default()
+    let recheck = Duration::from_secs(1);
+    let mut running = None;
+    let c = match path {
+        Path::Impersonated => served(&api, Caller::user("temp", &["temps"]), recheck),
+        _ => {
+            let opts = common::server::Options {
+                recheck: Some(recheck),
+                ..Default::default()
+            };
+            let server = common::server::start(&api, opts).await;
+            let protocol = match path {
+                Path::Grpc => ichor_client::remote::Protocol::Grpc,
+                _ => ichor_client::remote::Protocol::Connect,
+            };
+            let mut o =
+                ichor_client::remote::RemoteOptions::new(server.url(false)).with_protocol(protocol);
+            o.token = Some("temp-token".into());
+            running = Some(server);
+            Subscriber::Client(Arc::new(
+                ichor_client::remote::RemoteClient::new(o).unwrap(),
+            ))
+        }
     };
-    let running = common::server::start(&api, opts).await;
-    let mut o = ichor_client::remote::RemoteOptions::new(running.url(false));
-    o.token = Some("temp-token".into());
-    let c = ichor_client::remote::RemoteClient::new(o).unwrap();
     let req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     next_change(&mut updates).await;

@@ -20,8 +20,8 @@ pub use events::{
     EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent, OperationEvents,
 };
 pub use list::{
-    DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order, Progress,
-    SortBy, View, list_order,
+    DEFAULT_PAGE_SIZE, ListQuery, ListRow, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order,
+    Progress, SortBy, View, list_order,
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};

@@ -2,7 +2,68 @@
 //! of answers, each operation whole or as a summary.
 
 use super::{Cluster, MachinePhase, MachineProgress, Operation, Phase};
+use jiff::Timestamp;
 use std::cmp::Ordering;
+
+/// What the list's filters, orders, page tokens and versions read of an operation: an
+/// [`Operation`], or a row a watch keeps in less memory.
+pub trait ListRow {
+    fn namespace(&self) -> &str;
+    fn name(&self) -> &str;
+    fn uid(&self) -> &str;
+    fn resource_version(&self) -> &str;
+    fn cluster(&self) -> &str;
+    fn kind_raw(&self) -> &str;
+    fn phase(&self) -> &Phase;
+    fn actor(&self) -> Option<&str>;
+    fn created_at(&self) -> Option<Timestamp>;
+
+    /// Whether the row contains `needle_lower` (already lower case) in its name, cluster,
+    /// kind, phase, namespace or actor.
+    fn matches(&self, needle_lower: &str) -> bool {
+        needle_lower.is_empty()
+            || [
+                self.name(),
+                self.cluster(),
+                self.kind_raw(),
+                self.phase().as_str(),
+                self.namespace(),
+                self.actor().unwrap_or(""),
+            ]
+            .iter()
+            .any(|f| f.to_lowercase().contains(needle_lower))
+    }
+}
+
+impl ListRow for Operation {
+    fn namespace(&self) -> &str {
+        &self.namespace
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn uid(&self) -> &str {
+        &self.uid
+    }
+    fn resource_version(&self) -> &str {
+        &self.resource_version
+    }
+    fn cluster(&self) -> &str {
+        &self.cluster
+    }
+    fn kind_raw(&self) -> &str {
+        &self.kind_raw
+    }
+    fn phase(&self) -> &Phase {
+        &self.phase
+    }
+    fn actor(&self) -> Option<&str> {
+        self.actor.as_deref()
+    }
+    fn created_at(&self) -> Option<Timestamp> {
+        self.created_at
+    }
+}
 
 /// The most operations one page holds; a larger page size is served as this.
 pub const MAX_PAGE_SIZE: u32 = 1000;
@@ -139,13 +200,13 @@ impl Order {
     }
 
     /// Compares two operations in this order.
-    pub fn cmp(self, a: &Operation, b: &Operation) -> Ordering {
+    pub fn cmp<A: ListRow + ?Sized, B: ListRow + ?Sized>(self, a: &A, b: &B) -> Ordering {
         let primary = match self.by {
-            SortBy::Age => b.created_at.cmp(&a.created_at),
-            SortBy::Name => a.name.cmp(&b.name),
-            SortBy::State => state_rank(&a.phase)
-                .cmp(&state_rank(&b.phase))
-                .then_with(|| a.phase.as_str().cmp(b.phase.as_str())),
+            SortBy::Age => b.created_at().cmp(&a.created_at()),
+            SortBy::Name => a.name().cmp(b.name()),
+            SortBy::State => state_rank(a.phase())
+                .cmp(&state_rank(b.phase()))
+                .then_with(|| a.phase().as_str().cmp(b.phase().as_str())),
         };
         let primary = if self.reversed {
             primary.reverse()
@@ -206,28 +267,18 @@ pub struct OperationPage {
 
 /// The list's order: newest first, then by name and namespace (stable across calls, so a page
 /// token can name where a page ended).
-pub fn list_order(a: &Operation, b: &Operation) -> Ordering {
-    b.created_at
-        .cmp(&a.created_at)
-        .then_with(|| a.name.cmp(&b.name))
-        .then_with(|| a.namespace.cmp(&b.namespace))
+pub fn list_order<A: ListRow + ?Sized, B: ListRow + ?Sized>(a: &A, b: &B) -> Ordering {
+    b.created_at()
+        .cmp(&a.created_at())
+        .then_with(|| a.name().cmp(b.name()))
+        .then_with(|| a.namespace().cmp(b.namespace()))
 }
 
 impl Operation {
     /// Whether the operation contains `needle_lower` (already lower case) in its name,
     /// cluster, kind, phase, namespace or actor.
     pub fn matches(&self, needle_lower: &str) -> bool {
-        needle_lower.is_empty()
-            || [
-                self.name.as_str(),
-                self.cluster.as_str(),
-                self.kind_raw.as_str(),
-                self.phase.as_str(),
-                self.namespace.as_str(),
-                self.actor.as_deref().unwrap_or(""),
-            ]
-            .iter()
-            .any(|f| f.to_lowercase().contains(needle_lower))
+        ListRow::matches(self, needle_lower)
     }
 
     /// The operation as a list row carries it: its machines counted, not listed.

@@ -3,7 +3,7 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Streams, WatchStream, Watched, rechecked};
+use super::push::{Streams, WatchStream, Watched, until_stopped};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -347,18 +347,13 @@ impl proto::operation_service_server::OperationService for Handlers {
     ) -> Result<Response<WatchStream>, Status> {
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
-            let scope = req.list.namespace.clone();
-            let store = self.reads.store(&caller, scope.as_deref()).await?;
+            let updates = self.reads.watch_operations(&caller, req).await?;
             let place = self.streams.take(&caller)?;
-            let updates = self.service.watch_operations(caller.clone(), store, req)?;
             let watched = Watched {
-                reads: self.reads.clone(),
-                caller,
-                scope,
                 place,
                 stop: self.stop.clone(),
             };
-            Ok(rechecked(updates, watched))
+            Ok(until_stopped(updates, watched))
         })
         .await
     }

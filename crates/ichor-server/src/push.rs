@@ -1,13 +1,13 @@
 //! WatchOperations in `serve`: each subscriber reads the shared watch of its namespace once
 //! Kubernetes said it may list and watch there; it is asked again every minute, and a revoked
-//! permission ends the stream with PERMISSION_DENIED. A caller holds at most
+//! permission ends the stream with PERMISSION_DENIED ([`ichor_service::shared::SharedReads::watch_operations`]). A
+//! caller holds at most
 //! [`MAX_STREAMS_PER_CALLER`] streams.
 
 use crate::wire::{self, proto};
 use futures::{Stream, StreamExt as _};
 use ichor_model::{ApiError, Code, Updates};
 use ichor_service::access::Caller;
-use ichor_service::shared::SharedReads;
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -80,12 +80,9 @@ impl Streams {
     }
 }
 
-/// What a subscriber's stream is kept under: who it is, where it reads, its place among the
-/// caller's streams, and the server's stop.
+/// What a subscriber's stream is kept under: its place among the caller's streams, and the
+/// server's stop.
 pub(crate) struct Watched {
-    pub(crate) reads: SharedReads,
-    pub(crate) caller: Caller,
-    pub(crate) scope: Option<String>,
     #[expect(
         dead_code,
         reason = "held: dropped with the stream, it gives the place back"
@@ -94,20 +91,17 @@ pub(crate) struct Watched {
     pub(crate) stop: tokio::sync::watch::Receiver<bool>,
 }
 
-/// The updates as tonic sends them, asking Kubernetes again every recheck whether the caller
-/// may still list and watch (a no ends the stream with PERMISSION_DENIED); the server's
-/// shutdown ends it with UNAVAILABLE.
-pub(crate) fn rechecked(updates: Updates, watched: Watched) -> WatchStream {
+/// The updates as tonic sends them (Kubernetes asked again every recheck whether the caller
+/// may still list and watch: [`ichor_service::shared::SharedReads::watch_operations`]); the server's shutdown ends
+/// the stream with UNAVAILABLE.
+pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
     struct S {
         updates: Updates,
         w: Watched,
-        next_check: tokio::time::Instant,
     }
-    let next_check = tokio::time::Instant::now() + watched.reads.recheck();
     let state = S {
         updates,
         w: watched,
-        next_check,
     };
     let stream = futures::stream::unfold(Some(state), |s| async move {
         let mut s = s?;
@@ -117,13 +111,6 @@ pub(crate) fn rechecked(updates: Updates, watched: Watched) -> WatchStream {
                 Code::Unavailable,
                 "the server is shutting down: subscribe again",
             )),
-            () = tokio::time::sleep_until(s.next_check) => {
-                s.next_check = tokio::time::Instant::now() + s.w.reads.recheck();
-                match s.w.reads.authorize(&s.w.caller, s.w.scope.as_deref()).await {
-                    Ok(()) => return Some((None, Some(s))),
-                    Err(e) => Err(e),
-                }
-            }
         };
         match item {
             Ok(update) => Some((Some(Ok(wire::watch_update_to_proto(&update))), Some(s))),

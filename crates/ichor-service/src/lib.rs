@@ -10,11 +10,13 @@ pub(crate) mod manifest;
 pub(crate) mod permissions;
 pub(crate) mod plan;
 mod push;
+pub(crate) mod row;
 pub mod shared;
 mod start;
 pub mod store;
 pub(crate) mod tolerant;
 pub(crate) mod validate;
+mod watched;
 mod writes;
 
 use self::access::{Caller, KubeAccess};

@@ -10,7 +10,7 @@ use super::access::Caller;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ichor_model::{
-    ApiError, DEFAULT_PAGE_SIZE, ListQuery, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation,
+    ApiError, DEFAULT_PAGE_SIZE, ListQuery, ListRow, MAX_FILTER_CHARS, MAX_PAGE_SIZE, Operation,
     OperationPage, Phase, SortBy, View,
 };
 use sha2::{Digest, Sha256};
@@ -104,14 +104,14 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn encode_token(q: &ListQuery, last: &Operation) -> String {
+fn encode_token<R: ListRow + ?Sized>(q: &ListQuery, last: &R) -> String {
     let t = Token {
         q: query_digest(q),
-        c: last.created_at.map(|t| t.to_string()).unwrap_or_default(),
-        n: last.name.clone(),
-        s: last.namespace.clone(),
+        c: last.created_at().map(|t| t.to_string()).unwrap_or_default(),
+        n: last.name().to_string(),
+        s: last.namespace().to_string(),
         p: match q.order.by {
-            SortBy::State => last.phase.as_str().to_string(),
+            SortBy::State => last.phase().as_str().to_string(),
             SortBy::Age | SortBy::Name => String::new(),
         },
     };
@@ -141,14 +141,19 @@ fn decode_token(q: &ListQuery, token: &str) -> Result<Operation, ApiError> {
 
 /// Names a page: the view, the count, where the next page starts and each operation's identity
 /// and resourceVersion (which changes with any change to it, its status included).
-fn version(view: View, total: usize, next: Option<&str>, ops: &[&Operation]) -> String {
+fn version<R: ListRow + ?Sized>(
+    view: View,
+    total: usize,
+    next: Option<&str>,
+    ops: &[&R],
+) -> String {
     let mut h = Sha256::new();
     h.update(format!(
         "{view:?}\u{0}{total}\u{0}{}\u{0}",
         next.unwrap_or("")
     ));
     for o in ops {
-        for part in [&o.namespace, &o.name, &o.uid, &o.resource_version] {
+        for part in [o.namespace(), o.name(), o.uid(), o.resource_version()] {
             h.update(part.as_bytes());
             h.update([0]);
         }
@@ -159,14 +164,19 @@ fn version(view: View, total: usize, next: Option<&str>, ops: &[&Operation]) -> 
 
 /// The page a query names, from every operation in its scope.
 pub fn page(ops: Vec<Operation>, q: &ListQuery) -> Result<OperationPage, ApiError> {
-    page_of(&ops, q)
+    page_of(&ops, q, |o: &Operation| match q.view {
+        View::Summary => o.clone().summarized(),
+        _ => o.clone(),
+    })
 }
 
-/// The page a query names, from every operation in its scope, read in place: only the page's
-/// operations are copied (a watch-kept list of 10,000 is filtered and ordered by reference).
-pub(crate) fn page_of<'a>(
-    ops: impl IntoIterator<Item = &'a Operation>,
+/// The page a query names, from every row in its scope, read in place: only the page's rows
+/// are made into operations, by `shown` (a watch-kept list of 10,000 is filtered and ordered
+/// by reference).
+pub(crate) fn page_of<'a, R: ListRow + ?Sized + 'a>(
+    ops: impl IntoIterator<Item = &'a R>,
     q: &ListQuery,
+    shown: impl Fn(&R) -> Operation,
 ) -> Result<OperationPage, ApiError> {
     let after = q
         .page_token
@@ -174,18 +184,18 @@ pub(crate) fn page_of<'a>(
         .map(|t| decode_token(q, t))
         .transpose()?;
     let needle = q.text.to_lowercase();
-    let mut ops: Vec<&Operation> = ops
+    let mut ops: Vec<&R> = ops
         .into_iter()
         .filter(|o| {
-            q.cluster.as_ref().is_none_or(|c| &o.cluster == c)
-                && (q.phases.is_empty() || q.phases.contains(&o.phase))
+            q.cluster.as_deref().is_none_or(|c| o.cluster() == c)
+                && (q.phases.is_empty() || q.phases.contains(o.phase()))
                 && o.matches(&needle)
         })
         .collect();
-    ops.sort_unstable_by(|a, b| q.order.cmp(a, b));
+    ops.sort_unstable_by(|a, b| q.order.cmp(*a, *b));
     let total = ops.len();
     let start = match &after {
-        Some(a) => ops.partition_point(|o| q.order.cmp(o, a) != Ordering::Greater),
+        Some(a) => ops.partition_point(|o| q.order.cmp(*o, a) != Ordering::Greater),
         None => 0,
     };
     let size = match q.page_size {
@@ -193,17 +203,16 @@ pub(crate) fn page_of<'a>(
         n => n.min(MAX_PAGE_SIZE) as usize,
     };
     let end = start.saturating_add(size).min(total);
-    let shown = &ops[start.min(end)..end];
+    let on_page = &ops[start.min(end)..end];
     let next_page_token = match end < total {
-        true => shown.last().map(|last| encode_token(q, last)),
+        true => on_page.last().map(|last| encode_token(q, *last)),
         false => None,
     };
-    let version = version(q.view, total, next_page_token.as_deref(), shown);
+    let version = version(q.view, total, next_page_token.as_deref(), on_page);
     let unchanged = q.known_version.as_deref() == Some(version.as_str());
-    let operations = match (unchanged, q.view) {
-        (true, _) => Vec::new(),
-        (false, View::Summary) => shown.iter().map(|o| (*o).clone().summarized()).collect(),
-        (false, _) => shown.iter().map(|o| (*o).clone()).collect(),
+    let operations = match unchanged {
+        true => Vec::new(),
+        false => on_page.iter().map(|o| shown(o)).collect(),
     };
     Ok(OperationPage {
         operations,

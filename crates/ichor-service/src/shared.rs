@@ -7,7 +7,8 @@
 use super::OperationService;
 use super::access::Caller;
 use super::store::OperationStore;
-use ichor_model::{ApiError, Code, Reason};
+use futures::StreamExt as _;
+use ichor_model::{ApiError, Code, Reason, Updates, WatchRequest};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -92,6 +93,57 @@ impl SharedReads {
             true => Ok(()),
             false => Err(denied(scope)),
         }
+    }
+
+    /// WatchOperations as `serve` runs it for `caller`: authorised as above, read from the
+    /// shared watch of the request's namespace, and asked again every recheck; a no ends the
+    /// stream with PermissionDenied.
+    pub async fn watch_operations(
+        &self,
+        caller: &Caller,
+        req: WatchRequest,
+    ) -> Result<Updates, ApiError> {
+        let scope = req.list.namespace.clone();
+        let store = self.store(caller, scope.as_deref()).await?;
+        let updates = self.service.watch_operations(caller.clone(), store, req)?;
+        Ok(self.rechecked(updates, caller.clone(), scope))
+    }
+
+    /// `updates`, with Kubernetes asked again every recheck whether `caller` may still list
+    /// and watch in `scope`.
+    fn rechecked(&self, updates: Updates, caller: Caller, scope: Option<String>) -> Updates {
+        struct S {
+            updates: Updates,
+            reads: SharedReads,
+            caller: Caller,
+            scope: Option<String>,
+            next_check: Instant,
+        }
+        let state = S {
+            updates,
+            reads: self.clone(),
+            caller,
+            scope,
+            next_check: Instant::now() + self.recheck,
+        };
+        Box::pin(futures::stream::unfold(Some(state), |s| async move {
+            let mut s = s?;
+            loop {
+                tokio::select! {
+                    next = s.updates.next() => {
+                        let item = next?;
+                        let goes_on = item.is_ok();
+                        return Some((item, goes_on.then_some(s)));
+                    }
+                    () = tokio::time::sleep_until(s.next_check) => {
+                        s.next_check = Instant::now() + s.reads.recheck;
+                        if let Err(e) = s.reads.authorize(&s.caller, s.scope.as_deref()).await {
+                            return Some((Err(e), None));
+                        }
+                    }
+                }
+            }
+        }))
     }
 
     fn store_of(&self, scope: Option<&str>) -> Result<OperationStore, ApiError> {

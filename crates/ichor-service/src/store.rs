@@ -8,18 +8,71 @@
 //! Only the list screen's summaries come from here: the full view, and every read a write or
 //! its refusal depends on, read the API (a write decision never trusts a cache).
 
-use crate::{convert, tolerant};
+use crate::row::{Interner, Row};
+use crate::watched::Watched;
 use futures::StreamExt as _;
-use ichor_model::{ApiError, ListQuery, Operation, OperationPage};
-use ichor_resources::TalosOperation;
-use kube::api::{Api, ApiResource, DynamicObject};
+use ichor_model::{ApiError, ListQuery, OperationPage};
+use kube::api::Api;
 use kube::runtime::watcher::{self, Event};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The rows by namespace and name. Boxed: a table sized for 10,000 rows has about 16,000
-/// slots, and an `Operation` inline in each made it 10.9 MB at 10,000 (7.1 MB boxed).
-type Rows = HashMap<(String, String), Box<Operation>>;
+/// The rows by namespace, then name (a name looked up by `&str`, without a copy). Boxed: a
+/// table sized for 10,000 rows has about 16,000 slots.
+#[derive(Default)]
+struct Rows {
+    by_namespace: HashMap<Arc<str>, HashMap<Arc<str>, Box<Row>>>,
+    count: usize,
+    /// The strings the rows share.
+    strings: Interner,
+}
+
+impl Rows {
+    fn insert(&mut self, row: Row) {
+        let (ns, name) = row.key();
+        let known = self.by_namespace.entry(ns).or_default();
+        if known.insert(name, Box::new(row)).is_none() {
+            self.count += 1;
+        }
+    }
+
+    fn remove(&mut self, ns: &str, name: &str) {
+        let Some(known) = self.by_namespace.get_mut(ns) else {
+            return;
+        };
+        if known.remove(name).is_some() {
+            self.count -= 1;
+        }
+        if known.is_empty() {
+            self.by_namespace.remove(ns);
+        }
+        self.forget_strings();
+    }
+
+    /// The shared strings no row holds are forgotten once they outnumber the rows well.
+    fn forget_strings(&mut self) {
+        if self.strings.len() > 8 * self.count + 1024 {
+            self.strings.prune();
+        }
+    }
+
+    fn get(&self, ns: &str, name: &str) -> Option<&Row> {
+        self.by_namespace.get(ns)?.get(name).map(|r| &**r)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Row> {
+        self.by_namespace
+            .values()
+            .flat_map(|m| m.values().map(|r| &**r))
+    }
+
+    fn of_namespace(&self, ns: &str) -> impl Iterator<Item = &Row> {
+        self.by_namespace
+            .get(ns)
+            .into_iter()
+            .flat_map(|m| m.values().map(|r| &**r))
+    }
+}
 
 #[derive(Default)]
 struct Shared {
@@ -73,26 +126,12 @@ impl Drop for OperationStore {
     }
 }
 
-/// A row from a watched object: the operation, or the row that says it cannot be read.
-fn row(obj: DynamicObject) -> Option<((String, String), Box<Operation>)> {
-    let value = serde_json::to_value(&obj).ok()?;
-    let op = match tolerant::decode::<TalosOperation>(value) {
-        Ok(op) => convert::operation(&op),
-        Err(u) => convert::unreadable_operation(&u),
-    };
-    Some((
-        (op.namespace.clone(), op.name.clone()),
-        Box::new(op.summarized()),
-    ))
-}
-
 impl OperationStore {
     /// Starts watching `scope` with `kube`'s credentials.
     pub fn watch(kube: kube::Client, scope: Option<String>) -> OperationStore {
-        let resource = ApiResource::erase::<TalosOperation>(&());
-        let api: Api<DynamicObject> = match &scope {
-            Some(ns) => Api::namespaced_with(kube, ns, &resource),
-            None => Api::all_with(kube, &resource),
+        let api: Api<Watched> = match &scope {
+            Some(ns) => Api::namespaced(kube, ns),
+            None => Api::all(kube),
         };
         let shared = Arc::new(Mutex::new(Shared::default()));
         let settled = Arc::new(tokio::sync::Notify::new());
@@ -136,8 +175,8 @@ impl OperationStore {
     pub fn resource_version(&self, namespace: &str, name: &str) -> Option<String> {
         let s = self.lock();
         s.rows
-            .get(&(namespace.to_string(), name.to_string()))
-            .map(|o| o.resource_version.clone())
+            .get(namespace, name)
+            .map(|o| ichor_model::ListRow::resource_version(o).to_string())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -159,16 +198,12 @@ impl OperationStore {
         let held =
             matches!(&shared.last, Some((q, rev, _)) if *q == key && *rev == shared.revision);
         if !held {
-            let rows = shared.rows.iter();
-            let page = |rows| crate::list::page_of(rows, &key);
+            let rows = &shared.rows;
+            let page = |rows: Vec<&Row>| crate::list::page_of(rows, &key, Row::summary);
             let made = match (&self.scope, query.namespace.as_deref()) {
-                (None, None) => page(rows.map(|(_, o)| &**o).collect::<Vec<_>>()),
-                (Some(s), Some(ns)) if s == ns => page(rows.map(|(_, o)| &**o).collect()),
-                (None, Some(ns)) => page(
-                    rows.filter(|((n, _), _)| n == ns)
-                        .map(|(_, o)| &**o)
-                        .collect(),
-                ),
+                (None, None) => page(rows.all().collect()),
+                (Some(s), Some(ns)) if s == ns => page(rows.all().collect()),
+                (None, Some(ns)) => page(rows.of_namespace(ns).collect()),
                 (Some(_), _) => return None,
             };
             match made {
@@ -230,7 +265,7 @@ impl Signals {
     }
 }
 
-async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>, signals: Signals) {
+async fn follow(api: Api<Watched>, shared: Arc<Mutex<Shared>>, signals: Signals) {
     use kube::runtime::WatchStreamExt as _;
     let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
     futures::pin_mut!(stream);
@@ -272,17 +307,18 @@ async fn follow(api: Api<DynamicObject>, shared: Arc<Mutex<Shared>>, signals: Si
 
 /// One event of the watch, applied to the rows; the subscriptions are woken.
 fn apply(
-    event: Event<DynamicObject>,
+    event: Event<Watched>,
     pending: &mut Option<Rows>,
     shared: &Mutex<Shared>,
     signals: &Signals,
 ) {
     let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
     match event {
-        Event::Init => *pending = Some(Rows::new()),
+        Event::Init => *pending = Some(Rows::default()),
         Event::InitApply(obj) => {
-            if let (Some(rows), Some((k, op))) = (pending.as_mut(), row(obj)) {
-                rows.insert(k, op);
+            if let Some(rows) = pending.as_mut() {
+                let r = Row::of(*obj.op, &mut rows.strings);
+                rows.insert(r);
             }
         }
         Event::InitDone => {
@@ -300,23 +336,22 @@ fn apply(
         Event::Apply(obj) => {
             let revision = {
                 let mut s = lock();
-                if let Some((k, op)) = row(obj) {
-                    s.rows.insert(k, op);
-                    s.revision += 1;
-                }
+                let r = Row::of(*obj.op, &mut s.rows.strings);
+                s.rows.insert(r);
+                s.rows.forget_strings();
+                s.revision += 1;
                 delivered(&mut s, pending);
                 s.revision
             };
             signals.changed(revision);
         }
         Event::Delete(obj) => {
-            let key = (
-                obj.metadata.namespace.clone().unwrap_or_default(),
-                obj.metadata.name.clone().unwrap_or_default(),
-            );
+            use kube::Resource as _;
+            let ns = obj.meta().namespace.as_deref().unwrap_or_default();
+            let name = obj.meta().name.as_deref().unwrap_or_default();
             let revision = {
                 let mut s = lock();
-                s.rows.remove(&key);
+                s.rows.remove(ns, name);
                 s.revision += 1;
                 delivered(&mut s, pending);
                 s.revision
