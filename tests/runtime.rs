@@ -143,6 +143,19 @@ async fn run(
     (stats, client)
 }
 
+/// The terminal's screen as text, a line each.
+fn screen_of(term: &Terminal<TestBackend>) -> String {
+    let buf = term.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn tokio_stream_from(
     mut rx: tokio::sync::mpsc::UnboundedReceiver<Action>,
 ) -> impl futures::Stream<Item = Action> + Unpin {
@@ -236,15 +249,7 @@ async fn run_into_a_panic(keys: &[char]) -> (String, bool) {
         .await
         .expect("the dashboard goes on after a worker panicked");
     let ended_by_itself = typist.await.unwrap();
-    let buf = term.backend().buffer();
-    let screen = (0..buf.area.height)
-        .map(|y| {
-            (0..buf.area.width)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let screen = screen_of(&term);
     (screen, ended_by_itself)
 }
 
@@ -291,15 +296,7 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
         .run(&mut term, tokio_stream_from(keys_rx), retry_rx, &mut NoHost)
         .await
         .unwrap();
-    let buf = term.backend().buffer();
-    let screen: String = (0..buf.area.height)
-        .map(|y| {
-            (0..buf.area.width)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-                + "\n"
-        })
-        .collect();
+    let screen = screen_of(&term);
     assert_eq!(
         client.paused.load(Ordering::SeqCst),
         1,
@@ -368,15 +365,7 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
         )
         .await
         .unwrap();
-    let buf = term.backend().buffer();
-    let screen: String = (0..buf.area.height)
-        .map(|y| {
-            (0..buf.area.width)
-                .map(|x| buf[(x, y)].symbol())
-                .collect::<String>()
-                + "\n"
-        })
-        .collect();
+    let screen = screen_of(&term);
     assert!(screen.contains("in-process (b)"), "{screen}");
     assert!(screen.contains("user bob"), "{screen}");
     assert!(

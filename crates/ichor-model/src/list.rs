@@ -35,35 +35,44 @@ pub trait ListRow {
     }
 }
 
-impl ListRow for Operation {
-    fn namespace(&self) -> &str {
-        &self.namespace
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn uid(&self) -> &str {
-        &self.uid
-    }
-    fn resource_version(&self) -> &str {
-        &self.resource_version
-    }
-    fn cluster(&self) -> &str {
-        &self.cluster
-    }
-    fn kind_raw(&self) -> &str {
-        &self.kind_raw
-    }
-    fn phase(&self) -> &Phase {
-        &self.phase
-    }
-    fn actor(&self) -> Option<&str> {
-        self.actor.as_deref()
-    }
-    fn created_at(&self) -> Option<Timestamp> {
-        self.created_at
-    }
+/// Implements [`ListRow`] for a type whose fields of those names deref to what it returns
+/// (`String` or `Arc<str>` for the texts): the operation here, the stores' compact row.
+#[macro_export]
+macro_rules! impl_list_row {
+    ($t:ty) => {
+        impl $crate::ListRow for $t {
+            fn namespace(&self) -> &str {
+                &self.namespace
+            }
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn uid(&self) -> &str {
+                &self.uid
+            }
+            fn resource_version(&self) -> &str {
+                &self.resource_version
+            }
+            fn cluster(&self) -> &str {
+                &self.cluster
+            }
+            fn kind_raw(&self) -> &str {
+                &self.kind_raw
+            }
+            fn phase(&self) -> &$crate::Phase {
+                &self.phase
+            }
+            fn actor(&self) -> Option<&str> {
+                self.actor.as_deref()
+            }
+            fn created_at(&self) -> Option<::jiff::Timestamp> {
+                self.created_at
+            }
+        }
+    };
 }
+
+impl_list_row!(Operation);
 
 /// The most operations one page holds; a larger page size is served as this.
 pub const MAX_PAGE_SIZE: u32 = 1000;

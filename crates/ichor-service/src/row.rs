@@ -6,7 +6,7 @@
 //! empty. Measured with heaptrack on the dashboard at 10,000 operations: the boxed
 //! `Operation`s alone were 6 MB.
 
-use ichor_model::{CaRotation, Condition, ListRow, Operation, OperationKind, Phase, Progress};
+use ichor_model::{CaRotation, Condition, Operation, OperationKind, Phase, Progress};
 use jiff::Timestamp;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -195,35 +195,7 @@ impl Row {
     }
 }
 
-impl ListRow for Row {
-    fn namespace(&self) -> &str {
-        &self.namespace
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn uid(&self) -> &str {
-        &self.uid
-    }
-    fn resource_version(&self) -> &str {
-        &self.resource_version
-    }
-    fn cluster(&self) -> &str {
-        &self.cluster
-    }
-    fn kind_raw(&self) -> &str {
-        &self.kind_raw
-    }
-    fn phase(&self) -> &Phase {
-        &self.phase
-    }
-    fn actor(&self) -> Option<&str> {
-        self.actor.as_deref()
-    }
-    fn created_at(&self) -> Option<Timestamp> {
-        self.created_at
-    }
-}
+ichor_model::impl_list_row!(Row);
 
 #[cfg(test)]
 mod tests;
