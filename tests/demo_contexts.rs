@@ -36,24 +36,12 @@ fn run(cmd: &mut Command) -> (bool, String) {
 }
 
 fn kubectl(kc: &Path, args: &[&str]) -> (bool, String) {
-    run(Command::new("kubectl").env("KUBECONFIG", kc).args(args))
-}
-
-fn kubectl_found() -> bool {
-    let found = Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok();
-    if !found {
-        assert!(std::env::var_os("CI").is_none(), "kubectl is missing in CI");
-        eprintln!("kubectl not found: skipping");
-    }
-    found
+    crate::common::process::kubectl_says(kc, args, None)
 }
 
 #[test]
 fn kubectl_with_a_demo_context_acts_as_that_user() {
-    if !kubectl_found() {
+    if !crate::common::process::kubectl_available() {
         return;
     }
     let d = demo();

@@ -1,5 +1,6 @@
 //! The real kubectl against `ichor-tui demo-cluster`, as against a real cluster.
 
+use crate::common::process::{kubectl_available, kubectl_says as kubectl};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -53,47 +54,6 @@ fn start_with(extra: &[&str]) -> DemoCluster {
         kubeconfig,
         _dir: dir,
     }
-}
-
-fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-    let mut cmd = Command::new("kubectl");
-    cmd.env("KUBECONFIG", kubeconfig)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("kubectl runs");
-    if let Some(input) = stdin {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
-fn kubectl_available() -> bool {
-    let found = Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-        .is_ok();
-    if !found {
-        // .ci/run installs kubectl; a developer machine without it skips, CI never does.
-        assert!(std::env::var_os("CI").is_none(), "kubectl is missing in CI");
-        eprintln!("kubectl not found: skipping");
-    }
-    found
 }
 
 const OPERATION: &str = "apiVersion: ichor.maesh.dev/v1alpha1

@@ -3,7 +3,7 @@
 
 /// What a command line asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Verb {
+pub enum Verb {
     /// `:ops [CLUSTER]`: the Operations list, of one cluster when named.
     Operations,
     /// `:ns [NAME]`: switch the namespace listed (`all`: every namespace).
@@ -48,6 +48,17 @@ pub(crate) const WORDS: &[Word] = &[
     w("cl", Verb::Clusters, false),
     w("q", Verb::Quit, false),
     w("q!", Verb::Quit, false),
+];
+
+/// Every verb as `?` lists it under `:`, in that order: how it is typed, and the Fluent id of
+/// what it does.
+pub const HELP: &[(Verb, &str, &str)] = &[
+    (Verb::Operations, ":ops CLUSTER", "key-cmd-ops"),
+    (Verb::Namespace, ":ns NAME", "key-cmd-ns"),
+    (Verb::Context, ":ctx NAME", "key-cmd-ctx"),
+    (Verb::Clusters, ":clusters", "key-cmd-clusters"),
+    (Verb::Help, ":help", "key-cmd-help"),
+    (Verb::Quit, ":q", "key-cmd-quit"),
 ];
 
 /// The verb a command line names, and what follows it (surrounding spaces and a leading `:`
@@ -105,5 +116,16 @@ mod tests {
             ["ops", "clusters", "help", "quit", "ns", "ctx"]
         );
         assert!(completions("x").is_empty());
+    }
+
+    #[test]
+    fn help_lists_every_verb_once_as_it_is_typed() {
+        for w in WORDS {
+            let listed = HELP.iter().filter(|(v, ..)| *v == w.verb).count();
+            assert_eq!(listed, 1, "{}", w.word);
+        }
+        for (verb, typed, _) in HELP {
+            assert_eq!(parse(typed).map(|(v, _)| v), Some(*verb), "{typed}");
+        }
     }
 }

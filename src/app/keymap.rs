@@ -465,17 +465,6 @@ pub const SORT_KEYS: &[SortKey] = &[
     sort('S', ichor_model::SortBy::State, "Shift-S", "key-sort-state"),
 ];
 
-/// The command line's commands as `?` lists them, under `:` (a label and what it does; the
-/// words themselves are `commands::WORDS`).
-pub const COMMANDS: &[(&str, &str)] = &[
-    (":ops CLUSTER", "key-cmd-ops"),
-    (":ns NAME", "key-cmd-ns"),
-    (":ctx NAME", "key-cmd-ctx"),
-    (":clusters", "key-cmd-clusters"),
-    (":help", "key-cmd-help"),
-    (":q", "key-cmd-quit"),
-];
-
 /// The command line is a text field too: Tab completes the command typed. (Listed in `?`;
 /// the command line reads its keys itself, so this row is never looked up.)
 pub const COMMAND_LINE: &[Binding] = &[b(

@@ -60,8 +60,8 @@ fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
         }
         rows.push(row(b));
         if b.command == KeyCommand::CommandLine {
-            let commands = keymap::COMMANDS.iter();
-            rows.extend(commands.map(|(label, hint)| (label.to_string(), t.t(hint))));
+            let commands = ichor_app::commands::HELP.iter();
+            rows.extend(commands.map(|(_, typed, hint)| (typed.to_string(), t.t(hint))));
         }
     }
     rows.extend(keymap::COMMAND_LINE.iter().chain(keymap::TEXT).map(row));

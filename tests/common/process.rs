@@ -100,9 +100,8 @@ impl Process {
     }
 }
 
-/// Runs `kubectl ARGS` with `kubeconfig` (and `stdin` fed to it); fails the test with its
-/// stderr when it fails; returns its stdout.
-pub fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String {
+/// Runs `kubectl ARGS` with `kubeconfig`, `stdin` fed to it.
+fn kubectl_output(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> std::process::Output {
     let mut child = Command::new("kubectl")
         .env("KUBECONFIG", kubeconfig)
         .args(args)
@@ -114,11 +113,44 @@ pub fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String 
     if let Some(s) = stdin {
         child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
     }
-    let out = child.wait_with_output().unwrap();
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+/// Runs `kubectl ARGS` with `kubeconfig` (and `stdin` fed to it); fails the test with its
+/// stderr when it fails; returns its stdout.
+pub fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let out = kubectl_output(kubeconfig, args, stdin);
     assert!(
         out.status.success(),
         "kubectl {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `kubectl ARGS` with `kubeconfig` (and `stdin` fed to it): whether it succeeded, and
+/// what it printed (stdout, then stderr).
+pub fn kubectl_says(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (bool, String) {
+    let out = kubectl_output(kubeconfig, args, stdin);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// Whether kubectl is installed: `.ci/run` installs it, so CI never skips; a developer machine
+/// without it skips, saying so.
+pub fn kubectl_available() -> bool {
+    let found = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok();
+    if !found {
+        assert!(std::env::var_os("CI").is_none(), "kubectl is missing in CI");
+        eprintln!("kubectl not found: skipping");
+    }
+    found
 }
