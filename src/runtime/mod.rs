@@ -136,12 +136,6 @@ impl Runtime {
         }
     }
 
-    fn frame(&self, area: Rect) -> Buffer {
-        let mut buf = Buffer::empty(area);
-        ichor_views::render(&self.state, &self.ctx(), area, &mut buf);
-        buf
-    }
-
     /// Starts the effects that call the service on workers, which post their results back as
     /// Actions; returns the effects the loop itself handles (suspend, quit). A write once sent
     /// runs to its end on its worker, as in `serve`: abandoning it stops the waiting (the app
@@ -212,7 +206,7 @@ impl Runtime {
         panics::report_to(tx.clone());
         let mut workers = Workers::default();
         self.run_effects(first, &tx, &mut workers);
-        let mut last: Option<Buffer> = None;
+        let mut last: Option<Fingerprint> = None;
         let mut drawn: Option<Drawn> = None;
         let mut drawn_at: Option<tokio::time::Instant> = None;
         let mut input_open = true;
@@ -363,11 +357,13 @@ impl Runtime {
     }
 
     /// Draws the frame if it differs from the one on screen; says whether it drew. The app
-    /// learns first how many rows the views show at this size (it pages by them).
+    /// learns first how many rows the views show at this size (it pages by them). The frame is
+    /// rendered into the terminal's own buffer and compared with the one on screen by its
+    /// fingerprint, so no third copy of the screen is kept.
     fn draw_if_changed<B>(
         &mut self,
         terminal: &mut Terminal<B>,
-        last: &mut Option<Buffer>,
+        last: &mut Option<Fingerprint>,
     ) -> anyhow::Result<bool>
     where
         B: Backend,
@@ -377,21 +373,16 @@ impl Runtime {
         if viewport != self.state.viewport {
             update(&mut self.state, Action::Viewport(viewport));
         }
-        let size = terminal.size()?;
-        let area = Rect::new(0, 0, size.width, size.height);
-        let frame = self.frame(area);
-        if last.as_ref() == Some(&frame) {
+        terminal.autoresize()?;
+        let buf = terminal.current_buffer_mut();
+        buf.reset();
+        ichor_views::render(&self.state, &self.ctx(), buf.area, buf);
+        let frame = Fingerprint::of(buf);
+        if *last == Some(frame) {
+            buf.reset();
             return Ok(false);
         }
-        // The frame is already rendered: hand it over instead of rendering it again (unless
-        // the terminal changed size in between).
-        terminal.draw(|f| {
-            if f.area() == frame.area {
-                f.buffer_mut().clone_from(&frame);
-            } else {
-                ichor_views::render(&self.state, &self.ctx(), f.area(), f.buffer_mut());
-            }
-        })?;
+        terminal.apply_buffer()?;
         *last = Some(frame);
         Ok(true)
     }
@@ -484,6 +475,25 @@ impl Runtime {
 /// Clears the screen and forgets the frame on it, so the next draw repaints everything.
 /// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
 /// stream may read first; `resize` clears without asking.)
+/// What identifies a frame: two 64-bit hashes of the whole buffer (area, symbols, colours,
+/// modifiers) under different keys, so two frames that differ are told apart but for a chance
+/// of one in 2^128.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fingerprint(u64, u64);
+
+impl Fingerprint {
+    fn of(buf: &Buffer) -> Fingerprint {
+        use std::hash::{Hash, Hasher};
+        let hash = |key: u8| {
+            let mut h = std::hash::DefaultHasher::new();
+            key.hash(&mut h);
+            buf.hash(&mut h);
+            h.finish()
+        };
+        Fingerprint(hash(0), hash(1))
+    }
+}
+
 pub(crate) fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
     let size = terminal.size()?;
     terminal.resize(Rect::new(0, 0, size.width, size.height))
