@@ -7,7 +7,8 @@
 //! Only for release builds on x86_64 Linux with glibc, where rustc links with its own LLD
 //! (`--symbol-ordering-file` is LLD's); `ICHOR_NO_LINK_ORDER=1` leaves it out for a build linked
 //! otherwise. A name the build no longer has is skipped: a stale order costs memory, never
-//! correctness (`python3 link/order.py --check BIN` says how much of it a binary still holds).
+//! correctness (`python3 link/order.py --check BIN` says how much of it a binary still holds;
+//! `cargo bench` builds with the tests' dev-dependency features, whose symbols differ).
 
 fn main() {
     println!("cargo::rerun-if-changed=link/dashboard.order");

@@ -64,8 +64,18 @@ pub fn serve_demo(bin: &Path, home: &Path, extra: usize) -> (Proc, String) {
 
 /// `BIN serve` against the Kubernetes API a kubeconfig names, on a free loopback port.
 pub fn serve_kubeconfig(bin: &Path, home: &Path, kubeconfig: &Path) -> (Proc, String) {
+    serve_kubeconfig_at(bin, home, kubeconfig, "127.0.0.1:0")
+}
+
+/// `BIN serve` against the Kubernetes API a kubeconfig names, listening on `listen`.
+pub fn serve_kubeconfig_at(
+    bin: &Path,
+    home: &Path,
+    kubeconfig: &Path,
+    listen: &str,
+) -> (Proc, String) {
     let mut cmd = Command::new(bin);
-    cmd.args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
+    cmd.args(["serve", "--listen", listen, "--kubeconfig"])
         .arg(kubeconfig)
         .arg("--log-file")
         .arg(home.join("serve-kube.log"));
@@ -80,8 +90,25 @@ pub fn demo_cluster(bin: &Path, home: &Path, extra: usize) -> (Proc, String) {
 }
 
 /// [`demo_cluster`] from `cmd` (the binary, with whatever environment the caller set).
-pub fn demo_cluster_with(mut cmd: Command, home: &Path, extra: usize) -> (Proc, String) {
+pub fn demo_cluster_with(cmd: Command, home: &Path, extra: usize) -> (Proc, String) {
+    demo_cluster_forwarding(cmd, home, extra, None)
+}
+
+/// `demo_cluster_with`, its ichor-ui's port-forwards sent to `forward` when given (where a
+/// `serve` listens: the tunnel's far end).
+pub fn demo_cluster_forwarding(
+    mut cmd: Command,
+    home: &Path,
+    extra: usize,
+    forward: Option<&str>,
+) -> (Proc, String) {
     cmd.args(["demo-cluster", "--listen", "127.0.0.1:0"])
+        .args(
+            forward
+                .map(|f| ["--ichor-ui-forward", f])
+                .into_iter()
+                .flatten(),
+        )
         .arg("--log-file")
         .arg(home.join("demo-cluster.log"))
         .env("ICHOR_DEMO_OPERATIONS", extra.to_string());

@@ -7,7 +7,11 @@
 //!
 //! - over a server: `--server` (gRPC) to `serve --demo`, through a counting relay;
 //! - in-process: `--kubeconfig` (the demo admin) to a `demo-cluster` process, through a
-//!   counting relay, `--backend in-process`.
+//!   counting relay, `--backend in-process`;
+//! - through the tunnel: `--kubeconfig` to a `demo-cluster` whose ichor-ui port-forwards go to a
+//!   `serve` process of its own (`--ichor-ui-forward`), through a counting relay,
+//!   `--backend remote` (the wire counted is the port-forward's; the API's requests are not
+//!   counted: serve's own, as the same user, would be among them).
 //!
 //! Each subject has its own processes and its own home; they share the machine's cores, and
 //! CPU is counted per process, so one window measures them all.
@@ -27,6 +31,7 @@ use tokio::runtime::Runtime;
 pub enum Reach {
     Server,
     InProcess,
+    Tunnel,
 }
 
 impl Reach {
@@ -34,6 +39,7 @@ impl Reach {
         match self {
             Reach::Server => "--server (gRPC) to serve --demo",
             Reach::InProcess => "in-process, --kubeconfig to demo-cluster",
+            Reach::Tunnel => "through the tunnel to demo-cluster's ichor-ui (serve)",
         }
     }
 }
@@ -117,12 +123,28 @@ pub fn dashboard<'a>(bin: &'a Path, home: &'a Path, args: &[&str]) -> pty::Spawn
     s.args(args)
 }
 
+/// A `demo-cluster` with `extra` more operations whose ichor-ui port-forwards reach a `serve` of
+/// its own (both pushed to `backends`); returns the cluster's address.
+fn tunnel_far_end(bin: &Path, home: &Path, extra: usize, backends: &mut Vec<Proc>) -> String {
+    let far = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port for the tunnel's serve")
+        .to_string();
+    let (cluster, addr) =
+        procs::demo_cluster_forwarding(std::process::Command::new(bin), home, extra, Some(&far));
+    let kubeconfig = home.join("kubeconfig-serve");
+    procs::write_kubeconfig(&kubeconfig, &addr, users::ADMIN_TOKEN);
+    let (serve, _) = procs::serve_kubeconfig_at(bin, home, &kubeconfig, &far);
+    backends.extend([cluster, serve]);
+    addr
+}
+
 /// One program in a pty and what it reaches.
 pub struct Subject {
     pub label: String,
     pty: pty::Pty,
-    /// The dashboard's server or Kubernetes API (killed on drop).
-    _backend: Option<Proc>,
+    /// The dashboard's server or Kubernetes API, and the tunnel's serve (killed on drop).
+    _backends: Vec<Proc>,
     relay: Option<Relay>,
     /// In-process: the `demo-cluster` whose counts hold the dashboard's requests.
     counted_at: Option<String>,
@@ -143,27 +165,40 @@ impl Subject {
         let tag = match reach {
             Reach::Server => "server",
             Reach::InProcess => "in-process",
+            Reach::Tunnel => "tunnel",
         };
         let home = own_home(home, &format!("idle-{tag}-{n}"));
-        let (backend, target): (Proc, String) = match reach {
+        let mut backends = Vec::new();
+        let target = match reach {
             Reach::Server => {
                 let (p, url) = procs::serve_demo(bin, &home, n - 7);
-                (p, url.trim_start_matches("http://").to_string())
+                backends.push(p);
+                url.trim_start_matches("http://").to_string()
             }
-            Reach::InProcess => procs::demo_cluster(bin, &home, n - 7),
+            Reach::InProcess => {
+                let (p, addr) = procs::demo_cluster(bin, &home, n - 7);
+                backends.push(p);
+                addr
+            }
+            Reach::Tunnel => tunnel_far_end(bin, &home, n - 7, &mut backends),
         };
         let relay = rt.block_on(Relay::start(target.clone()));
         let kubeconfig = home.join("kubeconfig-relay");
         let server_url = format!("http://{}", relay.addr);
         let args: Vec<&str> = match reach {
             Reach::Server => vec!["--server", &server_url, "--protocol", "grpc"],
-            Reach::InProcess => {
+            Reach::InProcess | Reach::Tunnel => {
                 procs::write_kubeconfig(&kubeconfig, &relay.addr, users::ADMIN_TOKEN);
+                let backend = if reach == Reach::Tunnel {
+                    "remote"
+                } else {
+                    "in-process"
+                };
                 vec![
                     "--kubeconfig",
                     kubeconfig.to_str().unwrap_or_default(),
                     "--backend",
-                    "in-process",
+                    backend,
                 ]
             }
         };
@@ -171,7 +206,7 @@ impl Subject {
         Subject {
             label: format!("idle, {n} operations, {}", reach.name()),
             pty,
-            _backend: Some(backend),
+            _backends: backends,
             relay: Some(relay),
             counted_at: (reach == Reach::InProcess).then_some(target),
             loaded: Some(format!("Operations ({n})")),
@@ -183,7 +218,7 @@ impl Subject {
         Subject {
             label: label.to_string(),
             pty: spawn.size(120, 36).start(),
-            _backend: None,
+            _backends: Vec::new(),
             relay: None,
             counted_at: None,
             loaded: None,

@@ -6,7 +6,8 @@
 //!    and the old full-view list, over gRPC and Connect and in-process (`polls`).
 //! 2. `serve` under 20 simulated dashboards polling at 3 s: its CPU and the API server's
 //!    requests per minute (`many`; a 30 s window, scaled to a minute).
-//! 3. The dashboard idle in a pty, over a server and in-process, at the demo's 7 operations
+//! 3. The dashboard idle in a pty, over a server, in-process and through the ichor-ui tunnel,
+//!    at the demo's 7 operations
 //!    and at each size: CPU per idle minute, peak memory, terminal and wire bytes, and
 //!    in-process the Kubernetes API requests it makes (`idle`); beside it kdash, when
 //!    `ICHOR_KDASH` names a kdash binary (`kdash`). All of them side by side in one window
@@ -21,7 +22,8 @@
 //! Knobs (environment): `ICHOR_SCALE_WINDOW_S` (the idle window, 60),
 //! `ICHOR_SCALE_SERVE_WINDOW_S` (serve's, 30), `ICHOR_SCALE_RUNS` (idle windows one after
 //! another, 1; with more the medians are reported), `ICHOR_SCALE_SIZES` (e.g. `100,10000`),
-//! `ICHOR_SCALE_ONLY` (some of `polls,idle,serve,kdash`), `ICHOR_KDASH`.
+//! `ICHOR_SCALE_ONLY` (some of `polls,idle,serve,kdash`), `ICHOR_KDASH`, `ICHOR_BIN` (the binary
+//! whose idle dashboards are measured).
 //! Under `cargo test` only the poll measures run, once, at 100 operations.
 
 #[path = "../common/mod.rs"]
@@ -37,10 +39,19 @@ mod many;
 mod polls;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
+
+/// The binary whose dashboards are measured: `ICHOR_BIN` when it names one, else the one
+/// `cargo bench` built. That one is built with the tests' dev-dependency features, so its
+/// symbols are not the release build's and `link/dashboard.order` lays out few of them (README,
+/// "The dashboard's memory"): name a copy of a `cargo build --release` binary to measure the
+/// product's memory.
+fn dashboard_bin() -> PathBuf {
+    std::env::var_os("ICHOR_BIN").map_or_else(|| PathBuf::from(BIN), PathBuf::from)
+}
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
     std::env::var(key)
@@ -75,22 +86,25 @@ fn requests_line(r: &BTreeMap<String, u64>, window: Duration) -> String {
         .join(", ")
 }
 
-/// The idle subjects: the dashboard over a server (7 operations too) and in-process at each
-/// size, and kdash when `ICHOR_KDASH` names it.
+/// The idle subjects: the dashboard over a server, in-process and through the tunnel, at the
+/// demo's 7 operations and at each size, and kdash when `ICHOR_KDASH` names it.
 fn idle_subjects(rt: &tokio::runtime::Runtime, home: &Path) -> Vec<idle::Subject> {
-    let bin = Path::new(BIN);
-    let mut out = vec![idle::Subject::dashboard(
-        rt,
-        bin,
-        home,
-        7,
+    let bin = &dashboard_bin();
+    println!("scale: the dashboards run {}", bin.display());
+    let reaches = [
         idle::Reach::Server,
-    )];
+        idle::Reach::InProcess,
+        idle::Reach::Tunnel,
+    ];
+    let mut out: Vec<idle::Subject> = reaches
+        .iter()
+        .map(|reach| idle::Subject::dashboard(rt, bin, home, 7, *reach))
+        .collect();
     match std::env::var_os("ICHOR_KDASH") {
         Some(k) if wanted("kdash") => out.push(kdash::subject(Path::new(&k), home)),
         _ => println!("scale: kdash skipped (ICHOR_KDASH names its binary)"),
     }
-    for reach in [idle::Reach::Server, idle::Reach::InProcess] {
+    for reach in reaches {
         for n in sizes() {
             out.push(idle::Subject::dashboard(rt, bin, home, n, reach));
         }
@@ -121,6 +135,8 @@ fn idle_measures(rt: &tokio::runtime::Runtime, home: &Path, runs: usize, window:
                 m(&|i| per_minute(i.wire.1 as f64, window)),
                 if label.contains("in-process") {
                     requests_line(&r[r.len() / 2].requests, window)
+                } else if label.contains("tunnel") {
+                    "not counted (serve's, as the same user, would be among them)".to_string()
                 } else {
                     "(none of its own)".to_string()
                 },
@@ -129,7 +145,7 @@ fn idle_measures(rt: &tokio::runtime::Runtime, home: &Path, runs: usize, window:
     }
     let alone = cpu_of
         .iter()
-        .find(|(l, _)| l.starts_with("idle, 7 operations"));
+        .find(|(l, _)| l.starts_with("idle, 7 operations, --server"));
     if let (Some((_, i)), Some(k)) = (alone, cpu_of.get(kdash::LABEL)) {
         common::report(
             "idle beside kdash, one window",

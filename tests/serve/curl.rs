@@ -49,10 +49,21 @@ pub async fn run_with_input(args: &[&str], input: &[u8]) -> Option<String> {
     stdin.write_all(input).await.unwrap();
     drop(stdin);
     let out = child.wait_with_output().await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
-        out.status.success(),
+        out.status.success() || answered_then_reset(out.status.code(), &stdout),
         "curl {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    Some(stdout)
+}
+
+/// Whether curl failed only because the server, having sent a whole gRPC answer (its
+/// `grpc-status` trailer) before curl had sent all of the request's body, then asked it to stop
+/// sending with RST_STREAM(NO_ERROR), as RFC 9113 §8.1 lets a server do. Debian 12's curl 7.88
+/// calls that error 92 ("Stream error in the HTTP/2 framing layer") though the answer is whole;
+/// it happens when serve refuses a call on its headers faster than curl uploads the body (seen
+/// under the full suite's load).
+fn answered_then_reset(code: Option<i32>, stdout: &str) -> bool {
+    code == Some(92) && stdout.to_ascii_lowercase().contains("grpc-status:")
 }
