@@ -472,12 +472,10 @@ impl Runtime {
     }
 }
 
-/// Clears the screen and forgets the frame on it, so the next draw repaints everything.
-/// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
-/// stream may read first; `resize` clears without asking.)
-/// What identifies a frame: two 64-bit hashes of the whole buffer (area, symbols, colours,
-/// modifiers) under different keys, so two frames that differ are told apart but for a chance
-/// of one in 2^128.
+/// What identifies a frame: two 64-bit SipHash hashes of the whole buffer (area, symbols,
+/// colours, modifiers), each salted with its own first byte, so two frames that differ are told
+/// apart but for a chance of about one in 2^128. (Ratatui's `Hash` of a buffer agrees with its
+/// `Eq`: a blank cell is one, however it was made.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Fingerprint(u64, u64);
 
@@ -494,6 +492,9 @@ impl Fingerprint {
     }
 }
 
+/// Clears the screen and forgets the frame on it, so the next draw repaints everything.
+/// (`Terminal::clear` would ask the terminal for the cursor position, whose answer the input
+/// stream may read first; `resize` clears without asking.)
 pub(crate) fn full_redraw<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
     let size = terminal.size()?;
     terminal.resize(Rect::new(0, 0, size.width, size.height))
@@ -503,5 +504,47 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fingerprint;
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::{Color, Style};
+
+    fn screen(text: &str, style: Style) -> Buffer {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 20, 2));
+        buf.set_string(0, 0, text, style);
+        buf
+    }
+
+    #[test]
+    fn frames_that_differ_in_a_letter_a_colour_or_a_size_are_told_apart() {
+        let plain = Fingerprint::of(&screen("Running 2/4", Style::default()));
+        assert_eq!(
+            plain,
+            Fingerprint::of(&screen("Running 2/4", Style::default()))
+        );
+        assert_ne!(
+            plain,
+            Fingerprint::of(&screen("Running 3/4", Style::default()))
+        );
+        let red = Style::default().fg(Color::Red);
+        assert_ne!(plain, Fingerprint::of(&screen("Running 2/4", red)));
+        let mut wider = Buffer::empty(Rect::new(0, 0, 21, 2));
+        wider.set_string(0, 0, "Running 2/4", Style::default());
+        assert_ne!(plain, Fingerprint::of(&wider));
+    }
+
+    #[test]
+    fn a_blank_cell_is_one_however_it_was_made() {
+        let mut spaces = screen("Running", Style::default());
+        spaces.set_string(0, 1, "    ", Style::default());
+        assert_eq!(
+            Fingerprint::of(&spaces),
+            Fingerprint::of(&screen("Running", Style::default()))
+        );
     }
 }
