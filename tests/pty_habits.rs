@@ -4,7 +4,7 @@
 use crate::common::process::Process;
 use crate::common::pty;
 
-use pty::{Spawn, keys};
+use pty::Spawn;
 use std::path::Path;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
@@ -14,20 +14,16 @@ fn ns_switches_the_namespace_and_says_what_it_can() {
     let home = tempfile::tempdir().unwrap();
     let mut pty = Spawn::demo(Path::new(BIN), home.path()).start();
     pty.wait_text("Operations (7)");
-    pty.send(":ns platform");
-    pty.send(keys::ENTER);
+    pty.command(":ns platform");
     let screen = pty.wait_text("No operations in namespace platform.");
     assert!(screen.contains("namespace platform"), "{screen}");
     // Alone, it says which namespace is listed and what can be typed; a bad name, why not.
-    pty.send(":ns");
-    pty.send(keys::ENTER);
+    pty.command(":ns");
     pty.wait_text("Listing namespace platform.");
-    pty.send(":ns Not_One");
-    pty.send(keys::ENTER);
+    pty.command(":ns Not_One");
     let screen = pty.wait_text("is not a namespace name");
     assert!(screen.contains("namespace platform"), "unchanged: {screen}");
-    pty.send(":ns default");
-    pty.send(keys::ENTER);
+    pty.command(":ns default");
     pty.wait_text("Operations (7)");
     pty.send("q");
     assert_eq!(pty.wait_exit(), 0);
@@ -43,14 +39,11 @@ fn ctx_switches_the_kubeconfig_context_and_asks_who_and_what_again() {
     let mut pty = Spawn::kubeconfig(Path::new(BIN), home.path(), &kubeconfig).start();
     let screen = pty.wait_text("Operations (7)");
     assert!(screen.contains("user admin"), "{screen}");
-    pty.send(":ctx");
-    pty.send(keys::ENTER);
+    pty.command(":ctx");
     pty.wait_text("Using kubeconfig context ichor-demo.");
-    pty.send(":ctx nobody");
-    pty.send(keys::ENTER);
+    pty.command(":ctx nobody");
     pty.wait_text("The kubeconfig has no context \"nobody\".");
-    pty.send(":ctx viewer");
-    pty.send(keys::ENTER);
+    pty.command(":ctx viewer");
     let screen = pty.wait_text("Context viewer: the route, the user and the permissions");
     pty.wait_for("the viewer's list", |s| {
         s.contains("user viewer") && s.contains("Operations (7)")
@@ -65,8 +58,7 @@ fn ctx_switches_the_kubeconfig_context_and_asks_who_and_what_again() {
     pty.send("n");
     pty.wait_text("Kubernetes RBAC does not let you start operations in namespace default");
     // And back.
-    pty.send(":ctx ichor-demo");
-    pty.send(keys::ENTER);
+    pty.command(":ctx ichor-demo");
     pty.wait_for("the admin again", |s| {
         s.contains("Context ichor-demo:") && s.contains("user admin")
     });

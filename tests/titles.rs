@@ -20,19 +20,9 @@ const SIZES: [(u16, u16); 4] = [(40, 12), (40, 14), (80, 24), (128, 24)];
 
 /// Each row of the frame as characters (a wide one once).
 fn rows_of(state: &State, lang: Lang, w: u16, h: u16) -> Vec<Vec<char>> {
-    let term = draw(state, lang, w, h, Theme::default());
-    let buf = term.backend().buffer();
-    (0..h)
-        .map(|y| {
-            let mut row = Vec::new();
-            let mut x = 0;
-            while x < w {
-                let sym = buf[(x, y)].symbol();
-                row.extend(sym.chars());
-                x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
-            }
-            row
-        })
+    crate::help_screens::rows_of(state, lang, w, h)
+        .into_iter()
+        .map(|row| row.chars().collect())
         .collect()
 }
 

@@ -252,6 +252,12 @@ impl Pty {
         w.flush().expect("flushing the pty");
     }
 
+    /// Types a command line (`:ns platform`) and Enter, in two writes as a person would.
+    pub fn command(&mut self, line: &str) {
+        self.send(line);
+        self.send(keys::ENTER);
+    }
+
     /// Waits until `pred(screen)` holds; fails with the screen after `DEADLINE`.
     pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         self.try_wait_for(DEADLINE, &pred).unwrap_or_else(|screen| {
