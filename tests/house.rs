@@ -319,3 +319,5 @@ fn no_function_over_80_lines() {
         long.join("\n")
     );
 }
+
+mod house_docs;

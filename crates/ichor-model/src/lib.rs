@@ -51,7 +51,7 @@ pub enum OperationEffect {
 }
 
 impl OperationEffect {
-    /// The effect of a kind, as DESIGN.md fixes it.
+    /// The effect of a kind (docs/design.md, "OperationService").
     pub fn of(kind: OperationKind) -> OperationEffect {
         match kind {
             OperationKind::Talos => OperationEffect::Reboot,
