@@ -390,7 +390,7 @@ async fn a_start_whose_answer_is_lost_is_found_or_said_not_done(path: Path) {
         )
         .await
         .expect("the start is settled");
-        tokio::time::sleep(Duration::from_millis(3000)).await;
+        crate::common::api_settled(&api).await;
         let created = crate::common::operations_created(&api);
         let ops = c.list_operations(Some("default")).await.unwrap().len();
         assert!(created <= 1, "{case}: sent once");

@@ -204,7 +204,15 @@ async fn a_stalled_subscriber_gets_the_latest_state_not_a_queue(path: Path) {
         api.seed(&op(&format!("c1-burst-{i:02}"), "c1", "talos", 1))
             .unwrap();
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Wait for the changes themselves, not for a while: a second subscription holds all 51.
+    let mut witness = c.watch_operations(&req).await.unwrap();
+    while next_change(&mut witness)
+        .await
+        .page
+        .map_or(0, |p| p.operations.len())
+        < 51
+    {}
+    drop(witness);
     let mut seen = 0;
     let mut rows = 0;
     while rows < 51 {

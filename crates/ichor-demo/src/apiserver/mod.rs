@@ -77,6 +77,8 @@ struct ApiState {
     /// Authenticated requests by user (after impersonation), verb and resource: what each
     /// client costs.
     requests_by: requests::Requests,
+    /// Requests received and not yet answered, or (a late fault's) not yet carried out.
+    in_hand: usize,
     forwards: portforward::Forwards,
     watches: watch::Hub,
     /// The write under way's `fieldValidation` directive and the warnings it has for its
@@ -125,6 +127,12 @@ impl EmbeddedApi {
         self.lock().requests
     }
 
+    /// How many requests it has received and not yet answered, or (a late fault's) not yet
+    /// carried out: a test waits for none before it asserts that nothing more was written.
+    pub fn requests_in_hand(&self) -> usize {
+        self.lock().in_hand
+    }
+
     /// A kube client that authenticates with `token` (see [`auth::users`]).
     pub fn client(&self, token: &str) -> kube::Client {
         kube::Client::new(
@@ -142,6 +150,7 @@ impl EmbeddedApi {
         req: http::Request<Bytes>,
     ) -> Result<http::Response<Body>, BoxError> {
         self.lock().requests += 1;
+        let _in_hand = InHand::new(self);
         if let Some(faulted) = self.inject_fault(&req).await {
             return faulted.map(|resp| resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()));
         }
@@ -179,6 +188,24 @@ impl EmbeddedApi {
             Ok((code, Reply::Watch(w))) => return with_status(code, watch::body(*w)),
         };
         with_status(code, full(Bytes::from(bytes)))
+    }
+}
+
+/// A request in hand: counted in [`EmbeddedApi::requests_in_hand`] until dropped, however its
+/// handling ends (answered, reset, or its caller gone).
+pub(crate) struct InHand(EmbeddedApi);
+
+impl InHand {
+    pub(crate) fn new(api: &EmbeddedApi) -> InHand {
+        api.lock().in_hand += 1;
+        InHand(api.clone())
+    }
+}
+
+impl Drop for InHand {
+    fn drop(&mut self) {
+        let mut st = self.0.lock();
+        st.in_hand = st.in_hand.saturating_sub(1);
     }
 }
 
