@@ -160,8 +160,8 @@ const FLOORS: &[(&str, &[&str], &str)] = &[
     ),
     (
         "crates/ichor-resources",
-        &["ichor-model", "ichor-service", "ichor-demo", "ichor-tui"],
-        "the resources stand alone",
+        &["ichor-service", "ichor-demo", "ichor-tui"],
+        "the resources stand on the model alone (its kinds are theirs)",
     ),
     (
         "crates/ichor-demo",

@@ -33,7 +33,7 @@ pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 
-pub use kind::{CA_PASSES, OperationKind, ca_pass_of_stage};
+pub use kind::{CA_PASS_STAGES, CA_PASSES, OperationKind, ca_pass_of_stage};
 
 /// The condition of an operation that waits for the cluster lock another one holds.
 pub(crate) const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";

@@ -398,7 +398,7 @@ fn steps_and_held(
     max_unavailable: i32,
     target: &str,
 ) -> (Vec<Vec<PlanMachine>>, Vec<HeldMachine>) {
-    let steps = plan_steps(super::convert::resource_kind(kind), mine, max_unavailable);
+    let steps = plan_steps(kind, mine, max_unavailable);
     let role = |n: &str| {
         mine.iter()
             .find(|m| m.metadata.name.as_deref() == Some(n))
