@@ -10,6 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod tolerant;
+
 
 /// A time as the controller and OperationService write it in statuses and annotations.
 pub fn format_time(t: Timestamp) -> String {
