@@ -384,6 +384,20 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A warning said in its reason's own words (see [`ApiError::said`]).
+    pub fn said(reason: Reason, params: &[(&str, &str)]) -> Warning {
+        Warning {
+            reason,
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            message: error::english(reason, params),
+        }
+    }
+}
+
 /// The answer to a start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Created {

@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 
 pub mod tolerant;
 
-
 /// A time as the controller and OperationService write it in statuses and annotations.
 pub fn format_time(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
