@@ -84,6 +84,7 @@ error-write-not-applied = { $action ->
        *[delete] The delete of { $operation }
     } { $late ->
         [refused] did not happen: the Kubernetes API answered that it was not carried out ({ $detail })
+        [not-sent] did not happen: no connection to the server could be made ({ $detail })
         [yes] got no answer, and reading the cluster shows it did not happen (yet: the request may still arrive)
        *[no] got no answer, and reading the cluster shows it did not happen
     }. Nothing was retried: look again, and do it again if you still want it.
@@ -105,11 +106,11 @@ error-write-abandoned = You stopped waiting for the { $action ->
        *[delete] delete
     }: it may still have happened. This Review shows the cluster as it is now.
 error-max-unavailable-over-workers = Max unavailable { $value } is more than the { $workers } workers of cluster { $cluster }.
-error-invalid-namespace = “{ $value }” is not a namespace: 1 to 63 lowercase letters, digits and “-”, starting and ending with a letter or digit.
+error-invalid-namespace = “{ $value }” is not a namespace: 1 to 63 of a-z, 0-9 and “-”, starting and ending with a letter or digit.
 error-invalid-name = “{ $value }” is not { $what ->
         [cluster] a cluster name
        *[operation] an operation name
-    }: 1 to 253 lowercase letters, digits, “-” and “.”, starting and ending with a letter or digit.
+    }: 1 to 253 of a-z, 0-9, “-” and “.”, starting and ending with a letter or digit.
 error-invalid-kind = The request names no kind of operation this server knows (kind { $value }).
 error-invalid-request-id = “{ $value }” is not a request id: 1 to 64 letters, digits, “-”, “_” or “.”.
 error-invalid-fingerprint = “{ $value }” is not the fingerprint of a plan: review the operation again.

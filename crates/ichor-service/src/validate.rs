@@ -197,6 +197,37 @@ pub(crate) fn request(req: &OperationRequest) -> Result<(), ApiError> {
 mod tests {
     use super::*;
 
+    /// A refusal of input quotes at most 67 bytes of it, and says the rest in the dashboard's
+    /// English: the whole message stays under 200 bytes (what grpc-message carries to every
+    /// client, the Python and Node ones too).
+    #[test]
+    fn a_refusal_of_the_longest_input_is_said_in_under_200_bytes() {
+        let long = "𝒮".repeat(100);
+        let what = Confirmed {
+            uid: long.clone(),
+            generation: 0,
+            finished: false,
+            paused: false,
+        };
+        for e in [
+            namespace(&long).unwrap_err(),
+            name(NameOf::Operation, &long).unwrap_err(),
+            name(NameOf::Cluster, &long).unwrap_err(),
+            request_id(&long).unwrap_err(),
+            fingerprint(&long).unwrap_err(),
+            confirmed(Some(&what)).unwrap_err(),
+        ] {
+            assert_eq!(e.code, Code::InvalidArgument);
+            assert!(
+                e.message.len() < 200,
+                "{} bytes: {}",
+                e.message.len(),
+                e.message
+            );
+            assert!(e.message.contains('…'), "{}", e.message);
+        }
+    }
+
     #[test]
     fn names_follow_dns_1123() {
         for ok in ["a", "default", "kube-system", "a1", &"a".repeat(63)] {
