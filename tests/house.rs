@@ -159,9 +159,25 @@ const FLOORS: &[(&str, &[&str], &str)] = &[
         "clients reach a service; they draw nothing",
     ),
     (
+        "crates/ichor-i18n",
+        &[
+            "kube",
+            "k8s-openapi",
+            "tonic",
+            "ratatui",
+            "crossterm",
+            "ichor-model",
+            "ichor-resources",
+            "ichor-service",
+            "ichor-app",
+            "ichor-views",
+        ],
+        "the words stand alone: the model and the views read them",
+    ),
+    (
         "crates/ichor-resources",
-        &["ichor-model", "ichor-service", "ichor-demo", "ichor-tui"],
-        "the resources stand alone",
+        &["ichor-service", "ichor-demo", "ichor-tui"],
+        "the resources stand on the model alone (its kinds are theirs)",
     ),
     (
         "crates/ichor-demo",

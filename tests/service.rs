@@ -535,9 +535,11 @@ async fn plan_blocked_by_gitops_tracking(path: Path) {
         (b.params["current"].as_str(), b.params["target"].as_str()),
         ("v1.9.2", "v1.9.3")
     );
+    // The service's English is the dashboard's (locales/en/errors.ftl), on every path.
     assert!(
-        b.message
-            .contains("merge the change spec.talosVersion: v1.9.2 → v1.9.3 in the repository"),
+        b.message.contains(
+            "Make the change in Git: spec.talosVersion: v1.9.2 → v1.9.3; merge it in the repository"
+        ),
         "{}",
         b.message
     );
@@ -867,7 +869,7 @@ async fn a_rerun_after_a_half_failure_only_creates_the_operation(path: Path) {
     );
     assert!(
         e.message
-            .contains("start the same operation again to finish"),
+            .contains("Start the same operation again to finish"),
         "{}",
         e.message
     );
@@ -916,9 +918,11 @@ async fn a_tracked_spec_is_refused_then_started_with_the_version_git_wrote(path:
         (Code::FailedPrecondition, Some(Reason::TrackedByGitops))
     );
     assert!(
-        e.message.contains("merge the change")
+        e.message.contains("merge it in the repository")
             && e.message
-                .contains("then start the operation with the version the spec then names")
+                .contains("then start with the version the spec then names"),
+        "{}",
+        e.message
     );
     assert!(api.write_log().is_empty());
     // Argo CD syncs the merged change; starting with that version writes no spec.
@@ -1113,7 +1117,14 @@ async fn a_confirmation_that_cannot_be_removed_is_a_warning(path: Path) {
     let w = &created.warnings[0];
     assert_eq!(w.reason, Reason::AnnotationNotRemoved);
     assert_eq!(w.params["annotation"], names::CONFIRM_KUBE_PROXY_SWITCH);
-    assert!(w.message.contains("remove it by hand"), "{}", w.message);
+    assert!(
+        w.message.contains(&format!(
+            "Remove it by hand: kubectl annotate taloscluster c1 {}-",
+            names::CONFIRM_KUBE_PROXY_SWITCH
+        )),
+        "{}",
+        w.message
+    );
     assert!(!created.operation.name.is_empty(), "the operation exists");
 }
 

@@ -425,18 +425,16 @@ fn not_created(e: ApiError, cluster: &str) -> ApiError {
         return e;
     }
     let detail = e.param("detail").unwrap_or(&e.message).to_string();
-    ApiError::refused(
+    ApiError::said(
         Code::Aborted,
         Reason::WriteNotApplied,
         &[
             ("action", "start"),
             ("operation", cluster),
-            ("late", "no"),
+            // Not a lost answer: the API answered that it did not carry the create out.
+            ("late", "refused"),
             ("detail", &detail),
         ],
-        format!(
-            "the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"
-        ),
     )
 }
 
@@ -497,15 +495,10 @@ fn decide(
     if let Some(confirmed) = &req.confirmed_plan
         && *confirmed != plan.fingerprint
     {
-        return Err(ApiError::refused(
+        return Err(ApiError::said(
             Code::FailedPrecondition,
             Reason::PlanChanged,
             &[("cluster", &plan.cluster), ("kind", plan.kind.as_str())],
-            format!(
-                "the plan for this {} operation on cluster {} changed since it was reviewed: review it again",
-                plan.kind.as_str(),
-                plan.cluster
-            ),
         ));
     }
     Ok(Decided::Go(Box::new(plan)))

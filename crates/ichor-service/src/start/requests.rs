@@ -75,13 +75,10 @@ impl RequestLog {
 /// REQUEST_ID_REUSED: the id names another request. What that request was is not said: the
 /// caller may not be the one who sent it.
 pub(super) fn reused(id: &str) -> ApiError {
-    ApiError::refused(
+    ApiError::said(
         Code::InvalidArgument,
         Reason::RequestIdReused,
         &[("request_id", id)],
-        format!(
-            "request id {id} was already sent for another start (another namespace, cluster, kind, target or caller): a new start needs a new request id"
-        ),
     )
 }
 
