@@ -118,12 +118,12 @@ where
 }
 
 /// The answer to an HTTP/1.x request, once its body's rest (if the service left one) is read
-/// within the bounds above; past them, the answer says `Connection: close`. `waits` says the
-/// caller asked `Expect: 100-continue`: its body is not invited.
+/// within the bounds above; past them, the answer says `Connection: close`. `worth` is
+/// [`worth_reading`] of the request.
 pub(crate) async fn answer<B>(
     mut resp: http::Response<Body>,
     left: &Left<B>,
-    waits: bool,
+    worth: bool,
 ) -> http::Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Unpin,
@@ -134,7 +134,7 @@ where
     if body.is_end_stream() {
         return resp;
     }
-    let read = !waits
+    let read = worth
         && tokio::time::timeout(DRAIN_TIME, drained(body))
             .await
             .unwrap_or(false);
@@ -147,11 +147,18 @@ where
     resp
 }
 
-/// Whether a request asks `Expect: 100-continue`.
-pub(crate) fn waits_to_send<B>(req: &http::Request<B>) -> bool {
-    req.headers()
+/// Whether a body left unread is worth reading after its answer: not one the caller waits to
+/// send (`Expect: 100-continue`), nor one it declared larger than [`DRAIN_BYTES`] (answered at
+/// once, and the connection closed).
+pub(crate) fn worth_reading<B>(req: &http::Request<B>) -> bool {
+    let headers = req.headers();
+    let waits = headers
         .get(http::header::EXPECT)
-        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"))
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let declared = headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    !waits && declared.is_none_or(|n| n <= DRAIN_BYTES as u64)
 }
 
 #[cfg(test)]
@@ -174,7 +181,7 @@ mod tests {
     #[tokio::test]
     async fn a_small_unread_body_is_read_and_the_connection_goes_on() {
         let left = dropped_unread(Full::new(Bytes::from_static(b"a small request")));
-        let resp = answer(http::Response::new(Body::empty()), &left, false).await;
+        let resp = answer(http::Response::new(Body::empty()), &left, true).await;
         assert!(!closes(&resp));
     }
 
@@ -193,7 +200,7 @@ mod tests {
         let resp = answer(
             http::Response::new(Body::empty()),
             &dropped_unread(big),
-            false,
+            true,
         )
         .await;
         assert!(closes(&resp));
@@ -201,10 +208,15 @@ mod tests {
         let resp = answer(
             http::Response::new(Body::empty()),
             &dropped_unread(small),
-            true,
+            false,
         )
         .await;
-        assert!(closes(&resp), "a body the caller waits to send is not invited");
+        assert!(closes(&resp), "a body not worth reading is not read");
+        let request = |h: &str, v: &str| http::Request::post("/").header(h, v).body(()).unwrap();
+        assert!(!worth_reading(&request("expect", "100-continue")));
+        assert!(!worth_reading(&request("content-length", "65537")));
+        assert!(worth_reading(&request("content-length", "65536")));
+        assert!(worth_reading(&request("transfer-encoding", "chunked")));
     }
 
     #[tokio::test(start_paused = true)]
@@ -216,7 +228,7 @@ mod tests {
         let resp = answer(
             http::Response::new(Body::empty()),
             &dropped_unread(never),
-            false,
+            true,
         )
         .await;
         assert!(closes(&resp));

@@ -207,13 +207,13 @@ impl<S: RequestService> Conn<S> {
                 let call = Call::begin(seen_by_service.clone());
                 // HTTP/1.x: a body the answer left unread is read first, within bounds.
                 let http1 = req.version() < http::Version::HTTP_2;
-                let waits = super::drain::waits_to_send(&req);
+                let worth = super::drain::worth_reading(&req);
                 let left = super::drain::Left::new();
                 let req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
                 let fut = tower::ServiceExt::oneshot(service.clone(), req);
                 async move {
                     let r = match fut.await {
-                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, waits).await),
+                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
                         r => r,
                     };
                     drop(call);
