@@ -289,6 +289,10 @@ mod tests {
             ("ichor.v1alpha1.OperationService", "ListOperations")
         );
         assert_eq!(
+            call_of("/ichor.v1alpha1.OperationService/WatchOperations"),
+            ("ichor.v1alpha1.OperationService", "WatchOperations")
+        );
+        assert_eq!(
             call_of("/ichor.v1alpha1.OperationService/Nope"),
             ("ichor.v1alpha1.OperationService", "unknown")
         );
