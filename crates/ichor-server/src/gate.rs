@@ -5,8 +5,7 @@
 //! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
 //! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
 //! the rest of a small body before the answer so the connection goes on. A call that passes
-//! carries its
-//! [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
 //! [`BODY_TIMEOUT`] or its deadline, whichever comes first.
 
 use super::auth::Authenticator;

@@ -100,6 +100,9 @@ fn kind(headers: &http::HeaderMap) -> Kind {
     }
 }
 
+/// The longest content type a refusal says back.
+const MAX_ECHOED: usize = 64;
+
 /// The refusal of a codec not served: trailers-only, in the request's own content type.
 fn not_served(content_type: &str) -> http::Response<Body> {
     let quoted = ichor_model::error_text::quoted(content_type);
@@ -111,9 +114,19 @@ fn not_served(content_type: &str) -> http::Response<Body> {
         ),
     );
     let (mut parts, ()) = wire::status_from_error(&e).into_http::<()>().into_parts();
-    if let Ok(v) = http::HeaderValue::from_str(content_type) {
-        parts.headers.insert(http::header::CONTENT_TYPE, v);
-    }
+    // Echoed when it is a content type's length; a longer one is not said back.
+    let echoed = match content_type.len() <= MAX_ECHOED {
+        true => http::HeaderValue::from_str(content_type).ok(),
+        false => None,
+    };
+    let fallback = match content_type.starts_with("application/grpc-web") {
+        true => "application/grpc-web+proto",
+        false => "application/grpc",
+    };
+    parts.headers.insert(
+        http::header::CONTENT_TYPE,
+        echoed.unwrap_or(http::HeaderValue::from_static(fallback)),
+    );
     http::Response::from_parts(parts, Body::empty())
 }
 
@@ -238,6 +251,14 @@ mod tests {
             assert_eq!(resp.headers()["grpc-status"], "12");
             assert_eq!(resp.headers()[http::header::CONTENT_TYPE], ct);
         }
+        let long = format!("application/grpc-web+{}", "x".repeat(5000));
+        let resp = not_served(&long);
+        assert_eq!(
+            resp.headers()[http::header::CONTENT_TYPE],
+            "application/grpc-web+proto"
+        );
+        let message = resp.headers()["grpc-message"].to_str().unwrap();
+        assert!(message.len() < 600, "{message}");
         for ct in [
             "application/grpc",
             "application/grpc+proto",
