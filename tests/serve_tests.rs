@@ -8,6 +8,8 @@ mod common;
 
 #[path = "connect_curl.rs"]
 mod connect_curl;
+#[path = "connect_edges.rs"]
+mod connect_edges;
 #[path = "connect_peers.rs"]
 mod connect_peers;
 #[path = "demo_contexts.rs"]

@@ -1959,8 +1959,8 @@ async fn an_unreadable_cluster_or_machine_is_listed_as_such_and_blocks_a_start(p
 mod claims;
 use claims::{
     a_create_answered_late_then_applied_makes_one_operation, a_hostile_claim_is_bounded_or_named,
-    a_request_id_names_one_request, a_stray_confirmation_is_named_and_taken_back,
-    delete_and_start_again_works_at_once,
+    a_refused_start_leaves_its_request_id_free, a_request_id_names_one_request,
+    a_stray_confirmation_is_named_and_taken_back, delete_and_start_again_works_at_once,
 };
 
 crate::matrix!(
@@ -1968,6 +1968,7 @@ crate::matrix!(
     a_create_answered_late_then_applied_makes_one_operation,
     a_hostile_claim_is_bounded_or_named,
     a_request_id_names_one_request,
+    a_refused_start_leaves_its_request_id_free,
     a_stray_confirmation_is_named_and_taken_back,
     list_and_get_return_the_status_as_it_is,
     clusters_show_versions_machines_tracking_and_the_unfinished_operation,

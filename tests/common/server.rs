@@ -26,6 +26,8 @@ pub struct Options {
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The server's metrics, as `GET /metrics` would answer them.
+    pub metrics: ichor_server::Metrics,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
 }
@@ -86,11 +88,13 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
+    let metrics = config.metrics.clone();
     let task = tokio::spawn(serve(config, listener, async move {
         let _ = rx.await;
     }));
     Running {
         addr,
+        metrics,
         stop: Some(tx),
         task: Some(task),
     }

@@ -178,6 +178,9 @@ async fn answer(
     if let Some(codec) = super::connect_stream::streaming_codec(req.headers()) {
         return Ok(super::connect_stream::answer(layer, req, codec).await);
     }
+    if req.uri().path() == super::connect_stream::WATCH_PATH {
+        return Ok(not_unary());
+    }
     let (parts, body) = req.into_parts();
     let (codec, request_encoding, response_encoding) = match accepted(&parts) {
         Ok(negotiated) => negotiated,
@@ -209,6 +212,36 @@ async fn answer(
             }
         },
     )
+}
+
+/// What the streaming method takes, sorted, as connect-go lists it in `Accept-Post`.
+const STREAM_ACCEPT_POST: &str = "application/connect+json, application/connect+proto, application/grpc, application/grpc+proto, application/grpc-web, application/grpc-web+proto, application/grpc-web-text, application/grpc-web-text+proto";
+
+/// What the unary methods take, sorted.
+const UNARY_ACCEPT_POST: &str = "application/grpc, application/grpc+proto, application/grpc-web, application/grpc-web+proto, application/grpc-web-text, application/grpc-web-text+proto, application/json, application/proto";
+
+/// A request in a content type none of its method's protocols takes (a unary Connect request
+/// to the streaming method, a Connect stream to a unary one), answered as connect-go answers
+/// it: HTTP 415, no body, and what the method takes in `Accept-Post`.
+fn unsupported(accept_post: &'static str) -> http::Response<Body> {
+    let mut resp = http::Response::new(Body::empty());
+    *resp.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    resp.headers_mut()
+        .insert("accept-post", http::HeaderValue::from_static(accept_post));
+    resp.extensions_mut().insert(AnswerCode("unimplemented"));
+    resp
+}
+
+fn not_unary() -> http::Response<Body> {
+    unsupported(STREAM_ACCEPT_POST)
+}
+
+/// A Connect stream sent to `path`: the 415 of a unary method of ours, or `None`.
+pub(crate) fn not_streaming(path: &str) -> Option<http::Response<Body>> {
+    let (service, method) = super::metrics::call_of(path);
+    let ours = service.starts_with("ichor.v1alpha1.");
+    let unary = ours && method != "unknown" && path != super::connect_stream::WATCH_PATH;
+    unary.then(|| unsupported(UNARY_ACCEPT_POST))
 }
 
 /// A successful answer, compressed as negotiated; it names what the server accepts.

@@ -345,6 +345,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
             let updates = self.reads.watch_operations(&caller, req).await?;
@@ -352,6 +353,7 @@ impl proto::operation_service_server::OperationService for Handlers {
             let watched = Watched {
                 place,
                 stop: self.stop.clone(),
+                deadline,
             };
             Ok(until_stopped(updates, watched))
         })

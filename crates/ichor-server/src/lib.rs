@@ -8,9 +8,11 @@
 pub(crate) mod auth;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
+pub(crate) mod drain;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
+pub(crate) mod grpc_web;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
@@ -153,7 +155,7 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
-/// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
+/// Connect layer, gRPC-Web's content types checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -197,6 +199,7 @@ fn stack(
         .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
         .layer(gate::GateLayer::new(auth))
         .layer(connect)
+        .layer(grpc_web::GrpcWebEdgesLayer)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(malformed::MalformedLayer)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })

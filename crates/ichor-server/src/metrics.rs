@@ -70,6 +70,7 @@ const METHODS: &[(&str, &[&str])] = &[
             "DeleteOperation",
             "GetPermissions",
             "ListOperationEvents",
+            "WatchOperations",
         ],
     ),
     (
@@ -205,8 +206,8 @@ impl Metrics {
         self.0.subscribers.dec();
     }
 
-    /// The text exposition format.
-    pub(crate) fn encode(&self) -> String {
+    /// The text exposition format (what `GET /metrics` answers).
+    pub fn encode(&self) -> String {
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.0.registry).is_err() {
             out.clear();
@@ -286,6 +287,10 @@ mod tests {
         assert_eq!(
             call_of("/ichor.v1alpha1.OperationService/ListOperations"),
             ("ichor.v1alpha1.OperationService", "ListOperations")
+        );
+        assert_eq!(
+            call_of("/ichor.v1alpha1.OperationService/WatchOperations"),
+            ("ichor.v1alpha1.OperationService", "WatchOperations")
         );
         assert_eq!(
             call_of("/ichor.v1alpha1.OperationService/Nope"),

@@ -18,6 +18,7 @@ mod watch;
 
 pub(crate) use basics::non_empty;
 pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
+pub(crate) use error::code_from_connect;
 pub use error::{
     ERROR_DOMAIN, code_from_grpc, code_to_connect, code_to_grpc, connect_error_body,
     connect_http_status, error_from_connect, error_from_status, error_info, status_from_error,
