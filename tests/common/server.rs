@@ -102,8 +102,10 @@ pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
     start_on(api, listener, opts)
 }
 
-/// Serves `api` as [`start`] does, taking calls without a token as its own identity.
+/// Serves `api` as [`start`] does, taking calls without a token as its own identity (which
+/// the API then lets do what those callers do).
 pub async fn start_anonymous(api: &EmbeddedApi) -> Running {
+    api.grant_anonymous_callers_to_the_server();
     let opts = Options {
         allow_anonymous: true,
         ..Options::default()

@@ -5,6 +5,7 @@
 //! answer ends (the code from the Connect layer, or gRPC's `grpc-status` in the headers or
 //! the trailers).
 
+use super::health::Health;
 use super::metrics::{Metrics, call_of};
 use super::protocol::{Protocol, refusal};
 use bytes::Bytes;
@@ -35,11 +36,18 @@ pub(crate) struct AnswerCode(pub &'static str);
 pub(crate) struct Front<S> {
     inner: S,
     metrics: Metrics,
+    /// `/livez`, `/readyz` and `/healthz`: answered here, before any limit or the gate, as
+    /// kube-apiserver exempts them from its in-flight limits; not counted as calls.
+    health: Health,
 }
 
 impl<S> Front<S> {
-    pub(crate) fn new(inner: S, metrics: Metrics) -> Front<S> {
-        Front { inner, metrics }
+    pub(crate) fn new(inner: S, metrics: Metrics, health: Health) -> Front<S> {
+        Front {
+            inner,
+            metrics,
+            health,
+        }
     }
 }
 
@@ -88,6 +96,13 @@ where
     }
 
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        if super::health::is_health_request(&req) {
+            let (health, uri) = (self.health.clone(), req.uri().clone());
+            return Box::pin(async move {
+                let resp = health.answer(&uri).await;
+                Ok(resp.map(|b| Body::new(http_body_util::Full::new(b))))
+            });
+        }
         let protocol = Protocol::of(&req);
         self.metrics.call_began();
         // Counted once, however the call ends: dropped before its answer (the caller went
