@@ -228,7 +228,7 @@ pub struct ServeArgs {
     pub log_format: LogFormat,
     /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
     /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
-    /// open connections, what a limit refused.
+    /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
 }
