@@ -24,10 +24,13 @@ pub struct Options {
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
+/// When it goes, nothing was refused to its own identity: the API grants that identity exactly
+/// `deploy/rbac.yaml`'s ClusterRole, so every test that runs a server checks the role suffices.
 pub struct Running {
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
+    api: EmbeddedApi,
 }
 
 impl Running {
@@ -72,6 +75,13 @@ impl Drop for Running {
         if let Some(t) = &self.task {
             t.abort();
         }
+        if !std::thread::panicking() {
+            let denied = self.api.deployed_role_usage().denied;
+            assert!(
+                denied.is_empty(),
+                "refused to serve's identity (deploy/rbac.yaml's ClusterRole): {denied:?}"
+            );
+        }
     }
 }
 
@@ -93,6 +103,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         addr,
         stop: Some(tx),
         task: Some(task),
+        api: api.clone(),
     }
 }
 
