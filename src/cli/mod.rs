@@ -2,17 +2,18 @@
 
 mod dashboard;
 mod demo;
+pub mod logging;
 pub mod reach;
 mod serve;
 mod settings;
 pub mod verbs;
 
 pub use dashboard::run_dashboard;
+pub use logging::{LogFormat, LogSetup};
 pub use serve::run_serve;
 pub use verbs::run_verb;
 
 use crate::config::RouteChoice;
-use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -218,12 +219,16 @@ pub struct ServeArgs {
     /// The kubeconfig context to use (default: the current context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    /// Write the log to this file instead of stderr (when it cannot be written, serve says so
+    /// and logs to stderr).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// How log lines are written: text, or json (one JSON object a line, for a log collector).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
     /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
     /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
-    /// open connections, what a limit refused.
+    /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -248,9 +253,13 @@ pub struct DemoClusterArgs {
     /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
-    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    /// Write the log to this file instead of stderr (when it cannot be written, the demo
+    /// cluster says so and logs to stderr).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// How log lines are written: text, or json (one JSON object a line).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
 }
 
 impl Cli {
@@ -261,6 +270,20 @@ impl Cli {
             Some(Command::DemoCluster(a)) => a.log_file.as_deref(),
             Some(_) => verbs::entry_log_file(self),
             None => self.log_file.as_deref(),
+        }
+    }
+
+    /// Where the log goes and how it is written: a server's to stderr unless `--log-file`.
+    pub fn log_setup(&self) -> LogSetup<'_> {
+        let (server, format) = match &self.command {
+            Some(Command::Serve(a)) => (true, a.log_format),
+            Some(Command::DemoCluster(a)) => (true, a.log_format),
+            _ => (false, LogFormat::Text),
+        };
+        LogSetup {
+            file: self.log_file(),
+            server,
+            format,
         }
     }
 
@@ -279,40 +302,28 @@ impl Cli {
 /// (measured with heaptrack on the dashboard), for a log that writes a few lines a minute.
 const LOG_LINES_BUFFERED: usize = 4096;
 
-/// Sends tracing to a file (never the terminal). Returns the guard that flushes it.
-pub fn init_logging(
-    file: Option<&Path>,
-) -> anyhow::Result<Option<tracing_appender::non_blocking::WorkerGuard>> {
-    let path = match file {
-        Some(p) => p.to_path_buf(),
-        None => dirs::state_dir()
-            .or_else(dirs::data_local_dir)
-            .unwrap_or_else(std::env::temp_dir)
-            .join("ichor-tui")
-            .join("ichor-tui.log"),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating log directory {}", dir.display()))?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("opening log file {}", path.display()))?;
+/// The log, once set up: the guard that flushes it, and whether it goes to stderr.
+pub struct Logging {
+    pub guard: tracing_appender::non_blocking::WorkerGuard,
+    /// The log is on stderr: an error said in it is said to whoever reads stderr.
+    pub on_stderr: bool,
+}
+
+/// Sends tracing where `setup` says ([`logging`]): a file for the dashboard (never the
+/// terminal it draws on), stderr for a server unless it names a file.
+pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
+    let sink = logging::sink(&setup)?;
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .buffered_lines_limit(LOG_LINES_BUFFERED)
         .lossy(true)
-        .finish(file);
+        .finish(sink.writer);
     let filter = tracing_subscriber::EnvFilter::try_from_env("ICHOR_TUI_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    tracing_subscriber::fmt()
-        .with_writer(writer)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init()
-        .map_err(|e| anyhow::anyhow!("setting up logging: {e}"))?;
-    Ok(Some(guard))
+    logging::install(writer, filter, setup.format, sink.ansi)?;
+    Ok(Logging {
+        guard,
+        on_stderr: sink.stderr,
+    })
 }
 
 /// The log filter unless `ICHOR_TUI_LOG` gives one. kube's client logs a whole response body

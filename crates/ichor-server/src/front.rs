@@ -7,6 +7,7 @@
 
 use super::connect::Codec;
 use super::connect_stream::{self, StreamEnd};
+use super::health::Health;
 use super::metrics::{Metrics, call_of};
 use super::protocol::{Protocol, refusal};
 use bytes::Bytes;
@@ -37,11 +38,18 @@ pub(crate) struct AnswerCode(pub &'static str);
 pub(crate) struct Front<S> {
     inner: S,
     metrics: Metrics,
+    /// `/livez`, `/readyz` and `/healthz`: answered here, before any limit or the gate, as
+    /// kube-apiserver exempts them from its in-flight limits; not counted as calls.
+    health: Health,
 }
 
 impl<S> Front<S> {
-    pub(crate) fn new(inner: S, metrics: Metrics) -> Front<S> {
-        Front { inner, metrics }
+    pub(crate) fn new(inner: S, metrics: Metrics, health: Health) -> Front<S> {
+        Front {
+            inner,
+            metrics,
+            health,
+        }
     }
 }
 
@@ -93,6 +101,13 @@ where
     }
 
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        if super::health::is_health_request(&req) {
+            let (health, uri) = (self.health.clone(), req.uri().clone());
+            return Box::pin(async move {
+                let resp = health.answer(&uri).await;
+                Ok(resp.map(|b| Body::new(http_body_util::Full::new(b))))
+            });
+        }
         let protocol = Protocol::of(&req);
         let stream = connect_stream::streaming_codec(req.headers());
         self.metrics.call_began();

@@ -128,6 +128,11 @@ impl Handlers {
     }
 
     /// `read_only`: every write is refused (`serve --read-only`).
+    /// The shared watches (for readiness).
+    pub(crate) fn reads(&self) -> &SharedReads {
+        &self.reads
+    }
+
     pub(crate) fn new(
         service: OperationService,
         auth: Arc<Authenticator>,
