@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "build_script.rs"]
+mod build_script;
 #[path = "cli.rs"]
 mod cli;
 #[path = "cli_verbs.rs"]
