@@ -1,6 +1,8 @@
 //! The commands beside the dashboard (ADR 0068, Decision 6): their arguments as clap reads them,
 //! and the one [`Verb`] each comes to.
 
+use super::output::candidates as output_candidates;
+pub use super::output::{OUTPUTS, Output, parse_output};
 use clap::{Args, Subcommand, ValueEnum};
 use ichor_model::OperationKind;
 use std::path::PathBuf;
@@ -240,46 +242,6 @@ pub enum OperationCommand {
     Delete(WriteArgs),
 }
 
-/// How to print.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Output {
-    #[default]
-    Table,
-    /// The table with where each operation goes (current → target).
-    Wide,
-    Json,
-    Yaml,
-    /// `talosoperation.ichor.maesh.dev/NAME`, as kubectl prints a name.
-    Name,
-    /// kubectl's JSONPath template over the JSON shape (`-o jsonpath='{.items[*].name}'`).
-    JsonPath(String),
-}
-
-/// The outputs `-o` takes, for its help and completion.
-pub const OUTPUTS: &[&str] = &["table", "wide", "json", "yaml", "name", "jsonpath="];
-
-/// `-o`: one of [`OUTPUTS`], the template after `jsonpath=` checked here.
-pub fn parse_output(s: &str) -> Result<Output, String> {
-    Ok(match s {
-        "table" => Output::Table,
-        "wide" => Output::Wide,
-        "json" => Output::Json,
-        "yaml" => Output::Yaml,
-        "name" => Output::Name,
-        _ => match s.strip_prefix("jsonpath=") {
-            Some(t) => {
-                super::jsonpath::Template::parse(t)?;
-                Output::JsonPath(t.to_string())
-            }
-            None => {
-                return Err(
-                    "it must be one of table, wide, json, yaml, name, jsonpath=TEMPLATE".into(),
-                );
-            }
-        },
-    })
-}
-
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Every namespace (adds the NAMESPACE column).
@@ -292,14 +254,6 @@ pub struct ListArgs {
     /// The table without its header line.
     #[arg(long)]
     pub no_headers: bool,
-}
-
-/// `-o`'s values, completed.
-fn output_candidates() -> Vec<clap_complete::CompletionCandidate> {
-    OUTPUTS
-        .iter()
-        .map(|o| clap_complete::CompletionCandidate::new(*o))
-        .collect()
 }
 
 #[derive(Debug, Args)]

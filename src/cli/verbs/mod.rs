@@ -12,6 +12,7 @@ mod ask;
 mod entry;
 mod follow;
 pub mod jsonpath;
+mod output;
 mod plan_text;
 mod show;
 mod start;
