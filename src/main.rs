@@ -2,12 +2,14 @@
 //! choice, run.
 
 use anyhow::Context as _;
-use clap::Parser;
 use ichor_tui::cli::{Cli, Command};
 use std::net::SocketAddr;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    // `COMPLETE=bash ichor-tui -- WORDS…`, as the completion script calls it: the candidates,
+    // then exit (before anything else prints).
+    clap_complete::CompleteEnv::with_factory(ichor_tui::cli::command).complete();
+    let cli = ichor_tui::cli::parse();
     let logging = match ichor_tui::cli::init_logging(cli.log_setup()) {
         Ok(l) => Some(l),
         Err(e) => {
@@ -75,6 +77,9 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             ichor_tui::cli::run_serve(args).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(Command::Version(_)) => ichor_tui::cli::version::run(&cli).await,
+        Some(Command::Completion(args)) => ichor_tui::cli::complete::print_script(args),
+        Some(Command::Man(args)) => ichor_tui::cli::man::run(args),
         Some(_) => ichor_tui::cli::run_verb(&cli).await,
         None => ichor_tui::cli::run_dashboard(cli).await,
     }

@@ -1,14 +1,19 @@
 //! Command-line arguments and logging set-up.
 
+pub mod complete;
 mod dashboard;
 mod demo;
+pub mod leading;
 pub mod logging;
+pub mod man;
 pub mod reach;
 mod serve;
 mod settings;
 pub mod verbs;
+pub mod version;
 
 pub use dashboard::run_dashboard;
+pub use leading::{command, parse, try_parse_from};
 pub use logging::{LogFormat, LogSetup};
 pub use serve::run_serve;
 pub use verbs::run_verb;
@@ -27,10 +32,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Parser)]
 #[command(
     name = "ichor-tui",
-    version,
+    version = version::VERSION,
     about,
     long_about,
-    args_conflicts_with_subcommands = true
+    after_help = "The connection flags (--kubeconfig, --context, -n, -A, --server, --protocol, --backend, --token-file, --as, --as-group, …) may come before a command or after it, as kubectl takes them."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -41,11 +46,12 @@ pub struct Cli {
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = clap_complete::ArgValueCandidates::new(complete::contexts))]
     pub context: Option<String>,
 
     /// The namespace to list (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE",
+        add = clap_complete::ArgValueCandidates::new(complete::namespaces))]
     pub namespace: Option<String>,
 
     /// List operations in every namespace (adds the namespace column).
@@ -78,6 +84,15 @@ pub struct Cli {
     /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+
+    /// Act as this user, as kubectl's --as (Kubernetes impersonation; the service then runs
+    /// in-process: ichor-ui and --server act as the caller their token names).
+    #[arg(long = "as", value_name = "USER")]
+    pub as_user: Option<String>,
+
+    /// Act as a member of this group too, with --as (repeat it for more groups).
+    #[arg(long = "as-group", value_name = "GROUP")]
+    pub as_group: Vec<String>,
 
     /// Send the bearer token over plain http:// to a --server that is not loopback all the same
     /// (by default it is refused: use https://).
@@ -180,6 +195,13 @@ pub enum Command {
     /// `operation list|get|pause|resume|delete` (alias op).
     #[command(visible_alias = "op")]
     Operation(verbs::args::OperationArgs),
+    /// This binary's version, commit and build date, and the server's version and route.
+    Version(version::VersionArgs),
+    /// Print the shell script that completes commands, flags and names: `source <(ichor-tui
+    /// completion bash)`.
+    Completion(complete::CompletionArgs),
+    /// Print the manual page (roff): `ichor-tui man | man -l -`.
+    Man(man::ManArgs),
 }
 
 /// `ichor-tui serve`.
@@ -268,6 +290,8 @@ impl Cli {
         match &self.command {
             Some(Command::Serve(a)) => a.log_file.as_deref(),
             Some(Command::DemoCluster(a)) => a.log_file.as_deref(),
+            Some(Command::Version(a)) => a.reach.log_file.as_deref(),
+            Some(Command::Completion(_) | Command::Man(_)) => None,
             Some(_) => verbs::entry_log_file(self),
             None => self.log_file.as_deref(),
         }
@@ -290,9 +314,11 @@ impl Cli {
     /// Whether this run serves (a subcommand, or the dashboard with its embedded demo cluster),
     /// rather than being the dashboard alone.
     pub fn serves(&self) -> bool {
-        match verbs::verb_of(self) {
-            Some((_, reach)) => reach.demo,
-            None => self.command.is_some() || self.demo,
+        match (verbs::verb_of(self), &self.command) {
+            (Some((_, reach)), _) => reach.demo,
+            (None, Some(Command::Version(a))) => a.reach.demo,
+            (None, Some(Command::Completion(_) | Command::Man(_))) => false,
+            (None, command) => command.is_some() || self.demo,
         }
     }
 }
@@ -318,6 +344,7 @@ pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
         .lossy(true)
         .finish(sink.writer);
     let filter = tracing_subscriber::EnvFilter::try_from_env("ICHOR_TUI_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     logging::install(writer, filter, setup.format, sink.ansi)?;
     Ok(Logging {
@@ -326,7 +353,7 @@ pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
     })
 }
 
-/// The log filter unless `ICHOR_TUI_LOG` gives one. kube's client logs a whole response body
+/// The log filter unless `ICHOR_TUI_LOG` (else `RUST_LOG`) gives one. kube's client logs a whole response body
 /// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
 /// never decodes through that path for lists and gets (see `service::tolerant`) and says what
 /// it could not read itself, in a bounded line, so kube's own line is left out.
