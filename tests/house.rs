@@ -155,8 +155,25 @@ const FLOORS: &[(&str, &[&str], &str)] = &[
             "ichor-views",
             "ichor-runtime",
             "ichor-demo",
+            "ichor-server",
+            "clap",
         ],
-        "clients reach a service; they draw nothing",
+        "clients reach a service; they draw nothing, share the wire with the server rather than \
+         depend on it, and leave flags to the binary",
+    ),
+    (
+        "crates/ichor-wire",
+        &[
+            "kube",
+            "k8s-openapi",
+            "ratatui",
+            "crossterm",
+            "ichor-service",
+            "ichor-server",
+            "ichor-client",
+            "ichor-resources",
+        ],
+        "the wire is the proto and its conversions to the model, nothing more",
     ),
     (
         "crates/ichor-i18n",

@@ -282,6 +282,6 @@ mod tests {
         assert_eq!(r.namespace.as_deref(), Some("prod"));
         assert_eq!(r.as_user.as_deref(), Some("viewer"));
         assert!(r.demo);
-        assert_eq!(r.protocol, Some(ichor_client::remote::Protocol::Grpc));
+        assert_eq!(r.protocol, Some(crate::config::ProtocolChoice::Grpc));
     }
 }

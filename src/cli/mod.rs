@@ -65,7 +65,7 @@ pub struct Cli {
     /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
     /// proxies; the default) or gRPC (HTTP/2).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
-    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub protocol: Option<crate::config::ProtocolChoice>,
     /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
     /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
     /// or nothing) or in-process.

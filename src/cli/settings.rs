@@ -76,7 +76,7 @@ impl Settings {
             context: cli.context.clone().or_else(|| file.context.clone()),
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
             server: cli.server.clone().or_else(|| file.server.clone()),
-            protocol: cli.protocol.or(file.protocol).unwrap_or_default(),
+            protocol: cli.protocol.or(file.protocol).unwrap_or_default().into(),
             backend,
             ichor_ui: ichor_ui(
                 cli.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),

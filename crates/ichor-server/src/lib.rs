@@ -27,7 +27,7 @@ pub(crate) mod protocol;
 pub(crate) mod push;
 pub use push::MAX_STREAMS_PER_CALLER;
 pub(crate) mod reflection;
-pub mod wire;
+pub use ichor_wire as wire;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;

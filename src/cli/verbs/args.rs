@@ -30,7 +30,7 @@ pub struct Reach {
     pub server: Option<String>,
     /// The protocol to the server: connect (default) or grpc.
     #[arg(long, value_enum, value_name = "PROTOCOL", global = true)]
-    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub protocol: Option<crate::config::ProtocolChoice>,
     /// auto (ichor-ui through a port-forward, else in-process), remote or in-process.
     #[arg(long, value_enum, value_name = "BACKEND", global = true)]
     pub backend: Option<crate::config::RouteChoice>,
