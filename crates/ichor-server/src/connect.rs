@@ -48,19 +48,20 @@ impl Codec {
     }
 }
 
-/// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
+/// What the Connect protocol's calls are answered with: the one service's handlers, the API's
+/// descriptors (for the JSON mapping) and the request size limit.
 #[derive(Clone)]
-pub(crate) struct ConnectLayer {
+pub(crate) struct ConnectCalls {
     pub(crate) handlers: Handlers,
     pub(crate) pool: DescriptorPool,
     pub(crate) max_request: usize,
 }
 
-impl ConnectLayer {
-    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
+impl ConnectCalls {
+    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectCalls> {
         let pool = DescriptorPool::decode(proto::FILE_DESCRIPTOR_SET)
             .map_err(|e| anyhow::anyhow!("reading the API's descriptors: {e}"))?;
-        Ok(ConnectLayer {
+        Ok(ConnectCalls {
             handlers,
             pool,
             max_request,
@@ -68,22 +69,18 @@ impl ConnectLayer {
     }
 }
 
-impl<S> tower::Layer<S> for ConnectLayer {
-    type Service = Connect<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Connect {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
-/// The service the layer makes.
+/// Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`: a service
+/// made with tower's `layer_fn`.
 #[derive(Clone)]
 pub(crate) struct Connect<S> {
     inner: S,
-    layer: ConnectLayer,
+    calls: ConnectCalls,
+}
+
+impl<S> Connect<S> {
+    pub(crate) fn new(inner: S, calls: ConnectCalls) -> Connect<S> {
+        Connect { inner, calls }
+    }
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -109,9 +106,9 @@ where
         if Protocol::of(&req) != Protocol::Connect {
             return Box::pin(self.inner.call(req));
         }
-        let layer = self.layer.clone();
+        let calls = self.calls.clone();
         Box::pin(async move {
-            match answer(&layer, req).await {
+            match answer(&calls, req).await {
                 Ok(r) => Ok(r),
                 Err(never) => match never {},
             }
@@ -172,11 +169,11 @@ fn accepted(
 
 /// Answers one Connect request (never fails: an error is a Connect error response).
 async fn answer(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     req: http::Request<Body>,
 ) -> Result<http::Response<Body>, Infallible> {
     if let Some(codec) = super::connect_stream::streaming_codec(req.headers()) {
-        return Ok(super::connect_stream::answer(layer, req, codec).await);
+        return Ok(super::connect_stream::answer(calls, req, codec).await);
     }
     if req.uri().path() == super::connect_stream::WATCH_PATH {
         return Ok(not_unary());
@@ -186,13 +183,13 @@ async fn answer(
         Ok(negotiated) => negotiated,
         Err(resp) => return Ok(*resp),
     };
-    let body = match Limited::new(body, layer.max_request).collect().await {
+    let body = match Limited::new(body, calls.max_request).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(e) => return Ok(error_response(&body_error(e, layer.max_request))),
+        Err(e) => return Ok(error_response(&body_error(e, calls.max_request))),
     };
     let body = match request_encoding {
         Encoding::Identity => body,
-        Encoding::Gzip => match gzip::decompress(&body, layer.max_request) {
+        Encoding::Gzip => match gzip::decompress(&body, calls.max_request) {
             Ok(b) => b,
             Err(e) => return Ok(error_response(&e)),
         },
@@ -200,7 +197,7 @@ async fn answer(
     let path = parts.uri.path().to_string();
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     Ok(
-        match dispatch(layer, &path, codec, body, metadata, parts.extensions).await {
+        match dispatch(calls, &path, codec, body, metadata, parts.extensions).await {
             Ok(bytes) => answered(codec, response_encoding, bytes),
             Err(e) => {
                 let mut resp = error_response(&e);
@@ -351,7 +348,7 @@ pub(crate) fn encode<M: prost::Message>(
 macro_rules! calls {
     ($( $path:literal => $trait:ident :: $method:ident ($req:ident, $resp:ident) ),* $(,)?) => {
         async fn dispatch(
-            layer: &ConnectLayer,
+            calls: &ConnectCalls,
             path: &str,
             codec: Codec,
             body: Bytes,
@@ -362,7 +359,7 @@ macro_rules! calls {
                 $(
                     $path => {
                         let req: proto::$req = decode(
-                            &layer.pool,
+                            &calls.pool,
                             concat!("ichor.v1alpha1.", stringify!($req)),
                             codec,
                             body,
@@ -372,12 +369,12 @@ macro_rules! calls {
                             extensions,
                             req,
                         );
-                        let resp = <Handlers as $trait>::$method(&layer.handlers, request)
+                        let resp = <Handlers as $trait>::$method(&calls.handlers, request)
                             .await
                             .map_err(|s| crate::wire::error_from_status(&s))?
                             .into_inner();
                         encode(
-                            &layer.pool,
+                            &calls.pool,
                             concat!("ichor.v1alpha1.", stringify!($resp)),
                             codec,
                             &resp,

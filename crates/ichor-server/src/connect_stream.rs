@@ -4,7 +4,7 @@
 //! end-of-stream message (flag 0x02) that holds `{}` or `{"error": …}`. Messages are gzipped both
 //! ways when `Connect-Content-Encoding` / `Connect-Accept-Encoding` say so.
 
-use super::connect::{Codec, ConnectLayer, decode, encode};
+use super::connect::{Codec, ConnectCalls, decode, encode};
 use super::front::AnswerCode;
 use super::gzip;
 use super::handlers::Handlers;
@@ -101,7 +101,7 @@ fn end_stream(error: Option<&ApiError>) -> Bytes {
 
 /// Answers a streaming Connect call: never an HTTP error; every error is the stream's end.
 pub(crate) async fn answer(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     req: http::Request<Body>,
     codec: Codec,
 ) -> http::Response<Body> {
@@ -110,7 +110,7 @@ pub(crate) async fn answer(
     }
     let (parts, body) = req.into_parts();
     let gzip_answer = encodings(&parts.headers).map(|(_, a)| a).unwrap_or(false);
-    let frames = match open(layer, parts, body, codec).await {
+    let frames = match open(calls, parts, body, codec).await {
         Ok(updates) => updates,
         Err(e) => return refusal(codec, &e),
     };
@@ -194,7 +194,7 @@ impl StreamEnd {
 
 /// Reads the request and opens the stream: its envelopes, ending with the end of the stream.
 async fn open(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     parts: http::request::Parts,
     body: Body,
     codec: Codec,
@@ -207,7 +207,7 @@ async fn open(
         ));
     }
     let (gzipped, _) = encodings(&parts.headers)?;
-    let max = layer.max_request + 5;
+    let max = calls.max_request + 5;
     let body = Limited::new(body, max)
         .collect()
         .await
@@ -219,16 +219,16 @@ async fn open(
             )
         })?
         .to_bytes();
-    let message = unwrap_request(&body, gzipped, layer.max_request)?;
+    let message = unwrap_request(&body, gzipped, calls.max_request)?;
     let name = "ichor.v1alpha1.WatchOperationsRequest";
-    let req: proto::WatchOperationsRequest = decode(&layer.pool, name, codec, message)?;
+    let req: proto::WatchOperationsRequest = decode(&calls.pool, name, codec, message)?;
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     let request = tonic::Request::from_parts(metadata, parts.extensions, req);
-    let updates = <Handlers as OperationService>::watch_operations(&layer.handlers, request)
+    let updates = <Handlers as OperationService>::watch_operations(&calls.handlers, request)
         .await
         .map_err(|s| crate::wire::error_from_status(&s))?
         .into_inner();
-    let pool = layer.pool.clone();
+    let pool = calls.pool.clone();
     let name = "ichor.v1alpha1.WatchOperationsResponse";
     let frames = updates.map(move |item| {
         match item

@@ -27,34 +27,18 @@ pub(crate) struct CallDeadline(pub Instant);
 /// as the calls do (its streams would otherwise let anyone hold buffers).
 const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
 
-/// The layer.
-#[derive(Clone)]
-pub(crate) struct GateLayer {
-    auth: Arc<Authenticator>,
-}
-
-impl GateLayer {
-    pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
-        GateLayer { auth }
-    }
-}
-
-impl<S> tower::Layer<S> for GateLayer {
-    type Service = Gate<S>;
-
-    fn layer(&self, inner: S) -> Gate<S> {
-        Gate {
-            inner,
-            auth: self.auth.clone(),
-        }
-    }
-}
-
-/// The service the layer makes.
+/// The gate in front of the calls: a service made with tower's `layer_fn`, around the Connect
+/// layer and tonic's routes.
 #[derive(Clone)]
 pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
+}
+
+impl<S> Gate<S> {
+    pub(crate) fn new(inner: S, auth: Arc<Authenticator>) -> Gate<S> {
+        Gate { inner, auth }
+    }
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

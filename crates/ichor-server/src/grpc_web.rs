@@ -130,22 +130,17 @@ fn not_served(content_type: &str) -> http::Response<Body> {
     http::Response::from_parts(parts, Body::empty())
 }
 
-/// The layer, in front of tonic-web.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct GrpcWebEdgesLayer;
-
-impl<S> tower::Layer<S> for GrpcWebEdgesLayer {
-    type Service = GrpcWebEdges<S>;
-
-    fn layer(&self, inner: S) -> GrpcWebEdges<S> {
-        GrpcWebEdges { inner }
-    }
-}
-
-/// The service the layer makes.
+/// The edges of gRPC-Web that tonic-web leaves (text, other codecs), in front of it: a service
+/// made with tower's `layer_fn(GrpcWebEdges::new)`.
 #[derive(Clone)]
 pub(crate) struct GrpcWebEdges<S> {
     inner: S,
+}
+
+impl<S> GrpcWebEdges<S> {
+    pub(crate) fn new(inner: S) -> GrpcWebEdges<S> {
+        GrpcWebEdges { inner }
+    }
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

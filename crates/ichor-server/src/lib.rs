@@ -199,15 +199,19 @@ fn stack(
             .send_compressed(CompressionEncoding::Gzip),
     )
     .prepare();
-    let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
+    let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let inner = tower::ServiceBuilder::new()
         .load_shed()
         .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
-        .layer(gate::GateLayer::new(auth))
-        .layer(connect)
-        .layer(grpc_web::GrpcWebEdgesLayer)
+        .layer(tower::layer::layer_fn(move |inner| {
+            gate::Gate::new(inner, auth.clone())
+        }))
+        .layer(tower::layer::layer_fn(move |inner| {
+            connect::Connect::new(inner, calls.clone())
+        }))
+        .layer(tower::layer::layer_fn(grpc_web::GrpcWebEdges::new))
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(malformed::MalformedLayer)
+        .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(routes);
     let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
