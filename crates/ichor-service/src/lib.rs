@@ -468,45 +468,18 @@ impl OperationService {
         let (ops, _) = self
             .list_tolerant::<TalosOperation>(caller, namespace, "listing operations")
             .await?;
-        let in_ns = |ns: &Option<String>| {
-            let ns = ns.clone();
-            move |m: &Option<String>| *m == ns
-        };
         let readable = clusters.iter().map(|c| {
-            let same_ns = in_ns(&c.metadata.namespace);
-            let machines: Vec<Machine> = machines
-                .iter()
-                .filter(|m| same_ns(&m.metadata.namespace))
-                .cloned()
-                .collect();
-            let bad: Vec<Unreadable> = bad_machines
-                .iter()
-                .filter(|m| same_ns(&m.meta.namespace))
-                .cloned()
-                .collect();
-            let ops: Vec<TalosOperation> = ops
-                .iter()
-                .filter(|o| same_ns(&o.metadata.namespace))
-                .cloned()
-                .collect();
+            let ns = &c.metadata.namespace;
+            let ops = in_namespace(&ops, ns, |o| &o.metadata.namespace);
             let install = installs.iter().find(|i| {
-                same_ns(&i.metadata.namespace)
+                i.metadata.namespace == *ns
                     && i.metadata.name.as_deref() == Some(names::ICHOR_INSTALLATION_NAME)
             });
+            let (machines, bad) = machines_in(&machines, &bad_machines, ns);
             convert::cluster(c, &machines, &bad, install, &ops)
         });
         let unreadable = bad_clusters.iter().map(|u| {
-            let same_ns = in_ns(&u.meta.namespace);
-            let machines: Vec<Machine> = machines
-                .iter()
-                .filter(|m| same_ns(&m.metadata.namespace))
-                .cloned()
-                .collect();
-            let bad: Vec<Unreadable> = bad_machines
-                .iter()
-                .filter(|m| same_ns(&m.meta.namespace))
-                .cloned()
-                .collect();
+            let (machines, bad) = machines_in(&machines, &bad_machines, &u.meta.namespace);
             convert::unreadable_cluster(u, &machines, &bad)
         });
         Ok(readable.chain(unreadable).collect())
@@ -577,4 +550,25 @@ fn operations_of(ops: &[TalosOperation], unreadable: &[tolerant::Unreadable]) ->
         .map(convert::operation)
         .chain(unreadable.iter().map(convert::unreadable_operation))
         .collect()
+}
+
+/// The items of `all` in the namespace `ns` (`namespace` reads an item's).
+fn in_namespace<T: Clone>(
+    all: &[T],
+    ns: &Option<String>,
+    namespace: impl Fn(&T) -> &Option<String>,
+) -> Vec<T> {
+    all.iter().filter(|x| namespace(x) == ns).cloned().collect()
+}
+
+/// A cluster's machines: those of its namespace that could be read, and those that could not.
+fn machines_in(
+    machines: &[Machine],
+    bad: &[Unreadable],
+    ns: &Option<String>,
+) -> (Vec<Machine>, Vec<Unreadable>) {
+    (
+        in_namespace(machines, ns, |m| &m.metadata.namespace),
+        in_namespace(bad, ns, |u| &u.meta.namespace),
+    )
 }
