@@ -89,6 +89,7 @@ async fn measure(route: &str, changes: usize, idle: Duration) -> (Vec<Duration>,
             ..ListQuery::default()
         },
         follow: None,
+        page_deltas: false,
     };
     let mut updates = c.watch_operations(&req).await.expect("a subscription");
     next(&mut updates).await;

@@ -66,6 +66,7 @@ async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tal
             ..ListQuery::default()
         },
         follow: None,
+        page_deltas: false,
     };
     tokio::time::sleep(start_after).await;
     let mut seen = HashSet::new();

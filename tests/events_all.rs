@@ -162,6 +162,7 @@ fn a_push_with_all_held_reads_all_again() {
     s.live.request = Some(ichor_model::WatchRequest {
         list: Default::default(),
         follow: Some((d.namespace.clone(), d.name.clone())),
+        page_deltas: false,
     });
     let pushed = ichor_model::WatchUpdate {
         events: Some(Ok(OperationEvents {

@@ -93,6 +93,7 @@ fn the_list() -> WatchRequest {
     WatchRequest {
         list: list(),
         follow: None,
+        page_deltas: false,
     }
 }
 
@@ -146,6 +147,7 @@ async fn the_followed_operation_is_pushed_whole_and_replaced_under_its_name(path
     let req = WatchRequest {
         list: list(),
         follow: Some(("default".into(), "c1-talos-a".into())),
+        page_deltas: false,
     };
     let mut updates = c.watch_operations(&req).await.unwrap();
     let first = next_change(&mut updates).await;
@@ -296,6 +298,7 @@ async fn a_full_view_is_pushed_whole(path: Path) {
             ..list()
         },
         follow: None,
+        page_deltas: false,
     };
     let mut updates = c.watch_operations(&req).await.unwrap();
     let first = next_change(&mut updates).await.page.expect("the page");
@@ -404,6 +407,7 @@ async fn serve_watches_a_bounded_number_of_namespaces() {
             ..list()
         },
         follow: None,
+        page_deltas: false,
     };
     for i in 0..ichor_service::shared::MAX_WATCHES {
         let mut updates = c.watch_operations(&watch(format!("ns-{i}"))).await.unwrap();

@@ -76,6 +76,7 @@ async fn the_cluster_role_grants_what_serve_uses_and_nothing_more() {
             ..ListQuery::default()
         },
         follow: None,
+        page_deltas: false,
     };
     let mut updates = viewer.watch_operations(&watch).await.unwrap();
     let first = tokio::time::timeout(std::time::Duration::from_secs(10), updates.next()).await;

@@ -2,6 +2,7 @@
 //! No proto or kube types appear here.
 
 mod client;
+mod delta;
 mod error;
 pub mod error_text;
 mod events;
@@ -15,6 +16,7 @@ mod version;
 mod watch;
 
 pub use client::{OperationClient, RetryEvent, no_manifest, read_only_refusal};
+pub use delta::PageDelta;
 pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{
     EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent, OperationEvents,

@@ -5,8 +5,13 @@
 //! carries what changed (the page, the followed operation with its latest events), and a
 //! heartbeat comes when nothing has changed for [`HEARTBEAT`]. A slow subscriber gets the latest
 //! state coalesced: an update is made when the subscriber is ready for it, never queued.
+//!
+//! A client that applies deltas ([`WatchRequest::page_deltas`]: the remote client sets it on the
+//! wire) may get a change of the page as a [`PageDelta`] against the page it last received
+//! instead of the page whole; the remote client applies it, so what its streams hand on always
+//! carries the page whole.
 
-use crate::{ApiError, ListQuery, Operation, OperationEvents, OperationPage};
+use crate::{ApiError, ListQuery, Operation, OperationEvents, OperationPage, PageDelta};
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -24,6 +29,9 @@ pub struct WatchRequest {
     pub list: ListQuery,
     /// The operation followed (its page is open): namespace and name.
     pub follow: Option<(String, String)>,
+    /// The subscriber applies [`PageDelta`]s: a later change of the page may come as what
+    /// changed against the page it holds (see [`WatchUpdate::delta`]).
+    pub page_deltas: bool,
 }
 
 /// One message of the stream.
@@ -31,6 +39,9 @@ pub struct WatchRequest {
 pub struct WatchUpdate {
     /// The page, when it changed (or the first time).
     pub page: Option<OperationPage>,
+    /// Instead of `page`, for a subscriber that applies deltas: the page's change against the
+    /// page it last received (whole or by a delta).
+    pub delta: Option<PageDelta>,
     /// The followed operation in its full view, when it changed; an error when it cannot be
     /// read (NotFound once deleted).
     pub followed: Option<Result<Operation, ApiError>>,

@@ -33,8 +33,8 @@ pub use request::{
     permissions_to_proto, plan_request_to_proto, request_from_proto,
 };
 pub use watch::{
-    watch_request_from_proto, watch_request_to_proto, watch_update_from_proto,
-    watch_update_to_proto,
+    page_delta_from_proto, page_delta_to_proto, watch_request_from_proto, watch_request_to_proto,
+    watch_update_from_proto, watch_update_to_proto,
 };
 
 #[cfg(test)]

@@ -364,3 +364,50 @@ fn events_and_their_count_both_ways() {
     let req = proto::ListOperationEventsRequest::decode(&b"\x0a\x07default"[..]).unwrap();
     assert!(!req.all);
 }
+
+#[test]
+fn a_page_delta_survives_the_wire_and_the_request_asks_for_it() {
+    let o = sample_operation();
+    let d = PageDelta {
+        base_version: "v1".into(),
+        version: "v2".into(),
+        rows: vec![
+            (0, o.clone()),
+            (
+                7,
+                Operation {
+                    name: "b".into(),
+                    ..o
+                },
+            ),
+        ],
+        removed: vec![("default".into(), "gone".into())],
+        size: 100,
+        next_page_token: Some("t".into()),
+        total: 10_007,
+    };
+    let u = WatchUpdate {
+        delta: Some(d.clone()),
+        ..WatchUpdate::default()
+    };
+    let bytes = watch_update_to_proto(&u).encode_to_vec();
+    let back = proto::WatchOperationsResponse::decode(bytes.as_slice()).unwrap();
+    assert!(back.page.is_none(), "a delta instead of the page");
+    assert_eq!(watch_update_from_proto(back), u);
+    // Rows without their places (or places without rows) are left out, never misplaced.
+    let mut unpaired = page_delta_to_proto(&d);
+    unpaired.positions.pop();
+    assert_eq!(page_delta_from_proto(unpaired).rows, d.rows[..1].to_vec());
+    let req = WatchRequest {
+        page_deltas: true,
+        ..WatchRequest::default()
+    };
+    let wire = watch_request_to_proto(&req);
+    assert!(wire.page_deltas);
+    assert!(watch_request_from_proto(wire).unwrap().page_deltas);
+    let old = proto::WatchOperationsRequest {
+        list: Some(list_query_to_proto(&ListQuery::default())),
+        ..Default::default()
+    };
+    assert!(!watch_request_from_proto(old).unwrap().page_deltas);
+}

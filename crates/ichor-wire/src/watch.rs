@@ -4,7 +4,7 @@ use super::basics::{non_empty, params_from_proto, params_to_proto};
 use super::error::{code_from_grpc, code_to_grpc};
 use super::{events_from_proto, events_to_proto, list_query_from_proto, list_query_to_proto};
 use super::{operation_from_proto, operation_to_proto, page_from_proto, page_to_proto, proto};
-use ichor_model::{ApiError, EventsWanted, Reason, WatchRequest, WatchUpdate};
+use ichor_model::{ApiError, EventsWanted, PageDelta, Reason, WatchRequest, WatchUpdate};
 
 pub fn watch_request_to_proto(r: &WatchRequest) -> proto::WatchOperationsRequest {
     let (follow_namespace, follow_name) = r.follow.clone().unwrap_or_default();
@@ -12,6 +12,7 @@ pub fn watch_request_to_proto(r: &WatchRequest) -> proto::WatchOperationsRequest
         list: Some(list_query_to_proto(&r.list)),
         follow_namespace,
         follow_name,
+        page_deltas: r.page_deltas,
     }
 }
 
@@ -31,7 +32,11 @@ pub fn watch_request_from_proto(
             ));
         }
     };
-    Ok(WatchRequest { list, follow })
+    Ok(WatchRequest {
+        list,
+        follow,
+        page_deltas: r.page_deltas,
+    })
 }
 
 fn error_to_proto(e: &ApiError) -> proto::WatchError {
@@ -53,6 +58,7 @@ fn error_from_proto(e: proto::WatchError) -> ApiError {
 pub fn watch_update_to_proto(u: &WatchUpdate) -> proto::WatchOperationsResponse {
     let mut m = proto::WatchOperationsResponse {
         page: u.page.as_ref().map(page_to_proto),
+        page_delta: u.delta.as_ref().map(page_delta_to_proto),
         heartbeat: u.heartbeat,
         ..Default::default()
     };
@@ -84,8 +90,56 @@ pub fn watch_update_from_proto(m: proto::WatchOperationsResponse) -> WatchUpdate
     };
     WatchUpdate {
         page: m.page.map(page_from_proto),
+        delta: m.page_delta.map(page_delta_from_proto),
         followed,
         events,
         heartbeat: m.heartbeat,
+    }
+}
+
+/// A page's change for the wire.
+pub fn page_delta_to_proto(d: &PageDelta) -> proto::PageDelta {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    proto::PageDelta {
+        base_version: d.base_version.clone(),
+        version: d.version.clone(),
+        rows: d.rows.iter().map(|(_, o)| operation_to_proto(o)).collect(),
+        positions: d.rows.iter().map(|(i, _)| count(*i)).collect(),
+        removed: d
+            .removed
+            .iter()
+            .map(|(namespace, name)| proto::RowKey {
+                namespace: namespace.clone(),
+                name: name.clone(),
+            })
+            .collect(),
+        size: count(d.size),
+        next_page_token: d.next_page_token.clone().unwrap_or_default(),
+        total_size: i32::try_from(d.total).unwrap_or(i32::MAX),
+    }
+}
+
+/// A page's change from the wire. Rows and positions go in pairs (one without the other is
+/// left out); whether the change fills the page is checked when it is applied
+/// ([`PageDelta::apply`]).
+pub fn page_delta_from_proto(d: proto::PageDelta) -> PageDelta {
+    let place = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+    PageDelta {
+        base_version: d.base_version,
+        version: d.version,
+        rows: d
+            .positions
+            .into_iter()
+            .map(place)
+            .zip(d.rows.into_iter().map(operation_from_proto))
+            .collect(),
+        removed: d
+            .removed
+            .into_iter()
+            .map(|k| (k.namespace, k.name))
+            .collect(),
+        size: place(d.size),
+        next_page_token: non_empty(d.next_page_token),
+        total: usize::try_from(d.total_size).unwrap_or(0),
     }
 }

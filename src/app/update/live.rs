@@ -24,6 +24,9 @@ fn interest(state: &State) -> WatchRequest {
             (Screen::Operation, Some(d)) => Some((d.namespace.clone(), d.name.clone())),
             _ => None,
         },
+        // Pages come whole to the dashboard: a remote client asks serve for deltas on the wire
+        // and applies them to the page it holds (ichor-client's stream).
+        page_deltas: false,
     }
 }
 

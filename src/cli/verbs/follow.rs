@@ -161,6 +161,7 @@ async fn subscribe(
     let req = WatchRequest {
         list,
         follow: Some((namespace.to_string(), name.to_string())),
+        page_deltas: false,
     };
     match client.watch_operations(&req).await {
         Ok(updates) => Ok(Some(updates)),

@@ -402,15 +402,22 @@ impl OperationClient for RemoteClient {
         req: &ichor_model::WatchRequest,
     ) -> Result<ichor_model::Updates, ApiError> {
         use futures::StreamExt as _;
-        let req = wire::watch_request_to_proto(req);
+        // Deltas on the wire, applied here, for a caller that takes pages whole; not when it
+        // resumes with a version it holds (this stream would not hold that page).
+        let applied_here = !req.page_deltas && req.list.known_version.is_none();
+        let mut wire_req = wire::watch_request_to_proto(req);
+        wire_req.page_deltas |= applied_here;
         let path = paths::WATCH_OPERATIONS;
         let messages: stream::Messages<proto::WatchOperationsResponse> = match &self.transport {
-            Transport::Connect(t) => t.server_stream(path, req).await?,
-            Transport::Grpc(t) => t.server_stream(path, req).await?,
+            Transport::Connect(t) => t.server_stream(path, wire_req).await?,
+            Transport::Grpc(t) => t.server_stream(path, wire_req).await?,
         };
-        Ok(Box::pin(
-            messages.map(|m| m.map(wire::watch_update_from_proto)),
-        ))
+        let updates: ichor_model::Updates =
+            Box::pin(messages.map(|m| m.map(wire::watch_update_from_proto)));
+        Ok(match applied_here {
+            true => stream::whole_pages(updates),
+            false => updates,
+        })
     }
 
     async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {

@@ -116,3 +116,37 @@ async fn next_envelope(s: &mut Envelopes) -> Result<Option<(u8, Bytes)>, ApiErro
         }
     }
 }
+
+/// `updates` with each change of the page whole: a delta is applied to the page last received
+/// (kept here, one page), and a delta that does not apply ends the stream with UNAVAILABLE (the
+/// caller subscribes again, and the page comes whole).
+pub(super) fn whole_pages(updates: ichor_model::Updates) -> ichor_model::Updates {
+    let held: Option<ichor_model::OperationPage> = None;
+    Box::pin(futures::stream::unfold(
+        Some((updates, held)),
+        |state| async move {
+            let (mut updates, mut held) = state?;
+            let mut u = match updates.next().await? {
+                Ok(u) => u,
+                Err(e) => return Some((Err(e), None)),
+            };
+            if let Some(delta) = u.delta.take() {
+                let applied = match &held {
+                    Some(page) => delta.apply(page),
+                    None => Err(ApiError::new(
+                        Code::Unavailable,
+                        "a change of the page came before the page: subscribe again",
+                    )),
+                };
+                match applied {
+                    Ok(page) => u.page = Some(page),
+                    Err(e) => return Some((Err(e), None)),
+                }
+            }
+            if let Some(page) = u.page.as_ref().filter(|p| !p.unchanged) {
+                held = Some(page.clone());
+            }
+            Some((Ok(u), Some((updates, held))))
+        },
+    ))
+}

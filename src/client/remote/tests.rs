@@ -90,3 +90,60 @@ async fn read_only_refuses_writes_without_a_call() {
     let e = c.inner().list_operations(None).await.unwrap_err();
     assert_eq!(e.code, Code::Unavailable);
 }
+
+/// The stream a caller that takes pages whole reads: each delta applied to the page last
+/// received; one that does not apply ends the stream (UNAVAILABLE: subscribe again).
+#[tokio::test]
+async fn deltas_are_applied_to_the_page_last_received() {
+    use futures::StreamExt as _;
+    use ichor_model::{Operation, OperationPage, PageDelta, WatchUpdate};
+    let op = |name: &str| Operation {
+        namespace: "default".into(),
+        name: name.into(),
+        ..Operation::default()
+    };
+    let page = |version: &str, names: &[&str]| OperationPage {
+        operations: names.iter().map(|n| op(n)).collect(),
+        total: names.len(),
+        version: version.into(),
+        ..OperationPage::default()
+    };
+    let (v1, v2, v3) = (
+        page("v1", &["b"]),
+        page("v2", &["a", "b"]),
+        page("v3", &["a"]),
+    );
+    let delta = |from: &OperationPage, to: &OperationPage| WatchUpdate {
+        delta: PageDelta::between(from, to),
+        ..WatchUpdate::default()
+    };
+    let sent = vec![
+        Ok(WatchUpdate {
+            page: Some(v1.clone()),
+            ..WatchUpdate::default()
+        }),
+        Ok(delta(&v1, &v2)),
+        Ok(WatchUpdate {
+            heartbeat: true,
+            ..WatchUpdate::default()
+        }),
+        Ok(delta(&v2, &v3)),
+        // Against a page this stream never held.
+        Ok(delta(&v1, &v3)),
+        Ok(delta(&v3, &v1)),
+    ];
+    let mut got = stream::whole_pages(Box::pin(futures::stream::iter(sent)));
+    let mut pages = Vec::new();
+    let ended = loop {
+        match got.next().await.expect("the stream ends with its error") {
+            Ok(u) => {
+                assert!(u.delta.is_none(), "handed on whole");
+                pages.extend(u.page);
+            }
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(pages, [v1, v2, v3]);
+    assert_eq!(ended.code, Code::Unavailable, "{ended:?}");
+    assert!(got.next().await.is_none(), "nothing after the error");
+}
