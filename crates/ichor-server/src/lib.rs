@@ -9,6 +9,7 @@ pub(crate) mod auth;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub(crate) mod drain;
+pub(crate) mod encoded;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;

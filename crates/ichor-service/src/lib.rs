@@ -5,6 +5,7 @@ pub mod access;
 pub(crate) mod conflicts;
 pub(crate) mod convert;
 mod events;
+pub mod feed;
 pub mod list;
 pub(crate) mod manifest;
 pub(crate) mod permissions;

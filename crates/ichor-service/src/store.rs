@@ -104,6 +104,8 @@ pub struct OperationStore {
     /// subscriptions wait on (a watch channel keeps only the latest, so bursts coalesce).
     changes: tokio::sync::watch::Sender<u64>,
     task: Arc<tokio::task::AbortHandle>,
+    /// The pages its subscriptions share, by query.
+    feeds: Arc<crate::feed::Feeds>,
 }
 
 /// Whether the rows can be used.
@@ -147,7 +149,24 @@ impl OperationStore {
             settled,
             changes,
             task: Arc::new(task.abort_handle()),
+            feeds: Arc::default(),
         }
+    }
+
+    /// The page of `query` as every subscription of it over this store shares it.
+    pub fn feed(&self, query: &ListQuery) -> Arc<crate::feed::Feed> {
+        self.feeds.feed(query)
+    }
+
+    /// How many pages the subscriptions' feeds have made: one per change of the rows for each
+    /// query held, however many subscriptions hold it.
+    pub fn pages_made(&self) -> u64 {
+        self.feeds.made()
+    }
+
+    /// The revision of the rows: it counts their changes (and the watch's failures).
+    pub fn revision(&self) -> u64 {
+        self.lock().revision
     }
 
     /// The namespace watched; `None`: every namespace.
