@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "backend_auto.rs"]
+mod backend_auto;
 #[path = "cli.rs"]
 mod cli;
 #[path = "cli_verbs.rs"]

@@ -21,7 +21,7 @@ pub(super) fn sanitize_url(url: &str) -> String {
 /// The client the dashboard reaches its service with, and how the status bar names it.
 pub(super) struct Connected {
     pub(super) client: std::sync::Arc<dyn ichor_model::OperationClient>,
-    route: ichor_app::state::Route,
+    pub(super) route: ichor_app::state::Route,
     pub(super) namespace: String,
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
