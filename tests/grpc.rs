@@ -18,6 +18,8 @@ mod malformed;
 mod pages;
 #[path = "serve/streams.rs"]
 mod streams;
+#[path = "serve/watches.rs"]
+mod watches;
 
 use common::server::{Options, client, start, start_anonymous, start_on};
 use common::small_cluster;

@@ -127,15 +127,16 @@ impl Handlers {
         self.streams = Streams::counted(metrics);
     }
 
-    /// `read_only`: every write is refused (`serve --read-only`).
+    /// `read_only`: every write is refused (`serve --read-only`); summaries and streams are
+    /// read from `reads`.
     pub(crate) fn new(
         service: OperationService,
         auth: Arc<Authenticator>,
         read_only: bool,
-        recheck: std::time::Duration,
+        reads: SharedReads,
     ) -> Handlers {
         Handlers {
-            reads: SharedReads::new(service.clone(), recheck),
+            reads,
             service,
             auth,
             read_only,

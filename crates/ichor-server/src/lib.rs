@@ -95,6 +95,9 @@ pub struct ServerConfig {
     /// How long Kubernetes' answer that a caller may list and watch holds before it is asked
     /// again (a subscription is cut off at the first no).
     pub recheck: std::time::Duration,
+    /// How long a namespace's shared watch no stream holds stays open after a list last read
+    /// it ([`ichor_service::shared::LINGER`]).
+    pub watch_linger: std::time::Duration,
 }
 
 impl ServerConfig {
@@ -108,6 +111,7 @@ impl ServerConfig {
             read_only: false,
             settle_window: APISERVER_REQUEST_TIMEOUT,
             recheck: ichor_service::shared::RECHECK,
+            watch_linger: ichor_service::shared::LINGER,
         }
     }
 }
@@ -166,7 +170,12 @@ fn stack(
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let mut handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
+    let reads = ichor_service::shared::SharedReads::lingering(
+        service.clone(),
+        config.recheck,
+        config.watch_linger,
+    );
+    let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone());
     let (health, health_service) = tonic_health::server::health_reporter();

@@ -150,6 +150,11 @@ impl OperationStore {
         }
     }
 
+    /// How many handles of this store there are (the watch stops with the last).
+    pub fn holders(&self) -> usize {
+        Arc::strong_count(&self.task)
+    }
+
     /// The namespace watched; `None`: every namespace.
     pub fn scope(&self) -> Option<&str> {
         self.scope.as_deref()

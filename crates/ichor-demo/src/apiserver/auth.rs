@@ -157,6 +157,7 @@ impl AuthConfig {
         a.add_rule(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
         a.add_rule(Rule::new(u(SERVER), READ, EVENTS));
         a.add_rule(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
+        a.add_rule(Rule::new(u(SERVER), &["get"], &["namespaces"]));
         a.add_rule(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
         a.add_ichor_ui_rules();
         a
