@@ -126,3 +126,58 @@ async fn lists_in_more_namespaces_than_the_bound_leave_streams_a_watch_and_give_
     .await;
     assert!(api.write_log().is_empty());
 }
+
+/// The next error of `updates` (updates and heartbeats before it pass), within [`NEVER`].
+async fn ended(updates: &mut Updates) -> ichor_model::ApiError {
+    tokio::time::timeout(NEVER, async {
+        loop {
+            match updates.next().await {
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return e,
+                None => panic!("the stream ended without saying why"),
+            }
+        }
+    })
+    .await
+    .expect("the stream ends")
+}
+
+#[tokio::test]
+async fn a_revoked_token_ends_its_streams_unauthenticated_on_every_protocol() {
+    use ichor_client::remote::Protocol;
+    let api = world();
+    api.seed(&super::common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    api.add_token("revocable-token", "revocable", &["ichor:viewers"]);
+    let opts = Options {
+        recheck: Some(Duration::from_millis(300)),
+        ..Options::default()
+    };
+    let server = start(&api, opts).await;
+    let mut streams = Vec::new();
+    for protocol in [Protocol::Grpc, Protocol::Connect] {
+        let c = super::common::server::client_over(
+            &server.url(false),
+            Some("revocable-token"),
+            protocol,
+        );
+        let mut updates = c.watch_operations(&watch(Some("default"))).await.unwrap();
+        first_page(&mut updates).await;
+        streams.push((protocol, c, updates));
+    }
+    api.remove_token("revocable-token");
+    for (protocol, c, mut updates) in streams {
+        let e = ended(&mut updates).await;
+        assert_eq!(
+            (e.code, e.reason),
+            (
+                ichor_model::Code::Unauthenticated,
+                Some(ichor_model::Reason::Unauthenticated)
+            ),
+            "{protocol:?}: {e:?}"
+        );
+        let e = c.list_operations(Some("default")).await.unwrap_err();
+        assert_eq!(e.code, ichor_model::Code::Unauthenticated, "{protocol:?}");
+    }
+    assert!(api.write_log().is_empty());
+}

@@ -3,7 +3,7 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Streams, WatchStream, Watched, until_stopped};
+use super::push::{Review, Streams, WatchStream, Watched, until_stopped};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -346,12 +346,24 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        let mut token = http::HeaderMap::new();
+        if let Some(v) = request.metadata().get("authorization")
+            && let Ok(v) = http::HeaderValue::from_bytes(v.as_bytes())
+        {
+            token.insert(http::header::AUTHORIZATION, v);
+        }
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
             let updates = self.reads.watch_operations(&caller, req).await?;
             let place = self.streams.take(&caller)?;
+            let review = Review {
+                auth: self.auth.clone(),
+                headers: token,
+                every: self.reads.recheck(),
+            };
             let watched = Watched {
                 place,
+                review,
                 stop: self.stop.clone(),
             };
             Ok(until_stopped(updates, watched))

@@ -169,7 +169,9 @@ fn stack(
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
-    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
+    let auth = Arc::new(
+        Authenticator::new(access, config.allow_anonymous).trusting_reviews_for(config.recheck),
+    );
     let reads = ichor_service::shared::SharedReads::lingering(
         service.clone(),
         config.recheck,

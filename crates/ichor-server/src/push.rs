@@ -80,34 +80,68 @@ impl Streams {
     }
 }
 
-/// What a subscriber's stream is kept under: its place among the caller's streams, and the
-/// server's stop.
+/// The caller's token, reviewed again by TokenReview every `every` (as the permission is
+/// rechecked): a token Kubernetes no longer accepts ends the stream with UNAUTHENTICATED.
+pub(crate) struct Review {
+    pub(crate) auth: Arc<super::auth::Authenticator>,
+    /// The call's `authorization` header alone (none for an anonymous caller).
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) every: std::time::Duration,
+}
+
+impl Review {
+    /// Completes with the refusal of the token at the first review that refuses it.
+    async fn refused(&self) -> ApiError {
+        loop {
+            tokio::time::sleep(self.every).await;
+            if let Err(e) = self.auth.caller(&self.headers).await {
+                return e;
+            }
+        }
+    }
+}
+
+/// What a subscriber's stream is kept under: its place among the caller's streams, the review
+/// of its token, and the server's stop.
 pub(crate) struct Watched {
-    #[expect(
-        dead_code,
-        reason = "held: dropped with the stream, it gives the place back"
-    )]
+    /// Held: dropped with the stream, it gives the place back.
     pub(crate) place: Place,
+    pub(crate) review: Review,
     pub(crate) stop: tokio::sync::watch::Receiver<bool>,
 }
 
 /// The updates as tonic sends them (Kubernetes asked again every recheck whether the caller
-/// may still list and watch: [`ichor_service::shared::SharedReads::watch_operations`]); the server's shutdown ends
-/// the stream with UNAVAILABLE.
+/// may still list and watch: [`ichor_service::shared::SharedReads::watch_operations`], and
+/// whether it still accepts the caller's token: [`Review`]); the server's shutdown ends the
+/// stream with UNAVAILABLE.
 pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
     struct S {
         updates: Updates,
-        w: Watched,
+        _place: Place,
+        stop: tokio::sync::watch::Receiver<bool>,
+        /// The review under way (its sleep included): kept across updates.
+        refused: Pin<Box<dyn std::future::Future<Output = ApiError> + Send>>,
     }
+    let Watched {
+        place,
+        review,
+        stop,
+    } = watched;
     let state = S {
         updates,
-        w: watched,
+        _place: place,
+        stop,
+        refused: Box::pin(async move { review.refused().await }),
     };
     let stream = futures::stream::unfold(Some(state), |s| async move {
         let mut s = s?;
         let item = tokio::select! {
             next = s.updates.next() => next?,
-            () = stopped(&mut s.w.stop) => Err(ApiError::new(
+            e = &mut s.refused => {
+                tracing::info!(code = ?e.code, "a stream's token was refused at its review: the stream ends");
+                Err(e)
+            }
+            () = stopped(&mut s.stop) => Err(ApiError::new(
                 Code::Unavailable,
                 "the server is shutting down: subscribe again",
             )),
