@@ -181,3 +181,72 @@ async fn a_revoked_token_ends_its_streams_unauthenticated_on_every_protocol() {
     }
     assert!(api.write_log().is_empty());
 }
+
+/// The next update that is not a heartbeat, within [`NEVER`].
+async fn next_change(updates: &mut Updates) -> ichor_model::WatchUpdate {
+    loop {
+        let u = tokio::time::timeout(NEVER, updates.next())
+            .await
+            .expect("a change comes")
+            .expect("the stream goes on")
+            .expect("an update, not an error");
+        if !u.heartbeat {
+            return u;
+        }
+    }
+}
+
+/// A list in one namespace that follows an operation in another: changes to the list cost the
+/// API nothing as the caller (the followed operation is read again only when the shared watch of
+/// its namespace saw it change), and its own change arrives.
+#[tokio::test]
+async fn an_operation_followed_in_another_namespace_is_read_again_only_when_it_changes() {
+    let api = world();
+    api.seed(&super::common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    let in_team = |name: &str| {
+        let mut o = super::common::op(name, "c1", "talos", 1);
+        o.metadata.namespace = Some("team".into());
+        o
+    };
+    api.seed(&in_team("team-op-0")).unwrap();
+    let server = start(&api, Options::default()).await;
+    let viewer = client(&server.url(false), Some(users::VIEWER_TOKEN));
+    let req = WatchRequest {
+        list: summaries(Some("team")),
+        follow: Some(("default".into(), "c1-talos-a".into())),
+    };
+    let mut updates = viewer.watch_operations(&req).await.unwrap();
+    let first = next_change(&mut updates).await;
+    assert!(matches!(first.followed, Some(Ok(_))), "{first:?}");
+    let asked = api.request_count_of(users::VIEWER);
+    for i in 1..=20 {
+        api.seed(&in_team(&format!("team-op-{i}"))).unwrap();
+        loop {
+            let u = next_change(&mut updates).await;
+            assert!(
+                u.followed.is_none(),
+                "the followed operation did not change"
+            );
+            if u.page.is_some_and(|p| p.total == i + 1) {
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        api.request_count_of(users::VIEWER),
+        asked,
+        "20 changes of the list, no request as the caller"
+    );
+    assert!(api.edit("talosoperations", "default", "c1-talos-a", |o| {
+        o["status"] = serde_json::json!({"phase": "Running"});
+    }));
+    let changed = loop {
+        let u = next_change(&mut updates).await;
+        if let Some(followed) = u.followed {
+            break followed.expect("the followed operation reads");
+        }
+    };
+    assert_eq!(changed.phase, ichor_model::Phase::Running);
+    assert!(api.write_log().is_empty());
+}

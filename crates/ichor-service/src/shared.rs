@@ -146,7 +146,9 @@ impl SharedReads {
 
     /// WatchOperations as `serve` runs it for `caller`: authorised as above, read from the
     /// shared watch of the request's namespace, and asked again every recheck; a no ends the
-    /// stream with PermissionDenied.
+    /// stream with PermissionDenied. An operation followed in another namespace is read again
+    /// only when the shared watch of its namespace saw it change, when the caller may list and
+    /// watch there (else at every change of the list, from the API).
     pub async fn watch_operations(
         &self,
         caller: &Caller,
@@ -154,7 +156,15 @@ impl SharedReads {
     ) -> Result<Updates, ApiError> {
         let scope = req.list.namespace.clone();
         let store = self.store(caller, scope.as_deref()).await?;
-        let updates = self.service.watch_operations(caller.clone(), store, req)?;
+        let followed_store = match (&req.follow, store.scope()) {
+            (Some((ns, _)), Some(listed)) if ns != listed => {
+                self.store(caller, Some(ns)).await.ok()
+            }
+            _ => None,
+        };
+        let updates =
+            self.service
+                .watch_operations_following(caller.clone(), store, followed_store, req)?;
         Ok(self.rechecked(updates, caller.clone(), scope))
     }
 
