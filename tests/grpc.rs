@@ -8,6 +8,8 @@ use crate::common;
 pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]
 mod deadlines;
+#[path = "serve/fleet.rs"]
+mod fleet;
 #[path = "serve/gzip.rs"]
 mod gzip;
 #[path = "serve/limits.rs"]

@@ -6,6 +6,8 @@
 //! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
 pub(crate) mod auth;
+pub(crate) mod budget;
+pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub(crate) mod front;
@@ -21,7 +23,7 @@ pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
 pub(crate) mod push;
-pub use push::MAX_STREAMS_PER_CALLER;
+pub use push::{MAX_ANONYMOUS_STREAMS, MAX_STREAMS, MAX_STREAMS_PER_CALLER};
 pub(crate) mod reflection;
 pub mod wire;
 
@@ -156,8 +158,9 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
-/// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
-/// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
+/// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
+/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web
+/// translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -203,15 +206,22 @@ fn stack(
     )
     .prepare();
     let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
-    let inner = tower::ServiceBuilder::new()
-        .load_shed()
-        .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+    let gated = tower::ServiceBuilder::new()
         .layer(gate::GateLayer::new(auth))
         .layer(connect)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(malformed::MalformedLayer)
-        .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
+        .map_err(budget::never)
         .service(routes);
+    let inner = budget::Split {
+        calls: tower::ServiceBuilder::new()
+            .load_shed()
+            .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+            .service(gated.clone()),
+        streams: tower::ServiceBuilder::new()
+            .concurrency_limit(budget::MAX_SUBSCRIBING)
+            .service(gated),
+    };
     Ok((front::Front::new(inner, config.metrics.clone()), health))
 }
 
