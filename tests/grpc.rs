@@ -14,6 +14,8 @@ mod fleet;
 mod gzip;
 #[path = "serve/limits.rs"]
 mod limits;
+#[path = "serve/lockout.rs"]
+mod lockout;
 #[path = "serve/malformed.rs"]
 mod malformed;
 #[path = "serve/pages.rs"]

@@ -4,11 +4,13 @@
 //! at once (HTTP 401 with `unauthenticated` over the Connect protocol, UNAUTHENTICATED over
 //! gRPC and gRPC-Web) and its body is never read: hyper closes an HTTP/1.1 connection whose
 //! body was left unread, and resets the HTTP/2 stream. A call that passes carries its
-//! [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
-//! [`BODY_TIMEOUT`] or its deadline, whichever comes first.
+//! [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as carrying an
+//! authenticated call ([`Authenticated`]), and its body is cut off at [`BODY_TIMEOUT`] or its
+//! deadline, whichever comes first. Health needs no token; its streams have a bound of their
+//! own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
-use super::listen::{BODY_TIMEOUT, DeadlineBody};
+use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
 use super::protocol::{self, Protocol, refusal};
 use ichor_model::{ApiError, Code};
 use std::future::Future;
@@ -26,15 +28,28 @@ pub(crate) struct CallDeadline(pub Instant);
 /// as the calls do (its streams would otherwise let anyone hold buffers).
 const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
 
+/// The one stream that needs no token.
+const HEALTH_WATCH: &str = "/grpc.health.v1.Health/Watch";
+
+/// Health's Watch streams open at once, everyone's together: a probe checks (a unary call);
+/// a load balancer or a mesh that watches holds one or two per connection. Past it the next is
+/// refused RESOURCE_EXHAUSTED; and a connection that carries no authenticated call is closed
+/// after [`super::listen::AUTHENTICATED_WITHIN`] anyway, its streams with it.
+pub const MAX_HEALTH_STREAMS: usize = 16;
+
 /// The layer.
 #[derive(Clone)]
 pub(crate) struct GateLayer {
     auth: Arc<Authenticator>,
+    health_streams: Arc<tokio::sync::Semaphore>,
 }
 
 impl GateLayer {
     pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
-        GateLayer { auth }
+        GateLayer {
+            auth,
+            health_streams: Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)),
+        }
     }
 }
 
@@ -45,6 +60,7 @@ impl<S> tower::Layer<S> for GateLayer {
         Gate {
             inner,
             auth: self.auth.clone(),
+            health_streams: self.health_streams.clone(),
         }
     }
 }
@@ -54,6 +70,19 @@ impl<S> tower::Layer<S> for GateLayer {
 pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
+    health_streams: Arc<tokio::sync::Semaphore>,
+}
+
+/// The refusal of a health stream over [`MAX_HEALTH_STREAMS`].
+fn too_many_health_streams() -> ApiError {
+    ApiError::refused(
+        Code::ResourceExhausted,
+        ichor_model::Reason::Unavailable,
+        &[("limit", "health streams")],
+        format!(
+            "the server holds {MAX_HEALTH_STREAMS} health streams, its limit: check instead (grpc.health.v1.Health/Check)"
+        ),
+    )
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -88,6 +117,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
+        let health_streams = self.health_streams.clone();
         Box::pin(async move {
             let started = Instant::now();
             let protocol = Protocol::of(&req);
@@ -98,8 +128,14 @@ where
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
             let mut said_caller = None;
+            let mut health_place = None;
             let path = parts.uri.path();
-            if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
+            if path == HEALTH_WATCH {
+                match health_streams.try_acquire_owned() {
+                    Ok(p) => health_place = Some(p),
+                    Err(_) => return Ok(refusal(protocol, &too_many_health_streams())),
+                }
+            } else if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
                 let caller = auth.caller(&parts.headers);
                 let caller = match deadline {
                     Some(d) => tokio::time::timeout_at(d, caller)
@@ -111,6 +147,9 @@ where
                     Ok(c) => {
                         said_caller = caller_header(&c);
                         parts.extensions.insert(c);
+                        if let Some(connection) = parts.extensions.get::<Authenticated>() {
+                            connection.mark();
+                        }
                     }
                     Err(e) => {
                         tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
@@ -131,6 +170,9 @@ where
             if let Some(v) = said_caller {
                 resp.headers_mut()
                     .insert(crate::wire::version::CALLER_HEADER, v);
+            }
+            if let Some(place) = health_place {
+                resp = resp.map(|b| Body::new(Holding::new(b, place)));
             }
             Ok(resp)
         })

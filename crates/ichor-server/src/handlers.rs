@@ -355,7 +355,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
             // Taken first: a stream over a bound costs Kubernetes nothing.
-            let place = self.streams.take(&caller)?;
+            let place = self.streams.take(&caller, &req.list)?;
             let updates = self.reads.watch_operations(&caller, req).await?;
             let review = Review {
                 auth: self.auth.clone(),

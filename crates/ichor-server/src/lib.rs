@@ -13,6 +13,7 @@ pub(crate) mod connect_stream;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
+pub use gate::MAX_HEALTH_STREAMS;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
@@ -23,7 +24,10 @@ pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
 pub(crate) mod push;
-pub use push::{MAX_ANONYMOUS_STREAMS, MAX_STREAMS, MAX_STREAMS_PER_CALLER};
+pub use push::{
+    MAX_ANONYMOUS_STREAMS, MAX_LIVE_QUERIES, MAX_LIVE_QUERIES_PER_CALLER, MAX_STREAMS,
+    MAX_STREAMS_PER_CALLER,
+};
 pub(crate) mod reflection;
 pub mod wire;
 
