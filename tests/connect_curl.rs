@@ -1,7 +1,7 @@
-//! curl speaking the Connect protocol in JSON to the built binary's `serve --demo`: the README's
-//! examples, run as the README gives them (only the port differs), answer a 200 with the
+//! curl speaking the Connect protocol in JSON to the built binary's `serve --demo`: docs/serve.md's
+//! examples, run as the page gives them (only the port differs), answer a 200 with the
 //! operations in JSON, and a refusal's JSON error body carries the google.rpc.ErrorInfo. Also
-//! what a JSON client relies on beyond the README: the server names its version, and a field
+//! what a JSON client relies on beyond the page: the server names its version, and a field
 //! this build does not know is skipped (as connect-go's JSON codec does), not refused.
 //!
 //! Needs curl (`.ci/run` installs it); without it the test is skipped with a notice, unless
@@ -15,16 +15,16 @@ use prost::Message as _;
 use std::process::Command;
 use std::time::Duration;
 
-const README: &str = include_str!("../README.md");
+const PAGE: &str = include_str!("../docs/serve.md");
 
-/// Where the README's examples send their calls; the test's server listens elsewhere.
-const README_ADDR: &str = "127.0.0.1:50051";
+/// Where the page's examples send their calls; the test's server listens elsewhere.
+const PAGE_ADDR: &str = "127.0.0.1:50051";
 
-/// The README's curl examples: each indented line that starts with `curl `, with the lines its
+/// The page's curl examples: each indented line that starts with `curl `, with the lines its
 /// trailing backslashes continue it onto, as written.
-fn readme_examples() -> Vec<String> {
+fn page_examples() -> Vec<String> {
     let mut out = Vec::new();
-    let mut lines = README.lines();
+    let mut lines = PAGE.lines();
     while let Some(line) = lines.next() {
         if !line.trim_start().starts_with("curl ") || !line.starts_with("    ") {
             continue;
@@ -43,7 +43,7 @@ fn readme_examples() -> Vec<String> {
 /// Runs `cmd` with the server's address, printing the HTTP status after the body; returns the
 /// status and the body as JSON.
 fn run(cmd: &str, addr: &str) -> (u16, serde_json::Value) {
-    let cmd = format!("{} -w '\\n%{{http_code}}'", cmd.replace(README_ADDR, addr));
+    let cmd = format!("{} -w '\\n%{{http_code}}'", cmd.replace(PAGE_ADDR, addr));
     let out = Command::new("sh").args(["-c", &cmd]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
@@ -70,17 +70,17 @@ fn error_info(body: &serde_json::Value) -> tonic_types::pb::ErrorInfo {
 
 #[test]
 fn the_readmes_curl_examples_speak_the_connect_protocol_in_json() {
-    let examples = readme_examples();
+    let examples = page_examples();
     let list = examples
         .iter()
         .find(|c| c.contains("OperationService/ListOperations"))
-        .expect("the README shows ListOperations with curl");
+        .expect("docs/serve.md shows ListOperations with curl");
     let refused = examples
         .iter()
         .find(|c| c.contains("OperationService/PlanOperation"))
-        .expect("the README shows a refused PlanOperation with curl");
+        .expect("docs/serve.md shows a refused PlanOperation with curl");
     for c in [list, refused] {
-        assert!(c.contains(README_ADDR), "{c}");
+        assert!(c.contains(PAGE_ADDR), "{c}");
         assert!(c.contains("Content-Type: application/json"), "{c}");
     }
     if !crate::grpc::curl::present() {
@@ -134,7 +134,7 @@ fn the_readmes_curl_examples_speak_the_connect_protocol_in_json() {
     assert!(status.success(), "exit status after SIGTERM: {status}");
 }
 
-/// Beyond the README: the server names its version, and a field this build does not know is
+/// Beyond the page: the server names its version, and a field this build does not know is
 /// skipped, not refused.
 fn version_and_unknown_fields(addr: &str) {
     let out = Command::new("curl")
@@ -177,7 +177,7 @@ fn an_unpaged_list_is_a_default_page_with_a_token() {
     let addr = first.strip_prefix("serving on ").unwrap().to_string();
     let list = |body: &str| {
         let cmd = format!(
-            "curl -sS -H 'Content-Type: application/json' -H 'Authorization: Bearer demo-viewer-token' -d '{body}' http://{README_ADDR}/ichor.v1alpha1.OperationService/ListOperations"
+            "curl -sS -H 'Content-Type: application/json' -H 'Authorization: Bearer demo-viewer-token' -d '{body}' http://{PAGE_ADDR}/ichor.v1alpha1.OperationService/ListOperations"
         );
         run(&cmd, &addr)
     };

@@ -155,13 +155,46 @@ const FLOORS: &[(&str, &[&str], &str)] = &[
             "ichor-views",
             "ichor-runtime",
             "ichor-demo",
+            "ichor-server",
+            "clap",
         ],
-        "clients reach a service; they draw nothing",
+        "clients reach a service; they draw nothing, share the wire with the server rather than \
+         depend on it, and leave flags to the binary",
+    ),
+    (
+        "crates/ichor-wire",
+        &[
+            "kube",
+            "k8s-openapi",
+            "ratatui",
+            "crossterm",
+            "ichor-service",
+            "ichor-server",
+            "ichor-client",
+            "ichor-resources",
+        ],
+        "the wire is the proto and its conversions to the model, nothing more",
+    ),
+    (
+        "crates/ichor-i18n",
+        &[
+            "kube",
+            "k8s-openapi",
+            "tonic",
+            "ratatui",
+            "crossterm",
+            "ichor-model",
+            "ichor-resources",
+            "ichor-service",
+            "ichor-app",
+            "ichor-views",
+        ],
+        "the words stand alone: the model and the views read them",
     ),
     (
         "crates/ichor-resources",
-        &["ichor-model", "ichor-service", "ichor-demo", "ichor-tui"],
-        "the resources stand alone",
+        &["ichor-service", "ichor-demo", "ichor-tui"],
+        "the resources stand on the model alone (its kinds are theirs)",
     ),
     (
         "crates/ichor-demo",
@@ -319,3 +352,5 @@ fn no_function_over_80_lines() {
         long.join("\n")
     );
 }
+
+mod house_docs;

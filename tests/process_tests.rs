@@ -8,10 +8,16 @@ mod common;
 
 #[path = "backend_auto.rs"]
 mod backend_auto;
+#[path = "build_script.rs"]
+mod build_script;
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_habits.rs"]
+mod cli_habits;
 #[path = "cli_verbs.rs"]
 mod cli_verbs;
+#[path = "completion.rs"]
+mod completion;
 #[path = "pty.rs"]
 mod pty;
 #[path = "pty_habits.rs"]

@@ -10,6 +10,8 @@ use std::path::Path;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 const OP: &str = "staging-pushed-z9q1w";
+/// An operation created after the last change of [`OP`], to know that change was seen.
+const MARK: &str = "staging-later-m1k2x";
 
 /// Merges `status` into the operation's status, as the controller would.
 fn patch_status(kubeconfig: &Path, status: &str) {
@@ -84,9 +86,17 @@ fn an_operation_created_and_its_phase_show_while_pushed() {
         s.lines().any(|l| l.contains(OP) && l.contains("Failed"))
     });
     assert!(live(&screen), "still pushed:\n{screen}");
-    // Another change that keeps it failed is not said again.
+    // Another change that keeps it failed is not said again: a later change seen on screen
+    // (another operation) comes after it on the same stream.
     patch_status(&kubeconfig, r#"{"failureReason":"pushed again"}"#);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    kubectl(
+        &kubeconfig,
+        &["create", "-f", "-"],
+        Some(&format!(
+            "apiVersion: ichor.maesh.dev/v1alpha1\nkind: TalosOperation\nmetadata:\n  name: {MARK}\n  namespace: default\nspec:\n  cluster: staging\n  kind: talos\n  maxUnavailable: 1\n  paused: true\n"
+        )),
+    );
+    tui.wait_text(MARK);
     let raw = String::from_utf8_lossy(&tui.raw()).into_owned();
     let said: Vec<&str> = raw.split("\x1b]9;").skip(1).collect();
     let ours = said

@@ -133,7 +133,7 @@ async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
         .unwrap();
     assert!(quiet(&mut w).await);
     drop(w);
-    eventually("the watch ends with its client", || api.watch_count() == 0).await;
+    common::eventually("the watch ends with its client", || api.watch_count() == 0).await;
 }
 
 #[tokio::test]
@@ -285,7 +285,7 @@ async fn timeout_seconds_ends_the_stream() {
     .await;
     assert!(end.is_ok(), "the stream ended");
     assert!(started.elapsed() >= Duration::from_millis(900));
-    eventually("nothing left open", || api.watch_count() == 0).await;
+    common::eventually("nothing left open", || api.watch_count() == 0).await;
 }
 
 #[tokio::test]
@@ -400,7 +400,7 @@ async fn rbac_decides_the_watch_verb_and_impersonation_works_as_for_lists() {
     assert!(as_viewer.watch(&wp, "0").await.is_ok());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_kube_runtime_watcher_lists_then_follows_changes() {
     let api = api();
     let ops = ops(&api, users::ADMIN_TOKEN);
@@ -422,9 +422,10 @@ async fn the_kube_runtime_watcher_lists_then_follows_changes() {
         watcher::Event::Delete(o) => assert_eq!(o.metadata.name.as_deref(), Some("a")),
         other => panic!("expected a deleted, got {other:?}"),
     }
-    // One list and one watch: nothing polls.
+    // One list and one watch: nothing polls, in four minutes of the paused clock (less than
+    // the watch's own 290 s timeout, after which it watches again).
     let before = api.request_count();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_secs(240)).await;
     assert_eq!(api.request_count(), before);
     assert_eq!(
         api.request_count_of(users::ADMIN),
@@ -433,7 +434,7 @@ async fn the_kube_runtime_watcher_lists_then_follows_changes() {
     );
     assert_eq!(api.watch_count(), 1);
     drop(w);
-    eventually("the watcher's watch ends with it", || {
+    common::eventually("the watcher's watch ends with it", || {
         api.watch_count() == 0
     })
     .await;
@@ -497,7 +498,7 @@ async fn bookmarks_spare_the_kube_runtime_watcher_a_relist() {
     if let Ok(got) = tokio::time::timeout(Duration::from_millis(200), w.next()).await {
         panic!("no relist, no error: {got:?}");
     }
-    eventually("it watches again", || api.watch_count() == 1).await;
+    common::eventually("it watches again", || api.watch_count() == 1).await;
     assert_eq!(api.request_count(), requests + 1, "one watch, no list");
 }
 
@@ -516,203 +517,4 @@ async fn the_kube_runtime_watcher_with_streaming_lists() {
         next(&mut w).await.unwrap(),
         watcher::Event::Delete(_)
     ));
-}
-
-/// Waits up to 5 s for `done`.
-async fn eventually(what: &str, done: impl Fn() -> bool) {
-    for _ in 0..100 {
-        if done() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what}");
-}
-
-/// A demo API served over HTTP on loopback, and a plain HTTP client for it.
-async fn served(api: &EmbeddedApi) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn({
-        let api = api.clone();
-        async move {
-            let _ = ichor_demo::apiserver::server::serve(api, listener).await;
-        }
-    });
-    (addr, server)
-}
-
-/// The frames of a streamed response body, as text, one per JSON line.
-async fn lines(body: &mut hyper::body::Incoming, n: usize) -> Vec<serde_json::Value> {
-    use http_body_util::BodyExt;
-    let mut buf = Vec::new();
-    let mut out = Vec::new();
-    while out.len() < n {
-        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
-            .await
-            .expect("a frame within 5 s")
-            .expect("the body goes on")
-            .unwrap();
-        if let Ok(data) = frame.into_data() {
-            buf.extend_from_slice(&data);
-        }
-        while let Some(i) = buf.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = buf.drain(..=i).collect();
-            out.push(serde_json::from_slice(&line).unwrap());
-        }
-    }
-    out
-}
-
-async fn get(
-    addr: std::net::SocketAddr,
-    path_and_query: &str,
-    accept: &str,
-) -> http::Response<hyper::body::Incoming> {
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<http_body_util::Empty<bytes::Bytes>>();
-    let req = http::Request::get(format!("http://{addr}{path_and_query}"))
-        .header(http::header::ACCEPT, accept)
-        .body(http_body_util::Empty::new())
-        .unwrap();
-    client.request(req).await.unwrap()
-}
-
-const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
-const OPS_PATH: &str = "/apis/ichor.maesh.dev/v1alpha1/namespaces/default/talosoperations";
-
-/// kubectl's `get -w`: each event's object a Table of one row, the columns in the first only.
-#[tokio::test]
-async fn a_table_watch_sends_one_row_per_event_and_the_columns_once() {
-    let api = api();
-    let ops = ops(&api, users::ADMIN_TOKEN);
-    ops.create(&PostParams::default(), &op("a", "c1", "talos", 1))
-        .await
-        .unwrap();
-    let (addr, _server) = served(&api).await;
-    let resp = get(
-        addr,
-        &format!("{OPS_PATH}?watch=1&resourceVersion=0"),
-        TABLE,
-    )
-    .await;
-    assert_eq!(resp.status(), 200);
-    let mut body = resp.into_body();
-    let first = lines(&mut body, 1).await.remove(0);
-    assert_eq!(first["type"], "ADDED");
-    assert_eq!(first["object"]["kind"], "Table");
-    assert_eq!(first["object"]["apiVersion"], "meta.k8s.io/v1");
-    let cols: Vec<&str> = first["object"]["columnDefinitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    // Every column, the -o wide ones (priority 1) too: kubectl leaves those out itself.
-    assert_eq!(
-        cols,
-        [
-            "Name",
-            "Cluster",
-            "Kind",
-            "Phase",
-            "Paused",
-            "Age",
-            "Max-Unavailable",
-            "Started",
-            "Failure"
-        ]
-    );
-    let row = &first["object"]["rows"][0];
-    assert_eq!(row["cells"][0], "a");
-    assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
-    ops.patch(
-        "a",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"paused": true}})),
-    )
-    .await
-    .unwrap();
-    let second = lines(&mut body, 1).await.remove(0);
-    assert_eq!(second["type"], "MODIFIED");
-    assert!(second["object"]["columnDefinitions"].is_null(), "{second}");
-    assert_eq!(second["object"]["rows"][0]["cells"][4], "true");
-    // includeObject=Object puts the whole object in the row.
-    let resp = get(
-        addr,
-        &format!("{OPS_PATH}?watch=true&includeObject=Object"),
-        TABLE,
-    )
-    .await;
-    let mut body = resp.into_body();
-    let row = lines(&mut body, 1).await.remove(0);
-    assert_eq!(row["object"]["rows"][0]["object"]["kind"], "TalosOperation");
-    assert_eq!(row["object"]["rows"][0]["object"]["spec"]["paused"], true);
-}
-
-/// A client that goes away ends its watch on the server: nothing stays open.
-#[tokio::test]
-async fn a_client_going_away_ends_its_watch() {
-    let api = api();
-    let (addr, _server) = served(&api).await;
-    for _ in 0..3 {
-        let resp = get(addr, &format!("{OPS_PATH}?watch=true"), "application/json").await;
-        assert_eq!(resp.status(), 200);
-        eventually("the watch is open", || api.watch_count() == 1).await;
-        drop(resp);
-        eventually("the watch ends with its connection", || {
-            api.watch_count() == 0
-        })
-        .await;
-    }
-    // A raw socket closed mid-stream, as a killed kubectl leaves it.
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
-    sock.write_all(format!("GET {OPS_PATH}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut buf = [0u8; 64];
-    let n = sock.read(&mut buf).await.unwrap();
-    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
-    eventually("the watch is open", || api.watch_count() == 1).await;
-    drop(sock);
-    eventually("the watch ends with its socket", || api.watch_count() == 0).await;
-}
-
-/// An idle watch waits: no wake-ups, no events, no CPU (a busy loop would wake its task)
-/// until its deadline (kube sends `timeoutSeconds=290`), which ends it.
-#[tokio::test(start_paused = true)]
-async fn an_idle_watch_does_not_wake() {
-    let api = api();
-    let ops = ops(&api, users::ADMIN_TOKEN);
-    let wp = WatchParams::default().disable_bookmarks();
-    let mut w = ops.watch(&wp, "0").await.unwrap().boxed();
-    let wakes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let waker = futures::task::waker(std::sync::Arc::new(CountingWaker(wakes.clone())));
-    let mut cx = std::task::Context::from_waker(&waker);
-    // A fresh budget: tokio's cooperative scheduling may otherwise ask for one yield.
-    tokio::task::yield_now().await;
-    assert!(w.as_mut().poll_next(&mut cx).is_pending());
-    tokio::time::sleep(Duration::from_secs(289)).await;
-    assert_eq!(wakes.load(std::sync::atomic::Ordering::SeqCst), 0);
-    assert!(w.as_mut().poll_next(&mut cx).is_pending());
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(
-        wakes.load(std::sync::atomic::Ordering::SeqCst),
-        1,
-        "the deadline"
-    );
-    assert!(matches!(
-        w.as_mut().poll_next(&mut cx),
-        std::task::Poll::Ready(None)
-    ));
-    assert_eq!(api.watch_count(), 0);
-}
-
-struct CountingWaker(std::sync::Arc<std::sync::atomic::AtomicUsize>);
-
-impl futures::task::ArcWake for CountingWaker {
-    fn wake_by_ref(me: &std::sync::Arc<Self>) {
-        me.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
 }

@@ -151,10 +151,11 @@ fn screen(state: &State) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Nothing more is written once the scenario is over: not by a retry, not by a late request.
+/// Nothing more is written once the scenario is over: not by a retry, not by a late request
+/// (every request the API received has been answered and carried out).
 async fn nothing_later(api: &EmbeddedApi, case: &str) {
     let before = names(&api.write_log());
-    tokio::time::sleep(DELAY + Duration::from_millis(300)).await;
+    common::api_settled(api).await;
     assert_eq!(
         names(&api.write_log()),
         before,
@@ -257,7 +258,7 @@ async fn write_case(path: Path, write: Write, fault: Fault, ch: Change) {
             }
         }
         if late(path, fault) {
-            tokio::time::sleep(DELAY + Duration::from_millis(400)).await;
+            common::api_settled(&api).await;
             assert_eq!(
                 names(&api.write_log()),
                 wrote,

@@ -46,8 +46,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
 /// The binary whose dashboards are measured: `ICHOR_BIN` when it names one, else the one
 /// `cargo bench` built. That one is built with the tests' dev-dependency features, so its
-/// symbols are not the release build's and `link/dashboard.order` lays out few of them (README,
-/// "The dashboard's memory"): name a copy of a `cargo build --release` binary to measure the
+/// symbols are not the release build's and `link/dashboard.order` lays out few of them
+/// (docs/install.md): name a copy of a `cargo build --release` binary to measure the
 /// product's memory.
 fn dashboard_bin() -> PathBuf {
     std::env::var_os("ICHOR_BIN").map_or_else(|| PathBuf::from(BIN), PathBuf::from)

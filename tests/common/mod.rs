@@ -92,13 +92,25 @@ pub fn claim_held(api: &EmbeddedApi) -> bool {
 /// Waits (up to 10 s, polling) until no start claim is held on cluster `c1` of `default`: a
 /// settling start gave it back once its settle window passed.
 pub async fn claim_given_back(api: &EmbeddedApi) {
-    for _ in 0..200 {
-        if !claim_held(api) {
+    eventually("the start claim of c1 was given back", || !claim_held(api)).await;
+}
+
+/// Waits for `done`, polling every 50 ms; fails the test with `what` after 30 s (a wait for
+/// an event, not a pause that hopes it is over).
+pub async fn eventually(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..600 {
+        if done() {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    panic!("the start claim of c1 was not given back");
+    panic!("never came: {what}");
+}
+
+/// Waits until the API holds no request it has not answered or (a late fault's) carried out:
+/// after it, a write that was sent has been written.
+pub async fn api_settled(api: &EmbeddedApi) {
+    eventually("every request answered", || api.requests_in_hand() == 0).await;
 }
 
 /// How many TalosOperations were created.

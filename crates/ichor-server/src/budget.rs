@@ -6,7 +6,6 @@
 //! watch); the next waits its turn instead of being refused, and the streams' own bounds
 //! ([`super::push::MAX_STREAMS`], per person and anonymous) say when there is no room.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -60,9 +59,4 @@ where
             Box::pin(self.calls.clone().oneshot(req))
         }
     }
-}
-
-/// The error of a way that has none.
-pub(crate) fn never(e: Infallible) -> BoxError {
-    match e {}
 }

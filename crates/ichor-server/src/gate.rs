@@ -1,17 +1,18 @@
 //! What a call must pass from its headers alone, before any byte of its body is read: the
 //! protocol's headers (a malformed deadline or Connect protocol version is refused as
 //! connect-go refuses it), then the caller's bearer token. An unauthenticated call is answered
-//! at once (HTTP 401 with `unauthenticated` over the Connect protocol, UNAUTHENTICATED over
-//! gRPC and gRPC-Web) and its body is never read: hyper closes an HTTP/1.1 connection whose
-//! body was left unread, and resets the HTTP/2 stream. A call that passes carries its
-//! [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as carrying an
-//! authenticated call ([`Authenticated`]), and its body is cut off at [`BODY_TIMEOUT`] or its
-//! deadline, whichever comes first. Health needs no token; its streams have a bound of their
-//! own ([`MAX_HEALTH_STREAMS`]).
+//! at once (HTTP 401 with `unauthenticated` over the Connect protocol, a Connect stream's end
+//! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
+//! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
+//! the rest of a small body before the answer so the connection goes on. A call that passes
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as
+//! carrying an authenticated call ([`Authenticated`]), and its body is cut off at
+//! [`BODY_TIMEOUT`] or its deadline, whichever comes first. Health needs no token; its streams
+//! have a bound of their own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
 use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
-use super::protocol::{self, Protocol, refusal};
+use super::protocol::{self, Protocol, refusal_to};
 use ichor_model::{ApiError, Code};
 use std::future::Future;
 use std::pin::Pin;
@@ -37,40 +38,37 @@ const HEALTH_WATCH: &str = "/grpc.health.v1.Health/Watch";
 /// after [`super::listen::AUTHENTICATED_WITHIN`] anyway, its streams with it.
 pub const MAX_HEALTH_STREAMS: usize = 16;
 
-/// The layer.
+/// The places of health's Watch streams, shared by every connection's gate.
 #[derive(Clone)]
-pub(crate) struct GateLayer {
-    auth: Arc<Authenticator>,
-    health_streams: Arc<tokio::sync::Semaphore>,
-}
+pub(crate) struct HealthStreams(Arc<tokio::sync::Semaphore>);
 
-impl GateLayer {
-    pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
-        GateLayer {
-            auth,
-            health_streams: Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)),
-        }
+impl Default for HealthStreams {
+    fn default() -> HealthStreams {
+        HealthStreams(Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)))
     }
 }
 
-impl<S> tower::Layer<S> for GateLayer {
-    type Service = Gate<S>;
-
-    fn layer(&self, inner: S) -> Gate<S> {
-        Gate {
-            inner,
-            auth: self.auth.clone(),
-            health_streams: self.health_streams.clone(),
-        }
-    }
-}
-
-/// The service the layer makes.
+/// The gate in front of the calls: a service made with tower's `layer_fn`, around the Connect
+/// layer and tonic's routes.
 #[derive(Clone)]
 pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
-    health_streams: Arc<tokio::sync::Semaphore>,
+    health_streams: HealthStreams,
+}
+
+impl<S> Gate<S> {
+    pub(crate) fn new(
+        inner: S,
+        auth: Arc<Authenticator>,
+        health_streams: HealthStreams,
+    ) -> Gate<S> {
+        Gate {
+            inner,
+            auth,
+            health_streams,
+        }
+    }
 }
 
 /// The refusal of a health stream over [`MAX_HEALTH_STREAMS`].
@@ -117,13 +115,13 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
-        let health_streams = self.health_streams.clone();
+        let health_streams = self.health_streams.0.clone();
         Box::pin(async move {
             let started = Instant::now();
             let protocol = Protocol::of(&req);
             let timeout = match protocol::deadline(protocol, req.headers()) {
                 Ok(t) => t,
-                Err(e) => return Ok(refusal(protocol, &e)),
+                Err(e) => return Ok(refusal_to(req.headers(), &e)),
             };
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
@@ -133,7 +131,7 @@ where
             if path == HEALTH_WATCH {
                 match health_streams.try_acquire_owned() {
                     Ok(p) => health_place = Some(p),
-                    Err(_) => return Ok(refusal(protocol, &too_many_health_streams())),
+                    Err(_) => return Ok(refusal_to(&parts.headers, &too_many_health_streams())),
                 }
             } else if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
                 let caller = auth.caller(&parts.headers);
@@ -153,7 +151,7 @@ where
                     }
                     Err(e) => {
                         tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
-                        return Ok(refusal(protocol, &e));
+                        return Ok(refusal_to(&parts.headers, &e));
                     }
                 }
             }

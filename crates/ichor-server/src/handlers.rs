@@ -127,6 +127,11 @@ impl Handlers {
         self.streams = Streams::counted(metrics);
     }
 
+    /// The shared watches (for readiness).
+    pub(crate) fn reads(&self) -> &SharedReads {
+        &self.reads
+    }
+
     /// `read_only`: every write is refused (`serve --read-only`); summaries and streams are
     /// read from `reads`.
     pub(crate) fn new(
@@ -346,6 +351,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
         let mut token = http::HeaderMap::new();
         if let Some(v) = request.metadata().get("authorization")
             && let Ok(v) = http::HeaderValue::from_bytes(v.as_bytes())
@@ -364,8 +370,9 @@ impl proto::operation_service_server::OperationService for Handlers {
             };
             let watched = Watched {
                 place,
-                review,
+                refused: review.ends(),
                 stop: self.stop.clone(),
+                deadline,
             };
             Ok(until_stopped(updates, watched))
         })

@@ -10,13 +10,17 @@ pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
+pub(crate) mod drain;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
 pub use gate::MAX_HEALTH_STREAMS;
+pub(crate) mod grpc_web;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
+pub(crate) mod health;
+pub use health::Health;
 pub(crate) mod listen;
 pub(crate) mod malformed;
 pub mod memory;
@@ -29,7 +33,7 @@ pub use push::{
     MAX_STREAMS_PER_CALLER,
 };
 pub(crate) mod reflection;
-pub mod wire;
+pub use ichor_wire as wire;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
@@ -49,7 +53,7 @@ use tonic::codec::CompressionEncoding;
 pub(crate) const SERVER_ACTOR: &str = "ichor-tui-server";
 
 /// How long a shutdown waits for calls in flight before it stops anyway.
-pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
 /// The largest request message the services decode. Our requests are a few names and a
 /// version (well under 1 KiB); tonic's default is 4 MiB. A larger one is refused by tonic with
@@ -104,12 +108,15 @@ pub struct ServerConfig {
     /// How long a namespace's shared watch no stream holds stays open after a list last read
     /// it ([`ichor_service::shared::LINGER`]).
     pub watch_linger: std::time::Duration,
+    /// What `/livez`, `/readyz` and `/healthz` answer, on this port and the metrics port.
+    pub health: Health,
 }
 
 impl ServerConfig {
     /// A server acting with `kube`: tokens required, plaintext, its own metrics.
     pub fn new(kube: kube::Client) -> ServerConfig {
         ServerConfig {
+            health: Health::new(kube.clone()),
             kube,
             allow_anonymous: false,
             tls: None,
@@ -163,8 +170,8 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
-/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web
-/// translated to gRPC, and tonic's routes.
+/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
+/// content types checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -185,6 +192,7 @@ fn stack(
         config.watch_linger,
     );
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
+    config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone());
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -209,13 +217,19 @@ fn stack(
             .send_compressed(CompressionEncoding::Gzip),
     )
     .prepare();
-    let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
+    let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
+    let health_streams = gate::HealthStreams::default();
     let gated = tower::ServiceBuilder::new()
-        .layer(gate::GateLayer::new(auth))
-        .layer(connect)
+        .layer(tower::layer::layer_fn(move |inner| {
+            gate::Gate::new(inner, auth.clone(), health_streams.clone())
+        }))
+        .layer(tower::layer::layer_fn(move |inner| {
+            connect::Connect::new(inner, calls.clone())
+        }))
+        .layer(tower::layer::layer_fn(grpc_web::GrpcWebEdges::new))
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(malformed::MalformedLayer)
-        .map_err(budget::never)
+        .map_response(malformed::corrected)
+        .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(routes);
     let inner = budget::Split {
         calls: tower::ServiceBuilder::new()
@@ -226,7 +240,8 @@ fn stack(
             .concurrency_limit(budget::MAX_SUBSCRIBING)
             .service(gated),
     };
-    Ok((front::Front::new(inner, config.metrics.clone()), health))
+    let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
+    Ok((front, health))
 }
 
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
@@ -245,9 +260,11 @@ pub async fn serve(
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
 
     let stopping = stop.clone();
+    let ready = config.health.clone();
     tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutting down: no new calls; finishing the calls in flight");
+        ready.stopping();
         health
             .set_not_serving::<OperationServiceServer<Handlers>>()
             .await;
@@ -327,7 +344,12 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         .local_addr()
         .context("reading the listen address")?;
     memory::trim_periodically();
-    let metrics = metrics::Metrics::new();
+    let config = ServerConfig {
+        allow_anonymous: opts.allow_anonymous,
+        tls: opts.tls.clone(),
+        read_only: opts.read_only,
+        ..ServerConfig::new(kube)
+    };
     let scraped = match opts.metrics {
         Some(at) => Some(metrics::bind(at).await?),
         None => None,
@@ -344,7 +366,8 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
     }
     let scraping = scraped.map(|l| {
         tokio::spawn(metrics::serve(
-            metrics.clone(),
+            config.metrics.clone(),
+            config.health.clone(),
             l,
             std::future::pending::<()>(),
         ))
@@ -355,13 +378,6 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         anonymous = opts.allow_anonymous,
         "serving OperationService and ClusterService"
     );
-    let config = ServerConfig {
-        allow_anonymous: opts.allow_anonymous,
-        tls: opts.tls,
-        read_only: opts.read_only,
-        metrics,
-        ..ServerConfig::new(kube)
-    };
     let served = serve(config, listener, shutdown_signal()).await;
     if let Some(task) = scraping {
         task.abort();

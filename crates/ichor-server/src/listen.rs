@@ -213,13 +213,20 @@ impl<S: RequestService> Conn<S> {
         let hyper_service =
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
                 let call = Call::begin(seen_by_service.clone());
-                let mut req = req.map(Body::new);
+                // HTTP/1.x: a body the answer left unread is read first, within bounds.
+                let http1 = req.version() < http::Version::HTTP_2;
+                let worth = super::drain::worth_reading(&req);
+                let left = super::drain::Left::new();
+                let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
                 req.extensions_mut()
                     .insert(Authenticated(seen_by_service.clone()));
                 let fut = tower::ServiceExt::oneshot(service.clone(), req);
                 async move {
+                    let r = match fut.await {
+                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
+                        r => r,
+                    };
                     // The call stays in flight until its answer's body ends (a stream's too).
-                    let r = fut.await;
                     r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
                 }
             });

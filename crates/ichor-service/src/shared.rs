@@ -205,6 +205,14 @@ impl SharedReads {
         }))
     }
 
+    /// Each shared watch's scope and whether its rows can be used (serve's readiness).
+    pub fn watches(&self) -> Vec<(Option<String>, crate::store::Health)> {
+        self.lock_stores()
+            .iter()
+            .map(|(k, w)| (k.clone(), w.store.health()))
+            .collect()
+    }
+
     fn lock_stores(&self) -> std::sync::MutexGuard<'_, HashMap<Option<String>, Watch>> {
         self.stores.lock().unwrap_or_else(|p| p.into_inner())
     }

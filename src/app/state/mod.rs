@@ -237,6 +237,11 @@ pub struct DetailState {
 }
 
 impl DetailState {
+    /// Whether this is the page of `namespace`/`name`.
+    pub(crate) fn is(&self, namespace: &str, name: &str) -> bool {
+        self.namespace == namespace && self.name == name
+    }
+
     /// The events held, as an answer: with the total the server said.
     pub fn events_held(&self) -> ichor_model::OperationEvents {
         ichor_model::OperationEvents {

@@ -93,9 +93,9 @@ pub(super) fn filter_changed(state: &mut State) {
     state.next_poll = Some(state.now + FILTER_SETTLE);
 }
 
-/// A page arrived: the first pages (a poll) replace the rows held, unless unchanged; the next
-/// page is appended.
-pub(super) fn on_page(
+/// A page a poll asked for arrived: the first pages replace the rows held (unless unchanged),
+/// the next page is appended; then the next poll is set.
+pub(super) fn on_polled_page(
     state: &mut State,
     seq: u64,
     more: bool,
@@ -107,30 +107,38 @@ pub(super) fn on_page(
     }
     if more {
         state.ops.paging.loading_more = false;
-    } else {
-        state.ops.all.loading = false;
-    }
-    let page = match result {
-        Ok(p) => p,
-        Err(e) => {
-            state.ops.all.error = Some(e);
-            if !more {
-                schedule_poll(state);
+        return match result {
+            Ok(page) => {
+                answered(state);
+                append(state, page)
             }
-            return Vec::new();
+            Err(e) => {
+                state.ops.all.error = Some(e);
+                Vec::new()
+            }
+        };
+    }
+    let effects = match result {
+        Ok(page) => land_page(state, page),
+        Err(e) => {
+            state.ops.all.loading = false;
+            state.ops.all.error = Some(e);
+            Vec::new()
         }
     };
-    let was_ok = state.ops.all.error.is_none();
-    state.ops.all.error = None;
-    state.last_ok = Some(state.now);
-    if more {
-        return append(state, page);
-    }
+    schedule_poll(state);
+    effects
+}
+
+/// The list's first pages, polled or pushed: they replace the rows held unless the server said
+/// they are unchanged (then nothing drawn changes: "updated just now" still is, and the clock's
+/// own changes are drawn when they come).
+pub(super) fn land_page(state: &mut State, page: OperationPage) -> Vec<Effect> {
+    // Whichever first page was awaited, this one is newer.
+    state.ops.all.loading = false;
+    let was_ok = answered(state);
     if page.unchanged && was_ok {
-        // Nothing drawn changes: "updated just now" still is (a poll is due well within the
-        // minute), and the clock's own changes are drawn when they come.
         state.quiet = true;
-        schedule_poll(state);
         return more_after_a_poll(state);
     }
     let mut effects = Vec::new();
@@ -139,10 +147,17 @@ pub(super) fn on_page(
         replace(state, page);
     }
     refilter(state);
-    schedule_poll(state);
     effects.extend(ask_permissions(state, shown_namespaces(state)));
     effects.extend(more_after_a_poll(state));
     effects
+}
+
+/// The list answered: its error goes and the data's time is now. Whether it had no error.
+fn answered(state: &mut State) -> bool {
+    let was_ok = state.ops.all.error.is_none();
+    state.ops.all.error = None;
+    state.last_ok = Some(state.now);
+    was_ok
 }
 
 /// A selection that reached the end while the poll was out asks for the next page now.

@@ -44,7 +44,8 @@ pub(super) fn follow_interest(state: &mut State) -> Vec<Effect> {
     }]
 }
 
-/// An update of the subscription: handled as the answers of a poll made now.
+/// An update of the subscription: its page lands where a polled page lands, its operation
+/// where a read of the page's operation lands; no poll is scheduled on this road.
 pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec<Effect> {
     if sub != state.live.sub {
         state.quiet = true;
@@ -56,44 +57,54 @@ pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec
         state.quiet = true;
         return Vec::new();
     }
-    let seq = state.seq;
     let mut effects = Vec::new();
     let mut changed = false;
     if let Some(page) = update.page {
-        effects.extend(list::on_page(state, seq, false, Ok(page)));
+        effects.extend(list::land_page(state, page));
         changed |= !state.quiet;
         state.quiet = false;
     }
     let followed = state.live.request.as_ref().and_then(|r| r.follow.clone());
-    if let (Some(op), Some((ns, name))) = (update.followed, followed.clone()) {
-        effects.extend(loaded::on_operation(state, seq, ns, name, op));
+    if let (Some(op), Some((ns, name))) = (update.followed, followed.as_ref()) {
+        effects.extend(loaded::land_operation(state, ns, name, op));
         changed |= !state.quiet;
         state.quiet = false;
     }
+    effects.extend(pushed_events(state, update.events, followed, &mut changed));
+    state.quiet = !changed;
+    // The stream replaces the poll.
+    if state.pushed() {
+        state.next_poll = None;
+    }
+    effects
+}
+
+/// The newest events a push carries for the followed operation: they land as read ones do;
+/// with all of them held, all are read again instead.
+fn pushed_events(
+    state: &mut State,
+    events: Option<Result<ichor_model::OperationEvents, ichor_model::ApiError>>,
+    followed: Option<(String, String)>,
+    changed: &mut bool,
+) -> Vec<Effect> {
+    let (Some(events), Some((namespace, name))) = (events, followed) else {
+        return Vec::new();
+    };
     let all_held = state
         .detail
         .as_ref()
         .is_some_and(|d| d.events_wanted == ichor_model::EventsWanted::All);
-    match (update.events, followed) {
-        // A push carries the newest events: with all of them held, they are read again whole.
-        (Some(_), Some((namespace, name))) if all_held => {
-            effects.push(Effect::ListEvents {
-                seq,
-                namespace,
-                name,
-                wanted: ichor_model::EventsWanted::All,
-            });
-        }
-        (Some(events), Some((ns, name))) => {
-            effects.extend(loaded::on_events(state, seq, ns, name, events));
-            changed |= !state.quiet;
-        }
-        _ => {}
+    if all_held {
+        return vec![Effect::ListEvents {
+            seq: state.seq,
+            namespace,
+            name,
+            wanted: ichor_model::EventsWanted::All,
+        }];
     }
-    state.quiet = !changed;
-    if state.pushed() {
-        state.next_poll = None;
-    }
+    let seq = state.seq;
+    let effects = loaded::on_events(state, seq, namespace, name, events);
+    *changed |= !state.quiet;
     effects
 }
 

@@ -51,7 +51,7 @@ pub(super) fn on_events(
     Vec::new()
 }
 
-/// An operation's page data arrived.
+/// An operation's page data a read asked for arrived; then its next poll is set.
 pub(super) fn on_operation(
     state: &mut State,
     seq: u64,
@@ -59,35 +59,42 @@ pub(super) fn on_operation(
     name: String,
     result: Result<Operation, ApiError>,
 ) -> Vec<Effect> {
-    if seq != state.seq {
+    let shown = state
+        .detail
+        .as_ref()
+        .is_some_and(|d| d.is(&namespace, &name));
+    if seq != state.seq || !shown {
         return Vec::new();
     }
-    let Some(d) = state
-        .detail
-        .as_mut()
-        .filter(|d| d.namespace == namespace && d.name == name)
-    else {
+    let effects = land_operation(state, &namespace, &name, result);
+    schedule_poll(state);
+    effects
+}
+
+/// The operation whose page is open, read or pushed. The same operation as on screen, with no
+/// error to clear, changes nothing drawn.
+pub(super) fn land_operation(
+    state: &mut State,
+    namespace: &str,
+    name: &str,
+    result: Result<Operation, ApiError>,
+) -> Vec<Effect> {
+    let Some(d) = state.detail.as_mut().filter(|d| d.is(namespace, name)) else {
         return Vec::new();
     };
     d.op.loading = false;
-    match result {
-        Ok(op) => {
-            // The same operation as on screen, with no error to clear: nothing drawn changes.
-            state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
-            d.op.data = Some(op);
-            d.op.error = None;
-            state.last_ok = Some(state.now);
+    let op = match result {
+        Ok(op) => op,
+        Err(e) => {
+            d.op.error = Some(e);
+            return Vec::new();
         }
-        Err(e) => d.op.error = Some(e),
-    }
-    schedule_poll(state);
-    let shown: Vec<Operation> = state
-        .detail
-        .as_ref()
-        .and_then(|d| d.op.data.clone())
-        .into_iter()
-        .collect();
-    super::notify::look(state, &shown)
+    };
+    state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
+    d.op.data = Some(op.clone());
+    d.op.error = None;
+    state.last_ok = Some(state.now);
+    super::notify::look(state, &[op])
 }
 
 /// A write was answered.

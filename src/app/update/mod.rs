@@ -106,9 +106,11 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Pushed { sub, update } => live::on_pushed(state, sub, *update),
         Action::Live { sub, event } => live::on_live(state, sub, event),
         Action::Operations { seq, result } => {
-            list::on_page(state, seq, false, result.map(list::whole))
+            list::on_polled_page(state, seq, false, result.map(list::whole))
         }
-        Action::OperationsPage { seq, more, result } => list::on_page(state, seq, more, result),
+        Action::OperationsPage { seq, more, result } => {
+            list::on_polled_page(state, seq, more, result)
+        }
         Action::Events {
             seq,
             namespace,

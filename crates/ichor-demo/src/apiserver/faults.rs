@@ -224,9 +224,11 @@ mod injection {
                 Fault::Late { answer, apply } => {
                     let api = self.clone();
                     let late = copy(req);
+                    let in_hand = crate::apiserver::InHand::new(self);
                     tokio::spawn(async move {
                         tokio::time::sleep(apply).await;
                         let _applied = api.respond(&late);
+                        drop(in_hand);
                     });
                     tokio::time::sleep(answer).await;
                     let body = status_body(

@@ -28,6 +28,7 @@ mod patch;
 mod pods;
 mod portforward;
 mod protobuf;
+pub mod rbac;
 pub mod requests;
 mod responses;
 mod routing;
@@ -77,6 +78,8 @@ struct ApiState {
     /// Authenticated requests by user (after impersonation), verb and resource: what each
     /// client costs.
     requests_by: requests::Requests,
+    /// Requests received and not yet answered, or (a late fault's) not yet carried out.
+    in_hand: usize,
     forwards: portforward::Forwards,
     watches: watch::Hub,
     /// The write under way's `fieldValidation` directive and the warnings it has for its
@@ -125,6 +128,12 @@ impl EmbeddedApi {
         self.lock().requests
     }
 
+    /// How many requests it has received and not yet answered, or (a late fault's) not yet
+    /// carried out: a test waits for none before it asserts that nothing more was written.
+    pub fn requests_in_hand(&self) -> usize {
+        self.lock().in_hand
+    }
+
     /// A kube client that authenticates with `token` (see [`auth::users`]).
     pub fn client(&self, token: &str) -> kube::Client {
         kube::Client::new(
@@ -142,6 +151,7 @@ impl EmbeddedApi {
         req: http::Request<Bytes>,
     ) -> Result<http::Response<Body>, BoxError> {
         self.lock().requests += 1;
+        let _in_hand = InHand::new(self);
         if let Some(faulted) = self.inject_fault(&req).await {
             return faulted.map(|resp| resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()));
         }
@@ -179,6 +189,24 @@ impl EmbeddedApi {
             Ok((code, Reply::Watch(w))) => return with_status(code, watch::body(*w)),
         };
         with_status(code, full(Bytes::from(bytes)))
+    }
+}
+
+/// A request in hand: counted in [`EmbeddedApi::requests_in_hand`] until dropped, however its
+/// handling ends (answered, reset, or its caller gone).
+pub(crate) struct InHand(EmbeddedApi);
+
+impl InHand {
+    pub(crate) fn new(api: &EmbeddedApi) -> InHand {
+        api.lock().in_hand += 1;
+        InHand(api.clone())
+    }
+}
+
+impl Drop for InHand {
+    fn drop(&mut self) {
+        let mut st = self.0.lock();
+        st.in_hand = st.in_hand.saturating_sub(1);
     }
 }
 
@@ -258,6 +286,18 @@ async fn upgrade_in_memory(
 }
 
 impl EmbeddedApi {
+    /// What the roles of `deploy/rbac.yaml` granted `serve`'s identity, which of those grants
+    /// its requests used, and what nothing allowed it (see [`rbac`]).
+    pub fn deployed_role_usage(&self) -> rbac::RoleUsage {
+        self.lock().auth.deployed_usage()
+    }
+
+    /// For `serve --allow-anonymous`: its identity, which calls without a token act as, may
+    /// do what the demo's operators may (see `AuthConfig::grant_anonymous_callers`).
+    pub fn grant_anonymous_callers_to_the_server(&self) {
+        self.lock().auth.grant_anonymous_callers();
+    }
+
     /// Adds a viewer for the benchmarks (`ICHOR_DEMO_USERS`): a token of the viewers' group.
     pub(crate) fn add_bench_viewer(&self, token: &str, user: &str) {
         self.lock().auth.add_token(token, user, &["ichor:viewers"]);

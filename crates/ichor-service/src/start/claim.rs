@@ -13,7 +13,7 @@
 //! an object, or whose holder is not text, is a named refusal.
 
 use super::super::access::Caller;
-use super::super::tolerant::{Tolerant, Unreadable};
+use super::super::tolerant::Unreadable;
 use super::super::{OperationService, plan};
 use ichor_model::{ApiError, Code, Reason};
 use ichor_resources::names;
@@ -54,15 +54,6 @@ pub(crate) fn lenient(u: &Unreadable) -> Option<Lease> {
         _ => true,
     });
     Lease::deserialize(&raw).ok()
-}
-
-impl Tolerant for Lease {
-    fn bad_part(raw: &serde_json::Value) -> Option<(&'static str, String)> {
-        let v = raw.get("spec")?;
-        <LeaseSpec as serde::Deserialize>::deserialize(v)
-            .err()
-            .map(|e| ("spec", e.to_string()))
-    }
 }
 
 /// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
