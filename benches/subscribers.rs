@@ -6,14 +6,16 @@
 //! operation a second. Printed: the CPU a minute of serve and of the API, serve's peak
 //! resident memory (VmHWM, reset at each window's start), and the time from each creation to
 //! each subscriber's update that holds it (median, 99th percentile, over every subscriber).
-//! A figure, never an assertion.
+//! Then serve is restarted under the fleet: the time until every dashboard has its page
+//! again, and how many subscriptions a bound refused on the way. A figure, never an assertion.
 //!
 //!     cargo bench --bench subscribers
 //!
 //! Knobs: `ICHOR_SUBSCRIBERS` (the counts, `0,20,200,1000`: 0 is the API's own baseline, its
 //! simulated controller included), `ICHOR_SUBSCRIBERS_WINDOW_S` (20),
-//! `ICHOR_SUBSCRIBERS_OPERATIONS` (10,000). Under `cargo test` (no `--bench`) a tiny pass: 2
-//! subscribers, 100 operations, 1 s windows.
+//! `ICHOR_SUBSCRIBERS_OPERATIONS` (10,000), `ICHOR_SUBSCRIBERS_PAGE` (the page each dashboard
+//! holds, 100). Under `cargo test` (no `--bench`) a tiny pass: 2 subscribers, 100 operations,
+//! 1 s windows.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -44,13 +46,24 @@ struct Tally {
     /// Subscribers that have their first page.
     ready: AtomicUsize,
     errors: AtomicUsize,
+    /// Subscriptions that got their first page, every one (a subscriber's again after a break
+    /// too).
+    pages: AtomicUsize,
+    /// Subscriptions refused by one of serve's bounds (RESOURCE_EXHAUSTED).
+    refused: AtomicUsize,
 }
 
 /// One dashboard: subscribes as the `i`th bench viewer after `start_after` (a fleet joins over
 /// a while), subscribes again after a refusal (serve sheds load past its in-flight limit while
 /// a thousand subscriptions are authorised at once) or a broken stream, as the dashboard does
 /// (here after 1 to 3 s), and notes when each created operation first shows in its page.
-async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tally>) {
+async fn subscriber(
+    url: String,
+    i: usize,
+    page_size: u32,
+    start_after: Duration,
+    tally: Arc<Tally>,
+) {
     let protocol = if i.is_multiple_of(2) {
         Protocol::Grpc
     } else {
@@ -62,7 +75,7 @@ async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tal
         list: ListQuery {
             namespace: Some("default".into()),
             view: View::Summary,
-            page_size: 100,
+            page_size,
             ..ListQuery::default()
         },
         follow: None,
@@ -71,22 +84,44 @@ async fn subscriber(url: String, i: usize, start_after: Duration, tally: Arc<Tal
     tokio::time::sleep(start_after).await;
     let mut seen = HashSet::new();
     let mut counted = false;
+    let refused = |e: &ichor_model::ApiError| {
+        if e.code == ichor_model::Code::ResourceExhausted {
+            tally.refused.fetch_add(1, Ordering::SeqCst);
+        }
+    };
     loop {
-        if let Ok(mut updates) = c.watch_operations(&req).await {
-            while let Some(Ok(u)) = updates.next().await {
-                let Some(page) = u.page else { continue };
-                if !counted {
-                    counted = true;
-                    tally.ready.fetch_add(1, Ordering::SeqCst);
-                }
-                let now = Instant::now();
-                let created = tally.created.lock().map(|c| c.clone()).unwrap_or_default();
-                for op in &page.operations {
-                    if let Some(at) = created.get(&op.name)
-                        && seen.insert(op.name.clone())
-                        && let Ok(mut l) = tally.latencies.lock()
-                    {
-                        l.push(now - *at);
+        match c.watch_operations(&req).await {
+            Err(e) => refused(&e),
+            Ok(mut updates) => {
+                let mut first = true;
+                while let Some(u) = updates.next().await {
+                    let u = match u {
+                        Ok(u) => u,
+                        Err(e) => {
+                            if first {
+                                refused(&e);
+                            }
+                            break;
+                        }
+                    };
+                    let Some(page) = u.page else { continue };
+                    if first {
+                        first = false;
+                        tally.pages.fetch_add(1, Ordering::SeqCst);
+                    }
+                    if !counted {
+                        counted = true;
+                        tally.ready.fetch_add(1, Ordering::SeqCst);
+                    }
+                    let now = Instant::now();
+                    let created = tally.created.lock().map(|c| c.clone()).unwrap_or_default();
+                    for op in &page.operations {
+                        if let Some(at) = created.get(&op.name)
+                            && seen.insert(op.name.clone())
+                            && let Ok(mut l) = tally.latencies.lock()
+                        {
+                            l.push(now - *at);
+                        }
                     }
                 }
             }
@@ -113,6 +148,8 @@ struct Run {
     subscribers: usize,
     operations: usize,
     window: Duration,
+    /// The page each dashboard holds (100: the dashboard's first page).
+    page_size: u32,
 }
 
 fn run(rt: &tokio::runtime::Runtime, size: &Run) {
@@ -137,7 +174,13 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     let tasks: Vec<_> = (0..size.subscribers)
         .map(|i| {
             let after = ramp.mul_f64(i as f64 / size.subscribers.max(1) as f64);
-            rt.spawn(subscriber(url.clone(), i, after, tally.clone()))
+            rt.spawn(subscriber(
+                url.clone(),
+                i,
+                size.page_size,
+                after,
+                tally.clone(),
+            ))
         })
         .collect();
     let until = Instant::now() + Duration::from_secs(120);
@@ -194,11 +237,49 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     );
     phase("idle", false);
     phase("changes", true);
+    let serve = restart(serve, &url, &kubeconfig, home.path(), size, &tally);
     for t in tasks {
         t.abort();
     }
     drop(serve);
     drop::<Proc>(api);
+}
+
+/// serve restarted under the fleet: stopped, started again on the same address, and timed
+/// until every dashboard has its page again; how many of their subscriptions a bound refused
+/// on the way (each dashboard tries again after 1 to 3 s, as the dashboard does).
+fn restart(
+    serve: Proc,
+    url: &str,
+    kubeconfig: &Path,
+    home: &Path,
+    size: &Run,
+    tally: &Tally,
+) -> Proc {
+    let listen = url.trim_start_matches("http://").to_string();
+    let before = tally.pages.load(Ordering::SeqCst);
+    let refused = tally.refused.load(Ordering::SeqCst);
+    drop(serve);
+    let t0 = Instant::now();
+    let (serve, _) = procs::serve_kubeconfig_at(Path::new(BIN), home, kubeconfig, &listen);
+    let until = t0 + Duration::from_secs(120);
+    while tally.pages.load(Ordering::SeqCst) < before + size.subscribers && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (peak, _) = procs::memory_kb(serve.pid());
+    println!(
+        "subscribers: {n:>5} dashboards, restart: {k} of {n} subscribed again {t:.1} s after serve started again; {r} subscriptions refused by a bound on the way; serve peak RSS {p:.1} MiB",
+        n = size.subscribers,
+        k = tally
+            .pages
+            .load(Ordering::SeqCst)
+            .saturating_sub(before)
+            .min(size.subscribers),
+        t = t0.elapsed().as_secs_f64(),
+        r = tally.refused.load(Ordering::SeqCst) - refused,
+        p = f64::from(peak) / 1024.0,
+    );
+    serve
 }
 
 /// Creates `name` as the admin, through the API the kubeconfig names.
@@ -230,6 +311,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
+    let page_size = common::env_or("ICHOR_SUBSCRIBERS_PAGE", 100);
     let (counts, operations, window): (Vec<usize>, usize, Duration) = if full {
         let counts = std::env::var("ICHOR_SUBSCRIBERS")
             .unwrap_or_else(|_| "0,20,200,1000".into())
@@ -251,6 +333,7 @@ fn main() {
                 subscribers,
                 operations,
                 window,
+                page_size,
             },
         );
     }

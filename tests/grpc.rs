@@ -10,16 +10,22 @@ pub(crate) mod curl;
 mod deadlines;
 #[path = "serve/edges.rs"]
 mod edges;
+#[path = "serve/fleet.rs"]
+mod fleet;
 #[path = "serve/gzip.rs"]
 mod gzip;
 #[path = "serve/limits.rs"]
 mod limits;
+#[path = "serve/lockout.rs"]
+mod lockout;
 #[path = "serve/malformed.rs"]
 mod malformed;
 #[path = "serve/pages.rs"]
 mod pages;
 #[path = "serve/streams.rs"]
 mod streams;
+#[path = "serve/watches.rs"]
+mod watches;
 
 use common::server::{Options, client, start, start_anonymous, start_on};
 use common::small_cluster;

@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "backend_auto.rs"]
+mod backend_auto;
 #[path = "build_script.rs"]
 mod build_script;
 #[path = "cli.rs"]

@@ -395,12 +395,15 @@ async fn a_permission_revoked_mid_stream_ends_it(path: Path) {
     drop(running);
 }
 
-/// A caller allowed everywhere cannot make serve open a watch for every namespace name it asks
-/// about: past the bound a new subscription is refused, and lists still answer (from the API).
+/// A caller allowed everywhere cannot make serve open a watch for every namespace: once streams
+/// hold the bound's watches a new subscription is refused, and lists still answer (from the
+/// API).
 #[tokio::test]
 async fn serve_watches_a_bounded_number_of_namespaces() {
+    use ichor_server::MAX_STREAMS_PER_CALLER;
+    use ichor_service::shared::MAX_WATCHES;
     let api = world();
-    let c = connect(Path::Grpc, &api, User::Admin).await;
+    let running = common::server::start(&api, Default::default()).await;
     let watch = |ns: String| WatchRequest {
         list: ListQuery {
             namespace: Some(ns),
@@ -409,23 +412,37 @@ async fn serve_watches_a_bounded_number_of_namespaces() {
         follow: None,
         page_deltas: false,
     };
-    for i in 0..ichor_service::shared::MAX_WATCHES {
+    for i in 0..=MAX_WATCHES {
+        let mut o = op(&format!("op-{i}"), "c1", "talos", 1);
+        o.metadata.namespace = Some(format!("ns-{i}"));
+        api.seed(&o).unwrap();
+    }
+    // Streams held in every namespace, by as many people as that takes.
+    let mut held = Vec::new();
+    for i in 0..MAX_WATCHES {
+        let person = i / MAX_STREAMS_PER_CALLER;
+        let token = format!("holder-token-{person}");
+        api.add_token(&token, &format!("holder-{person}"), &["ichor:viewers"]);
+        let c = common::server::client(&running.url(false), Some(&token));
         let mut updates = c.watch_operations(&watch(format!("ns-{i}"))).await.unwrap();
         next_change(&mut updates).await;
+        held.push(updates);
     }
-    let e = match c.watch_operations(&watch("ns-one-too-many".into())).await {
+    let c = common::server::client(&running.url(false), Some(users::ADMIN_TOKEN));
+    let one_too_many = format!("ns-{MAX_WATCHES}");
+    let e = match c.watch_operations(&watch(one_too_many.clone())).await {
         Err(e) => e,
         Ok(mut updates) => updates.next().await.unwrap().unwrap_err(),
     };
     assert_eq!(e.code, Code::ResourceExhausted, "{e:?}");
     let page = c
         .list_page(&ListQuery {
-            namespace: Some("ns-one-too-many".into()),
+            namespace: Some(one_too_many),
             ..list()
         })
         .await
         .unwrap();
-    assert!(page.operations.is_empty());
+    assert_eq!(page.operations.len(), 1, "read from the API");
     let mut known = c.watch_operations(&watch("ns-0".into())).await.unwrap();
     next_change(&mut known).await;
 }

@@ -13,6 +13,9 @@ cli-machine-line = { $machine }: { $phase }
 cli-paused-by = paused by { $user }
 cli-no-machines = No machine steps.
 cli-plan-changed = Run the command again to see the new plan.
+cli-asking-ichor-ui = Looking for ichor-ui ({ $service }) through { $server }: each question may take { $seconds } s, then the cluster is read directly.
+cli-reading-directly = { $why }: the cluster is read directly.
+
 # ichor-tui version: this binary, the route the flags reach, the server's and Kubernetes' versions.
 version-client = Client Version: { $version }
 version-commit = Commit: { $commit }

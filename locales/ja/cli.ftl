@@ -13,6 +13,9 @@ cli-machine-line = { $machine }：{ $phase }
 cli-paused-by = { $user } が一時停止
 cli-no-machines = マシンのステップはありません。
 cli-plan-changed = 新しい計画を見るには、コマンドをもう一度実行してください。
+cli-asking-ichor-ui = { $server } を通じて ichor-ui（{ $service }）を探しています。各問い合わせは { $seconds } 秒まで待ち、答えがなければクラスターを直接読みます。
+cli-reading-directly = { $why }。クラスターを直接読みます。
+
 # ichor-tui version：このバイナリ、フラグで届く経路、サーバーと Kubernetes のバージョン。
 version-client = クライアントのバージョン：{ $version }
 version-commit = コミット：{ $commit }

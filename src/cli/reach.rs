@@ -8,7 +8,7 @@ use super::settings::Settings;
 use crate::config::RouteChoice;
 use ichor_app::state::Route;
 use ichor_client::remote::{Protocol, RemoteClient, RemoteOptions};
-use ichor_client::tunnel::{Fallback, IchorUi, TunnelConnector, find};
+use ichor_client::tunnel::{Fallback, IchorUi, QUESTION_DEADLINE, TunnelConnector, find};
 use ichor_model::OperationClient;
 use std::time::Duration;
 
@@ -102,5 +102,44 @@ pub async fn choose(
             tracing::info!(reason = %why, "ichor-ui not reached: the service runs in-process");
             Ok(Reached::InProcess(in_process(why)))
         }
+    }
+}
+
+/// What `--backend auto` is about to ask, said on standard error by the commands (the
+/// dashboard's status bar names the route): where ichor-ui is looked for, through which API
+/// server (`server`, from the kubeconfig: shown without credentials or control characters), and
+/// how long each question may take. `None` when ichor-ui is not looked for.
+pub(crate) fn asking_line(
+    texts: &ichor_views::i18n::Texts,
+    settings: &ReachOptions,
+    server: &str,
+) -> Option<String> {
+    if settings.backend == RouteChoice::InProcess {
+        return None;
+    }
+    let ui = &settings.ichor_ui;
+    let server = ichor_model::inert::truncate(
+        &ichor_model::inert::sanitize(&super::dashboard::sanitize_url(server)),
+        200,
+    );
+    Some(texts.tr(
+        "cli-asking-ichor-ui",
+        &[
+            ("service", &format!("{}/{}", ui.namespace, ui.service)),
+            ("server", &server),
+            ("seconds", &QUESTION_DEADLINE.as_secs().to_string()),
+        ],
+    ))
+}
+
+/// Why a command reads the cluster directly after it looked for ichor-ui; `None` when it
+/// reached ichor-ui or never looked.
+pub(crate) fn fallback_line(texts: &ichor_views::i18n::Texts, route: &Route) -> Option<String> {
+    match route {
+        Route::InProcess { why: Some(why), .. } if *why != Fallback::Chosen => Some(texts.tr(
+            "cli-reading-directly",
+            &[("why", &ichor_views::fallback_text(why, texts))],
+        )),
+        _ => None,
     }
 }

@@ -11,6 +11,7 @@ use kube::api::{Api, ListParams};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 /// Where ichor-ui runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +39,28 @@ pub use ichor_model::Fallback;
 pub struct Route {
     pub(crate) pod: String,
     pub(crate) port: u16,
+}
+
+/// How long each question to the API server about ichor-ui (its Service, its pods, a forward to
+/// one) may take: it answers in milliseconds, so an API server that accepts and never answers
+/// is given up on within seconds, never waited for without end (kube's client has no read
+/// timeout of its own).
+pub const QUESTION_DEADLINE: Duration = Duration::from_secs(5);
+
+/// `question`'s answer, or NotAnswering past [`QUESTION_DEADLINE`].
+async fn asked<T>(
+    what: &str,
+    question: impl Future<Output = Result<T, kube::Error>>,
+) -> Result<T, Fallback> {
+    match tokio::time::timeout(QUESTION_DEADLINE, question).await {
+        Ok(answer) => answer.map_err(refused),
+        Err(_) => Err(Fallback::NotAnswering {
+            detail: format!(
+                "the API server did not answer {what} within {} s",
+                QUESTION_DEADLINE.as_secs()
+            ),
+        }),
+    }
 }
 
 fn bounded(e: &kube::Error) -> String {
@@ -87,7 +110,7 @@ fn container_port(
 /// Finds ichor-ui: its Service, the port by name, a ready pod behind it.
 pub async fn find(kube: &kube::Client, ui: &IchorUi) -> Result<Route, Fallback> {
     let services: Api<Service> = Api::namespaced(kube.clone(), &ui.namespace);
-    let service = services.get(&ui.service).await.map_err(refused)?;
+    let service = asked("the question for the Service", services.get(&ui.service)).await?;
     let spec = service.spec.unwrap_or_default();
     let port = spec
         .ports
@@ -110,10 +133,11 @@ pub async fn find(kube: &kube::Client, ui: &IchorUi) -> Result<Route, Fallback> 
         return Err(Fallback::NotReady);
     }
     let pods: Api<Pod> = Api::namespaced(kube.clone(), &ui.namespace);
-    let list = pods
-        .list(&ListParams::default().labels(&selector))
-        .await
-        .map_err(refused)?;
+    let list = asked(
+        "the list of the Service's pods",
+        pods.list(&ListParams::default().labels(&selector)),
+    )
+    .await?;
     let mut ready: Vec<&Pod> = list.items.iter().filter(|p| is_ready(p)).collect();
     ready.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     let pod = ready.first().ok_or(Fallback::NotReady)?;
@@ -202,10 +226,19 @@ impl TunnelConnector {
             .await
             .map_err(|f| std::io::Error::other(format!("ichor-ui: {f}")))?;
         let pods: Api<Pod> = Api::namespaced(self.kube.clone(), &self.ui.namespace);
-        let mut forwarder = pods
-            .portforward(&route.pod, &[route.port])
-            .await
-            .map_err(|e| std::io::Error::other(format!("opening the tunnel: {}", bounded(&e))))?;
+        let ports = [route.port];
+        let forward = tokio::time::timeout(QUESTION_DEADLINE, pods.portforward(&route.pod, &ports));
+        let mut forwarder = match forward.await {
+            Ok(f) => f.map_err(|e| {
+                std::io::Error::other(format!("opening the tunnel: {}", bounded(&e)))
+            })?,
+            Err(_) => {
+                return Err(std::io::Error::other(format!(
+                    "opening the tunnel: no answer within {} s",
+                    QUESTION_DEADLINE.as_secs()
+                )));
+            }
+        };
         let stream = forwarder
             .take_stream(route.port)
             .ok_or_else(|| std::io::Error::other("the tunnel gave no stream"))?;

@@ -114,8 +114,8 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     .render(area, buf);
 }
 
-/// The fallback's words.
-fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
+/// The fallback's words (the status bar's; the commands say them on standard error).
+pub fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
     use ichor_model::Fallback;
     match why {
         Fallback::Chosen => t.t("fallback-chosen"),

@@ -25,6 +25,7 @@ pub(crate) mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
+pub use chrome::fallback_text;
 
 use ichor_app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
 use jiff::Timestamp;

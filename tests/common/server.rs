@@ -21,6 +21,8 @@ pub struct Options {
     pub tls: Option<TlsPem>,
     /// How long the server trusts Kubernetes' answer that a caller may watch (default a minute).
     pub recheck: Option<std::time::Duration>,
+    /// How long a namespace watch no one uses stays open (default 30 s).
+    pub linger: Option<std::time::Duration>,
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
@@ -96,6 +98,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         tls: opts.tls,
         settle_window: SETTLE_WINDOW,
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
+        watch_linger: opts.linger.unwrap_or(ichor_service::shared::LINGER),
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
     let metrics = config.metrics.clone();

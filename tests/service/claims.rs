@@ -108,50 +108,80 @@ pub async fn a_create_answered_late_then_applied_makes_one_operation(path: Path)
     .await;
 }
 
-/// Writes a Lease `ichor-start-c1` with `spec` as raw JSON (as anyone who may write leases can).
-fn hostile_claim(api: &EmbeddedApi, spec: serde_json::Value) {
+/// Writes a Lease `ichor-start-c1` with `spec` as raw JSON (as anyone who may write leases can),
+/// created by the API server `age` ago.
+fn hostile_claim(api: &EmbeddedApi, spec: serde_json::Value, age: jiff::SignedDuration) {
     if api.object("leases", "default", "ichor-start-c1").is_none() {
         super::claim(api, "x", jiff::Timestamp::now());
     }
+    let created = (jiff::Timestamp::now() - age).to_string();
     assert!(api.edit("leases", "default", "ichor-start-c1", |l| {
         l["spec"] = spec.clone();
+        l["metadata"]["creationTimestamp"] = json!(created);
     }));
 }
 
-/// Case 3: hostile claims. A renew time far in the future with the longest duration stands at
-/// most a minute; one in the past with that duration has lapsed; one that cannot be read is
-/// CLAIM_UNREADABLE naming what to delete, never INTERNAL, never a panic.
+/// Renew times no clock would write: far ahead (readable or past the last moment a timestamp
+/// holds), not a time, or missing while a holder is named.
+fn unbelievable_renew_times() -> [serde_json::Value; 5] {
+    [
+        json!({"holderIdentity": "x", "renewTime": "9999-12-30T21:00:00.000000Z", "leaseDurationSeconds": 2147483647}),
+        json!({"holderIdentity": "x", "renewTime": "9999-12-31T00:00:00Z", "leaseDurationSeconds": 60}),
+        json!({"holderIdentity": "x", "renewTime": "bogus"}),
+        json!({"holderIdentity": "x", "leaseDurationSeconds": "sixty"}),
+        json!({"holderIdentity": "x"}),
+    ]
+}
+
+/// Case 3: hostile claims. One write of a Lease blocks starts for at most a minute: a renew time
+/// no clock would write counts as the Lease's creation (so a Lease just made stands a minute, an
+/// older one has lapsed, and a start takes it over); one in the past with the longest duration
+/// has lapsed; a cleared holder frees it whatever its times say; only a Lease that cannot be
+/// read field by field is CLAIM_UNREADABLE naming what to delete, never INTERNAL, never a panic.
 pub async fn a_hostile_claim_is_bounded_or_named(path: Path) {
     let api = world();
     let c = connect(path, &api, User::Admin).await;
     let talos = || req(OperationKind::Talos, Some("v1.9.3"));
-    hostile_claim(
-        &api,
-        json!({"holderIdentity": "x", "renewTime": "9999-12-30T21:00:00.000000Z", "leaseDurationSeconds": 2147483647}),
-    );
-    let plan = c.plan_operation(&talos()).await.unwrap();
-    let blocked = plan
-        .blocked
-        .expect("a claim renewed 'in the future' stands");
-    assert_eq!(blocked.reason, Reason::StartInProgress);
-    let until: jiff::Timestamp = blocked.params["until"].parse().unwrap();
-    assert!(until <= jiff::Timestamp::now() + jiff::SignedDuration::from_secs(61));
-    let e = c.create_operation(&talos()).await.unwrap_err();
-    assert_eq!(e.reason, Some(Reason::StartInProgress), "{e:?}");
-
+    let minute = jiff::SignedDuration::from_secs(60);
+    let young = jiff::SignedDuration::from_secs(5);
+    for spec in unbelievable_renew_times() {
+        hostile_claim(&api, spec.clone(), young);
+        let plan = c.plan_operation(&talos()).await.unwrap();
+        let blocked = plan.blocked.expect("a claim made just now stands");
+        assert_eq!(blocked.reason, Reason::StartInProgress, "{spec}");
+        let until: jiff::Timestamp = blocked.params["until"].parse().unwrap();
+        assert!(
+            until <= jiff::Timestamp::now() + minute - young,
+            "{spec}: {until}"
+        );
+        let e = c.create_operation(&talos()).await.unwrap_err();
+        assert_eq!(e.reason, Some(Reason::StartInProgress), "{spec}: {e:?}");
+        let mut freed = spec.clone();
+        freed["holderIdentity"] = json!("");
+        hostile_claim(&api, freed, young);
+        assert_eq!(
+            c.plan_operation(&talos()).await.unwrap().blocked,
+            None,
+            "{spec}"
+        );
+        hostile_claim(&api, spec.clone(), minute * 2);
+        assert_eq!(
+            c.plan_operation(&talos()).await.unwrap().blocked,
+            None,
+            "{spec}"
+        );
+    }
     hostile_claim(
         &api,
         json!({"holderIdentity": "x", "renewTime": "2026-01-01T00:00:00.000000Z", "leaseDurationSeconds": 2147483647}),
+        young,
     );
     assert_eq!(c.plan_operation(&talos()).await.unwrap().blocked, None);
-
     for spec in [
-        json!({"holderIdentity": "x", "renewTime": "9999-12-31T23:59:59Z", "leaseDurationSeconds": 60}),
-        json!({"holderIdentity": "x", "renewTime": "not a time"}),
-        json!({"holderIdentity": "x", "leaseDurationSeconds": "sixty"}),
-        json!({"holderIdentity": "x"}),
+        json!("x"),
+        json!({"holderIdentity": 5, "renewTime": "bogus"}),
     ] {
-        hostile_claim(&api, spec.clone());
+        hostile_claim(&api, spec.clone(), minute * 2);
         let plan = c.plan_operation(&talos()).await.unwrap();
         let blocked = plan.blocked.expect("an unreadable claim blocks");
         assert_eq!(blocked.reason, Reason::ClaimUnreadable, "{spec}");
@@ -170,6 +200,27 @@ pub async fn a_hostile_claim_is_bounded_or_named(path: Path) {
         );
     }
     assert!(api.write_log().is_empty(), "{:?}", names(&api.write_log()));
+    // A lapsed hostile claim is taken over by the next start, which gives it back.
+    hostile_claim(
+        &api,
+        json!({"holderIdentity": "x", "renewTime": "9999-12-31T00:00:00Z"}),
+        minute * 2,
+    );
+    c.create_operation(&talos())
+        .await
+        .expect("the lapsed claim is taken over");
+    let u = writer(path, User::Admin);
+    assert_eq!(
+        names(&api.write_log()),
+        [
+            format!("update leases by {u}"),
+            format!("update talosclusters by {u}"),
+            format!("create talosoperations by {u}"),
+            format!("update leases by {u}"),
+        ],
+        "the claim taken over, the spec, the operation, the claim given back"
+    );
+    assert!(!super::common::claim_held(&api));
 }
 
 /// Case 4: a request id names one request. The same id for another cluster, kind or target,

@@ -50,6 +50,14 @@ impl Authenticator {
         }
     }
 
+    /// A review is trusted for at most `ttl` (less than [`REVIEW_TTL`] when the server asks
+    /// Kubernetes about its callers more often: a stream's token is reviewed again at each
+    /// recheck of its permission, and a cached review would hide a revoked token).
+    pub(crate) fn trusting_reviews_for(mut self, ttl: Duration) -> Authenticator {
+        self.ttl = ttl.min(REVIEW_TTL);
+        self
+    }
+
     /// The caller of a call, from its headers alone: the reviewed user, or with
     /// `--allow-anonymous` and no token at all, the server itself. A token that is sent always
     /// decides.

@@ -5,11 +5,13 @@
 //! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
 //! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
 //! the rest of a small body before the answer so the connection goes on. A call that passes
-//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
-//! [`BODY_TIMEOUT`] or its deadline, whichever comes first.
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as
+//! carrying an authenticated call ([`Authenticated`]), and its body is cut off at
+//! [`BODY_TIMEOUT`] or its deadline, whichever comes first. Health needs no token; its streams
+//! have a bound of their own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
-use super::listen::{BODY_TIMEOUT, DeadlineBody};
+use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
 use super::protocol::{self, Protocol, refusal_to};
 use ichor_model::{ApiError, Code};
 use std::future::Future;
@@ -27,18 +29,58 @@ pub(crate) struct CallDeadline(pub Instant);
 /// as the calls do (its streams would otherwise let anyone hold buffers).
 const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
 
+/// The one stream that needs no token.
+const HEALTH_WATCH: &str = "/grpc.health.v1.Health/Watch";
+
+/// Health's Watch streams open at once, everyone's together: a probe checks (a unary call);
+/// a load balancer or a mesh that watches holds one or two per connection. Past it the next is
+/// refused RESOURCE_EXHAUSTED; and a connection that carries no authenticated call is closed
+/// after [`super::listen::AUTHENTICATED_WITHIN`] anyway, its streams with it.
+pub const MAX_HEALTH_STREAMS: usize = 16;
+
+/// The places of health's Watch streams, shared by every connection's gate.
+#[derive(Clone)]
+pub(crate) struct HealthStreams(Arc<tokio::sync::Semaphore>);
+
+impl Default for HealthStreams {
+    fn default() -> HealthStreams {
+        HealthStreams(Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)))
+    }
+}
+
 /// The gate in front of the calls: a service made with tower's `layer_fn`, around the Connect
 /// layer and tonic's routes.
 #[derive(Clone)]
 pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
+    health_streams: HealthStreams,
 }
 
 impl<S> Gate<S> {
-    pub(crate) fn new(inner: S, auth: Arc<Authenticator>) -> Gate<S> {
-        Gate { inner, auth }
+    pub(crate) fn new(
+        inner: S,
+        auth: Arc<Authenticator>,
+        health_streams: HealthStreams,
+    ) -> Gate<S> {
+        Gate {
+            inner,
+            auth,
+            health_streams,
+        }
     }
+}
+
+/// The refusal of a health stream over [`MAX_HEALTH_STREAMS`].
+fn too_many_health_streams() -> ApiError {
+    ApiError::refused(
+        Code::ResourceExhausted,
+        ichor_model::Reason::Unavailable,
+        &[("limit", "health streams")],
+        format!(
+            "the server holds {MAX_HEALTH_STREAMS} health streams, its limit: check instead (grpc.health.v1.Health/Check)"
+        ),
+    )
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -73,6 +115,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
+        let health_streams = self.health_streams.0.clone();
         Box::pin(async move {
             let started = Instant::now();
             let protocol = Protocol::of(&req);
@@ -83,8 +126,14 @@ where
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
             let mut said_caller = None;
+            let mut health_place = None;
             let path = parts.uri.path();
-            if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
+            if path == HEALTH_WATCH {
+                match health_streams.try_acquire_owned() {
+                    Ok(p) => health_place = Some(p),
+                    Err(_) => return Ok(refusal_to(&parts.headers, &too_many_health_streams())),
+                }
+            } else if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
                 let caller = auth.caller(&parts.headers);
                 let caller = match deadline {
                     Some(d) => tokio::time::timeout_at(d, caller)
@@ -96,6 +145,9 @@ where
                     Ok(c) => {
                         said_caller = caller_header(&c);
                         parts.extensions.insert(c);
+                        if let Some(connection) = parts.extensions.get::<Authenticated>() {
+                            connection.mark();
+                        }
                     }
                     Err(e) => {
                         tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
@@ -116,6 +168,9 @@ where
             if let Some(v) = said_caller {
                 resp.headers_mut()
                     .insert(crate::wire::version::CALLER_HEADER, v);
+            }
+            if let Some(place) = health_place {
+                resp = resp.map(|b| Body::new(Holding::new(b, place)));
             }
             Ok(resp)
         })

@@ -3,7 +3,7 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Streams, WatchStream, Watched, until_stopped};
+use super::push::{Review, Streams, WatchStream, Watched, until_stopped};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -127,20 +127,21 @@ impl Handlers {
         self.streams = Streams::counted(metrics);
     }
 
-    /// `read_only`: every write is refused (`serve --read-only`).
     /// The shared watches (for readiness).
     pub(crate) fn reads(&self) -> &SharedReads {
         &self.reads
     }
 
+    /// `read_only`: every write is refused (`serve --read-only`); summaries and streams are
+    /// read from `reads`.
     pub(crate) fn new(
         service: OperationService,
         auth: Arc<Authenticator>,
         read_only: bool,
-        recheck: std::time::Duration,
+        reads: SharedReads,
     ) -> Handlers {
         Handlers {
-            reads: SharedReads::new(service.clone(), recheck),
+            reads,
             service,
             auth,
             read_only,
@@ -351,12 +352,25 @@ impl proto::operation_service_server::OperationService for Handlers {
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
+        let mut token = http::HeaderMap::new();
+        if let Some(v) = request.metadata().get("authorization")
+            && let Ok(v) = http::HeaderValue::from_bytes(v.as_bytes())
+        {
+            token.insert(http::header::AUTHORIZATION, v);
+        }
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
+            // Taken first: a stream over a bound costs Kubernetes nothing.
+            let place = self.streams.take(&caller, &req.list)?;
             let updates = self.reads.watch_operations(&caller, req).await?;
-            let place = self.streams.take(&caller)?;
+            let review = Review {
+                auth: self.auth.clone(),
+                headers: token,
+                every: self.reads.recheck(),
+            };
             let watched = Watched {
                 place,
+                refused: review.ends(),
                 stop: self.stop.clone(),
                 deadline,
             };

@@ -6,6 +6,8 @@
 //! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
 pub(crate) mod auth;
+pub(crate) mod budget;
+pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub(crate) mod drain;
@@ -13,6 +15,7 @@ pub(crate) mod encoded;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
+pub use gate::MAX_HEALTH_STREAMS;
 pub(crate) mod grpc_web;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
@@ -26,7 +29,10 @@ pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
 pub(crate) mod push;
-pub use push::MAX_STREAMS_PER_CALLER;
+pub use push::{
+    MAX_ANONYMOUS_STREAMS, MAX_LIVE_QUERIES, MAX_LIVE_QUERIES_PER_CALLER, MAX_STREAMS,
+    MAX_STREAMS_PER_CALLER,
+};
 pub(crate) mod reflection;
 pub use ichor_wire as wire;
 
@@ -100,6 +106,9 @@ pub struct ServerConfig {
     /// How long Kubernetes' answer that a caller may list and watch holds before it is asked
     /// again (a subscription is cut off at the first no).
     pub recheck: std::time::Duration,
+    /// How long a namespace's shared watch no stream holds stays open after a list last read
+    /// it ([`ichor_service::shared::LINGER`]).
+    pub watch_linger: std::time::Duration,
     /// What `/livez`, `/readyz` and `/healthz` answer, on this port and the metrics port.
     pub health: Health,
 }
@@ -116,6 +125,7 @@ impl ServerConfig {
             read_only: false,
             settle_window: APISERVER_REQUEST_TIMEOUT,
             recheck: ichor_service::shared::RECHECK,
+            watch_linger: ichor_service::shared::LINGER,
         }
     }
 }
@@ -160,8 +170,9 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
-/// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
-/// Connect layer, gRPC-Web's content types checked and translated to gRPC, and tonic's routes.
+/// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
+/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
+/// content types checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -173,8 +184,15 @@ fn stack(
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
-    let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
-    let mut handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
+    let auth = Arc::new(
+        Authenticator::new(access, config.allow_anonymous).trusting_reviews_for(config.recheck),
+    );
+    let reads = ichor_service::shared::SharedReads::lingering(
+        service.clone(),
+        config.recheck,
+        config.watch_linger,
+    );
+    let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone());
@@ -201,11 +219,10 @@ fn stack(
     )
     .prepare();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
-    let inner = tower::ServiceBuilder::new()
-        .load_shed()
-        .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+    let health_streams = gate::HealthStreams::default();
+    let gated = tower::ServiceBuilder::new()
         .layer(tower::layer::layer_fn(move |inner| {
-            gate::Gate::new(inner, auth.clone())
+            gate::Gate::new(inner, auth.clone(), health_streams.clone())
         }))
         .layer(tower::layer::layer_fn(move |inner| {
             connect::Connect::new(inner, calls.clone())
@@ -215,6 +232,15 @@ fn stack(
         .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(routes);
+    let inner = budget::Split {
+        calls: tower::ServiceBuilder::new()
+            .load_shed()
+            .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
+            .service(gated.clone()),
+        streams: tower::ServiceBuilder::new()
+            .concurrency_limit(budget::MAX_SUBSCRIBING)
+            .service(gated),
+    };
     let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
     Ok((front, health))
 }

@@ -4,7 +4,11 @@
 //! [`HEADER_TIMEOUT`] (the TLS handshake, HTTP/2's preface and HTTP/1.1's request line
 //! included) and each later HTTP/1.1 request's headers too (hyper's `header_read_timeout`);
 //! HTTP/2 carries at most [`MAX_STREAMS_PER_CONNECTION`] calls at once on one connection, and
-//! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]).
+//! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]). A connection that
+//! has not carried an authenticated call within [`AUTHENTICATED_WITHIN`] of its accept is
+//! closed, whatever it holds (a health stream needs no token): no one holds a connection
+//! without a token for long. A call counts as in flight on its connection until its answer's
+//! body ends, so a connection that holds a stream is busy, never idle.
 
 use super::metrics::Metrics;
 use bytes::Bytes;
@@ -36,6 +40,10 @@ pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time from a request's headers to the end of its body (less when the call's deadline is
 /// sooner). Our requests are a few hundred bytes.
 pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time from a connection's accept to its first authenticated call (the gate marks it,
+/// [`Authenticated`]); a connection without one is closed then, its calls and streams with it.
+pub(crate) const AUTHENTICATED_WITHIN: Duration = HEADER_TIMEOUT;
 
 /// The flow-control window of one HTTP/2 stream: what a caller may send before the server reads
 /// (HTTP/2's own default; a request message is at most [`super::MAX_REQUEST_BYTES`]).
@@ -209,15 +217,17 @@ impl<S: RequestService> Conn<S> {
                 let http1 = req.version() < http::Version::HTTP_2;
                 let worth = super::drain::worth_reading(&req);
                 let left = super::drain::Left::new();
-                let req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
+                let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
+                req.extensions_mut()
+                    .insert(Authenticated(seen_by_service.clone()));
                 let fut = tower::ServiceExt::oneshot(service.clone(), req);
                 async move {
                     let r = match fut.await {
                         Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
                         r => r,
                     };
-                    drop(call);
-                    r
+                    // The call stays in flight until its answer's body ends (a stream's too).
+                    r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
                 }
             });
         let conn = self
@@ -226,6 +236,9 @@ impl<S: RequestService> Conn<S> {
         tokio::pin!(conn);
         let idle = tokio::time::sleep_until(started + HEADER_TIMEOUT);
         tokio::pin!(idle);
+        let unauthenticated = tokio::time::sleep_until(started + AUTHENTICATED_WITHIN);
+        tokio::pin!(unauthenticated);
+        let mut vouched = false;
         let mut closing = false;
         loop {
             tokio::select! {
@@ -234,6 +247,14 @@ impl<S: RequestService> Conn<S> {
                         tracing::debug!(error = %e, "connection ended");
                     }
                     break;
+                }
+                _ = &mut unauthenticated, if !vouched => {
+                    if !activity.authenticated.load(Ordering::Relaxed) {
+                        self.metrics.refused("unauthenticated_connection");
+                        tracing::debug!("no authenticated call on the connection in time: closing");
+                        break;
+                    }
+                    vouched = true;
                 }
                 _ = &mut idle, if !closing => match activity.idle_until() {
                     Idle::NeverUsed => {
@@ -265,6 +286,8 @@ struct Activity {
     started: Instant,
     in_flight: std::sync::atomic::AtomicUsize,
     used: AtomicBool,
+    /// A call on it was authenticated (a token reviewed, or anonymous where that is allowed).
+    authenticated: AtomicBool,
     /// Milliseconds from `started` to the last call's end.
     last_ms: std::sync::atomic::AtomicU64,
 }
@@ -285,6 +308,7 @@ impl Activity {
             started,
             in_flight: Default::default(),
             used: AtomicBool::new(false),
+            authenticated: AtomicBool::new(false),
             last_ms: Default::default(),
         }
     }
@@ -302,6 +326,59 @@ impl Activity {
             until if until > now => Idle::Busy(until),
             _ => Idle::Since,
         }
+    }
+}
+
+/// In a request's extensions: the connection it came on, for the gate to mark as carrying an
+/// authenticated call.
+#[derive(Clone)]
+pub(crate) struct Authenticated(Arc<Activity>);
+
+impl Authenticated {
+    /// The connection carried an authenticated call: it is not closed for want of one.
+    pub(crate) fn mark(&self) {
+        self.0.authenticated.store(true, Ordering::Relaxed);
+    }
+}
+
+/// An answer's body that holds `T` (a call's count on its connection, a place under a bound)
+/// until the body ends or is dropped.
+pub(crate) struct Holding<T> {
+    body: Body,
+    held: Option<T>,
+}
+
+impl<T> Holding<T> {
+    pub(crate) fn new(body: Body, held: T) -> Holding<T> {
+        Holding {
+            body,
+            held: Some(held),
+        }
+    }
+}
+
+impl<T: Unpin> http_body::Body for Holding<T> {
+    type Data = Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, tonic::Status>>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            this.held = None;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -53,6 +53,34 @@ impl OperationService {
             && self.may(caller, ns, WATCH_OPERATIONS).await?)
     }
 
+    /// Whether namespace `ns` exists, asked once as the server itself (which needs get on
+    /// namespaces) before a shared watch is opened there: NotFound when it does not. A server
+    /// that may not ask goes on as if it existed, and says so in its log (the bound of
+    /// [`crate::shared::MAX_WATCHES`] still holds).
+    pub async fn namespace_exists(&self, ns: &str) -> Result<(), ApiError> {
+        use k8s_openapi::api::core::v1::Namespace;
+        let api: Api<Namespace> = Api::all(self.access.own());
+        let asked = self
+            .access
+            .call("reading whether the namespace exists", api.get_opt(ns))
+            .await;
+        match asked {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err(ApiError::new(
+                ichor_model::Code::NotFound,
+                format!(
+                    "namespace {} does not exist: there is nothing to follow there",
+                    ichor_model::error_text::quoted(ns)
+                ),
+            )),
+            Err(e) if e.code == ichor_model::Code::PermissionDenied => {
+                tracing::warn!(error = %e.message, "the server may not read namespaces (it needs get on namespaces): a watch is opened for any namespace asked about");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     async fn may(
         &self,
         caller: &Caller,

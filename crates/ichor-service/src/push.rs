@@ -27,6 +27,9 @@ struct Subscription {
     service: OperationService,
     caller: Caller,
     store: OperationStore,
+    /// The watch of the followed operation's namespace, when it is not the list's (serve's
+    /// shared watch, for a caller who may list and watch there).
+    followed_store: Option<(OperationStore, tokio::sync::watch::Receiver<u64>)>,
     req: WatchRequest,
     changes: tokio::sync::watch::Receiver<u64>,
     /// The page version the subscriber holds.
@@ -45,6 +48,19 @@ impl OperationService {
         store: OperationStore,
         req: WatchRequest,
     ) -> Result<Updates, ApiError> {
+        self.watch_operations_following(caller, store, None, req)
+    }
+
+    /// As [`OperationService::watch_operations`], the followed operation's changes seen in
+    /// `followed_store` (the watch of its namespace, when that is not the list's): it is read
+    /// again only when it changed, as one in the list's namespace is.
+    pub fn watch_operations_following(
+        &self,
+        caller: Caller,
+        store: OperationStore,
+        followed_store: Option<OperationStore>,
+        req: WatchRequest,
+    ) -> Result<Updates, ApiError> {
         super::list::check(&req.list)?;
         if let Some((ns, name)) = &req.follow {
             validate::namespace(ns)?;
@@ -55,6 +71,10 @@ impl OperationService {
             caller,
             changes: store.changes(),
             store,
+            followed_store: followed_store.map(|f| {
+                let changes = f.changes();
+                (f, changes)
+            }),
             page_version: req.list.known_version.clone(),
             req,
             followed_version: None,
@@ -81,6 +101,10 @@ impl Subscription {
             self.first = false;
             self.store.settled(Duration::from_secs(5)).await;
             self.changes.borrow_and_update();
+            if let Some((store, followed)) = &mut self.followed_store {
+                store.settled(Duration::from_secs(5)).await;
+                followed.borrow_and_update();
+            }
             let mut update = WatchUpdate {
                 page: Some(self.page().await?),
                 ..WatchUpdate::default()
@@ -89,7 +113,16 @@ impl Subscription {
             return Ok(update);
         }
         loop {
-            match tokio::time::timeout(HEARTBEAT, self.changes.changed()).await {
+            let changed = async {
+                match &mut self.followed_store {
+                    Some((_, followed)) => tokio::select! {
+                        r = self.changes.changed() => r,
+                        r = followed.changed() => r,
+                    },
+                    None => self.changes.changed().await,
+                }
+            };
+            match tokio::time::timeout(HEARTBEAT, changed).await {
                 Err(_) => {
                     return Ok(WatchUpdate {
                         heartbeat: true,
@@ -101,6 +134,9 @@ impl Subscription {
             }
             tokio::time::sleep(BURST).await;
             self.changes.borrow_and_update();
+            if let Some((_, followed)) = &mut self.followed_store {
+                followed.borrow_and_update();
+            }
             if let Health::Failed(_) = self.store.health() {
                 self.listed_again().await?;
             }
@@ -177,14 +213,23 @@ impl Subscription {
         Ok(page)
     }
 
-    /// The followed operation and its events, read whole when the watch saw it change (or the
-    /// first time, or always when the store does not hold its namespace).
+    /// The followed operation and its events, read whole when a watch saw it change (or the
+    /// first time, or always when no watch that follows holds its namespace).
     async fn follow(&mut self, update: &mut WatchUpdate, first: bool) {
         let Some((ns, name)) = self.req.follow.clone() else {
             return;
         };
-        let held = self.store.scope().is_none_or(|s| s == ns);
-        let version = self.store.resource_version(&ns, &name).unwrap_or_default();
+        let (held, version) = match &self.followed_store {
+            Some((store, _)) => (
+                store.health() == Health::Ready,
+                store.resource_version(&ns, &name),
+            ),
+            None => (
+                self.store.scope().is_none_or(|s| s == ns),
+                self.store.resource_version(&ns, &name),
+            ),
+        };
+        let version = version.unwrap_or_default();
         if !first && held && self.followed_version.as_deref() == Some(version.as_str()) {
             return;
         }

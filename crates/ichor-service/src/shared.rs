@@ -3,6 +3,11 @@
 //! 10,000 operations from the API. A caller reads from it only once Kubernetes said, through a
 //! SelfSubjectAccessReview made as that person (impersonated), that they may list and watch
 //! TalosOperations there; the answer is asked again after [`RECHECK`].
+//!
+//! A watch is opened only for a namespace that exists (asked once, as the server), and given
+//! back [`LINGER`] after the last list or stream used it; at most [`MAX_WATCHES`] are open, and
+//! a namespace a stream needs takes the place of the one no stream holds that was used least
+//! recently, so lists (any caller's, in any namespace) can never take the watches streams need.
 
 use super::OperationService;
 use super::access::Caller;
@@ -17,10 +22,21 @@ use tokio::time::Instant;
 /// How long an answer of Kubernetes about a caller holds.
 pub const RECHECK: Duration = Duration::from_secs(60);
 
-/// At most this many namespaces are watched: a caller allowed everywhere could otherwise make
-/// serve open a watch for every name it cares to ask about. Past it, lists read the API as the
-/// caller and a new subscription is refused RESOURCE_EXHAUSTED.
+/// At most this many namespaces are watched at once: a caller allowed everywhere could
+/// otherwise make serve open a watch for every namespace there is. Past it, the watch no stream
+/// holds that was used least recently is given back; when streams hold them all, lists read the
+/// API as the caller and a new subscription is refused RESOURCE_EXHAUSTED.
 pub const MAX_WATCHES: usize = 64;
+
+/// How long a watch no stream holds stays open after a list last read it: a polling dashboard
+/// (every 3 to 10 s) keeps its namespace's watch; one that went away gives it back.
+pub const LINGER: Duration = Duration::from_secs(30);
+
+/// One namespace's watch and when it was last used.
+struct Watch {
+    store: OperationStore,
+    used: Instant,
+}
 
 /// At most this many answers are kept; past it the oldest half is forgotten (asked again).
 const MAX_VERDICTS: usize = 4096;
@@ -32,20 +48,47 @@ type Key = (String, Vec<String>, Option<String>);
 #[derive(Clone)]
 pub struct SharedReads {
     service: OperationService,
-    stores: Arc<Mutex<HashMap<Option<String>, OperationStore>>>,
+    stores: Arc<Mutex<HashMap<Option<String>, Watch>>>,
     verdicts: Arc<Mutex<HashMap<Key, (Instant, bool)>>>,
     recheck: Duration,
+    linger: Duration,
 }
 
 impl SharedReads {
     /// Kubernetes' answers about a caller hold for `recheck` ([`RECHECK`] in `serve`).
     pub fn new(service: OperationService, recheck: Duration) -> SharedReads {
-        SharedReads {
+        SharedReads::lingering(service, recheck, LINGER)
+    }
+
+    /// As [`SharedReads::new`], a watch no one uses given back after `linger` ([`LINGER`] in
+    /// `serve`). Within a tokio runtime, a task looks for such watches every `linger`.
+    pub fn lingering(
+        service: OperationService,
+        recheck: Duration,
+        linger: Duration,
+    ) -> SharedReads {
+        let reads = SharedReads {
             service,
             stores: Arc::default(),
             verdicts: Arc::default(),
             recheck,
+            linger,
+        };
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let stores = Arc::downgrade(&reads.stores);
+            rt.spawn(async move {
+                let mut tick = tokio::time::interval(linger.max(Duration::from_millis(10)));
+                loop {
+                    tick.tick().await;
+                    let Some(stores) = stores.upgrade() else {
+                        return;
+                    };
+                    let mut stores = stores.lock().unwrap_or_else(|p| p.into_inner());
+                    give_back_unused(&mut stores, linger);
+                }
+            });
         }
+        reads
     }
 
     /// How long an answer about a caller holds.
@@ -61,6 +104,12 @@ impl SharedReads {
         scope: Option<&str>,
     ) -> Result<OperationStore, ApiError> {
         self.authorize(caller, scope).await?;
+        if let Some(store) = self.open_store(scope) {
+            return Ok(store);
+        }
+        if let Some(ns) = scope {
+            self.service.namespace_exists(ns).await?;
+        }
         self.store_of(scope)
     }
 
@@ -97,7 +146,9 @@ impl SharedReads {
 
     /// WatchOperations as `serve` runs it for `caller`: authorised as above, read from the
     /// shared watch of the request's namespace, and asked again every recheck; a no ends the
-    /// stream with PermissionDenied.
+    /// stream with PermissionDenied. An operation followed in another namespace is read again
+    /// only when the shared watch of its namespace saw it change, when the caller may list and
+    /// watch there (else at every change of the list, from the API).
     pub async fn watch_operations(
         &self,
         caller: &Caller,
@@ -105,7 +156,15 @@ impl SharedReads {
     ) -> Result<Updates, ApiError> {
         let scope = req.list.namespace.clone();
         let store = self.store(caller, scope.as_deref()).await?;
-        let updates = self.service.watch_operations(caller.clone(), store, req)?;
+        let followed_store = match (&req.follow, store.scope()) {
+            (Some((ns, _)), Some(listed)) if ns != listed => {
+                self.store(caller, Some(ns)).await.ok()
+            }
+            _ => None,
+        };
+        let updates =
+            self.service
+                .watch_operations_following(caller.clone(), store, followed_store, req)?;
         Ok(self.rechecked(updates, caller.clone(), scope))
     }
 
@@ -148,33 +207,77 @@ impl SharedReads {
 
     /// Each shared watch's scope and whether its rows can be used (serve's readiness).
     pub fn watches(&self) -> Vec<(Option<String>, crate::store::Health)> {
-        let stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
-        stores
+        self.lock_stores()
             .iter()
-            .map(|(k, s)| (k.clone(), s.health()))
+            .map(|(k, w)| (k.clone(), w.store.health()))
             .collect()
     }
 
+    fn lock_stores(&self) -> std::sync::MutexGuard<'_, HashMap<Option<String>, Watch>> {
+        self.stores.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The watch of `scope` if it is open, marked used.
+    fn open_store(&self, scope: Option<&str>) -> Option<OperationStore> {
+        let mut stores = self.lock_stores();
+        let watch = stores.get_mut(&scope.map(str::to_string))?;
+        watch.used = Instant::now();
+        Some(watch.store.clone())
+    }
+
+    /// The watch of `scope`, opened if need be (in the place of the one no stream holds that
+    /// was used least recently, when [`MAX_WATCHES`] are open).
     fn store_of(&self, scope: Option<&str>) -> Result<OperationStore, ApiError> {
-        let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stores = self.lock_stores();
         let key = scope.map(str::to_string);
-        if let Some(store) = stores.get(&key) {
-            return Ok(store.clone());
+        let now = Instant::now();
+        if let Some(watch) = stores.get_mut(&key) {
+            watch.used = now;
+            return Ok(watch.store.clone());
         }
+        give_back_unused(&mut stores, self.linger);
         if stores.len() >= MAX_WATCHES {
-            return Err(ApiError::new(
-                Code::ResourceExhausted,
-                format!("the server follows {MAX_WATCHES} namespaces already: poll this one"),
-            ));
+            let unheld = stores
+                .iter()
+                .filter(|(_, w)| w.store.holders() == 1)
+                .min_by_key(|(_, w)| w.used)
+                .map(|(k, _)| k.clone());
+            match unheld {
+                Some(k) => {
+                    stores.remove(&k);
+                }
+                None => {
+                    return Err(ApiError::new(
+                        Code::ResourceExhausted,
+                        format!(
+                            "the server follows {MAX_WATCHES} namespaces for streams already: poll this one"
+                        ),
+                    ));
+                }
+            }
         }
         let store = OperationStore::watch(self.service.access.own(), key.clone());
-        stores.insert(key, store.clone());
+        let watch = Watch {
+            store: store.clone(),
+            used: now,
+        };
+        stores.insert(key, watch);
         Ok(store)
+    }
+
+    /// How many namespace watches are open (for tests and the metrics).
+    pub fn watches_open(&self) -> usize {
+        self.lock_stores().len()
     }
 
     fn lock_verdicts(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, bool)>> {
         self.verdicts.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Gives back the watches no stream holds that no list used for `linger`.
+fn give_back_unused(stores: &mut HashMap<Option<String>, Watch>, linger: Duration) {
+    stores.retain(|_, w| w.store.holders() > 1 || w.used.elapsed() < linger);
 }
 
 fn forget_oldest_half(verdicts: &mut HashMap<Key, (Instant, bool)>) {

@@ -87,10 +87,15 @@ struct Shared {
     failure: Option<String>,
     /// Counts the changes to the rows.
     revision: u64,
-    /// The last page made, for its query (without the version the caller knows) at a
-    /// revision: an idle poll at 10,000 rows is answered from it without ordering them again.
-    last: Option<(ListQuery, u64, OperationPage)>,
+    /// The last pages made (at most [`KEPT_PAGES`], of the current revision), each for its
+    /// query without the version the caller knows: an idle poll at 10,000 rows is answered
+    /// without ordering them again, and the streams that share a query share its page at each
+    /// change, though other queries are kept up to date beside it.
+    pages: Vec<(ListQuery, u64, OperationPage)>,
 }
+
+/// How many pages of distinct queries a store keeps for its current revision.
+const KEPT_PAGES: usize = 4;
 
 /// The operations of one scope, as a watch keeps them.
 #[derive(Clone)]
@@ -151,6 +156,11 @@ impl OperationStore {
             task: Arc::new(task.abort_handle()),
             feeds: Arc::default(),
         }
+    }
+
+    /// How many handles of this store there are (the watch stops with the last).
+    pub fn holders(&self) -> usize {
+        Arc::strong_count(&self.task)
     }
 
     /// The page of `query` as every subscription of it over this store shares it.
@@ -214,24 +224,33 @@ impl OperationStore {
             known_version: None,
             ..query.clone()
         };
-        let held =
-            matches!(&shared.last, Some((q, rev, _)) if *q == key && *rev == shared.revision);
-        if !held {
-            let rows = &shared.rows;
-            let page = |rows: Vec<&Row>| crate::list::page_of(rows, &key, Row::summary);
-            let made = match (&self.scope, query.namespace.as_deref()) {
-                (None, None) => page(rows.all().collect()),
-                (Some(s), Some(ns)) if s == ns => page(rows.all().collect()),
-                (None, Some(ns)) => page(rows.of_namespace(ns).collect()),
-                (Some(_), _) => return None,
-            };
-            match made {
-                Ok(p) => shared.last = Some((key, shared.revision, p)),
-                Err(e) => return Some(Err(e)),
-            }
+        let revision = shared.revision;
+        if let Some((_, _, page)) = shared
+            .pages
+            .iter()
+            .find(|(q, rev, _)| *q == key && *rev == revision)
+        {
+            return Some(Ok(as_known(page, query)));
         }
-        let (_, _, page) = shared.last.as_ref()?;
-        Some(Ok(as_known(page, query)))
+        let rows = &shared.rows;
+        let page = |rows: Vec<&Row>| crate::list::page_of(rows, &key, Row::summary);
+        let made = match (&self.scope, query.namespace.as_deref()) {
+            (None, None) => page(rows.all().collect()),
+            (Some(s), Some(ns)) if s == ns => page(rows.all().collect()),
+            (None, Some(ns)) => page(rows.of_namespace(ns).collect()),
+            (Some(_), _) => return None,
+        };
+        let made = match made {
+            Ok(p) => p,
+            Err(e) => return Some(Err(e)),
+        };
+        let answer = as_known(&made, query);
+        shared.pages.retain(|(_, rev, _)| *rev == revision);
+        if shared.pages.len() >= KEPT_PAGES {
+            shared.pages.remove(0);
+        }
+        shared.pages.push((key, revision, made));
+        Some(Ok(answer))
     }
 
     /// Waits, at most `limit`, while the watch is starting: until its first list has arrived

@@ -111,7 +111,17 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
     });
     say_retries(texts.clone(), side, retry_rx);
+    if let Source::Kubeconfig { loaded, context } = &source {
+        let server = loaded.client_config(context).await?.cluster_url.to_string();
+        let options = crate::cli::reach::ReachOptions::of(&settings);
+        if let Some(line) = crate::cli::reach::asking_line(&texts, &options, &server) {
+            eprintln!("{line}");
+        }
+    }
     let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
+    if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route) {
+        eprintln!("{line}");
+    }
     let stdin = std::io::stdin();
     let mut lock = stdin.lock();
     let mut out = std::io::stdout();

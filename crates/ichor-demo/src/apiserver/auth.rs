@@ -262,6 +262,12 @@ impl AuthConfig {
         self.rules.retain(|r| &r.subject != subject);
     }
 
+    /// Forgets a token (revoked): the API answers 401 to it and a TokenReview rejects it.
+    #[cfg(feature = "faults")]
+    pub(crate) fn remove_token(&mut self, token: &str) {
+        self.tokens.remove(token);
+    }
+
     /// The identity a token authenticates, if any.
     pub(crate) fn authenticate(&self, token: &str) -> Option<&Identity> {
         self.tokens.get(token)

@@ -313,6 +313,11 @@ impl EmbeddedApi {
         self.lock().auth.add_token(token, user, groups);
     }
 
+    /// Revokes a bearer token: from now on the API refuses it and a TokenReview rejects it.
+    pub fn remove_token(&self, token: &str) {
+        self.lock().auth.remove_token(token);
+    }
+
     /// Adds an RBAC rule.
     pub fn add_rule(&self, rule: auth::Rule) {
         self.lock().auth.add_rule(rule);

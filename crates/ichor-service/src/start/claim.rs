@@ -5,9 +5,12 @@
 //! The claim serializes starts; it ends with the start's outcome: given back right after the
 //! create answered (or when nothing was created), kept while an unanswered create may still
 //! land (marked settling) until the API server's own request timeout has passed. A Lease is data
-//! anyone who may write leases can write: it is decoded with bounds, stands at most
-//! [`CLAIM_SECONDS`] from a renew time that is not in the future, and one that cannot be read is
-//! a named refusal.
+//! anyone who may write leases can write: it is decoded with bounds, field by field, and stands
+//! at most [`CLAIM_SECONDS`] from a renew time that is not in the future. A renew time that
+//! cannot be believed (missing, unreadable, past the last moment a timestamp can hold, or more
+//! than [`MAX_CLOCK_SKEW`] ahead) counts as the moment the API server created the Lease, so one
+//! write of a Lease blocks starts for at most [`CLAIM_SECONDS`]. Only a Lease whose spec is not
+//! an object, or whose holder is not text, is a named refusal.
 
 use super::super::access::Caller;
 use super::super::tolerant::Unreadable;
@@ -32,6 +35,27 @@ pub(crate) const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
 /// The most characters of a claim's words (operation, actor) that are kept: a Lease is anyone's.
 const MAX_CLAIM_TEXT: usize = 253;
 
+/// How far ahead of this clock a renew time may be and still count (as now): another replica's
+/// clock, which wrote it, may run ahead of this one by about so much (NTP keeps them within
+/// milliseconds). Further ahead, the renew time is not believed.
+pub(crate) const MAX_CLOCK_SKEW: SignedDuration = SignedDuration::from_secs(10);
+
+/// A Lease that does not decode as a whole, read field by field: a time or a number of its spec
+/// that cannot be read (`9999-12-31T00:00:00Z` is past the last moment a timestamp holds) counts
+/// as missing. `None` when even that does not decode (its spec is not an object, its holder is
+/// not text).
+pub(crate) fn lenient(u: &Unreadable) -> Option<Lease> {
+    use serde::Deserialize as _;
+    let mut raw = u.raw.clone();
+    let spec = raw.get_mut("spec")?.as_object_mut()?;
+    spec.retain(|k, v| match k.as_str() {
+        "renewTime" | "acquireTime" => MicroTime::deserialize(&*v).is_ok(),
+        "leaseDurationSeconds" | "leaseTransitions" => i32::deserialize(&*v).is_ok(),
+        _ => true,
+    });
+    Lease::deserialize(&raw).ok()
+}
+
 /// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
 pub(crate) fn claim_name(cluster: &str) -> String {
     let name = format!("{}{cluster}", names::START_CLAIM_PREFIX);
@@ -46,8 +70,10 @@ pub(crate) fn claim_name(cluster: &str) -> String {
 }
 
 /// The claim a Lease records, as of `now`: `Ok(None)` when no start holds it (no holder),
-/// `Err(why)` when it cannot be read. Never panics, whatever the Lease holds: a renew time in
-/// the future counts as now, the duration counts between 0 and [`CLAIM_SECONDS`].
+/// `Err(why)` when it cannot be read. Never panics, whatever the Lease holds: a renew time up
+/// to [`MAX_CLOCK_SKEW`] ahead counts as now; one further ahead or missing counts as the
+/// Lease's creation (`creationTimestamp`, which the API server sets and no client writes;
+/// without one, the claim has lapsed); the duration counts between 0 and [`CLAIM_SECONDS`].
 pub(crate) fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Claim>, String> {
     let text =
         |s: &str| ichor_model::inert::truncate(&ichor_model::inert::sanitize(s), MAX_CLAIM_TEXT);
@@ -67,12 +93,20 @@ pub(crate) fn claim_of(lease: &Lease, now: Timestamp) -> Result<Option<plan::Cla
         None | Some("") => return Ok(None),
         Some(h) => text(h),
     };
-    let renewed = spec
+    let latest = now.checked_add(MAX_CLOCK_SKEW).unwrap_or(Timestamp::MAX);
+    let believed = spec
         .renew_time
         .as_ref()
         .or(spec.acquire_time.as_ref())
         .map(|t| t.0)
-        .ok_or_else(|| "it names a holder but no renewTime".to_string())?;
+        .filter(|t| *t <= latest);
+    let renewed = match believed {
+        Some(t) => t,
+        None => match &lease.metadata.creation_timestamp {
+            Some(created) => created.0,
+            None => Timestamp::MIN,
+        },
+    };
     let seconds = spec
         .lease_duration_seconds
         .unwrap_or(CLAIM_SECONDS)
@@ -117,8 +151,9 @@ fn seconds_until(now: Timestamp, until: Timestamp) -> i32 {
 }
 
 impl OperationService {
-    /// The cluster's start claim. A Review for someone who may not read it still shows the
-    /// plan; a start needs it (and would be refused taking it anyway).
+    /// The cluster's start claim (read field by field when it does not decode whole:
+    /// [`lenient`]). A Review for someone who may not read it still shows the plan; a start
+    /// needs it (and would be refused taking it anyway).
     pub(crate) async fn read_claim(
         &self,
         caller: &Caller,
@@ -135,6 +170,7 @@ impl OperationService {
             )
             .await
         {
+            Ok(Some(Err(u))) => Ok(Some(lenient(&u).ok_or(u))),
             Ok(l) => Ok(l),
             Err(e) if !needed && e.code == Code::PermissionDenied => Ok(None),
             Err(e) => Err(e),
@@ -289,19 +325,28 @@ mod tests {
         }
     }
 
+    /// `l`, as the API server created it at `created`.
+    fn created(mut l: Lease, created: Timestamp) -> Lease {
+        l.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            created,
+        ));
+        l
+    }
+
     #[test]
     fn a_claim_stands_at_most_a_minute_from_a_renew_time_not_in_the_future() {
         let now: Timestamp = "2026-12-01T12:00:00Z".parse().unwrap();
-        let far: Timestamp = "9999-12-30T21:00:00Z".parse().unwrap();
-        let c = claim_of(&lease(Some(far), Some(i32::MAX), Some("r")), now)
+        let secs = SignedDuration::from_secs;
+        let near = now + secs(5);
+        let c = claim_of(&lease(Some(near), Some(i32::MAX), Some("r")), now)
             .unwrap()
             .unwrap();
-        assert_eq!(c.expires, now + SignedDuration::from_secs(60));
-        let past = now - SignedDuration::from_secs(30);
+        assert_eq!(c.expires, now + secs(60), "a clock a little ahead: as now");
+        let past = now - secs(30);
         let c = claim_of(&lease(Some(past), Some(i32::MAX), Some("r")), now)
             .unwrap()
             .unwrap();
-        assert_eq!(c.expires, now + SignedDuration::from_secs(30));
+        assert_eq!(c.expires, now + secs(30));
         let c = claim_of(&lease(Some(now), Some(-5), Some("r")), now)
             .unwrap()
             .unwrap();
@@ -310,7 +355,71 @@ mod tests {
             claim_of(&lease(Some(now), Some(60), None), now).unwrap(),
             None
         );
-        assert!(claim_of(&lease(None, Some(60), Some("r")), now).is_err());
+    }
+
+    #[test]
+    fn a_renew_time_that_cannot_be_believed_counts_as_the_lease_s_creation() {
+        let now: Timestamp = "2026-12-01T12:00:00Z".parse().unwrap();
+        let secs = SignedDuration::from_secs;
+        let far: Timestamp = "9999-12-30T21:00:00Z".parse().unwrap();
+        let ahead = now + MAX_CLOCK_SKEW + secs(1);
+        for renew in [Some(far), Some(ahead), None] {
+            let l = lease(renew, Some(i32::MAX), Some("r"));
+            let c = claim_of(&created(l.clone(), now - secs(20)), now)
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                c.expires,
+                now + secs(40),
+                "{renew:?}: a minute from its creation"
+            );
+            let c = claim_of(&created(l.clone(), now - secs(3600)), now)
+                .unwrap()
+                .unwrap();
+            assert!(c.expires < now, "{renew:?}: lapsed long ago");
+            let c = claim_of(&l, now).unwrap().unwrap();
+            assert!(c.expires < now, "{renew:?}: no creation: lapsed");
+        }
+    }
+
+    /// `spec` as a Lease created a minute and a half before `now` would be read.
+    fn read_raw(spec: serde_json::Value, now: Timestamp) -> Result<Lease, Unreadable> {
+        let created = now - SignedDuration::from_secs(90);
+        let raw = serde_json::json!({
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": "ichor-start-c1", "creationTimestamp": created.to_string()},
+            "spec": spec,
+        });
+        let u = super::super::super::tolerant::decode::<Lease>(raw).unwrap_err();
+        lenient(&u).ok_or(u)
+    }
+
+    #[test]
+    fn a_lease_is_read_field_by_field() {
+        use serde_json::json;
+        let now: Timestamp = "2026-12-01T12:00:00Z".parse().unwrap();
+        for spec in [
+            json!({"holderIdentity": "x", "renewTime": "9999-12-31T00:00:00Z"}),
+            json!({"holderIdentity": "x", "renewTime": "9999-12-31T23:59:59Z", "leaseDurationSeconds": 60}),
+            json!({"holderIdentity": "x", "renewTime": "bogus", "acquireTime": 5}),
+            json!({"holderIdentity": "x", "leaseDurationSeconds": "sixty"}),
+        ] {
+            let l = read_raw(spec.clone(), now).expect("read field by field");
+            let c = claim_of(&l, now).unwrap().unwrap();
+            assert!(c.expires < now, "{spec}: created 90 s ago, lapsed");
+            let mut freed = spec.clone();
+            freed["holderIdentity"] = json!("");
+            let l = read_raw(freed, now).expect("read field by field");
+            assert_eq!(
+                claim_of(&l, now).unwrap(),
+                None,
+                "{spec}: no holder, no claim"
+            );
+        }
+        for spec in [json!("x"), json!({"holderIdentity": 5})] {
+            assert!(read_raw(spec.clone(), now).is_err(), "{spec}: unreadable");
+        }
     }
 
     fn timestamp() -> impl Strategy<Value = Timestamp> {
@@ -379,14 +488,20 @@ mod tests {
             seconds in proptest::option::of(any::<i32>()),
             holder in proptest::option::of("[a-z0-9\\-]{0,8}"),
             now in timestamp(),
+            born in timestamp(),
         ) {
-            let mut l = lease(renew, seconds, holder.as_deref());
+            let mut l = created(lease(renew, seconds, holder.as_deref()), born);
             if let Some(spec) = l.spec.as_mut() {
                 spec.acquire_time = acquire.map(MicroTime);
             }
             if let Ok(Some(c)) = claim_of(&l, now) {
+                let minute = SignedDuration::from_secs(60);
                 prop_assert!(now > Timestamp::MAX - SignedDuration::from_secs(61)
-                    || c.expires <= now + SignedDuration::from_secs(60));
+                    || c.expires <= now + minute);
+                let latest = now.checked_add(MAX_CLOCK_SKEW).unwrap_or(Timestamp::MAX);
+                let believed = renew.or(acquire).is_some_and(|t| t <= latest);
+                let lapses = born.checked_add(minute).unwrap_or(Timestamp::MAX);
+                prop_assert!(believed || c.expires <= lapses, "a minute from its creation");
             }
         }
     }

@@ -1,0 +1,120 @@
+//! Subscriptions have their own budget, apart from the calls in flight: a thousand dashboards,
+//! each its own person, subscribing at once (half over gRPC, half over the Connect protocol)
+//! are all accepted without a refusal; anonymous callers share a bound of their own.
+
+use super::common::server::{Options, client_over, start, start_anonymous};
+use super::world;
+use futures::StreamExt as _;
+use ichor_client::remote::Protocol;
+use ichor_model::{Code, ListQuery, OperationClient as _, View, WatchRequest};
+use std::time::Duration;
+
+/// A generous bound for what must happen: only a hang reaches it.
+const NEVER: Duration = Duration::from_secs(120);
+
+fn the_list() -> WatchRequest {
+    WatchRequest {
+        list: ListQuery {
+            namespace: Some("default".into()),
+            view: View::Summary,
+            page_size: 100,
+            ..ListQuery::default()
+        },
+        follow: None,
+        page_deltas: false,
+    }
+}
+
+fn protocol(i: usize) -> Protocol {
+    if i.is_multiple_of(2) {
+        Protocol::Grpc
+    } else {
+        Protocol::Connect
+    }
+}
+
+/// Subscribes and waits for the first page: the stream, or how it was refused.
+async fn subscribed(
+    c: &ichor_client::remote::RemoteClient,
+) -> Result<ichor_model::Updates, ichor_model::ApiError> {
+    let mut updates = c.watch_operations(&the_list()).await?;
+    match updates.next().await {
+        Some(Ok(u)) if u.page.is_some() => Ok(updates),
+        Some(Ok(u)) => panic!("the first update holds the page: {u:?}"),
+        Some(Err(e)) => Err(e),
+        None => panic!("the stream ended before its first update"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_dashboards_subscribing_at_once_are_all_accepted() {
+    const DASHBOARDS: usize = 1000;
+    let api = world();
+    api.seed(&super::common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    for i in 0..DASHBOARDS {
+        api.add_token(
+            &format!("fleet-token-{i}"),
+            &format!("fleet-{i}"),
+            &["ichor:viewers"],
+        );
+    }
+    let server = start(&api, Options::default()).await;
+    let clients: Vec<_> = (0..DASHBOARDS)
+        .map(|i| {
+            client_over(
+                &server.url(false),
+                Some(&format!("fleet-token-{i}")),
+                protocol(i),
+            )
+        })
+        .collect();
+    let all = futures::future::join_all(clients.iter().map(subscribed));
+    let answers = tokio::time::timeout(NEVER, all)
+        .await
+        .expect("every subscription is answered");
+    let refused: Vec<_> = answers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            a.as_ref()
+                .err()
+                .map(|e| (protocol(i), e.code, e.message.clone()))
+        })
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{} of {DASHBOARDS} refused, the first: {:?}",
+        refused.len(),
+        refused.first()
+    );
+    assert!(api.write_log().is_empty());
+}
+
+#[tokio::test]
+async fn anonymous_callers_share_a_bound_of_their_own() {
+    use ichor_server::{MAX_ANONYMOUS_STREAMS, MAX_STREAMS_PER_CALLER};
+    let api = world();
+    let server = start_anonymous(&api).await;
+    let mut held = Vec::new();
+    for i in 0..MAX_ANONYMOUS_STREAMS {
+        let c = client_over(&server.url(false), None, protocol(i));
+        let updates = subscribed(&c)
+            .await
+            .unwrap_or_else(|e| panic!("anonymous stream {i}: {e:?}"));
+        held.push(updates);
+    }
+    const { assert!(MAX_ANONYMOUS_STREAMS > MAX_STREAMS_PER_CALLER) };
+    let c = client_over(&server.url(false), None, Protocol::Grpc);
+    let e = subscribed(&c).await.err().expect("one more is refused");
+    assert_eq!(e.code, Code::ResourceExhausted, "{e:?}");
+    assert!(e.message.contains("without a token"), "{}", e.message);
+    let named = client_over(
+        &server.url(false),
+        Some(ichor_demo::apiserver::auth::users::VIEWER_TOKEN),
+        Protocol::Grpc,
+    );
+    let _stream = subscribed(&named)
+        .await
+        .expect("named people keep their own places");
+}
