@@ -4,13 +4,11 @@
 //! end-of-stream message (flag 0x02) that holds `{}` or `{"error": …}`. Messages are gzipped both
 //! ways when `Connect-Content-Encoding` / `Connect-Accept-Encoding` say so.
 
-use super::connect::{Codec, ConnectCalls, decode, encode};
+use super::connect::{Codec, ConnectCalls, decode};
 use super::front::AnswerCode;
 use super::gzip;
-use super::handlers::Handlers;
 use super::protocol::refused;
 use crate::wire::proto;
-use crate::wire::proto::operation_service_server::OperationService;
 use bytes::{BufMut as _, Bytes, BytesMut};
 use futures::StreamExt as _;
 use http_body_util::{BodyExt, Limited, StreamBody};
@@ -224,17 +222,20 @@ async fn open(
     let req: proto::WatchOperationsRequest = decode(&calls.pool, name, codec, message)?;
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     let request = tonic::Request::from_parts(metadata, parts.extensions, req);
-    let updates = <Handlers as OperationService>::watch_operations(&calls.handlers, request)
+    let updates = calls
+        .handlers
+        .watch(request)
         .await
         .map_err(|s| crate::wire::error_from_status(&s))?
         .into_inner();
     let pool = calls.pool.clone();
-    let name = "ichor.v1alpha1.WatchOperationsResponse";
+    // Each update's shared part encoded once for every subscriber (crate::encoded).
     let frames = updates.map(move |item| {
-        match item
-            .map_err(|s| crate::wire::error_from_status(&s))
-            .and_then(|m| encode(&pool, name, codec, &m))
-        {
+        let bytes = item.and_then(|update| match codec {
+            Codec::Proto => Ok(crate::encoded::proto_bytes(&update)),
+            Codec::Json => crate::encoded::json_bytes(&update, &pool),
+        });
+        match bytes {
             Ok(bytes) => envelope(0, &bytes),
             Err(e) => end_stream(Some(&e)),
         }

@@ -3,7 +3,7 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Review, Streams, WatchStream, Watched, until_stopped};
+use super::push::{Review, Stopped, Streams, WatchStream, Watched, as_messages, until_stopped};
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -149,6 +149,41 @@ impl Handlers {
             streams: Streams::default(),
             stop: tokio::sync::watch::channel(false).1,
         }
+    }
+
+    /// WatchOperations: the caller's updates until their stream ends, each page part shared
+    /// with the other subscribers of the same list (every route sends these: gRPC through
+    /// [`crate::encoded`], Connect through [`super::connect_stream`]).
+    pub(crate) async fn watch(
+        &self,
+        request: Request<proto::WatchOperationsRequest>,
+    ) -> Result<Response<Stopped>, Status> {
+        let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
+        let mut token = http::HeaderMap::new();
+        if let Some(v) = request.metadata().get("authorization")
+            && let Ok(v) = http::HeaderValue::from_bytes(v.as_bytes())
+        {
+            token.insert(http::header::AUTHORIZATION, v);
+        }
+        self.handle("WatchOperations", request, |caller, r| async move {
+            let req = wire::watch_request_from_proto(r)?;
+            // Taken first: a stream over a bound costs Kubernetes nothing.
+            let place = self.streams.take(&caller, &req.list)?;
+            let updates = self.reads.pushes(&caller, req).await?;
+            let review = Review {
+                auth: self.auth.clone(),
+                headers: token,
+                every: self.reads.recheck(),
+            };
+            let watched = Watched {
+                place,
+                refused: review.ends(),
+                stop: self.stop.clone(),
+                deadline,
+            };
+            Ok(until_stopped(updates, watched))
+        })
+        .await
     }
 
     /// Runs `call` as the caller (authenticated from the headers by the gate before the body
@@ -351,32 +386,8 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
-        let mut token = http::HeaderMap::new();
-        if let Some(v) = request.metadata().get("authorization")
-            && let Ok(v) = http::HeaderValue::from_bytes(v.as_bytes())
-        {
-            token.insert(http::header::AUTHORIZATION, v);
-        }
-        self.handle("WatchOperations", request, |caller, r| async move {
-            let req = wire::watch_request_from_proto(r)?;
-            // Taken first: a stream over a bound costs Kubernetes nothing.
-            let place = self.streams.take(&caller, &req.list)?;
-            let updates = self.reads.watch_operations(&caller, req).await?;
-            let review = Review {
-                auth: self.auth.clone(),
-                headers: token,
-                every: self.reads.recheck(),
-            };
-            let watched = Watched {
-                place,
-                refused: review.ends(),
-                stop: self.stop.clone(),
-                deadline,
-            };
-            Ok(until_stopped(updates, watched))
-        })
-        .await
+        let updates = self.watch(request).await?;
+        Ok(updates.map(as_messages))
     }
 
     async fn list_operation_events(

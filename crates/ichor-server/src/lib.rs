@@ -218,6 +218,7 @@ fn stack(
             .send_compressed(CompressionEncoding::Gzip),
     )
     .prepare();
+    let watch_handlers = handlers.clone();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let health_streams = gate::HealthStreams::default();
     let gated = tower::ServiceBuilder::new()
@@ -231,7 +232,7 @@ fn stack(
         .layer(tonic_web::GrpcWebLayer::new())
         .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
-        .service(routes);
+        .service(encoded::WatchRoute::new(routes, watch_handlers));
     let inner = budget::Split {
         calls: tower::ServiceBuilder::new()
             .load_shed()

@@ -6,8 +6,9 @@
 
 use crate::wire::{self, proto};
 use futures::{Stream, StreamExt as _};
-use ichor_model::{ApiError, Code, ListQuery, Updates};
+use ichor_model::{ApiError, Code, ListQuery};
 use ichor_service::access::Caller;
+use ichor_service::feed::{Pushed, Pushes};
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -254,14 +255,17 @@ pub(crate) struct Watched {
     pub(crate) deadline: Option<tokio::time::Instant>,
 }
 
-/// The updates as tonic sends them (Kubernetes asked again every recheck whether the caller
+/// A subscriber's updates until its stream ends: after its error, if one ends it.
+pub(crate) type Stopped = Pin<Box<dyn Stream<Item = Result<Pushed, ApiError>> + Send>>;
+
+/// The updates as the routes send them (Kubernetes asked again every recheck whether the caller
 /// may still list and watch: [`ichor_service::shared::SharedReads::watch_operations`], and
 /// whether it still accepts the caller's token: [`Review`]); the server's shutdown ends the
 /// stream with UNAVAILABLE, the call's deadline with DEADLINE_EXCEEDED (and either gives its
 /// place back at once).
-pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
+pub(crate) fn until_stopped(updates: Pushes, watched: Watched) -> Stopped {
     struct S {
-        updates: Updates,
+        updates: Pushes,
         w: Watched,
     }
     let state = S {
@@ -286,14 +290,23 @@ pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
             )),
         };
         match item {
-            Ok(update) => Some((Some(Ok(wire::watch_update_to_proto(&update))), Some(s))),
+            Ok(update) => Some((Ok(update), Some(s))),
             Err(e) => {
                 tracing::info!(code = ?e.code, error = %e.message, "a stream of updates ended");
-                Some((Some(Err(wire::status_from_error(&e))), None))
+                Some((Err(e), None))
             }
         }
     });
-    Box::pin(stream.filter_map(std::future::ready))
+    Box::pin(stream)
+}
+
+/// The updates as messages (the generated service's stream; the routes send the bytes of
+/// [`crate::encoded`] instead).
+pub(crate) fn as_messages(updates: Stopped) -> WatchStream {
+    Box::pin(updates.map(|item| match item {
+        Ok(update) => Ok(wire::watch_update_to_proto(&update.into_update())),
+        Err(e) => Err(wire::status_from_error(&e)),
+    }))
 }
 
 /// Completes at `deadline` (never without one).

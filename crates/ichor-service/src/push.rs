@@ -6,12 +6,23 @@
 //! the latest), and makes an update when the subscriber asks for the next one, so a slow
 //! subscriber gets the latest state, coalesced, and a burst of changes (a 10,000-operation
 //! relist) is one update.
+//!
+//! The page comes from the list's [`Feed`]: made once per change for every subscription of the
+//! same list, and each update (whole, unchanged, or, for a subscriber that applies deltas, what
+//! changed against the version it holds) made once for all that held the same version. What a
+//! subscription holds between updates is its request, the version of the page it was last sent
+//! (32 characters), the followed operation's resourceVersion, and handles (the store, the feed,
+//! two watch receivers): well under a kilobyte with the request's strings; the pages themselves
+//! are the feed's, kept once for all (at most [`crate::feed::KEPT_VERSIONS`] of them).
 
 use super::OperationService;
 use super::access::Caller;
+use super::feed::{Feed, PagePart, Pushed, Pushes, SharedPage};
 use super::store::{Health, OperationStore};
 use super::validate::{self, NameOf};
-use ichor_model::{ApiError, Code, HEARTBEAT, Updates, WatchRequest, WatchUpdate};
+use futures::StreamExt as _;
+use ichor_model::{ApiError, Code, HEARTBEAT, ListQuery, Updates, View, WatchRequest, WatchUpdate};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a change waits for the rest of its burst before the update is made: the controller
@@ -27,6 +38,8 @@ struct Subscription {
     service: OperationService,
     caller: Caller,
     store: OperationStore,
+    /// The list's page, shared with every subscription of the same list over the store.
+    feed: Arc<Feed>,
     /// The watch of the followed operation's namespace, when it is not the list's (serve's
     /// shared watch, for a caller who may list and watch there).
     followed_store: Option<(OperationStore, tokio::sync::watch::Receiver<u64>)>,
@@ -61,6 +74,19 @@ impl OperationService {
         followed_store: Option<OperationStore>,
         req: WatchRequest,
     ) -> Result<Updates, ApiError> {
+        let pushes = self.push_operations(caller, store, followed_store, req)?;
+        Ok(Box::pin(pushes.map(|p| p.map(Pushed::into_update))))
+    }
+
+    /// The updates as serve sends them: each page part shared with the other subscriptions of
+    /// the same list (see [`crate::feed`]).
+    pub fn push_operations(
+        &self,
+        caller: Caller,
+        store: OperationStore,
+        followed_store: Option<OperationStore>,
+        req: WatchRequest,
+    ) -> Result<Pushes, ApiError> {
         super::list::check(&req.list)?;
         if let Some((ns, name)) = &req.follow {
             validate::namespace(ns)?;
@@ -70,6 +96,7 @@ impl OperationService {
             service: self.clone(),
             caller,
             changes: store.changes(),
+            feed: store.feed(&req.list),
             store,
             followed_store: followed_store.map(|f| {
                 let changes = f.changes();
@@ -96,7 +123,7 @@ impl OperationService {
 
 impl Subscription {
     /// The next update: the first whole; then the next change, or a heartbeat.
-    async fn next(&mut self) -> Result<WatchUpdate, ApiError> {
+    async fn next(&mut self) -> Result<Pushed, ApiError> {
         if self.first {
             self.first = false;
             self.store.settled(Duration::from_secs(5)).await;
@@ -105,11 +132,11 @@ impl Subscription {
                 store.settled(Duration::from_secs(5)).await;
                 followed.borrow_and_update();
             }
-            let mut update = WatchUpdate {
+            let mut update = Pushed {
                 page: Some(self.page().await?),
-                ..WatchUpdate::default()
+                ..Pushed::default()
             };
-            self.follow(&mut update, true).await;
+            self.follow(&mut update.own, true).await;
             return Ok(update);
         }
         loop {
@@ -124,10 +151,11 @@ impl Subscription {
             };
             match tokio::time::timeout(HEARTBEAT, changed).await {
                 Err(_) => {
-                    return Ok(WatchUpdate {
+                    let own = WatchUpdate {
                         heartbeat: true,
                         ..WatchUpdate::default()
-                    });
+                    };
+                    return Ok(Pushed { page: None, own });
                 }
                 Ok(Err(_)) => return Err(ApiError::new(Code::Unavailable, "the watch ended")),
                 Ok(Ok(())) => {}
@@ -140,13 +168,13 @@ impl Subscription {
             if let Health::Failed(_) = self.store.health() {
                 self.listed_again().await?;
             }
-            let mut update = WatchUpdate::default();
+            let mut update = Pushed::default();
             let page = self.page().await?;
-            if !page.unchanged {
+            if !unchanged(&page) {
                 update.page = Some(page);
             }
-            self.follow(&mut update, false).await;
-            if update.page.is_some() || update.followed.is_some() {
+            self.follow(&mut update.own, false).await;
+            if update.page.is_some() || update.own.followed.is_some() {
                 return Ok(update);
             }
         }
@@ -187,30 +215,45 @@ impl Subscription {
         }
     }
 
-    /// The page, as "unchanged" when the subscriber holds its version. The watch keeps
-    /// summaries: a full view (as ListOperations gives it) reads the page's operations whole
-    /// from the API as the caller, only when the page changed.
-    async fn page(&mut self) -> Result<ichor_model::OperationPage, ApiError> {
-        let query = ichor_model::ListQuery {
-            known_version: self.page_version.clone(),
-            ..self.req.list.clone()
-        };
-        let page = match self.store.page(&query) {
-            Some(page) => {
-                let page = page?;
-                match query.view {
-                    ichor_model::View::Full if !page.unchanged => {
-                        self.service
-                            .read_whole(&self.caller, page, query.view)
-                            .await?
+    /// The page's update: from the feed (unchanged when the subscriber holds its version; what
+    /// changed, when it applies deltas and the feed kept its version; else whole). The watch
+    /// keeps summaries: a full view (as ListOperations gives it) reads the page's operations
+    /// whole from the API as the caller, only when the page changed, and is never shared.
+    async fn page(&mut self) -> Result<Arc<SharedPage>, ApiError> {
+        let full = self.req.list.view == View::Full;
+        let deltas = self.req.page_deltas && !full;
+        let held = self.page_version.as_deref();
+        let update = match self.feed.update(&self.store, held, deltas) {
+            Some(update) => {
+                let update = update?;
+                match update.part() {
+                    PagePart::Whole(page) if full && !page.unchanged => {
+                        let page = self
+                            .service
+                            .read_whole(&self.caller, page.clone(), View::Full)
+                            .await?;
+                        Arc::new(SharedPage::new(PagePart::Whole(page)))
                     }
-                    _ => page,
+                    _ => update,
                 }
             }
-            None => self.service.list_page(&self.caller, &query).await?,
+            None => {
+                let query = ListQuery {
+                    known_version: self.page_version.clone(),
+                    ..self.req.list.clone()
+                };
+                let page = self.service.list_page(&self.caller, &query).await?;
+                Arc::new(SharedPage::new(PagePart::Whole(page)))
+            }
         };
-        self.page_version = Some(page.version.clone());
-        Ok(page)
+        self.page_version = Some(
+            match update.part() {
+                PagePart::Whole(page) => &page.version,
+                PagePart::Delta(delta) => &delta.version,
+            }
+            .clone(),
+        );
+        Ok(update)
     }
 
     /// The followed operation and its events, read whole when a watch saw it change (or the
@@ -246,4 +289,9 @@ impl Subscription {
         update.followed = Some(op);
         update.events = events;
     }
+}
+
+/// Whether a page's update only says the subscriber holds it.
+fn unchanged(update: &SharedPage) -> bool {
+    matches!(update.part(), PagePart::Whole(page) if page.unchanged)
 }

@@ -11,6 +11,7 @@
 
 use super::OperationService;
 use super::access::Caller;
+use super::feed::{Pushed, Pushes};
 use super::store::OperationStore;
 use futures::StreamExt as _;
 use ichor_model::{ApiError, Code, Reason, Updates, WatchRequest};
@@ -154,6 +155,13 @@ impl SharedReads {
         caller: &Caller,
         req: WatchRequest,
     ) -> Result<Updates, ApiError> {
+        let pushes = self.pushes(caller, req).await?;
+        Ok(Box::pin(pushes.map(|p| p.map(Pushed::into_update))))
+    }
+
+    /// As [`SharedReads::watch_operations`], each update's page part shared with the other
+    /// subscriptions of the same list (serve encodes it once for all: [`crate::feed`]).
+    pub async fn pushes(&self, caller: &Caller, req: WatchRequest) -> Result<Pushes, ApiError> {
         let scope = req.list.namespace.clone();
         let store = self.store(caller, scope.as_deref()).await?;
         let followed_store = match (&req.follow, store.scope()) {
@@ -162,17 +170,17 @@ impl SharedReads {
             }
             _ => None,
         };
-        let updates =
-            self.service
-                .watch_operations_following(caller.clone(), store, followed_store, req)?;
+        let updates = self
+            .service
+            .push_operations(caller.clone(), store, followed_store, req)?;
         Ok(self.rechecked(updates, caller.clone(), scope))
     }
 
     /// `updates`, with Kubernetes asked again every recheck whether `caller` may still list
     /// and watch in `scope`.
-    fn rechecked(&self, updates: Updates, caller: Caller, scope: Option<String>) -> Updates {
+    fn rechecked(&self, updates: Pushes, caller: Caller, scope: Option<String>) -> Pushes {
         struct S {
-            updates: Updates,
+            updates: Pushes,
             reads: SharedReads,
             caller: Caller,
             scope: Option<String>,
