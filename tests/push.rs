@@ -26,6 +26,9 @@ use ichor_service::shared::{RECHECK, SharedReads};
 use std::sync::Arc;
 use std::time::Duration;
 
+#[path = "push/deltas.rs"]
+mod deltas;
+
 /// Longer than any change takes to arrive here; far shorter than a heartbeat.
 const ARRIVES: Duration = Duration::from_secs(5);
 
