@@ -4,6 +4,8 @@
 //! matrix, which runs over gRPC too.
 
 use crate::common;
+#[path = "serve/bounds.rs"]
+mod bounds;
 #[path = "serve/curl.rs"]
 pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]

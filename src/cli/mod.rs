@@ -253,6 +253,24 @@ pub struct ServeArgs {
     /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
+    /// At most this many streams of live updates at once, everyone's together; past it a
+    /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A stream costs
+    /// about 4 KiB (docs/limits.md).
+    #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_STREAMS, value_parser = bound)]
+    pub max_streams: usize,
+    /// At most this many connections open at once (each dashboard holds one); the next waits
+    /// until one closes. serve raises its open-files limit (ulimit -n) to fit them, within the
+    /// hard limit.
+    #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_CONNECTIONS, value_parser = bound)]
+    pub max_connections: usize,
+}
+
+/// A bound of `serve`: from 1 to 1,000,000.
+fn bound(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=1_000_000) => Ok(n),
+        _ => Err("a number from 1 to 1000000".to_string()),
+    }
 }
 
 /// `ichor-tui demo-cluster`.

@@ -55,6 +55,10 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         allow_anonymous: args.allow_anonymous,
         read_only: args.read_only,
         metrics: args.metrics_listen,
+        bounds: ichor_server::Bounds {
+            streams: args.max_streams,
+            connections: args.max_connections,
+        },
     };
     if args.demo {
         let demo = ichor_demo::demo::DemoCluster::start(args.demo_speed)?;

@@ -23,6 +23,8 @@ pub struct Options {
     pub recheck: Option<std::time::Duration>,
     /// How long a namespace watch no one uses stays open (default 30 s).
     pub linger: Option<std::time::Duration>,
+    /// How many streams and connections it holds (default: serve's).
+    pub bounds: Option<ichor_server::Bounds>,
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
@@ -99,6 +101,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         settle_window: SETTLE_WINDOW,
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
         watch_linger: opts.linger.unwrap_or(ichor_service::shared::LINGER),
+        bounds: opts.bounds.unwrap_or_default(),
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
     let metrics = config.metrics.clone();

@@ -123,8 +123,8 @@ impl Handlers {
     }
 
     /// The subscribers are counted in `metrics`.
-    pub(crate) fn count_streams_in(&mut self, metrics: super::metrics::Metrics) {
-        self.streams = Streams::counted(metrics);
+    pub(crate) fn count_streams_in(&mut self, metrics: super::metrics::Metrics, max: usize) {
+        self.streams = Streams::counted(metrics, max);
     }
 
     /// The shared watches (for readiness).

@@ -12,6 +12,7 @@ pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub(crate) mod drain;
 pub(crate) mod encoded;
+pub mod fds;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
@@ -23,6 +24,7 @@ pub(crate) mod head;
 pub(crate) mod health;
 pub use health::Health;
 pub(crate) mod listen;
+pub use listen::MAX_CONNECTIONS;
 pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
@@ -111,6 +113,27 @@ pub struct ServerConfig {
     pub watch_linger: std::time::Duration,
     /// What `/livez`, `/readyz` and `/healthz` answer, on this port and the metrics port.
     pub health: Health,
+    /// How many streams and connections it holds at once.
+    pub bounds: Bounds,
+}
+
+/// How much serve holds at once, everyone's together (`serve --max-streams` and
+/// `--max-connections`; docs/limits.md says what each costs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Streams of live updates ([`MAX_STREAMS`] unless said).
+    pub streams: usize,
+    /// Connections open ([`MAX_CONNECTIONS`] unless said); each is a file descriptor.
+    pub connections: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            streams: MAX_STREAMS,
+            connections: MAX_CONNECTIONS,
+        }
+    }
 }
 
 impl ServerConfig {
@@ -126,6 +149,7 @@ impl ServerConfig {
             settle_window: APISERVER_REQUEST_TIMEOUT,
             recheck: ichor_service::shared::RECHECK,
             watch_linger: ichor_service::shared::LINGER,
+            bounds: Bounds::default(),
         }
     }
 }
@@ -195,7 +219,7 @@ fn stack(
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
-    handlers.count_streams_in(config.metrics.clone());
+    handlers.count_streams_in(config.metrics.clone(), config.bounds.streams);
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
@@ -277,7 +301,13 @@ pub async fn serve(
         // Keep the sender until the accept loop is done with it.
         stop_tx.closed().await;
     });
-    let serving = listen::accept(listener, tls, service, config.metrics.clone(), stop);
+    let serving = listen::accept(
+        listener,
+        tls,
+        service,
+        (config.metrics.clone(), config.bounds.connections),
+        stop,
+    );
     let drain_limit = async move {
         let mut stopping = stopping;
         if stopping.wait_for(|s| *s).await.is_err() {
@@ -332,6 +362,8 @@ pub struct ListenOptions {
     pub read_only: bool,
     /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
     pub metrics: Option<SocketAddr>,
+    /// How many streams and connections it holds at once.
+    pub bounds: Bounds,
 }
 
 /// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
@@ -346,10 +378,12 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         .local_addr()
         .context("reading the listen address")?;
     memory::trim_periodically();
+    fds::make_room(opts.bounds.connections);
     let config = ServerConfig {
         allow_anonymous: opts.allow_anonymous,
         tls: opts.tls.clone(),
         read_only: opts.read_only,
+        bounds: opts.bounds,
         ..ServerConfig::new(kube)
     };
     let scraped = match opts.metrics {

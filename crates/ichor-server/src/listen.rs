@@ -27,8 +27,9 @@ use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 use tonic::body::Body;
 
-/// Connections open at once; the next is accepted when one closes.
-pub(crate) const MAX_CONNECTIONS: usize = 2048;
+/// Connections open at once unless `serve --max-connections` says otherwise; the next is
+/// accepted when one closes.
+pub const MAX_CONNECTIONS: usize = 2048;
 
 /// Calls at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
 pub(crate) const MAX_STREAMS_PER_CONNECTION: u32 = 100;
@@ -106,10 +107,10 @@ pub(crate) async fn accept(
     listener: TcpListener,
     tls: Option<tokio_rustls::TlsAcceptor>,
     service: impl RequestService,
-    metrics: Metrics,
+    (metrics, max_connections): (Metrics, usize),
     mut stop: watch::Receiver<bool>,
 ) {
-    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let permits = Arc::new(Semaphore::new(max_connections));
     let builder = Arc::new(builder());
     let (open_tx, _) = watch::channel(());
     loop {

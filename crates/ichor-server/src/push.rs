@@ -53,11 +53,23 @@ struct Live {
 }
 
 /// The streams held, by person (anonymous callers under `None`) and in all, and their queries.
-#[derive(Default)]
 struct Held {
     by: HashMap<Option<String>, usize>,
     all: usize,
     queries: Vec<Live>,
+    /// The bound of `all` (`serve --max-streams`, [`MAX_STREAMS`] unless said).
+    max_streams: usize,
+}
+
+impl Default for Held {
+    fn default() -> Held {
+        Held {
+            by: HashMap::new(),
+            all: 0,
+            queries: Vec::new(),
+            max_streams: MAX_STREAMS,
+        }
+    }
 }
 
 /// The query as the streams share it: the version a caller holds is its own.
@@ -128,12 +140,13 @@ fn refusal(
         .iter()
         .filter(|l| l.holders.contains_key(who))
         .count();
-    let (label, limit, message) = if held.all >= MAX_STREAMS {
+    let (label, limit, message) = if held.all >= held.max_streams {
         (
             "streams",
             "streams",
             format!(
-                "the server holds {MAX_STREAMS} streams of updates, its limit: poll, and subscribe again later"
+                "the server holds {} streams of updates, its limit: poll, and subscribe again later",
+                held.max_streams
             ),
         )
     } else if who.is_none() && mine >= MAX_ANONYMOUS_STREAMS {
@@ -175,9 +188,13 @@ fn refusal(
 }
 
 impl Streams {
-    /// Streams counted in `metrics`.
-    pub(crate) fn counted(metrics: super::metrics::Metrics) -> Streams {
-        Streams(Arc::default(), metrics)
+    /// Streams counted in `metrics`, at most `max_streams` of them at once.
+    pub(crate) fn counted(metrics: super::metrics::Metrics, max_streams: usize) -> Streams {
+        let held = Held {
+            max_streams,
+            ..Held::default()
+        };
+        Streams(Arc::new(Mutex::new(held)), metrics)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
@@ -411,7 +428,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_stream_ends_at_its_deadline_and_gives_its_place_back() {
         let metrics = super::super::metrics::Metrics::new();
-        let streams = Streams::counted(metrics.clone());
+        let streams = Streams::counted(metrics.clone(), MAX_STREAMS);
         let caller = Caller::user("alice", &["team"]);
         let started = tokio::time::Instant::now();
         let watched = Watched {
@@ -421,12 +438,12 @@ mod tests {
             deadline: Some(started + Duration::from_secs(2)),
         };
         // A stream with nothing to say: only the deadline ends it.
-        let updates: Updates = Box::pin(futures::stream::pending());
+        let updates: Pushes = Box::pin(futures::stream::pending());
         let mut stream = until_stopped(updates, watched);
         assert_eq!(subscribers(&metrics), "ichor_serve_subscribers 1");
         let ended = stream.next().await.unwrap().unwrap_err();
-        assert_eq!(ended.code(), tonic::Code::DeadlineExceeded);
-        assert!(ended.message().contains("deadline"), "{}", ended.message());
+        assert_eq!(ended.code, Code::DeadlineExceeded);
+        assert!(ended.message.contains("deadline"), "{}", ended.message);
         assert_eq!(started.elapsed(), Duration::from_secs(2));
         assert_eq!(subscribers(&metrics), "ichor_serve_subscribers 0");
         assert!(stream.next().await.is_none(), "the stream ends after it");
