@@ -83,6 +83,24 @@ pub fn serve_kubeconfig_at(
     (p, format!("http://{addr}"))
 }
 
+/// `BIN serve` against the Kubernetes API a kubeconfig names, on a free loopback port, with
+/// `args` besides (its bounds, say).
+pub fn serve_kubeconfig_with(
+    bin: &Path,
+    home: &Path,
+    kubeconfig: &Path,
+    args: &[String],
+) -> (Proc, String) {
+    let mut cmd = Command::new(bin);
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
+        .arg(kubeconfig)
+        .arg("--log-file")
+        .arg(home.join("serve-kube.log"))
+        .args(args);
+    let (p, addr) = spawn_saying(cmd, "serving on ");
+    (p, format!("http://{addr}"))
+}
+
 /// `BIN demo-cluster` with `extra` history operations, on a free loopback port: the process
 /// and its address (host:port).
 pub fn demo_cluster(bin: &Path, home: &Path, extra: usize) -> (Proc, String) {
