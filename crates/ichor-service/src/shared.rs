@@ -179,19 +179,28 @@ impl SharedReads {
     /// `updates`, with Kubernetes asked again every recheck whether `caller` may still list
     /// and watch in `scope`.
     fn rechecked(&self, updates: Pushes, caller: Caller, scope: Option<String>) -> Pushes {
+        type Check = std::pin::Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>;
+        /// The next check, a recheck from now: asked while the updates go on, so a slow
+        /// answer of Kubernetes never holds a change back.
+        fn next_check(reads: SharedReads, caller: Caller, scope: Option<String>) -> Check {
+            Box::pin(async move {
+                tokio::time::sleep(reads.recheck).await;
+                reads.authorize(&caller, scope.as_deref()).await
+            })
+        }
         struct S {
             updates: Pushes,
+            check: Check,
             reads: SharedReads,
             caller: Caller,
             scope: Option<String>,
-            next_check: Instant,
         }
         let state = S {
             updates,
+            check: next_check(self.clone(), caller.clone(), scope.clone()),
             reads: self.clone(),
             caller,
             scope,
-            next_check: Instant::now() + self.recheck,
         };
         Box::pin(futures::stream::unfold(Some(state), |s| async move {
             let mut s = s?;
@@ -202,12 +211,12 @@ impl SharedReads {
                         let goes_on = item.is_ok();
                         return Some((item, goes_on.then_some(s)));
                     }
-                    () = tokio::time::sleep_until(s.next_check) => {
-                        s.next_check = Instant::now() + s.reads.recheck;
-                        if let Err(e) = s.reads.authorize(&s.caller, s.scope.as_deref()).await {
-                            return Some((Err(e), None));
+                    verdict = &mut s.check => match verdict {
+                        Ok(()) => {
+                            s.check = next_check(s.reads.clone(), s.caller.clone(), s.scope.clone());
                         }
-                    }
+                        Err(e) => return Some((Err(e), None)),
+                    },
                 }
             }
         }))
