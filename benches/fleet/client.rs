@@ -20,8 +20,10 @@ const PATH: &str = "/ichor.v1alpha1.OperationService/WatchOperations";
 /// each dashboard, and counts.
 #[derive(Default)]
 pub struct Tally {
-    pub created: Mutex<HashMap<String, Instant>>,
-    pub latencies: Mutex<Vec<Duration>>,
+    /// Each operation created: its number and when.
+    pub created: Mutex<HashMap<String, (usize, Instant)>>,
+    /// Each arrival: the operation's number, and the time from its creation.
+    pub latencies: Mutex<Vec<(usize, Duration)>>,
     /// Dashboards that have their first page.
     pub ready: AtomicUsize,
     /// Streams refused or broken (each subscribes again after 1 to 3 s).
@@ -163,13 +165,13 @@ fn arrived(
         *counted = true;
         tally.ready.fetch_add(1, Ordering::Relaxed);
     }
-    let arrivals: Vec<Duration> = {
+    let arrivals: Vec<(usize, Duration)> = {
         let Ok(created) = tally.created.lock() else {
             return;
         };
         rows.filter_map(|op| {
-            let at = created.get(&op.name)?;
-            seen.insert(op.name.clone()).then(|| now - *at)
+            let (n, at) = created.get(&op.name)?;
+            seen.insert(op.name.clone()).then(|| (*n, now - *at))
         })
         .collect()
     };

@@ -14,7 +14,8 @@
 //! Knobs: `ICHOR_FLEET` (the counts, `1000,10000`), `ICHOR_FLEET_WINDOW_S` (60),
 //! `ICHOR_FLEET_OPERATIONS` (10,007), `ICHOR_FLEET_DELTAS` (1; 0: every dashboard a client
 //! from before deltas, sent pages whole), `ICHOR_FLEET_SERVE` (the binary serve runs from, to
-//! compare another build; default this one). Under `cargo test` (no `--bench`) a tiny pass: 4
+//! compare another build; default this one), `ICHOR_FLEET_PROTOCOL` (`grpc` or `connect`: every
+//! dashboard; default half each). Under `cargo test` (no `--bench`) a tiny pass: 4
 //! dashboards, 100 operations, a 2 s window.
 
 mod client;
@@ -34,6 +35,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
 struct Run {
     dashboards: usize,
+    /// Which dashboards speak gRPC (the others the Connect protocol).
+    grpc: fn(usize) -> bool,
     operations: usize,
     window: Duration,
     deltas: bool,
@@ -53,6 +56,25 @@ fn raise_open_files() {
             libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
         }
     }
+}
+
+/// The arrivals' latencies, and for each operation the first arrival's and the time from the
+/// first to the last: what the API and serve's first update take, and what the fan-out adds.
+fn spreads(
+    arrivals: &[(usize, Duration)],
+    made: usize,
+) -> (Vec<Duration>, Vec<Duration>, Vec<Duration>) {
+    let mut bounds = vec![(Duration::MAX, Duration::ZERO); made];
+    for (n, d) in arrivals {
+        if let Some((lo, hi)) = bounds.get_mut(*n) {
+            *lo = (*lo).min(*d);
+            *hi = (*hi).max(*d);
+        }
+    }
+    let seen = bounds.iter().filter(|(lo, _)| *lo != Duration::MAX);
+    let first = seen.clone().map(|(lo, _)| *lo).collect();
+    let spread = seen.map(|(lo, hi)| *hi - *lo).collect();
+    (arrivals.iter().map(|(_, d)| *d).collect(), first, spread)
 }
 
 fn percentile_ms(values: &mut [Duration], p: f64) -> f64 {
@@ -125,7 +147,7 @@ fn subscribe(
     let dashboard = |person: usize| Dashboard {
         addr,
         person,
-        grpc: person.is_multiple_of(2),
+        grpc: (size.grpc)(person),
         deltas: size.deltas,
         page_size: 100,
     };
@@ -163,7 +185,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     while t0.elapsed() < size.window {
         let name = format!("fleet-{:05}-{made:04}", size.dashboards);
         if let Ok(mut c) = tally.created.lock() {
-            c.insert(name.clone(), Instant::now());
+            c.insert(name.clone(), (made, Instant::now()));
         }
         rt.block_on(create(&admin, &name));
         made += 1;
@@ -180,11 +202,12 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     // The last creation's updates arrive (within the 1 s the target allows, and then some).
     std::thread::sleep(Duration::from_secs(2));
     let (peak, now) = procs::memory_kb(serve.pid());
-    let mut l = tally
+    let arrivals = tally
         .latencies
         .lock()
         .map(|mut l| std::mem::take(&mut *l))
         .unwrap_or_default();
+    let (mut l, mut first, mut spread) = spreads(&arrivals, made);
     let sent = tally.messages.load(Ordering::Relaxed) - messages;
     let sent_bytes = tally.bytes.load(Ordering::Relaxed) - bytes;
     let mib = |kb: u32| f64::from(kb) / 1024.0;
@@ -192,15 +215,25 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
     println!(
         "fleet: {n:>6} dashboards ({shape}): {subscribed} subscribed ({broken_joining} refused or broken on the way); \
          serve {serve_min:.1} s/min, API {api_min:.1} s/min; serve peak RSS {peak:.1} MiB (now {now:.1}; {per_dashboard:.1} KiB a dashboard); \
-         {k} of {expected} updates, p50 {p50:.0} ms, p99 {p99:.0} ms; {avg:.0} bytes a message; {broken} streams broken",
+         {k} of {expected} updates, p50 {p50:.0} ms, p99 {p99:.0} ms (the first dashboard to have it: p50 {f50:.0}, p99 {f99:.0} ms; \
+         from the first to the last: p50 {s50:.0}, p99 {s99:.0} ms); {avg:.0} bytes a message; {broken} streams broken",
         n = size.dashboards,
-        shape = if size.deltas { "deltas" } else { "pages whole" },
+        shape = match (size.deltas, (size.grpc)(0), (size.grpc)(1)) {
+            (true, true, false) => "deltas",
+            (false, true, false) => "pages whole",
+            (_, true, true) => "gRPC only",
+            _ => "Connect only",
+        },
         peak = mib(peak),
         now = mib(now),
         k = l.len(),
         expected = made * subscribed,
         p50 = percentile_ms(&mut l, 0.5),
         p99 = percentile_ms(&mut l, 0.99),
+        f50 = percentile_ms(&mut first, 0.5),
+        f99 = percentile_ms(&mut first, 0.99),
+        s50 = percentile_ms(&mut spread, 0.5),
+        s99 = percentile_ms(&mut spread, 0.99),
         avg = sent_bytes as f64 / sent.max(1) as f64,
         broken = tally.broken.load(Ordering::Relaxed),
     );
@@ -219,6 +252,11 @@ fn main() {
     let serve =
         std::env::var_os("ICHOR_FLEET_SERVE").map_or_else(|| PathBuf::from(BIN), PathBuf::from);
     let deltas = common::env_or("ICHOR_FLEET_DELTAS", 1) != 0;
+    let grpc: fn(usize) -> bool = match std::env::var("ICHOR_FLEET_PROTOCOL").as_deref() {
+        Ok("grpc") => |_| true,
+        Ok("connect") => |_| false,
+        _ => |i| i.is_multiple_of(2),
+    };
     let (counts, operations, window): (Vec<usize>, usize, Duration) = if full {
         let counts = std::env::var("ICHOR_FLEET")
             .unwrap_or_else(|_| "1000,10000".into())
@@ -236,6 +274,7 @@ fn main() {
     for dashboards in counts {
         let size = Run {
             dashboards,
+            grpc,
             operations,
             window,
             deltas,

@@ -17,6 +17,7 @@ pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
 pub use gate::MAX_HEALTH_STREAMS;
+pub(crate) mod grpc_stream;
 pub(crate) mod grpc_web;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
@@ -256,7 +257,7 @@ fn stack(
         .layer(tonic_web::GrpcWebLayer::new())
         .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
-        .service(encoded::WatchRoute::new(routes, watch_handlers));
+        .service(grpc_stream::WatchRoute::new(routes, watch_handlers));
     let inner = budget::Split {
         calls: tower::ServiceBuilder::new()
             .load_shed()
