@@ -106,8 +106,15 @@ fn start(home: &Path, size: &Run) -> (Proc, Proc, std::net::SocketAddr, PathBuf)
     std::thread::sleep(Duration::from_secs(rollout).saturating_sub(started.elapsed()));
     let kubeconfig = home.join("kubeconfig-server");
     procs::write_kubeconfig(&kubeconfig, &api_addr, users::SERVER_TOKEN);
+    // Room for the fleet past serve's default bounds (2,048): flags a build from before them
+    // (to compare) is not given below them.
     let room = (size.dashboards + 64).to_string();
-    let bounds = ["--max-streams", &room, "--max-connections", &room].map(String::from);
+    let bounds: Vec<String> = match size.dashboards + 64 > ichor_server::MAX_STREAMS {
+        true => ["--max-streams", &room, "--max-connections", &room]
+            .map(String::from)
+            .into(),
+        false => Vec::new(),
+    };
     let (serve, url) = procs::serve_kubeconfig_with(&size.serve, home, &kubeconfig, &bounds);
     let addr = url
         .trim_start_matches("http://")

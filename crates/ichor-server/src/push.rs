@@ -243,7 +243,9 @@ impl Review {
     async fn refused(&self) -> ApiError {
         loop {
             tokio::time::sleep(self.every).await;
-            if let Err(e) = self.auth.caller(&self.headers).await {
+            // Boxed while it runs: a stream waits on this future between reviews, and the
+            // review's own state (about 6 KiB) would otherwise be held by every stream.
+            if let Err(e) = Box::pin(self.auth.caller(&self.headers)).await {
                 return e;
             }
         }

@@ -136,7 +136,9 @@ impl Subscription {
                 page: Some(self.page().await?),
                 ..Pushed::default()
             };
-            self.follow(&mut update.own, true).await;
+            if self.req.follow.is_some() {
+                Box::pin(self.follow(&mut update.own, true)).await;
+            }
             return Ok(update);
         }
         loop {
@@ -166,14 +168,16 @@ impl Subscription {
                 followed.borrow_and_update();
             }
             if let Health::Failed(_) = self.store.health() {
-                self.listed_again().await?;
+                Box::pin(self.listed_again()).await?;
             }
             let mut update = Pushed::default();
             let page = self.page().await?;
             if !unchanged(&page) {
                 update.page = Some(page);
             }
-            self.follow(&mut update.own, false).await;
+            if self.req.follow.is_some() {
+                Box::pin(self.follow(&mut update.own, false)).await;
+            }
             if update.page.is_some() || update.own.followed.is_some() {
                 return Ok(update);
             }
@@ -228,23 +232,12 @@ impl Subscription {
                 let update = update?;
                 match update.part() {
                     PagePart::Whole(page) if full && !page.unchanged => {
-                        let page = self
-                            .service
-                            .read_whole(&self.caller, page.clone(), View::Full)
-                            .await?;
-                        Arc::new(SharedPage::new(PagePart::Whole(page)))
+                        Box::pin(self.read(Some(page.clone()))).await?
                     }
                     _ => update,
                 }
             }
-            None => {
-                let query = ListQuery {
-                    known_version: self.page_version.clone(),
-                    ..self.req.list.clone()
-                };
-                let page = self.service.list_page(&self.caller, &query).await?;
-                Arc::new(SharedPage::new(PagePart::Whole(page)))
-            }
+            None => Box::pin(self.read(None)).await?,
         };
         self.page_version = Some(
             match update.part() {
@@ -254,6 +247,31 @@ impl Subscription {
             .clone(),
         );
         Ok(update)
+    }
+
+    /// The page read from the API as the caller: `summaries`' operations whole (a full view),
+    /// or, without them (the store cannot make the page), the page listed. Boxed where it is
+    /// awaited: a subscription waits between updates on a future that would otherwise hold
+    /// this one's state (kilobytes) for every subscriber.
+    async fn read(
+        &self,
+        summaries: Option<ichor_model::OperationPage>,
+    ) -> Result<Arc<SharedPage>, ApiError> {
+        let page = match summaries {
+            Some(page) => {
+                self.service
+                    .read_whole(&self.caller, page, View::Full)
+                    .await?
+            }
+            None => {
+                let query = ListQuery {
+                    known_version: self.page_version.clone(),
+                    ..self.req.list.clone()
+                };
+                self.service.list_page(&self.caller, &query).await?
+            }
+        };
+        Ok(Arc::new(SharedPage::new(PagePart::Whole(page))))
     }
 
     /// The followed operation and its events, read whole when a watch saw it change (or the

@@ -185,7 +185,8 @@ impl SharedReads {
         fn next_check(reads: SharedReads, caller: Caller, scope: Option<String>) -> Check {
             Box::pin(async move {
                 tokio::time::sleep(reads.recheck).await;
-                reads.authorize(&caller, scope.as_deref()).await
+                // Boxed while it runs: every stream waits on this future between checks.
+                Box::pin(reads.authorize(&caller, scope.as_deref())).await
             })
         }
         struct S {
