@@ -118,3 +118,16 @@ error-invalid-confirmation = The confirmation carries an invalid { $field } (“
 error-operation-unreadable = Operation { $operation } cannot be read ({ $detail }): nothing was written. Fix the object (or delete it with kubectl) first.
 error-cluster-unreadable = Cluster { $cluster } cannot be read ({ $detail }): fix the TalosCluster object first.
 error-machine-unreadable = Machine { $machine } of cluster { $cluster } cannot be read ({ $detail }): fix it before starting, so the plan shows every machine.
+# A bound of serve's was reached: $limit names it (as serve's metrics do), $max is its number.
+error-limit-reached = { $limit ->
+        [calls_in_flight] The server is answering { $max } calls, its limit: try again in { $retry } s.
+        [streams] The server holds { $max } streams of updates, its limit: poll, and subscribe again later.
+        [anonymous_streams] Callers without a token hold { $max } streams of updates together, their limit: send a token, or close one.
+        [streams_per_caller] You hold { $max } streams of updates already: close one first.
+        [live_queries] The server keeps { $max } distinct lists up to date, its limit: poll this one, or subscribe with a list someone already keeps.
+        [live_queries_per_namespace] The server keeps { $max } distinct lists up to date in this namespace, its limit: poll this one, or subscribe with a list someone already keeps.
+        [live_queries_per_caller] Your streams keep { $max } distinct lists up to date already: close one, or poll this one.
+        [health_streams] The server holds { $max } health streams, its limit: check instead (grpc.health.v1.Health/Check).
+        [watches] The server follows { $max } namespaces for streams already: poll this one.
+       *[other] The server reached its limit of { $max } ({ $limit }): try again later.
+    }

@@ -111,6 +111,7 @@ reasons! {
     OperationReplaced => "OPERATION_REPLACED", "error-operation-replaced",
     WriteAbandoned => "WRITE_ABANDONED", "error-write-abandoned",
     VersionSkew => "VERSION_SKEW", "error-version-skew",
+    LimitReached => "LIMIT_REACHED", "error-limit-reached",
     Invalid => "INVALID", "error-invalid",
     Internal => "INTERNAL", "error-internal",
 }

@@ -3,7 +3,8 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Review, Streams, WatchStream, Watched, until_stopped};
+use super::push::{Review, WatchStream, Watched, until_stopped};
+use super::stream_bounds::Streams;
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};

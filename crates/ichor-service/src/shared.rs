@@ -247,11 +247,10 @@ impl SharedReads {
                     stores.remove(&k);
                 }
                 None => {
-                    return Err(ApiError::new(
+                    return Err(ApiError::said(
                         Code::ResourceExhausted,
-                        format!(
-                            "the server follows {MAX_WATCHES} namespaces for streams already: poll this one"
-                        ),
+                        Reason::LimitReached,
+                        &[("limit", "watches"), ("max", &MAX_WATCHES.to_string())],
                     ));
                 }
             }
