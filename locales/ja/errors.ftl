@@ -49,7 +49,10 @@ error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $
        *[none] {""}
     }同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
 error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください（kubectl annotate taloscluster { $cluster } { $annotation }-）。
-error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
+error-read-only = { $by ->
+        [server] { $what }：このサーバーは読み取り専用（serve --read-only）のため、開始・一時停止・再開・削除は行いません。
+       *[client] 読み取り専用のため（--read-only）、ここからは何も変更できません。
+    }
 error-permission-denied = 権限がありません：{ $detail }
 error-unauthenticated = { $via ->
         [no-token] サーバーにはベアラートークンが必要です（{ $detail }）。--token-file FILE または環境変数 ICHOR_TOKEN で指定してください。
@@ -99,7 +102,10 @@ error-installation-busy = ichor インストールはクラスター { $cluster 
         [Failed] 失敗
        *[other] { $phase }
     }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
-error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+error-not-permitted = { $scope ->
+        [all] すべてのネームスペースの { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+       *[namespace] ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+    }
 error-write-not-applied = { $action ->
         [start] クラスター { $operation } での開始
         [pause] { $operation } の一時停止
@@ -160,4 +166,24 @@ error-limit-reached = { $limit ->
         [health_streams] サーバーが保持するヘルスチェックのストリームが上限の { $max } 本に達しています。代わりに grpc.health.v1.Health/Check で確認してください。
         [watches] サーバーはすでに { $max } 個のネームスペースをストリームのために監視しています。このネームスペースは定期取得にしてください。
        *[other] サーバーの上限（{ $limit }、{ $max }）に達しています。しばらくしてから試してください。
+    }
+error-deadline-passed = { $during ->
+        [write] 呼び出しの期限が過ぎました。始まった書き込みは最後まで実行されます。結果はオペレーションを読み直して確認してください。
+        [authentication] 呼び出し元の認証中に、呼び出しの期限が過ぎました。
+        [stream] 呼び出しの期限が過ぎたため、ストリームはここで終わります（期限を延ばすか期限なしで購読し直してください）。
+       *[read] 応答の準備ができる前に、呼び出しの期限が過ぎました。
+    }
+error-shutting-down = サーバーは終了処理中です。{ $then ->
+        [subscribe] 購読し直してください（別のレプリカか、復帰後のこのサーバーが応答します）。
+       *[call] もう一度呼び出してください（別のレプリカか、復帰後のこのサーバーが応答します）。
+    }
+error-invalid-query = { $what ->
+        [view] 表示形式 { $value } はこのサーバーが扱えるものではありません。
+        [page_size] ページサイズは負の値にできません（指定値：{ $value }）。
+        [order_by] 並び順は create_time、name、state のいずれかで、それぞれ desc を付けられます。
+        [phases] フェーズ「{ $value }」は Pending、Running、Paused、Completed、Failed のいずれでもありません。
+        [filter] 絞り込みは { $max } 文字以内で、制御文字を含めないでください。
+        [known_version] バージョン「{ $value }」は { $max } 文字を超えており、このサーバーが返したものではありません（ページに含まれていたものを送るか、何も送らないでください）。
+        [page_token] このページトークンは、このクエリに対してこのサーバーが返したものではありません。最初のページから取得し直してください。
+       *[other] 一覧の { $what } が正しくありません。
     }

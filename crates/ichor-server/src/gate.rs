@@ -14,7 +14,7 @@ use super::auth::Authenticator;
 use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
 use super::metrics::Metrics;
 use super::protocol::{self, Protocol, refusal_to};
-use ichor_model::{ApiError, Code};
+use ichor_model::ApiError;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -113,14 +113,6 @@ impl<S> Gate<S> {
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// The refusal of a call whose deadline passed before it was authenticated.
-fn deadline_passed() -> ApiError {
-    ApiError::new(
-        Code::DeadlineExceeded,
-        "the call's deadline passed while its caller was being authenticated",
-    )
-}
-
 impl<S> tower::Service<http::Request<Body>> for Gate<S>
 where
     S: tower::Service<http::Request<Body>, Response = http::Response<Body>>
@@ -166,7 +158,7 @@ where
                 let caller = match deadline {
                     Some(d) => tokio::time::timeout_at(d, caller)
                         .await
-                        .unwrap_or_else(|_| Err(deadline_passed())),
+                        .unwrap_or_else(|_| Err(ApiError::deadline_passed("authentication"))),
                     None => caller.await,
                 };
                 match caller {

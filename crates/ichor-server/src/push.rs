@@ -8,7 +8,7 @@
 use super::stream_bounds::Place;
 use crate::wire::{self, proto};
 use futures::{Stream, StreamExt as _};
-use ichor_model::{ApiError, Code, Updates};
+use ichor_model::{ApiError, Updates};
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -81,14 +81,8 @@ pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
                 tracing::info!(code = ?e.code, "a stream's token was refused at its review: the stream ends");
                 Err(e)
             }
-            () = stopped(&mut s.w.stop) => Err(ApiError::new(
-                Code::Unavailable,
-                "the server is shutting down: subscribe again",
-            )),
-            () = until(s.w.deadline) => Err(ApiError::new(
-                Code::DeadlineExceeded,
-                "the call's deadline passed: the stream ends there (subscribe again, with a later deadline or none)",
-            )),
+            () = stopped(&mut s.w.stop) => Err(ApiError::shutting_down("subscribe")),
+            () = until(s.w.deadline) => Err(ApiError::deadline_passed("stream")),
         };
         match item {
             Ok(update) => Some((Some(Ok(wire::watch_update_to_proto(&update))), Some(s))),
