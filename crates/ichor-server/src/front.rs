@@ -133,7 +133,11 @@ where
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "a call failed in the server's layers");
-                    let e = ApiError::new(Code::Internal, "the call failed in the server");
+                    let e = ApiError::said(
+                        Code::Internal,
+                        Reason::Internal,
+                        &[("detail", "the call failed in the server's layers")],
+                    );
                     match stream {
                         Some(codec) => connect_stream::refusal(codec, &e),
                         None => refusal(protocol, &e),
