@@ -217,23 +217,7 @@ impl<S: RequestService> Conn<S> {
         let seen_by_service = activity.clone();
         let hyper_service =
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                let call = Call::begin(seen_by_service.clone());
-                // HTTP/1.x: a body the answer left unread is read first, within bounds.
-                let http1 = req.version() < http::Version::HTTP_2;
-                let worth = super::drain::worth_reading(&req);
-                let left = super::drain::Left::new();
-                let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
-                req.extensions_mut()
-                    .insert(Authenticated(seen_by_service.clone()));
-                let fut = tower::ServiceExt::oneshot(service.clone(), req);
-                async move {
-                    let r = match fut.await {
-                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
-                        r => r,
-                    };
-                    // The call stays in flight until its answer's body ends (a stream's too).
-                    r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
-                }
+                one_call(&service, &seen_by_service, req)
             });
         let conn = self
             .builder
@@ -290,6 +274,30 @@ impl<S: RequestService> Conn<S> {
                 }
             }
         }
+    }
+}
+
+/// One call on a connection, as hyper hands it over: counted in flight on `activity` until its
+/// answer's body ends (a stream's too), carrying its connection for the gate to mark
+/// ([`Authenticated`]); over HTTP/1.x a body the answer left unread is read first, within bounds.
+fn one_call<S: RequestService>(
+    service: &S,
+    activity: &Arc<Activity>,
+    req: http::Request<hyper::body::Incoming>,
+) -> impl std::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send + use<S> {
+    let call = Call::begin(activity.clone());
+    let http1 = req.version() < http::Version::HTTP_2;
+    let worth = super::drain::worth_reading(&req);
+    let left = super::drain::Left::new();
+    let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
+    req.extensions_mut().insert(Authenticated(activity.clone()));
+    let fut = tower::ServiceExt::oneshot(service.clone(), req);
+    async move {
+        let r = match fut.await {
+            Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
+            r => r,
+        };
+        r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
     }
 }
 
