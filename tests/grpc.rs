@@ -24,6 +24,8 @@ mod malformed;
 mod pages;
 #[path = "serve/streams.rs"]
 mod streams;
+#[path = "serve/unauthenticated.rs"]
+mod unauthenticated;
 #[path = "serve/watches.rs"]
 mod watches;
 

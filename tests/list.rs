@@ -224,7 +224,11 @@ async fn bad_pages_and_filters_are_refused_before_anything_is_read(path: Path) {
         let e = c.list_page(&q).await.unwrap_err();
         assert_eq!(
             (e.code, e.reason, e.param("what")),
-            (Code::InvalidArgument, Some(Reason::Invalid), Some(what)),
+            (
+                Code::InvalidArgument,
+                Some(Reason::InvalidQuery),
+                Some(what)
+            ),
             "{e:?}"
         );
         assert!(!e.message.contains('\u{1b}') && !e.message.contains("xxxxxxxxxx"));

@@ -94,8 +94,10 @@ struct Shared {
     pages: Vec<(ListQuery, u64, OperationPage)>,
 }
 
-/// How many pages of distinct queries a store keeps for its current revision.
-const KEPT_PAGES: usize = 4;
+/// How many pages of distinct queries a store keeps for its current revision: as many as the
+/// distinct queries serve's streams may keep up to date in one namespace, so that streams
+/// sharing a query never make its page twice.
+pub const KEPT_PAGES: usize = 8;
 
 /// The operations of one scope, as a watch keeps them.
 #[derive(Clone)]

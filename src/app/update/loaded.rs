@@ -318,11 +318,10 @@ pub(super) fn on_start_found(
             if sent_it && let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
                 // The Review says it too, and is read again: Start is offered anew.
                 d.settling = false;
-                d.start_error = Some(ApiError::refused(
+                d.start_error = Some(ApiError::said(
                     ichor_model::Code::Aborted,
                     Reason::WriteNotApplied,
                     &[("action", "start"), ("operation", &cluster), ("late", "no")],
-                    format!("the start on cluster {cluster} did not happen"),
                 ));
                 return new_operation::replan(state);
             }
@@ -343,11 +342,10 @@ pub(super) fn on_start_found(
 /// A worker task failed inside: said on screen; the dashboard goes on and still quits.
 pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Vec<Effect> {
     tracing::error!(what, message, "a task of the dashboard failed");
-    state.notice = Some(Notice::Failed(ApiError::refused(
+    state.notice = Some(Notice::Failed(ApiError::said(
         ichor_model::Code::Internal,
         Reason::TaskFailed,
         &[("what", what), ("detail", message)],
-        format!("{what} failed inside the dashboard ({message})"),
     )));
     // Whatever waited for that task's answer waits no more.
     state.pending = None;
