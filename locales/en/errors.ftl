@@ -138,6 +138,7 @@ error-limit-reached = { $limit ->
        *[other] The server reached its limit of { $max } ({ $limit }): try again later.
     }
 error-deadline-passed = { $during ->
+        [claimed] Starting the operation took longer than { $limit } s after the cluster was claimed: stopped before writing, so the claim cannot lapse under it.
         [write] The call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome.
         [authentication] The call's deadline passed while its caller was being authenticated.
         [stream] The call's deadline passed: the stream ends there (subscribe again, with a later deadline or none).
