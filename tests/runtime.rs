@@ -2,6 +2,7 @@
 //! changes, and draws only when the frame differs.
 
 mod common;
+mod runtime_outage;
 
 use common::fixtures;
 use futures::StreamExt;

@@ -20,8 +20,14 @@ dur-hours = { $n }h
 dur-days = { $n }d
 # The status bar says the time of the data on screen meanwhile.
 banner-retrying = { $side } not answering, retrying in { $n } s (since { $since })
+# A later countdown of the same outage ({ $round }: which one, 2, 3, …): a new wait, said as one.
+banner-retrying-again = { $side } not answering, retry { $round } in { $n } s (since { $since })
+# The countdown reached zero: the try is under way.
+banner-retrying-now = { $side } not answering, retrying now (since { $since })
 banner-gave-up = { $side } not answering since { $since }: gave up; R to retry
 banner-tunnel-retrying = tunnel to ichor-ui closed, reopening in { $n } s (since { $since })
+banner-tunnel-retrying-again = tunnel to ichor-ui closed, reopening it (try { $round }) in { $n } s (since { $since })
+banner-tunnel-retrying-now = tunnel to ichor-ui closed, reopening it now (since { $since })
 banner-tunnel-gave-up = tunnel to ichor-ui closed since { $since }: gave up reopening it; R to retry
 footer-filter = type to filter · Enter keep · Esc clear
 footer-confirm = y yes · N no (default)
@@ -118,6 +124,7 @@ side-kubernetes = Kubernetes API
 side-tunnel = ichor-ui (tunnel)
 side-server = ichor-ui server
 why-unreadable = This object cannot be read, so nothing can be done to it from here: fix it first (kubectl edit).
+why-gone = This operation no longer exists: there is nothing to pause, resume or delete.
 kind-unreadable = unreadable
 state-unreadable = Unreadable
 route-demo = demo

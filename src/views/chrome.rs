@@ -178,10 +178,11 @@ fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Det
     text
 }
 
-/// How fresh the data on screen is. While the side the dashboard reads from does not answer,
-/// or the screen's last load failed, the clock time the data arrived (an age would read as
-/// fresh), and which side does not answer; pushed, "live"; else how long ago it was updated:
-/// "just now" for the first minute (no per-second repaint for it), then minutes and up.
+/// How fresh the data on screen is. While it may be out of date (the side the dashboard reads
+/// from does not answer, the screen's last load failed, its live updates broke and nothing was
+/// read since), the clock time the data arrived (an age would read as fresh), and which side
+/// does not answer; pushed, "live"; else how long ago it was updated: "just now" for the first
+/// minute (no per-second repaint for it), then minutes and up.
 fn freshness(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
     let down = state.conn != Conn::Ok;
@@ -191,7 +192,7 @@ fn freshness(state: &State, ctx: &Ctx<'_>) -> String {
             &[("time", &hhmm(state, at)), ("side", &side(state, t))],
         ),
         None if down => t.tr("status-no-data-side", &[("side", &side(state, t))]),
-        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        Some(at) if state.stale() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
         // Pushed: the data is the latest there is, whatever its age.
         Some(_) if state.pushed() => t.t("status-live"),
         Some(at) => match state.now.duration_since(at) {
@@ -237,19 +238,26 @@ pub(crate) fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
 fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
     let t = ctx.texts;
     Some(match &state.conn {
-        Conn::Retrying { next_at, since, .. } => {
-            let secs = next_at.duration_since(state.now).as_secs().max(0);
+        Conn::Retrying { since, round, .. } => {
+            let secs = state.conn.seconds_left(state.now).unwrap_or(0);
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
             // Through a tunnel, what closed is the tunnel: it is opened again with each try.
-            let id = match state.session.route {
-                ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
-                _ => "banner-retrying",
+            // The first countdown, a later one (numbered), or a try under way.
+            let tunnel = matches!(state.session.route, ichor_app::state::Route::Tunnel { .. });
+            let id = match (tunnel, *round > 1, secs > 0) {
+                (false, _, false) => "banner-retrying-now",
+                (false, false, true) => "banner-retrying",
+                (false, true, true) => "banner-retrying-again",
+                (true, _, false) => "banner-tunnel-retrying-now",
+                (true, false, true) => "banner-tunnel-retrying",
+                (true, true, true) => "banner-tunnel-retrying-again",
             };
             (
                 t.tn(
                     id,
                     &[
                         ("n", fluent_bundle::FluentValue::from(secs)),
+                        ("round", fluent_bundle::FluentValue::from(*round)),
                         ("since", since),
                         ("side", fluent_bundle::FluentValue::from(side(state, t))),
                     ],

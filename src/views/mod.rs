@@ -162,10 +162,7 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         // The countdown changes every second until the next attempt.
         times.push(now + jiff::SignedDuration::from_secs(1));
     }
-    if let Some(at) = state
-        .last_ok
-        .filter(|_| !state.load_failed() && !state.pushed())
-    {
+    if let Some(at) = state.last_ok.filter(|_| !state.stale() && !state.pushed()) {
         let d = now.duration_since(at).as_secs();
         times.push(if d < 60 {
             at + jiff::SignedDuration::from_secs(60)
@@ -174,6 +171,10 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         });
     }
     let change = |s| words::next_duration_change(s, now);
+    // Data that may be out of date counts nothing on.
+    if state.stale() {
+        return times.into_iter().filter(|t| *t > now).min();
+    }
     match state.screen {
         Screen::Operations => times.extend(operations::visible_since(state).map(change)),
         Screen::Operation => {

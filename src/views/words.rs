@@ -164,15 +164,17 @@ pub(crate) fn duration_text(t: &Texts, d: SignedDuration) -> String {
     }
 }
 
-/// The time from `from` to `to` (or now), or nothing when it has not started.
+/// The time from `from` to `to` (or now: the time of the data, while it may be out of date,
+/// so nothing counts on as if live), or nothing when it has not started.
 pub(crate) fn elapsed(
     state: &State,
     t: &Texts,
     from: Option<Timestamp>,
     to: Option<Timestamp>,
 ) -> String {
+    let until = to.or(state.data_time()).unwrap_or(state.now);
     match from {
-        Some(f) => duration_text(t, to.unwrap_or(state.now).duration_since(f)),
+        Some(f) => duration_text(t, until.duration_since(f)),
         None => String::new(),
     }
 }

@@ -5,10 +5,12 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
 
+mod conn;
 mod dialog;
 mod live;
 mod notice;
 
+pub use conn::Conn;
 pub use dialog::*;
 pub use live::{Live, LiveMode, Notifications, Outcome};
 pub use notice::*;
@@ -234,12 +236,25 @@ pub struct DetailState {
     /// The newest events, or all of them once asked for (`a` in the events view): each
     /// refresh of the page then reads them all again.
     pub events_wanted: ichor_model::EventsWanted,
+    /// When the operation was last read (or pushed) as it exists.
+    pub seen_at: Option<Timestamp>,
 }
 
 impl DetailState {
     /// Whether this is the page of `namespace`/`name`.
     pub(crate) fn is(&self, namespace: &str, name: &str) -> bool {
         self.namespace == namespace && self.name == name
+    }
+
+    /// When the operation was last seen, once a read says it no longer exists (NotFound);
+    /// `None` while it exists as far as the page knows.
+    pub fn gone(&self) -> Option<Option<Timestamp>> {
+        let not_found = self
+            .op
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ichor_model::Code::NotFound);
+        not_found.then_some(self.seen_at)
     }
 
     /// The events held, as an answer: with the total the server said.
@@ -295,21 +310,6 @@ pub struct CommandLine {
     /// Tab is cycling through the commands that start with what was typed: that text, and
     /// which of them is shown.
     pub completing: Option<(String, usize)>,
-}
-
-/// The connection as the retrying client reports it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Conn {
-    #[default]
-    Ok,
-    Retrying {
-        next_at: Timestamp,
-        since: Timestamp,
-        attempt: u32,
-    },
-    GaveUp {
-        since: Timestamp,
-    },
 }
 
 /// The dashboard's own credentials were refused, and the CA rotation that replaced them, if
@@ -511,8 +511,28 @@ impl State {
             && matches!(self.screen, Screen::Operations | Screen::Operation)
     }
 
+    /// Whether the data on screen may be out of date: the side it is read from does not answer,
+    /// the visible screen's last load failed, or its live updates broke and nothing has been
+    /// read since.
     pub fn stale(&self) -> bool {
-        self.conn != Conn::Ok || self.load_failed()
+        self.conn != Conn::Ok || self.load_failed() || self.unread_since_live_broke()
+    }
+
+    /// The live updates of the visible screen broke, and no data has arrived since.
+    fn unread_since_live_broke(&self) -> bool {
+        match self.live.mode {
+            LiveMode::Off { since } if self.live_off() => self.last_ok.is_none_or(|at| at <= since),
+            _ => false,
+        }
+    }
+
+    /// The time the data on screen is from, when it may be out of date: what counts on from
+    /// it (an operation's elapsed time) stops there. `None`: the data is current.
+    pub fn data_time(&self) -> Option<Timestamp> {
+        match self.stale() {
+            true => Some(self.last_ok.unwrap_or(self.now)),
+            false => None,
+        }
     }
 
     /// Whether the visible screen's last load failed.

@@ -126,6 +126,10 @@ pub(super) fn on_live(state: &mut State, sub: u64, event: LiveEvent) -> Vec<Effe
             tracing::info!(error = %e.message, "live updates off: polling until the stream is back");
             if !matches!(state.live.mode, LiveMode::Off { .. }) {
                 state.live.mode = LiveMode::Off { since: state.now };
+                // What is on screen is not known to be current: read it now.
+                if matches!(state.screen, Screen::Operations | Screen::Operation) {
+                    return super::fetch_current(state);
+                }
             } else {
                 state.quiet = true;
             }

@@ -93,6 +93,7 @@ pub(super) fn land_operation(
     state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
     d.op.data = Some(op.clone());
     d.op.error = None;
+    d.seen_at = Some(state.now);
     state.last_ok = Some(state.now);
     super::notify::look(state, &[op])
 }
@@ -363,20 +364,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
 /// The retrying client reports on its waits.
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
     let was_ok = state.conn == Conn::Ok;
-    state.conn = match ev {
-        RetryEvent::Retrying {
-            delay,
-            since,
-            attempt,
-            ..
-        } => Conn::Retrying {
-            next_at: state.now + SignedDuration::try_from(delay).unwrap_or(SignedDuration::ZERO),
-            since,
-            attempt,
-        },
-        RetryEvent::Recovered { .. } => Conn::Ok,
-        RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
-    };
+    state.conn = state.conn.after(ev, state.now);
     if was_ok != (state.conn == Conn::Ok) {
         drop_key_answers(state);
     }
