@@ -360,9 +360,18 @@ fn each_subcommand_takes_only_the_flags_it_acts_on() {
             .any(|f| f == "server" || f == "read-only" || f == "tls-cert"),
         "{demo:?}"
     );
-    // A dashboard flag before a subcommand is no longer taken and ignored.
-    let (code, _, err) = output(&["--read-only", "serve"]);
-    assert_eq!(code, Some(2), "{err}");
+    // A flag before a subcommand is never taken and ignored: one the subcommand acts on reaches
+    // it (`--read-only serve` is `serve --read-only`, docs/commands.md), another is refused.
+    for before in [
+        &["--color", "never"][..],
+        &["-n", "x"],
+        &["--server", "http://x"],
+    ] {
+        let args: Vec<&str> = before.iter().copied().chain(["serve"]).collect();
+        let (code, _, err) = output(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("does nothing for `ichor-tui serve`"), "{err}");
+    }
     let (code, help, _) = output(&["--help"]);
     assert_eq!(code, Some(0));
     assert!(!flags(&help).iter().any(|f| f == "tls-cert"), "{help}");

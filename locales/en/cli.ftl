@@ -13,3 +13,16 @@ cli-machine-line = { $machine }: { $phase }
 cli-paused-by = paused by { $user }
 cli-no-machines = No machine steps.
 cli-plan-changed = Run the command again to see the new plan.
+# ichor-tui version: this binary, the route the flags reach, the server's and Kubernetes' versions.
+version-client = Client Version: { $version }
+version-commit = Commit: { $commit }
+version-built = Build Date: { $date }
+version-route = Route: { $route }
+version-route-server = the server { $url }
+version-route-tunnel = ichor-ui ({ $service }) through a port-forward
+version-route-in-process = in-process, context { $context }
+version-server = Server Version: { $version }
+version-server-in-process = Server Version: { $version } (the service runs in this process)
+version-server-unnamed = Server Version: not named by the server
+version-kubernetes = Kubernetes Version: { $version }
+version-server-unreached = the server's version: not reached

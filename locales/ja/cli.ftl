@@ -13,3 +13,16 @@ cli-machine-line = { $machine }：{ $phase }
 cli-paused-by = { $user } が一時停止
 cli-no-machines = マシンのステップはありません。
 cli-plan-changed = 新しい計画を見るには、コマンドをもう一度実行してください。
+# ichor-tui version：このバイナリ、フラグで届く経路、サーバーと Kubernetes のバージョン。
+version-client = クライアントのバージョン：{ $version }
+version-commit = コミット：{ $commit }
+version-built = ビルド日時：{ $date }
+version-route = 経路：{ $route }
+version-route-server = サーバー { $url }
+version-route-tunnel = ポートフォワード経由の ichor-ui（{ $service }）
+version-route-in-process = プロセス内、コンテキスト { $context }
+version-server = サーバーのバージョン：{ $version }
+version-server-in-process = サーバーのバージョン：{ $version }（サービスはこのプロセス内で動作）
+version-server-unnamed = サーバーのバージョン：サーバーが名乗っていません
+version-kubernetes = Kubernetes のバージョン：{ $version }
+version-server-unreached = サーバーのバージョン：届きませんでした

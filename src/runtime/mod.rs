@@ -8,7 +8,6 @@ mod workers;
 use workers::Workers;
 mod panics;
 mod perform;
-#[path = "../terminal/mod.rs"]
 pub mod terminal;
 
 pub(crate) use panics::{payload_text, report_panic};

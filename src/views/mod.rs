@@ -13,11 +13,13 @@ pub(crate) mod confirm;
 pub(crate) mod contexts;
 pub(crate) mod events;
 pub(crate) mod help;
-#[path = "../i18n.rs"]
-pub mod i18n;
+/// The words, from `locales/` (the ichor-i18n crate, which the service renders its refusals
+/// with too).
+pub use ichor_i18n as i18n;
 pub(crate) mod new_operation;
 pub(crate) mod operation;
 pub(crate) mod operations;
+pub mod plan_words;
 pub(crate) mod reading;
 pub(crate) mod style;
 pub mod text;

@@ -11,11 +11,14 @@ pub mod args;
 mod ask;
 mod entry;
 mod follow;
+pub mod jsonpath;
+mod output;
 mod plan_text;
 mod show;
 mod start;
 mod write;
 
+pub(crate) use entry::as_dashboard;
 pub use entry::{run_verb, verb_of};
 
 /// Where a command's log goes: its `--log-file`.
@@ -111,10 +114,15 @@ pub async fn run(
         Verb::List {
             all_namespaces,
             output,
+            no_headers,
         } => {
             let ns = (!all_namespaces).then_some(namespace);
+            let table = show::Table {
+                all_namespaces: *all_namespaces,
+                no_headers: *no_headers,
+            };
             match client.list_operations(ns).await {
-                Ok(ops) => show::list(io, &ops, *all_namespaces, ns, *output),
+                Ok(ops) => show::list(io, &ops, table, ns, output),
                 Err(e) => io.fail(&e),
             }
         }
@@ -127,7 +135,7 @@ pub async fn run(
                 Ok(op) => op,
                 Err(e) => return io.fail(&e),
             };
-            show::get(io, &op, *output);
+            show::get(io, &op, output);
             if *watch {
                 return follow::follow(client, namespace, name, io, Some(op), false).await;
             }

@@ -165,10 +165,21 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
     v
 }
 
-/// `value` as JSON or YAML on standard output.
-fn print_value(io: &mut Io<'_>, value: &Value, output: Output) -> Exit {
+/// The resource and group kubectl names an operation with (`-o name`).
+pub const NAME_PREFIX: &str = "talosoperation.ichor.maesh.dev/";
+
+/// `value` as JSON, YAML or a JSONPath template's text on standard output.
+fn print_value(io: &mut Io<'_>, value: &Value, output: &Output) -> Exit {
     let text = match output {
         Output::Yaml => serde_saphyr::to_string(value).map_err(|e| e.to_string()),
+        Output::JsonPath(t) => match super::jsonpath::Template::parse(t) {
+            Ok(t) => {
+                // As kubectl: exactly what the template says, no line added.
+                let _ = io.out.write_all(t.render(value).as_bytes());
+                return Exit::Done;
+            }
+            Err(e) => Err(format!("-o jsonpath: {e}")),
+        },
         _ => serde_json::to_string_pretty(value).map_err(|e| e.to_string()),
     };
     match text {
@@ -183,14 +194,29 @@ fn print_value(io: &mut Io<'_>, value: &Value, output: Output) -> Exit {
     }
 }
 
+/// How a list's table is laid out.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Table {
+    /// The NAMESPACE column.
+    pub(super) all_namespaces: bool,
+    /// No header line (`--no-headers`).
+    pub(super) no_headers: bool,
+}
+
 /// `operation list`.
 pub(super) fn list(
     io: &mut Io<'_>,
     ops: &[Operation],
-    all_namespaces: bool,
+    layout: Table,
     namespace: Option<&str>,
-    output: Output,
+    output: &Output,
 ) -> Exit {
+    if *output == Output::Name {
+        for op in ops {
+            io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
+        }
+        return Exit::Done;
+    }
     if !matches!(output, Output::Table | Output::Wide) {
         let items: Vec<Value> = ops.iter().map(|o| operation_json(o, false)).collect();
         return print_value(
@@ -199,6 +225,7 @@ pub(super) fn list(
             output,
         );
     }
+    let all_namespaces = layout.all_namespaces;
     let t = io.texts;
     if ops.is_empty() {
         let line = match namespace {
@@ -212,7 +239,7 @@ pub(super) fn list(
     if all_namespaces {
         head.push("col-namespace");
     }
-    let wide = output == Output::Wide;
+    let wide = *output == Output::Wide;
     head.extend(["col-name", "col-kind"]);
     if wide {
         head.push("col-target");
@@ -244,8 +271,9 @@ pub(super) fn list(
         ]);
         rows.push(row);
     }
-    for line in table(&rows) {
-        io.say(&line);
+    let lines = table(&rows);
+    for line in lines.iter().skip(usize::from(layout.no_headers)) {
+        io.say(line);
     }
     Exit::Done
 }
@@ -260,7 +288,11 @@ fn target_word(op: &Operation) -> String {
 }
 
 /// `operation get`.
-pub(super) fn get(io: &mut Io<'_>, op: &Operation, output: Output) -> Exit {
+pub(super) fn get(io: &mut Io<'_>, op: &Operation, output: &Output) -> Exit {
+    if *output == Output::Name {
+        io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
+        return Exit::Done;
+    }
     if !matches!(output, Output::Table | Output::Wide) {
         return print_value(io, &operation_json(op, true), output);
     }

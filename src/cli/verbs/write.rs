@@ -35,7 +35,7 @@ fn resume_after_failure(op: &Operation) -> ApiError {
         .map(|m| m.name.clone())
         .unwrap_or_default();
     let reason = op.failure_reason.clone().unwrap_or_default();
-    ApiError::refused(
+    ApiError::said(
         Code::FailedPrecondition,
         Reason::ResumeAfterFailure,
         &[
@@ -43,10 +43,6 @@ fn resume_after_failure(op: &Operation) -> ApiError {
             ("machine", &machine),
             ("reason", &reason),
         ],
-        format!(
-            "operation {} was paused by a failed machine; resuming does nothing: delete it and start again",
-            op.name
-        ),
     )
 }
 
