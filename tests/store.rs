@@ -385,8 +385,9 @@ async fn a_watch_that_says_nothing_past_the_bookmark_interval_lists_again() {
     );
 }
 
-/// A restart that breaks the watch (the connection goes): the new server's list, after the
-/// backoff, not a watch resumed from a version it may not have.
+/// A restart that breaks the watch (the connection goes): the rows are stale (subscriptions
+/// over them end), and the new server's list comes after the backoff, not a watch resumed from
+/// a version it may not have.
 #[tokio::test(start_paused = true)]
 async fn a_broken_watch_lists_again_instead_of_resuming() {
     let old = far_ahead();
@@ -399,7 +400,11 @@ async fn a_broken_watch_lists_again_instead_of_resuming() {
         held(&store).as_deref() == Some(&["x".to_string(), "y".to_string()][..])
     })
     .await;
-    assert_eq!(store.stale_count(), 0);
+    assert_eq!(
+        store.stale_count(),
+        1,
+        "a broken watch's rows were said stale: nothing arrived while it was down"
+    );
 }
 
 /// A healthy, quiet API that sends a bookmark every minute (kube-apiserver's interval, the
@@ -464,4 +469,65 @@ async fn a_stream_over_a_watch_found_silent_ends_and_the_next_one_is_the_new_tru
     let mut names: Vec<String> = page.operations.into_iter().map(|o| o.name).collect();
     names.sort();
     assert_eq!(names, ["x", "y"]);
+}
+
+/// The first update of a subscription, by the names its page holds.
+async fn first_names(updates: &mut ichor_model::Updates) -> Vec<String> {
+    use futures::StreamExt as _;
+    let page = updates.next().await.unwrap().unwrap().page.unwrap();
+    let mut names: Vec<String> = page.operations.into_iter().map(|o| o.name).collect();
+    names.sort();
+    names
+}
+
+/// How a subscription ends, past its heartbeats.
+async fn ending(updates: &mut ichor_model::Updates) -> ichor_model::ApiError {
+    use futures::StreamExt as _;
+    loop {
+        match updates.next().await {
+            Some(Ok(u)) if u.heartbeat => {}
+            Some(Ok(u)) => panic!("an update from nowhere: {u:?}"),
+            Some(Err(e)) => return e,
+            None => panic!("the stream ended without saying why"),
+        }
+    }
+}
+
+/// serve's shared watch, behind an API server that restarted from an older history: every
+/// subscriber of it is told (the stream ends: what was pushed may have been out of date), the
+/// watch lists again from the new server, and the next subscriber starts from its truth.
+#[tokio::test(start_paused = true)]
+async fn serves_shared_watch_found_silent_tells_every_subscriber_and_lists_again() {
+    use ichor_service::shared::{RECHECK, SharedReads};
+    use ichor_service::store::Health;
+    let old = far_ahead();
+    let reach = Restartable::new(&old);
+    let service = OperationService::new(KubeAccess::new(reach.client(), "ichor-tui"));
+    let reads = SharedReads::new(service, RECHECK);
+    let req = ichor_model::WatchRequest {
+        list: summaries(),
+        follow: None,
+    };
+    // Two dashboards on the server's one watch of `default`.
+    let serve = Caller::in_process();
+    let mut a = reads.watch_operations(&serve, req.clone()).await.unwrap();
+    let mut b = reads.watch_operations(&serve, req.clone()).await.unwrap();
+    assert_eq!(first_names(&mut a).await, ["a"]);
+    assert_eq!(first_names(&mut b).await, ["a"]);
+    assert_eq!(old.watch_count(), 1, "one watch, shared");
+
+    let new = seeded(&["x", "y"]);
+    reach.swap_to(&new);
+    old.end_watches();
+    for stream in [&mut a, &mut b] {
+        let e = ending(stream).await;
+        assert_eq!(e.code, ichor_model::Code::Unavailable);
+        assert!(e.message.contains("out of date"), "{}", e.message);
+    }
+    eventually("the shared watch follows the new server", async || {
+        reads.watches() == [(Some("default".to_string()), Health::Ready)]
+    })
+    .await;
+    let mut again = reads.watch_operations(&serve, req).await.unwrap();
+    assert_eq!(first_names(&mut again).await, ["x", "y"]);
 }

@@ -14,6 +14,8 @@ status-never-updated = not updated yet
 badge-read-only = READ-ONLY
 badge-stale = STALE
 badge-live-off = live updates off
+# An ichor-ui named by --ichor-ui (or the config file) could not be reached: the service runs in-process.
+badge-ichor-ui-not-reached = ichor-ui not reached
 dur-seconds = { $n }s
 dur-minutes = { $n }m
 dur-hours = { $n }h
@@ -138,6 +140,13 @@ fallback-no-port = ichor-ui has no such port
 fallback-no-token = no token to forward ({ $how })
 fallback-forbidden = ichor-ui not reachable (forbidden)
 fallback-not-answering = ichor-ui not answering
+# The usual fallback, when no ichor-ui was asked for by name: what is true here, no alarm.
+fallback-here-not-found = ichor-ui is not deployed here
+fallback-here-not-ready = ichor-ui has no ready pod here
+fallback-here-no-port = ichor-ui here has no such port
+fallback-here-no-token = no token to forward to ichor-ui ({ $how })
+fallback-here-forbidden = ichor-ui here is not open to you
+fallback-here-not-answering = ichor-ui is not serving here
 server-version = server { $version }
 server-version-unknown = server version unknown
 banner-credentials-rotated = Kubernetes no longer accepts this dashboard's credentials: CA rotation { $operation } replaced the CAs of { $cluster }. Run ichor cluster bundle-export { $cluster } and start ichor-tui with the new ones.

@@ -90,6 +90,15 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     if state.live_off() {
         badges.push(format!("[{}]", t.t("badge-live-off")));
     }
+    // An ichor-ui asked for by name and not reached: an alarm, kept at every width.
+    if let ichor_app::state::Route::InProcess {
+        why: Some(_),
+        asked: true,
+        ..
+    } = &s.route
+    {
+        badges.push(format!("[{}]", t.t("badge-ichor-ui-not-reached")));
+    }
     let badge = badges.join(" ");
     let room = usize::from(area.width).saturating_sub(width(&badge) + 1);
     let (bar, badge_style) = if ctx.theme.color {
@@ -114,9 +123,21 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     .render(area, buf);
 }
 
-/// The fallback's words.
-fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
+/// The fallback's words: for an ichor-ui that was asked for by name, what went wrong (an
+/// alarm); else what the usual fallback is (ichor-ui is not deployed, or not serving, here).
+fn fallback_text(why: &ichor_model::Fallback, asked: bool, t: &crate::i18n::Texts) -> String {
     use ichor_model::Fallback;
+    if !asked {
+        return match why {
+            Fallback::Chosen => t.t("fallback-chosen"),
+            Fallback::NotFound => t.t("fallback-here-not-found"),
+            Fallback::NotReady => t.t("fallback-here-not-ready"),
+            Fallback::NoPort => t.t("fallback-here-no-port"),
+            Fallback::NoToken { how } => t.tr("fallback-here-no-token", &[("how", how)]),
+            Fallback::Forbidden { .. } => t.t("fallback-here-forbidden"),
+            Fallback::NotAnswering { .. } => t.t("fallback-here-not-answering"),
+        };
+    }
     match why {
         Fallback::Chosen => t.t("fallback-chosen"),
         Fallback::NotFound => t.t("fallback-not-found"),
@@ -147,12 +168,16 @@ fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Det
         Route::Server { url } => sanitize(url),
         Route::Tunnel { .. } => t.t("route-tunnel"),
         Route::InProcess { why: None, .. } if s.demo => String::new(),
-        Route::InProcess { context, why } => {
+        Route::InProcess {
+            context,
+            why,
+            asked,
+        } => {
             let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
             match why.as_ref().filter(|_| detail > Detail::Least) {
                 Some(w) => t.tr(
                     "route-fallback",
-                    &[("route", &base), ("why", &fallback_text(w, t))],
+                    &[("route", &base), ("why", &fallback_text(w, *asked, t))],
                 ),
                 None => base,
             }
@@ -520,7 +545,7 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,
-                NewOpStep::Review => keymap::REVIEW,
+                NewOpStep::Review => keymap::review(d.takes_text()),
                 NewOpStep::Starting { .. } => return format!(" {}", t.t("footer-stop-waiting")),
             };
             let hints: Vec<String> = table

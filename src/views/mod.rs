@@ -158,11 +158,12 @@ fn too_small(ctx: &Ctx<'_>, need: (u16, u16), area: Rect, buf: &mut Buffer) {
 pub fn next_clock_change(state: &State) -> Option<Timestamp> {
     let now = state.now;
     let mut times: Vec<Timestamp> = Vec::new();
-    if let Conn::Retrying { next_at, .. } = &state.conn
-        && *next_at > now
+    if let (Conn::Retrying { next_at, .. }, Some(left)) =
+        (&state.conn, state.conn.seconds_left(now))
+        && left > 0
     {
-        // The countdown changes every second until the next attempt.
-        times.push(now + jiff::SignedDuration::from_secs(1));
+        // The countdown changes each time a whole second fewer is left, then says the try.
+        times.push(*next_at - jiff::SignedDuration::from_secs(left - 1));
     }
     if let Some(at) = state.last_ok.filter(|_| !state.stale() && !state.pushed()) {
         let d = now.duration_since(at).as_secs();
@@ -173,8 +174,8 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         });
     }
     let change = |s| words::next_duration_change(s, now);
-    // Data that may be out of date counts nothing on.
-    if state.stale() {
+    // Data that may be out of date counts nothing on, nor does an operation that is gone.
+    if state.stale() || state.gone_page().is_some() {
         return times.into_iter().filter(|t| *t > now).min();
     }
     match state.screen {

@@ -132,8 +132,8 @@ impl Subscription {
     }
 
     /// Ends the stream when the store found its rows stale since the subscription began
-    /// (heard nothing past the bookmark interval, a version the server has not reached): what
-    /// this stream said was live may not have been.
+    /// (heard nothing past the bookmark interval, a version the server has not reached, a
+    /// broken watch): what this stream said was live may not have been.
     fn not_stale(&self) -> Result<(), ApiError> {
         if self.store.stale_count() == self.stale_count {
             return Ok(());
@@ -149,8 +149,9 @@ impl Subscription {
     }
 
     /// The watch failed, or has not listed yet. One that lists again within [`RELIST_GRACE`]
-    /// (after a broken watch, after its backoff) goes on with what it lists; else the stream
-    /// ends (the dashboard polls, and subscribes again).
+    /// (a watch too old, 410, lists again at once) goes on with what it lists; else the stream
+    /// ends (the dashboard polls, and subscribes again). A broken watch ended the stream
+    /// already (`not_stale`): nothing arrived while it was down.
     async fn listed_again(&mut self) -> Result<(), ApiError> {
         let until = tokio::time::Instant::now() + RELIST_GRACE;
         loop {

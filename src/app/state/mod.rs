@@ -331,6 +331,10 @@ pub enum Route {
     InProcess {
         context: String,
         why: Option<ichor_model::Fallback>,
+        /// An ichor-ui was asked for by name (`--ichor-ui`, `--ichor-ui-port` or the config
+        /// file) and not reached: an alarm. Without it, not finding the default one is the
+        /// usual fallback, said as such.
+        asked: bool,
     },
 }
 
@@ -339,6 +343,7 @@ impl Default for Route {
         Route::InProcess {
             context: String::new(),
             why: None,
+            asked: false,
         }
     }
 }
@@ -497,8 +502,6 @@ impl State {
         }
     }
 
-    /// Whether the data on screen may be out of date: the API is not answering, or the visible
-    /// screen's last load failed (its data, if any, is from an earlier load).
     /// Whether the visible screen's data is pushed (no polls).
     pub fn pushed(&self) -> bool {
         self.live.mode == LiveMode::On
@@ -515,7 +518,17 @@ impl State {
     /// the visible screen's last load failed, or its live updates broke and nothing has been
     /// read since.
     pub fn stale(&self) -> bool {
-        self.conn != Conn::Ok || self.load_failed() || self.unread_since_live_broke()
+        let failed = self.load_failed() && self.gone_page().is_none();
+        self.conn != Conn::Ok || failed || self.unread_since_live_broke()
+    }
+
+    /// On the page of an operation a read said no longer exists: when it was last seen
+    /// (`Some(None)`: never). That read is current knowledge, not a failure.
+    pub fn gone_page(&self) -> Option<Option<Timestamp>> {
+        match self.screen {
+            Screen::Operation => self.detail.as_ref().and_then(DetailState::gone),
+            _ => None,
+        }
     }
 
     /// The live updates of the visible screen broke, and no data has arrived since.
@@ -529,6 +542,10 @@ impl State {
     /// The time the data on screen is from, when it may be out of date: what counts on from
     /// it (an operation's elapsed time) stops there. `None`: the data is current.
     pub fn data_time(&self) -> Option<Timestamp> {
+        // A page whose operation is gone counts nothing on either: it stops where last seen.
+        if let Some(seen) = self.gone_page() {
+            return Some(seen.or(self.last_ok).unwrap_or(self.now));
+        }
         match self.stale() {
             true => Some(self.last_ok.unwrap_or(self.now)),
             false => None,

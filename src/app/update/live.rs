@@ -52,8 +52,12 @@ pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec
         return Vec::new();
     }
     if update.heartbeat {
-        // Alive, and the data on screen is still the latest: nothing drawn changes.
+        // Alive, and the data on screen is still the latest: nothing drawn changes (the
+        // followed operation, as pushed last, still exists now).
         state.last_ok = Some(state.now);
+        if let Some(d) = state.detail.as_mut().filter(|d| d.op.error.is_none()) {
+            d.seen_at = d.op.data.as_ref().map(|_| state.now);
+        }
         state.quiet = true;
         return Vec::new();
     }

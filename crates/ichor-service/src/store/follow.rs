@@ -15,8 +15,9 @@
 //!   older than one already seen: the rows are stale, listed again at once. A 410 "too old
 //!   resource version" lists again at once too (as client-go's reflector does for both).
 //! - **A broken watch** (an error, not the server's end of it), or one that cannot be opened:
-//!   the server may be a new one, so the rows are listed again, after a backoff (1 s doubling
-//!   to 30 s, with jitter), never resumed from a version the new server may not have.
+//!   the server may be a new one, so the rows are stale too (no data arrives meanwhile), and
+//!   listed again after a backoff (1 s doubling to 30 s, with jitter), never resumed from a
+//!   version the new server may not have.
 
 use super::{Rows, Shared, Signals};
 use crate::row::Row;
@@ -87,8 +88,9 @@ impl Follower {
             match self.watch_from(version).await {
                 Ended::Stale(why) => self.failed(why, true),
                 Ended::Expired(why) => self.failed(why, false),
+                // The server may be another one now: what was read may be out of date.
                 Ended::Broke(why) => {
-                    self.failed(why, false);
+                    self.failed(why, true);
                     tokio::time::sleep(next(&mut backoff)).await;
                 }
                 Ended::Closed => {}
