@@ -266,7 +266,7 @@ async fn the_status_bar_through_an_outage_second_by_second() {
             }
             _ => {}
         }
-        if s >= 23 && s <= 60 {
+        if (23..=60).contains(&s) {
             assert!(
                 bar.contains("Kubernetes API not answering"),
                 "a read failed: {}",
@@ -283,7 +283,7 @@ async fn the_status_bar_through_an_outage_second_by_second() {
             }
             last_count = Some((round, left));
         }
-        if s >= 21 && s <= 60 {
+        if (21..=60).contains(&s) {
             assert!(banner.contains("(since 12:00)"), "{}", said.join("\n"));
         }
     }

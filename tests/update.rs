@@ -150,6 +150,11 @@ fn permission_denied_and_not_found_are_shown_not_retried_and_looked_at_again_at_
     // data is not called stale.
     assert_eq!(s.gone_page(), Some(Some(now())));
     assert!(!s.stale());
+    assert_eq!(
+        s.last_ok,
+        Some(now() + POLL_ACTIVE),
+        "gone is an answer, of now"
+    );
     // Nothing is left to pause or delete: the keys say why, ask nothing and write nothing.
     for k in ['p', 'd'] {
         let effects = key(&mut s, Key::ch(k));

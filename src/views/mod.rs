@@ -21,6 +21,7 @@ pub(crate) mod operation;
 pub(crate) mod operations;
 pub mod plan_words;
 pub(crate) mod reading;
+pub(crate) mod route;
 pub(crate) mod style;
 pub mod text;
 pub mod widgets;

@@ -86,6 +86,10 @@ pub(super) fn land_operation(
     let op = match result {
         Ok(op) => op,
         Err(e) => {
+            // "No longer exists" is an answer: the page is as current as it can be.
+            if e.code == ichor_model::Code::NotFound {
+                state.last_ok = Some(state.now);
+            }
             d.op.error = Some(e);
             return Vec::new();
         }
