@@ -86,6 +86,10 @@ pub(super) fn land_operation(
     let op = match result {
         Ok(op) => op,
         Err(e) => {
+            // "No longer exists" is an answer: the page is as current as it can be.
+            if e.code == ichor_model::Code::NotFound {
+                state.last_ok = Some(state.now);
+            }
             d.op.error = Some(e);
             return Vec::new();
         }
@@ -93,6 +97,7 @@ pub(super) fn land_operation(
     state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
     d.op.data = Some(op.clone());
     d.op.error = None;
+    d.seen_at = Some(state.now);
     state.last_ok = Some(state.now);
     super::notify::look(state, &[op])
 }
@@ -361,20 +366,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
 /// The retrying client reports on its waits.
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
     let was_ok = state.conn == Conn::Ok;
-    state.conn = match ev {
-        RetryEvent::Retrying {
-            delay,
-            since,
-            attempt,
-            ..
-        } => Conn::Retrying {
-            next_at: state.now + SignedDuration::try_from(delay).unwrap_or(SignedDuration::ZERO),
-            since,
-            attempt,
-        },
-        RetryEvent::Recovered { .. } => Conn::Ok,
-        RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
-    };
+    state.conn = state.conn.after(ev, state.now);
     if was_ok != (state.conn == Conn::Ok) {
         drop_key_answers(state);
     }
