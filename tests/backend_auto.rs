@@ -79,11 +79,13 @@ current-context: silent\nusers:\n- name: u\n  user:\n    token: t\n"
     let fallback = next("why the cluster is read directly");
     assert_eq!(
         fallback,
-        "ichor-ui not answering: the cluster is read directly."
+        "ichor-ui is not serving here: the cluster is read directly."
     );
     let waiting = next("the read's wait");
+    // The retry line starts with its time, as the CLI's other lines do ("14:03:09 …").
+    let (time, said) = waiting.split_once(' ').unwrap_or_default();
     assert!(
-        waiting.starts_with("Kubernetes API not answering, retrying in"),
+        time.len() == 8 && said.starts_with("Kubernetes API not answering, retrying in"),
         "{waiting}"
     );
     let _ = child.kill();

@@ -541,3 +541,51 @@ async fn the_plan_names_the_machines_already_at_the_target(path: Path) {
     assert!(!r.out.contains("already report"), "{path:?}: {}", r.out);
     assert_eq!(api.write_log().len(), before, "{path:?}: n writes nothing");
 }
+
+/// `get --watch` whose stream ends: "live updates off" is said with the time, as the lines of
+/// the changes are, then the operation is read (and ends here, completed).
+#[tokio::test]
+async fn live_updates_off_is_said_with_its_time() {
+    use ichor_client::fake::FakeClient;
+    use ichor_model::{Phase, WatchUpdate};
+    let running = crate::common::fixtures::running_rollout();
+    let mut done = running.clone();
+    done.phase = Phase::Completed;
+    let mut fake = FakeClient::with_operations(vec![running.clone()]);
+    fake.pushes = true;
+    let pushed = WatchUpdate {
+        followed: Some(Ok(running.clone())),
+        ..WatchUpdate::default()
+    };
+    fake.watches.lock().unwrap().push_back(Ok(vec![Ok(pushed)]));
+    // Read first as it is running, and after the stream's end as it completed.
+    fake.gets
+        .lock()
+        .unwrap()
+        .extend([Ok(running.clone()), Ok(done)]);
+    let verb = Verb::Get {
+        name: running.name.clone(),
+        output: output("table"),
+        watch: true,
+    };
+    let r = ran(&fake, verb, None, Lang::En).await;
+    assert_eq!(r.exit, Exit::Done, "{}\n{}", r.out, r.err);
+    let line = r
+        .err
+        .lines()
+        .find(|l| l.contains("live updates off"))
+        .unwrap_or_else(|| panic!("said: {}", r.err));
+    let (time, said) = line.split_once(' ').unwrap();
+    assert!(
+        jiff::civil::Time::strptime("%H:%M:%S", time).is_ok(),
+        "{line}"
+    );
+    assert_eq!(said, "live updates off");
+    // The changes' lines carry one the same way.
+    let changed = r.out.lines().find(|l| l.contains("Completed")).unwrap();
+    let time = changed.split_once(' ').unwrap().0;
+    assert!(
+        jiff::civil::Time::strptime("%H:%M:%S", time).is_ok(),
+        "{changed}"
+    );
+}

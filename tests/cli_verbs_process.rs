@@ -325,8 +325,14 @@ fn an_unreachable_server_is_retried_with_the_dashboards_words() {
         &log,
     ];
     let line = stderr_line(&args, "retrying");
+    // The time it is said at first, as the lines of a follow.
+    let (time, said) = line.split_once(' ').unwrap_or_default();
     assert!(
-        line.starts_with("ichor-ui server not answering, retrying in "),
+        jiff::civil::Time::strptime("%H:%M:%S", time).is_ok(),
+        "{line}"
+    );
+    assert!(
+        said.starts_with("ichor-ui server not answering, retrying in "),
         "{line}"
     );
     let mut ja = args.to_vec();

@@ -2,7 +2,7 @@
 //! HTTP/1.1 and HTTP/2, the Connect protocol, gRPC and gRPC-Web: a refusal costs an HTTP/1.1
 //! connection none of its next calls; WatchOperations ends at the caller's deadline and stops
 //! counting as a subscriber; a refused stream carries its code, message and ErrorInfo; gRPC-Web
-//! in JSON is a clean UNIMPLEMENTED.
+//! in JSON is a clean UNIMPLEMENTED; a revoked token ends its streams.
 //!
 //! Needs `$ICHOR_NODE_MODULES` as tests/connect_peers.rs does (skipped with a notice without
 //! it, unless `$CI` is set).
@@ -137,5 +137,69 @@ async fn grpc_web_in_json_is_a_clean_unimplemented() {
         return;
     };
     assert!(out.contains("OK: grpc-web-json on 2 transports"), "{out}");
+    assert!(api.write_log().is_empty());
+}
+
+/// A token Kubernetes no longer accepts ends its open streams: connect-es holds one on every
+/// transport (Connect and gRPC-Web over HTTP/1.1 and HTTP/2, gRPC); once each has its first
+/// page the token is revoked, and each must end Unauthenticated with its ErrorInfo within a
+/// recheck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_token_ends_its_streams_on_every_transport() {
+    use tokio::io::AsyncBufReadExt as _;
+    const TRANSPORTS: usize = 5;
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let api = world();
+    api.add_token("revocable-token", "revocable", &["ichor:viewers"]);
+    let opts = common::server::Options {
+        recheck: Some(Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let server = start(&api, opts).await;
+    let dir = tempfile::tempdir().unwrap();
+    let fds = descriptors(dir.path());
+    let mut node = tokio::process::Command::new("node")
+        .arg(format!("{INTEROP}/connect_edges.mjs"))
+        .arg("--descriptors")
+        .arg(&fds)
+        .args(["--url", &server.url(false), "--token", "revocable-token"])
+        .args(["--check", "revoked"])
+        .env("ICHOR_NODE_MODULES", &modules)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("running node");
+    let mut lines = tokio::io::BufReader::new(node.stdout.take().unwrap()).lines();
+    let mut out = String::new();
+    let subscribed = async {
+        let mut n = 0;
+        while n < TRANSPORTS {
+            let line = lines.next_line().await.unwrap().expect("node says more");
+            out.push_str(&line);
+            out.push('\n');
+            n += usize::from(line.ends_with("] subscribed"));
+        }
+    };
+    let all_subscribed = tokio::time::timeout(Duration::from_secs(60), subscribed)
+        .await
+        .is_ok();
+    assert!(all_subscribed, "every transport subscribes:\n{out}");
+    api.remove_token("revocable-token");
+    let rest = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        node.wait().await.unwrap()
+    };
+    let status = tokio::time::timeout(Duration::from_secs(60), rest)
+        .await
+        .expect("every stream ends");
+    println!("{out}");
+    assert!(status.success(), "{out}");
+    assert!(out.contains("OK: revoked on 5 transports"), "{out}");
+    until_no_subscribers(&server.metrics).await;
     assert!(api.write_log().is_empty());
 }

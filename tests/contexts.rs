@@ -29,6 +29,7 @@ fn route(context: &str) -> Route {
     Route::InProcess {
         context: context.into(),
         why: None,
+        asked: false,
     }
 }
 

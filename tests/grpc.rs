@@ -24,8 +24,14 @@ mod lockout;
 mod malformed;
 #[path = "serve/pages.rs"]
 mod pages;
+#[path = "serve/sizes.rs"]
+mod sizes;
 #[path = "serve/streams.rs"]
 mod streams;
+#[path = "serve/transport.rs"]
+mod transport;
+#[path = "serve/unauthenticated.rs"]
+mod unauthenticated;
 #[path = "serve/watches.rs"]
 mod watches;
 
@@ -367,76 +373,6 @@ async fn reflection_lists_the_services() {
     );
 }
 
-#[test]
-fn plaintext_beyond_loopback_is_refused_without_insecure_listen() {
-    let any: std::net::SocketAddr = "0.0.0.0:50051".parse().unwrap();
-    let e = check_transport(&any, false, false).unwrap_err();
-    assert!(format!("{e}").contains("--insecure-listen"), "{e}");
-    check_transport(&any, false, true).unwrap();
-    check_transport(&any, true, false).unwrap();
-    check_transport(&"127.0.0.1:0".parse().unwrap(), false, false).unwrap();
-    check_transport(&"[::1]:0".parse().unwrap(), false, false).unwrap();
-
-    // What a user sees from the command.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ichor-tui"))
-        .args(["serve", "--demo", "--listen", "0.0.0.0:0"])
-        .arg("--log-file")
-        .arg(std::env::temp_dir().join("ichor-tui-grpc-test.log"))
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("refusing to serve plaintext on 0.0.0.0:0"),
-        "{stderr}"
-    );
-    assert!(out.stdout.is_empty(), "nothing was served");
-}
-
-#[tokio::test]
-async fn tls_with_a_self_signed_certificate_and_the_ca_file() {
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
-    let pem = cert.cert.pem();
-    let api = world();
-    let server = start(
-        &api,
-        Options {
-            tls: Some(TlsPem {
-                cert: pem.clone().into_bytes(),
-                key: cert.signing_key.serialize_pem().into_bytes(),
-            }),
-            ..Options::default()
-        },
-    )
-    .await;
-    let url = server.url(true);
-    assert!(url.starts_with("https://localhost:"));
-
-    for protocol in [Protocol::Grpc, Protocol::Connect] {
-        let mut o = RemoteOptions::new(&url).with_protocol(protocol);
-        o.token = Some(users::VIEWER_TOKEN.into());
-        o.ca_pem = Some(pem.clone().into_bytes());
-        let trusted = RemoteClient::new(o).unwrap();
-        assert_eq!(
-            trusted.list_clusters(Some("default")).await.unwrap().len(),
-            1,
-            "{protocol:?}"
-        );
-
-        // Without the CA file the certificate is not trusted: no call gets through.
-        let untrusted = common::server::client_over(&url, Some(users::VIEWER_TOKEN), protocol);
-        let e = untrusted.list_clusters(Some("default")).await.unwrap_err();
-        assert_eq!(e.code, Code::Unavailable, "{protocol:?}: {e:?}");
-        // Plain HTTP to a TLS port is no answer either.
-        let plain =
-            common::server::client_over(&server.url(false), Some(users::VIEWER_TOKEN), protocol);
-        assert!(
-            plain.list_clusters(Some("default")).await.is_err(),
-            "{protocol:?}"
-        );
-    }
-}
-
 #[tokio::test]
 async fn a_retrying_client_waits_out_a_server_that_is_away() {
     use ichor_client::retry::{RetryPolicy, Retrying};
@@ -505,151 +441,4 @@ async fn a_retrying_client_waits_out_a_server_that_is_away() {
     drop(c);
     back.stop().await.unwrap();
     assert!(api.write_log().is_empty(), "nothing was written later");
-}
-
-#[test]
-fn serve_reaches_kubernetes_through_a_kubeconfig() {
-    use common::process::Process;
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    let kubeconfig = kubeconfig.to_str().unwrap();
-    // The demo cluster's API over HTTP, with a kubeconfig for its admin (who may review tokens
-    // and impersonate), stands in for a real cluster.
-    let (_cluster, first) = Process::start(
-        &[
-            "demo-cluster",
-            "--listen",
-            "127.0.0.1:0",
-            "--kubeconfig-out",
-            kubeconfig,
-        ],
-        &dir.path().join("cluster.log"),
-    );
-    assert!(first.starts_with("demo cluster listening on"), "{first}");
-    let (server, first) = Process::start(
-        &[
-            "serve",
-            "--kubeconfig",
-            kubeconfig,
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        &dir.path().join("serve.log"),
-    );
-    let addr = first.strip_prefix("serving on ").unwrap().to_string();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let url = format!("http://{addr}");
-        let operator = client(&url, Some(users::OPERATOR_TOKEN));
-        let clusters = operator.list_clusters(Some("default")).await.unwrap();
-        let free = clusters
-            .iter()
-            .find(|c| c.active_operation.is_none())
-            .expect("a demo cluster without an unfinished operation");
-        let created = operator
-            .create_operation(&OperationRequest {
-                cluster: Some(free.name.clone()),
-                ..shutdown_req()
-            })
-            .await
-            .unwrap();
-        assert_eq!(created.operation.actor.as_deref(), Some(users::OPERATOR));
-        let e = client(&url, Some(users::VIEWER_TOKEN))
-            .delete_operation("default", &created.operation.name, None)
-            .await
-            .unwrap_err();
-        assert_eq!(
-            e.code,
-            Code::PermissionDenied,
-            "the viewer acts as the viewer"
-        );
-        let e = client(&url, None).list_operations(None).await.unwrap_err();
-        assert_eq!(e.code, Code::Unauthenticated);
-    });
-    assert!(server.terminate(Duration::from_secs(30)).success());
-}
-
-/// The generated client on one connection to `server` (which allows anonymous calls).
-async fn raw_client(
-    server: &common::server::Running,
-) -> ichor_server::wire::proto::operation_service_client::OperationServiceClient<
-    tonic::transport::Channel,
-> {
-    let channel = tonic::transport::Endpoint::from_shared(server.url(false))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    ichor_server::wire::proto::operation_service_client::OperationServiceClient::new(channel)
-}
-
-fn list_default() -> ichor_server::wire::proto::ListOperationsRequest {
-    ichor_server::wire::proto::ListOperationsRequest {
-        namespace: "default".into(),
-        ..Default::default()
-    }
-}
-
-#[tokio::test]
-async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
-    use ichor_server::MAX_REQUEST_BYTES;
-    use ichor_server::wire::proto::GetOperationRequest;
-    let api = world();
-    let server = start_anonymous(&api).await;
-    let mut raw = raw_client(&server).await;
-    let huge = GetOperationRequest {
-        namespace: "default".into(),
-        name: "x".repeat(MAX_REQUEST_BYTES + 1),
-        manifest: false,
-    };
-    let e = raw.get_operation(huge).await.unwrap_err();
-    // tonic refuses it while decoding, before any handler runs: OUT_OF_RANGE.
-    assert_eq!(e.code(), tonic::Code::OutOfRange, "{e:?}");
-    assert!(
-        e.message()
-            .contains(&format!("the limit is: {MAX_REQUEST_BYTES} bytes")),
-        "{}",
-        e.message()
-    );
-    // The same connection answers the next call.
-    let ops = raw.list_operations(list_default()).await.unwrap();
-    assert!(ops.into_inner().operations.is_empty());
-    // Just under the limit, the request is decoded and the service decides.
-    let e = raw
-        .get_operation(GetOperationRequest {
-            namespace: "default".into(),
-            name: "x".repeat(MAX_REQUEST_BYTES - 64),
-            manifest: false,
-        })
-        .await
-        .unwrap_err();
-    assert_ne!(e.code(), tonic::Code::OutOfRange, "{e:?}");
-}
-
-#[tokio::test]
-async fn an_oversized_header_is_refused_and_the_server_goes_on() {
-    use ichor_server::MAX_HEADER_LIST_BYTES;
-    let api = world();
-    let server = start_anonymous(&api).await;
-    let mut raw = raw_client(&server).await;
-    for header in ["x-padding", "authorization"] {
-        let mut req = tonic::Request::new(list_default());
-        let value = format!("Bearer {}", "a".repeat(MAX_HEADER_LIST_BYTES as usize));
-        req.metadata_mut().insert(header, value.parse().unwrap());
-        let e = raw.list_operations(req).await.unwrap_err();
-        // HTTP/2 answers 431 and resets the stream; no gRPC status, so tonic says UNKNOWN.
-        assert_eq!(e.code(), tonic::Code::Unknown, "{header}: {e:?}");
-        assert!(e.message().contains("431"), "{header}: {e:?}");
-        // The next call, on the same client, is answered.
-        raw.list_operations(list_default()).await.unwrap();
-    }
-    // Under the limit, a large header is taken.
-    let mut req = tonic::Request::new(list_default());
-    req.metadata_mut().insert(
-        "x-padding",
-        "a".repeat(MAX_HEADER_LIST_BYTES as usize / 2)
-            .parse()
-            .unwrap(),
-    );
-    raw.list_operations(req).await.unwrap();
 }

@@ -18,7 +18,7 @@ use ichor_demo::apiserver::auth::users;
 use std::process::Command;
 use std::time::Duration;
 
-fn python() -> Option<String> {
+pub(crate) fn python() -> Option<String> {
     match std::env::var("ICHOR_PYTHON") {
         Ok(p) if !p.is_empty() => Some(p),
         _ => {

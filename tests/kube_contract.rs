@@ -10,6 +10,8 @@ use crate::common;
 mod kube_checks;
 #[path = "kube_contract/kubectl_checks.rs"]
 mod kubectl_checks;
+#[path = "kube_contract/watch_checks.rs"]
+mod watch_checks;
 
 use common::{op, small_cluster};
 use ichor_demo::apiserver::EmbeddedApi;
@@ -37,6 +39,7 @@ pub struct Row {
 pub fn rows() -> Vec<Row> {
     use kube_checks as k;
     use kubectl_checks as c;
+    use watch_checks as w;
     vec![
         Row {
             behaviour: "/healthz, /readyz and /livez answer 200 ok",
@@ -145,6 +148,36 @@ pub fn rows() -> Vec<Row> {
             documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list",
             kubectl: None,
             kube: Some(k::list_exact),
+        },
+        Row {
+            behaviour: "a list from a resourceVersion the server has not reached waits for it (3 s), then is 504 Timeout \"Too large resource version: N, current: C\" with the cause ResourceVersionTooLarge and retryAfterSeconds 1 (and Retry-After: 1)",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list",
+            kubectl: None,
+            kube: Some(w::list_too_large),
+        },
+        Row {
+            behaviour: "a list from a resourceVersion the server reaches while the list waits is answered with it",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-get-and-list",
+            kubectl: Some(w::list_waits_for_the_version_kubectl),
+            kube: Some(w::list_waits_for_the_version),
+        },
+        Row {
+            behaviour: "a watch from a resourceVersion the server has not reached is accepted and sends nothing, no bookmark either, until the server passes it; then the changes after it",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-watch",
+            kubectl: None,
+            kube: Some(w::watch_ahead_is_silent),
+        },
+        Row {
+            behaviour: "a streaming list (sendInitialEvents) from a resourceVersion the server does not reach: one ERROR event, 504 Too large resource version, then the end",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#streaming-lists",
+            kubectl: None,
+            kube: Some(w::streaming_list_too_large),
+        },
+        Row {
+            behaviour: "allowWatchBookmarks: BOOKMARK events carrying only metadata.resourceVersion, about once a minute (the demo's interval can be shortened); none without it",
+            documented: "https://kubernetes.io/docs/reference/using-api/api-concepts/#watch-bookmarks",
+            kubectl: None,
+            kube: Some(w::bookmarks_when_asked),
         },
         Row {
             behaviour: "client-side kubectl apply creates, then patches (merge patch for a custom resource, strategic merge patch for a Lease)",

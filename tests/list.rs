@@ -133,6 +133,34 @@ async fn filters_apply_on_the_server_before_paging(path: Path) {
         ]
     );
     assert_eq!(by_text.next_page_token, None);
+    // The words the row shows: "✗ Paused: failed" (失敗で停止 in Japanese), not the phase.
+    let mut broken = op("op-broken", "c1", "talos", 1);
+    broken.status = Some(TalosOperationStatus {
+        phase: "Paused".into(),
+        failure_reason: Some("machine w-a failed".into()),
+        ..Default::default()
+    });
+    api.seed(&broken).unwrap();
+    for needle in ["failed", "Paused: F", "失敗"] {
+        let page = c
+            .list_page(&ListQuery {
+                text: needle.into(),
+                ..summary_page(100)
+            })
+            .await
+            .unwrap();
+        let names: Vec<_> = page.operations.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["op-broken"], "{path:?}: {needle}");
+    }
+    // The kind's words too: every one of them is a Talos upgrade.
+    let upgrades = c
+        .list_page(&ListQuery {
+            text: "talos upgrade".into(),
+            ..summary_page(100)
+        })
+        .await
+        .unwrap();
+    assert_eq!(upgrades.total, 21, "{path:?}");
 }
 
 async fn an_unchanged_list_comes_back_empty_and_a_change_comes_back_whole(path: Path) {
@@ -224,7 +252,11 @@ async fn bad_pages_and_filters_are_refused_before_anything_is_read(path: Path) {
         let e = c.list_page(&q).await.unwrap_err();
         assert_eq!(
             (e.code, e.reason, e.param("what")),
-            (Code::InvalidArgument, Some(Reason::Invalid), Some(what)),
+            (
+                Code::InvalidArgument,
+                Some(Reason::InvalidQuery),
+                Some(what)
+            ),
             "{e:?}"
         );
         assert!(!e.message.contains('\u{1b}') && !e.message.contains("xxxxxxxxxx"));

@@ -26,3 +26,5 @@ mod pty_habits;
 mod pty_outage;
 #[path = "pty_push.rs"]
 mod pty_push;
+#[path = "pty_restart.rs"]
+mod pty_restart;

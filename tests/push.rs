@@ -403,7 +403,7 @@ async fn a_permission_revoked_mid_stream_ends_it(path: Path) {
 /// API).
 #[tokio::test]
 async fn serve_watches_a_bounded_number_of_namespaces() {
-    use ichor_server::MAX_STREAMS_PER_CALLER;
+    use ichor_server::MAX_LIVE_QUERIES_PER_CALLER;
     use ichor_service::shared::MAX_WATCHES;
     let api = world();
     let running = common::server::start(&api, Default::default()).await;
@@ -423,7 +423,8 @@ async fn serve_watches_a_bounded_number_of_namespaces() {
     // Streams held in every namespace, by as many people as that takes.
     let mut held = Vec::new();
     for i in 0..MAX_WATCHES {
-        let person = i / MAX_STREAMS_PER_CALLER;
+        // Each person's streams bring in as many distinct lists as one may.
+        let person = i / MAX_LIVE_QUERIES_PER_CALLER;
         let token = format!("holder-token-{person}");
         api.add_token(&token, &format!("holder-{person}"), &["ichor:viewers"]);
         let c = common::server::client(&running.url(false), Some(&token));
@@ -438,6 +439,7 @@ async fn serve_watches_a_bounded_number_of_namespaces() {
         Ok(mut updates) => updates.next().await.unwrap().unwrap_err(),
     };
     assert_eq!(e.code, Code::ResourceExhausted, "{e:?}");
+    assert_eq!(e.param("limit"), Some("watches"), "{e:?}");
     let page = c
         .list_page(&ListQuery {
             namespace: Some(one_too_many),

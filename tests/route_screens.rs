@@ -14,6 +14,11 @@ fn snap(name: &str, state: &State) {
     crate::snap_all!(name, state);
 }
 
+/// The fallbacks' status bars, at 40×12 too.
+fn snap_fallback(name: &str, state: &State) {
+    crate::snap_every_size!(name, state);
+}
+
 /// The list, reached by `route`, not the demo.
 fn listed_via(route: Route) -> State {
     let mut s = fixtures::listed(fixtures::list());
@@ -26,6 +31,7 @@ fn in_process(why: Fallback) -> Route {
     Route::InProcess {
         context: "prod-admin".into(),
         why: Some(why),
+        asked: false,
     }
 }
 
@@ -40,7 +46,7 @@ fn through_a_tunnel_with_the_servers_version() {
 
 #[test]
 fn in_process_because_ichor_ui_was_not_found() {
-    snap(
+    snap_fallback(
         "route_not_found",
         &listed_via(in_process(Fallback::NotFound)),
     );
@@ -48,7 +54,7 @@ fn in_process_because_ichor_ui_was_not_found() {
 
 #[test]
 fn in_process_because_there_is_no_token_to_forward() {
-    snap(
+    snap_fallback(
         "route_no_token",
         &listed_via(in_process(Fallback::NoToken { how: "exec" })),
     );
@@ -56,12 +62,26 @@ fn in_process_because_there_is_no_token_to_forward() {
 
 #[test]
 fn in_process_because_ichor_ui_did_not_answer() {
-    snap(
+    snap_fallback(
         "route_not_answering",
         &listed_via(in_process(Fallback::NotAnswering {
             detail: "no answer within 3 s".into(),
         })),
     );
+}
+
+/// An ichor-ui asked for by name (`--ichor-ui`) that did not answer: what went wrong, where
+/// the usual fallback above says what is true here.
+#[test]
+fn in_process_because_an_ichor_ui_asked_for_did_not_answer() {
+    let route = Route::InProcess {
+        context: "prod-admin".into(),
+        why: Some(Fallback::NotAnswering {
+            detail: "no answer within 3 s".into(),
+        }),
+        asked: true,
+    };
+    snap_fallback("route_asked_not_answering", &listed_via(route));
 }
 
 #[test]
@@ -134,9 +154,14 @@ fn a_narrow_status_bar_keeps_how_fresh_the_data_is() {
     for (w, want) in cases {
         assert_eq!(bar(&s, w), want, "at {w} columns");
     }
+    // The usual fallback says what is true here; narrower, the route alone.
     let s = listed_via(in_process(Fallback::NotFound));
     assert_eq!(
+        bar(&s, 100),
+        " ichor-tui · in-process (prod-admin): ichor-ui is not deployed here │ ns default │ updated just now"
+    );
+    assert_eq!(
         bar(&s, 80),
-        " in-process (prod-admin): ichor-ui not found │ ns default │ updated just now"
+        " in-process (prod-admin) │ ns default │ updated just now"
     );
 }

@@ -2,6 +2,7 @@
 //! changes, and draws only when the frame differs.
 
 mod common;
+mod runtime_outage;
 
 use common::fixtures;
 use futures::StreamExt;
@@ -247,6 +248,7 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
                     route: ichor_app::state::Route::InProcess {
                         context: "b".into(),
                         why: None,
+                        asked: false,
                     },
                     namespace: "default".into(),
                     all_namespaces: false,

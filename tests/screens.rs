@@ -313,7 +313,7 @@ fn operation_gone() {
             )),
         },
     );
-    snap("operation_gone", &s);
+    crate::snap_every_size!("operation_gone", &s);
 }
 
 #[test]

@@ -22,7 +22,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use std::sync::Arc;
 
 /// The demo data; `clean` removes prod-eu's tracking and the unfinished operations.
-async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
+pub(crate) async fn world(clean: bool) -> (EmbeddedApi, Arc<dyn OperationClient>) {
     let api = EmbeddedApi::default();
     demo::seed(&api, fixtures::now()).unwrap();
     if clean {
@@ -213,11 +213,13 @@ async fn the_typed_name_gates_start() {
     d.type_text("-EU").await;
     assert_eq!(
         dialog(&d).typed_name,
-        "prod-",
-        "capitals are no part of a cluster name: the field does not take them"
+        "prod-EU",
+        "capitals are typed as typed (and no part of a cluster name)"
     );
     d.code(KeyCode::Enter).await;
     assert!(!d.wrote(), "a wrong name: no start");
+    d.code(KeyCode::Backspace).await;
+    d.code(KeyCode::Backspace).await;
     d.type_text("eux").await;
     d.code(KeyCode::Enter).await;
     assert!(!d.wrote(), "a longer name: no start");

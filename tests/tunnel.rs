@@ -21,6 +21,7 @@ fn options(backend: RouteChoice, protocol: Protocol) -> ReachOptions {
         backend,
         ichor_ui: IchorUi::default(),
         protocol,
+        asked: false,
     }
 }
 
@@ -58,6 +59,7 @@ fn fell_back(why: Fallback) -> Route {
     Route::InProcess {
         context: "prod".into(),
         why: Some(why),
+        asked: false,
     }
 }
 
@@ -85,6 +87,19 @@ async fn each_reason_to_fall_back_is_named() {
     assert_eq!(
         route_for(&bare, admin_token(), &auto).await,
         fell_back(Fallback::NotFound)
+    );
+    // The same, when that ichor-ui was asked for by name: the route says so (an alarm).
+    let asked = ReachOptions {
+        asked: true,
+        ..auto.clone()
+    };
+    assert_eq!(
+        route_for(&bare, admin_token(), &asked).await,
+        Route::InProcess {
+            context: "prod".into(),
+            why: Some(Fallback::NotFound),
+            asked: true,
+        }
     );
     // The pod is not ready.
     let (api, _server) = answering().await;

@@ -30,8 +30,12 @@ mod reading_search;
 mod route_screens;
 #[path = "screens.rs"]
 mod screens;
+#[path = "stale_screens.rs"]
+mod stale_screens;
 #[path = "start_dialog.rs"]
 mod start_dialog;
+#[path = "text_fields.rs"]
+mod text_fields;
 #[path = "titles.rs"]
 mod titles;
 #[path = "typography.rs"]

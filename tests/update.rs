@@ -146,7 +146,22 @@ fn permission_denied_and_not_found_are_shown_not_retried_and_looked_at_again_at_
         s.detail.as_ref().unwrap().op.data.is_some(),
         "the last data stays"
     );
-    assert!(s.stale(), "and is marked stale");
+    // Gone is what the API says now: the page says so (and when it was last seen), and its
+    // data is not called stale.
+    assert_eq!(s.gone_page(), Some(Some(now())));
+    assert!(!s.stale());
+    assert_eq!(
+        s.last_ok,
+        Some(now() + POLL_ACTIVE),
+        "gone is an answer, of now"
+    );
+    // Nothing is left to pause or delete: the keys say why, ask nothing and write nothing.
+    for k in ['p', 'd'] {
+        let effects = key(&mut s, Key::ch(k));
+        assert!(effects.is_empty(), "{k}: {effects:?}");
+        assert!(s.dialog.is_none(), "{k}: no question");
+        assert_eq!(s.notice, Some(Notice::Unavailable(Why::Gone)), "{k}");
+    }
 }
 
 #[test]

@@ -14,14 +14,22 @@ status-never-updated = not updated yet
 badge-read-only = READ-ONLY
 badge-stale = STALE
 badge-live-off = live updates off
+# An ichor-ui named by --ichor-ui (or the config file) could not be reached: the service runs in-process.
+badge-ichor-ui-not-reached = ichor-ui not reached
 dur-seconds = { $n }s
 dur-minutes = { $n }m
 dur-hours = { $n }h
 dur-days = { $n }d
 # The status bar says the time of the data on screen meanwhile.
 banner-retrying = { $side } not answering, retrying in { $n } s (since { $since })
+# A later countdown of the same outage ({ $round }: which one, 2, 3, …): a new wait, said as one.
+banner-retrying-again = { $side } not answering, retry { $round } in { $n } s (since { $since })
+# The countdown reached zero: the try is under way.
+banner-retrying-now = { $side } not answering, retrying now (since { $since })
 banner-gave-up = { $side } not answering since { $since }: gave up; R to retry
 banner-tunnel-retrying = tunnel to ichor-ui closed, reopening in { $n } s (since { $since })
+banner-tunnel-retrying-again = tunnel to ichor-ui closed, reopening it (try { $round }) in { $n } s (since { $since })
+banner-tunnel-retrying-now = tunnel to ichor-ui closed, reopening it now (since { $since })
 banner-tunnel-gave-up = tunnel to ichor-ui closed since { $since }: gave up reopening it; R to retry
 footer-filter = type to filter · Enter keep · Esc clear
 footer-confirm = y yes · N no (default)
@@ -118,6 +126,7 @@ side-kubernetes = Kubernetes API
 side-tunnel = ichor-ui (tunnel)
 side-server = ichor-ui server
 why-unreadable = This object cannot be read, so nothing can be done to it from here: fix it first (kubectl edit).
+why-gone = This operation no longer exists: there is nothing to pause, resume or delete.
 kind-unreadable = unreadable
 state-unreadable = Unreadable
 route-demo = demo
@@ -131,6 +140,13 @@ fallback-no-port = ichor-ui has no such port
 fallback-no-token = no token to forward ({ $how })
 fallback-forbidden = ichor-ui not reachable (forbidden)
 fallback-not-answering = ichor-ui not answering
+# The usual fallback, when no ichor-ui was asked for by name: what is true here, no alarm.
+fallback-here-not-found = ichor-ui is not deployed here
+fallback-here-not-ready = ichor-ui has no ready pod here
+fallback-here-no-port = ichor-ui here has no such port
+fallback-here-no-token = no token to forward to ichor-ui ({ $how })
+fallback-here-forbidden = ichor-ui here is not open to you
+fallback-here-not-answering = ichor-ui is not serving here
 server-version = server { $version }
 server-version-unknown = server version unknown
 banner-credentials-rotated = Kubernetes no longer accepts this dashboard's credentials: CA rotation { $operation } replaced the CAs of { $cluster }. Run ichor cluster bundle-export { $cluster } and start ichor-tui with the new ones.

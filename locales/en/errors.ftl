@@ -33,7 +33,10 @@ error-spec-written-create-failed = { $field }: { $current } → { $target } was 
        *[none] {""}
     } Start the same operation again to finish: the spec already names { $target }, so only the operation will be created.
 error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand: kubectl annotate taloscluster { $cluster } { $annotation }-
-error-read-only = Read-only (--read-only): nothing can be changed from here.
+error-read-only = { $by ->
+        [server] { $what }: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing.
+       *[client] Read-only (--read-only): nothing can be changed from here.
+    }
 error-permission-denied = Permission denied: { $detail }
 error-unauthenticated = { $via ->
         [no-token] The server needs a bearer token ({ $detail }): give one with --token-file FILE or the ICHOR_TOKEN variable.
@@ -76,7 +79,10 @@ error-request-id-reused = Request id { $request_id } was already sent for anothe
 error-confirmation-removed = Cluster { $cluster } carried the kube-proxy confirmation ({ $annotation }) left by an earlier start that was stopped: this start removed it.
 error-task-failed = Something went wrong inside the dashboard while { $what } ({ $detail }). Nothing more was done; press R to load again, or q to quit.
 error-installation-busy = The ichor installation also serves cluster { $cluster }, where operation { $operation } has not completed ({ $phase }): an ichor upgrade waits until no cluster it serves has an unfinished operation.
-error-not-permitted = You may not { $verb } { $resource } in namespace { $namespace } (Kubernetes RBAC).
+error-not-permitted = { $scope ->
+        [all] You may not { $verb } { $resource } across all namespaces (Kubernetes RBAC).
+       *[namespace] You may not { $verb } { $resource } in namespace { $namespace } (Kubernetes RBAC).
+    }
 error-write-not-applied = { $action ->
         [start] The start on cluster { $operation }
         [pause] The pause of { $operation }
@@ -118,3 +124,37 @@ error-invalid-confirmation = The confirmation carries an invalid { $field } (“
 error-operation-unreadable = Operation { $operation } cannot be read ({ $detail }): nothing was written. Fix the object (or delete it with kubectl) first.
 error-cluster-unreadable = Cluster { $cluster } cannot be read ({ $detail }): fix the TalosCluster object first.
 error-machine-unreadable = Machine { $machine } of cluster { $cluster } cannot be read ({ $detail }): fix it before starting, so the plan shows every machine.
+# A bound of serve's was reached: $limit names it (as serve's metrics do), $max is its number.
+error-limit-reached = { $limit ->
+        [calls_in_flight] The server is answering { $max } calls, its limit: try again in { $retry } s.
+        [streams] The server holds { $max } streams of updates, its limit: poll, and subscribe again later.
+        [anonymous_streams] Callers without a token hold { $max } streams of updates together, their limit: send a token, or close one.
+        [streams_per_caller] You hold { $max } streams of updates already: close one first.
+        [live_queries] The server keeps { $max } distinct lists up to date, its limit: poll this one, or subscribe with a list someone already keeps.
+        [live_queries_per_namespace] The server keeps { $max } distinct lists up to date in this namespace, its limit: poll this one, or subscribe with a list someone already keeps.
+        [live_queries_per_caller] Your streams keep { $max } distinct lists up to date already: close one, or poll this one.
+        [health_streams] The server holds { $max } health streams, its limit: check instead (grpc.health.v1.Health/Check).
+        [watches] The server follows { $max } namespaces for streams already: poll this one.
+       *[other] The server reached its limit of { $max } ({ $limit }): try again later.
+    }
+error-deadline-passed = { $during ->
+        [claimed] Starting the operation took longer than { $limit } s after the cluster was claimed: stopped before writing, so the claim cannot lapse under it.
+        [write] The call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome.
+        [authentication] The call's deadline passed while its caller was being authenticated.
+        [stream] The call's deadline passed: the stream ends there (subscribe again, with a later deadline or none).
+       *[read] The call's deadline passed before the answer was ready.
+    }
+error-shutting-down = The server is shutting down: { $then ->
+        [subscribe] subscribe again (another replica answers, or this one once it is back).
+       *[call] call again (another replica answers, or this one once it is back).
+    }
+error-invalid-query = { $what ->
+        [view] View { $value } is not one this server knows.
+        [page_size] The page size must not be negative (it is { $value }).
+        [order_by] The order is one of create_time, name and state, each with desc or not.
+        [phases] Phase “{ $value }” is not one of Pending, Running, Paused, Completed, Failed.
+        [filter] The filter must be at most { $max } characters, without control characters.
+        [known_version] Version “{ $value }” is longer than { $max } characters: it is not one this server gave (send the one a page carried, or none).
+        [page_token] The page token is not one this server gave for this query: ask for the first page again.
+       *[other] The list's { $what } is not valid.
+    }

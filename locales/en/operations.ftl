@@ -18,6 +18,12 @@ col-phase = PHASE
 col-elapsed = TIME
 col-message = MESSAGE
 operation-gone = Operation { $name } no longer exists.
+# The page's state once a read says the operation no longer exists, and when it was last seen.
+state-gone = Gone (last seen { $time })
+state-gone-unseen = Gone
+# Beside the state while the data may be out of date (the status bar says why); it brings its own
+# space where its language puts one.
+state-data-from = {" "}(data from { $time })
 field-name = Name
 field-state = State
 field-target = Change

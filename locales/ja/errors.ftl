@@ -49,7 +49,10 @@ error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $
        *[none] {""}
     }同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
 error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください（kubectl annotate taloscluster { $cluster } { $annotation }-）。
-error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
+error-read-only = { $by ->
+        [server] { $what }：このサーバーは読み取り専用（serve --read-only）のため、開始・一時停止・再開・削除は行いません。
+       *[client] 読み取り専用のため（--read-only）、ここからは何も変更できません。
+    }
 error-permission-denied = 権限がありません：{ $detail }
 error-unauthenticated = { $via ->
         [no-token] サーバーにはベアラートークンが必要です（{ $detail }）。--token-file FILE または環境変数 ICHOR_TOKEN で指定してください。
@@ -88,7 +91,7 @@ error-start-in-progress = クラスター { $cluster } では別の開始操作�
 error-start-settling = クラスター { $cluster } の開始操作（実行者：{ $actor }）は、オペレーション { $operation } の作成に応答がありませんでした。{ $until } まで結果を確定中で、それまでこのクラスターでは他の開始操作を受け付けません。その後で一覧を確認してください。
 error-start-outcome-unknown = クラスター { $cluster } の開始操作が行われたかどうか、まだわかりません。作成に応答がありませんでした（{ $detail }）。結果を確定中です。{ $until } までダッシュボードが確認し、結果を表示します。もう一度開始しないでください。
 error-claim-unreadable = クラスター { $cluster } の開始クレーム（Lease { $lease }）を読み取れません（{ $detail }）。何も書き込んでいません。進行中の開始操作がなければ削除してください：kubectl delete lease { $lease } -n { $namespace }
-error-request-id-reused = リクエスト ID { $request_id } は別の開始操作（別の名前空間、クラスター、種類、変更先、ユーザー）に使われています。何も書き込んでいません。新しい開始操作には新しいリクエスト ID が必要です。
+error-request-id-reused = リクエスト ID { $request_id } は別の開始操作（別のネームスペース、クラスター、種類、変更先、ユーザー）に使われています。何も書き込んでいません。新しい開始操作には新しいリクエスト ID が必要です。
 error-confirmation-removed = クラスター { $cluster } には、中断された以前の開始操作が残した kube-proxy の確認（{ $annotation }）が付いていました。この開始操作で削除しました。
 error-task-failed = ダッシュボード内部で問題が起きました：{ $what }（{ $detail }）。それ以上は何もしていません。R で再読み込み、q で終了します。
 error-installation-busy = ichor インストールはクラスター { $cluster } でも使われており、そこでオペレーション { $operation } が完了していません（{ $phase ->
@@ -99,7 +102,10 @@ error-installation-busy = ichor インストールはクラスター { $cluster 
         [Failed] 失敗
        *[other] { $phase }
     }）。ichor のアップグレードは、対象のどのクラスターにも未完了のオペレーションがなくなるまで待ちます。
-error-not-permitted = ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+error-not-permitted = { $scope ->
+        [all] すべてのネームスペースの { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+       *[namespace] ネームスペース { $namespace } の { $resource } に対する { $verb } の権限がありません（Kubernetes RBAC）。
+    }
 error-write-not-applied = { $action ->
         [start] クラスター { $operation } での開始
         [pause] { $operation } の一時停止
@@ -148,3 +154,37 @@ error-invalid-confirmation = 確認内容の { $field } が不正です（「{ $
 error-operation-unreadable = オペレーション { $operation } を読み取れません（{ $detail }）。何も書き込んでいません。先にオブジェクトを修正してください（または kubectl で削除してください）。
 error-cluster-unreadable = クラスター { $cluster } を読み取れません（{ $detail }）。先に TalosCluster オブジェクトを修正してください。
 error-machine-unreadable = クラスター { $cluster } のマシン { $machine } を読み取れません（{ $detail }）。計画にすべてのマシンが表示されるよう、開始する前に修正してください。
+# サーバーの上限に達した：$limit は上限の名前（serve のメトリクスと同じ）、$max はその数。
+error-limit-reached = { $limit ->
+        [calls_in_flight] サーバーは { $max } 件の呼び出しに応答中で、上限に達しています。{ $retry } 秒後にもう一度試してください。
+        [streams] サーバーが保持する更新ストリームが上限の { $max } 本に達しています。定期取得に切り替え、しばらくしてから購読し直してください。
+        [anonymous_streams] トークンなしの呼び出し元が保持する更新ストリームが、合わせて上限の { $max } 本に達しています。トークンを指定するか、ストリームを 1 本閉じてください。
+        [streams_per_caller] すでに { $max } 本の更新ストリームを保持しています。先に 1 本閉じてください。
+        [live_queries] サーバーが最新に保つ一覧（条件の異なるもの）が上限の { $max } 件に達しています。この一覧は定期取得にするか、ほかの人がすでに購読している一覧で購読してください。
+        [live_queries_per_namespace] このネームスペースでサーバーが最新に保つ一覧（条件の異なるもの）が上限の { $max } 件に達しています。この一覧は定期取得にするか、ほかの人がすでに購読している一覧で購読してください。
+        [live_queries_per_caller] あなたのストリームがすでに { $max } 件の異なる一覧を最新に保っています。1 本閉じるか、この一覧は定期取得にしてください。
+        [health_streams] サーバーが保持するヘルスチェックのストリームが上限の { $max } 本に達しています。代わりに grpc.health.v1.Health/Check で確認してください。
+        [watches] サーバーはすでに { $max } 個のネームスペースをストリームのために監視しています。このネームスペースは定期取得にしてください。
+       *[other] サーバーの上限（{ $limit }、{ $max }）に達しています。しばらくしてから試してください。
+    }
+error-deadline-passed = { $during ->
+        [claimed] クラスターを確保してから開始操作に { $limit } 秒以上かかったため、書き込む前に止めました（確保の期限がその最中に切れないようにするためです）。
+        [write] 呼び出しの期限が過ぎました。始まった書き込みは最後まで実行されます。結果はオペレーションを読み直して確認してください。
+        [authentication] 呼び出し元の認証中に、呼び出しの期限が過ぎました。
+        [stream] 呼び出しの期限が過ぎたため、ストリームはここで終わります（期限を延ばすか期限なしで購読し直してください）。
+       *[read] 応答の準備ができる前に、呼び出しの期限が過ぎました。
+    }
+error-shutting-down = サーバーは終了処理中です。{ $then ->
+        [subscribe] 購読し直してください（別のレプリカか、復帰後のこのサーバーが応答します）。
+       *[call] もう一度呼び出してください（別のレプリカか、復帰後のこのサーバーが応答します）。
+    }
+error-invalid-query = { $what ->
+        [view] 表示形式 { $value } はこのサーバーが扱えるものではありません。
+        [page_size] ページサイズは負の値にできません（指定値：{ $value }）。
+        [order_by] 並び順は create_time、name、state のいずれかで、それぞれ desc を付けられます。
+        [phases] フェーズ「{ $value }」は Pending、Running、Paused、Completed、Failed のいずれでもありません。
+        [filter] 絞り込みは { $max } 文字以内で、制御文字を含めないでください。
+        [known_version] バージョン「{ $value }」は { $max } 文字を超えており、このサーバーが返したものではありません（ページに含まれていたものを送るか、何も送らないでください）。
+        [page_token] このページトークンは、このクエリに対してこのサーバーが返したものではありません。最初のページから取得し直してください。
+       *[other] 一覧の { $what } が正しくありません。
+    }

@@ -309,7 +309,7 @@ pub const REVIEW: &[Binding] = &[
         true,
     ),
     b(
-        &[Key::ch('R')],
+        &[Key::ch('R'), Key::ctrl('r')],
         KeyCommand::Refresh,
         "R",
         "key-replan",
@@ -323,6 +323,27 @@ pub const REVIEW: &[Binding] = &[
         true,
     ),
 ];
+
+/// The Review while its typed-name field takes every printable key: Ctrl-R reviews again.
+pub const REVIEW_TYPING: &[Binding] = &[
+    REVIEW[0],
+    REVIEW[1],
+    REVIEW[2],
+    REVIEW[3],
+    b(
+        &[Key::ctrl('r')],
+        KeyCommand::Refresh,
+        "Ctrl-R",
+        "key-replan",
+        true,
+    ),
+    REVIEW[5],
+];
+
+/// The Review's keys: `typing`, while the typed-name field takes text.
+pub fn review(typing: bool) -> &'static [Binding] {
+    if typing { REVIEW_TYPING } else { REVIEW }
+}
 
 /// `?`: the keys of what is on screen (and, in them, closes them).
 pub const HELP: &[Binding] = &[b(&[Key::ch('?')], KeyCommand::Help, "?", "key-help", false)];

@@ -84,11 +84,6 @@ pub(crate) fn replan(state: &mut State) -> Vec<Effect> {
     effects
 }
 
-/// Whether a character can be part of a cluster name (a lowercase RFC 1123 name).
-fn name_char(c: char) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
-}
-
 fn fields(kind: OperationKind) -> Vec<FormField> {
     let mut f = vec![FormField::Kind];
     if kind.takes_target() {
@@ -133,7 +128,9 @@ pub(crate) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     };
     // `?` shows the dialog's keys (no field takes it), over the dialog, which still gets the
     // plan it waits for; not while a start's outcome is awaited or settled.
+    // In a text field `?` is text.
     let helps = match d.step {
+        NewOpStep::Form | NewOpStep::Review if d.takes_text() => false,
         NewOpStep::Form => true,
         NewOpStep::Review => !d.settling,
         NewOpStep::Starting { .. } => false,
@@ -233,9 +230,8 @@ fn text_key(d: &mut NewOperation, key: Key) -> bool {
         FormField::Target if d.kind != OperationKind::Cni => {
             text_field::edit(&mut d.target, key, |_| true, 64)
         }
-        FormField::MaxUnavailable => {
-            text_field::edit(&mut d.max_unavailable, key, |c| c.is_ascii_digit(), 4)
-        }
+        // What is not a number is typed too, and the form says so where it is typed.
+        FormField::MaxUnavailable => text_field::edit(&mut d.max_unavailable, key, |_| true, 4),
         FormField::Target | FormField::Kind => Edit::NotText,
     };
     edit != Edit::NotText
@@ -297,22 +293,16 @@ fn review_key(
     key: Key,
     effects: &mut Vec<Effect>,
 ) -> bool {
-    // The typed-name field exists only while Start is offered; it takes what a name holds.
-    // A printable key that no name holds is not the field's: R still reviews again.
-    if d.needs_typed_name() && d.start_offered() {
-        let for_the_field = match key.code {
-            KeyCode::Char(c) if !key.ctrl => name_char(c),
-            _ => true,
-        };
-        if for_the_field
-            && text_field::edit(&mut d.typed_name, key, name_char, 253) != Edit::NotText
-        {
-            return true;
-        }
+    // The typed-name field exists only while Start is offered; it takes every printable key
+    // as typed (a capital too: the name then differs, and Start waits), so Ctrl-R reviews
+    // again there.
+    let typing = d.takes_text();
+    if typing && text_field::edit(&mut d.typed_name, key, |_| true, 253) != Edit::NotText {
+        return true;
     }
     let room = state.viewport.dialog;
     let page = room.rows.max(1);
-    match keymap::lookup_in(keymap::REVIEW, key) {
+    match keymap::lookup_in(keymap::review(typing), key) {
         Some(KeyCommand::Cancel) => return false,
         Some(KeyCommand::BackToForm) => {
             d.step = NewOpStep::Form;

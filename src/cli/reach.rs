@@ -18,6 +18,9 @@ pub struct ReachOptions {
     pub backend: RouteChoice,
     pub ichor_ui: IchorUi,
     pub protocol: Protocol,
+    /// ichor-ui was named (`--ichor-ui`, `--ichor-ui-port`, the config file): not reaching it
+    /// is said as an alarm, not as the usual fallback.
+    pub asked: bool,
 }
 
 impl ReachOptions {
@@ -26,6 +29,7 @@ impl ReachOptions {
             backend: settings.backend,
             ichor_ui: settings.ichor_ui.clone(),
             protocol: settings.protocol,
+            asked: settings.ichor_ui_asked,
         }
     }
 }
@@ -79,6 +83,7 @@ pub async fn choose(
 ) -> anyhow::Result<Reached> {
     let in_process = |why: Fallback| Route::InProcess {
         context: context.to_string(),
+        asked: settings.asked && why != Fallback::Chosen,
         why: Some(why),
     };
     if settings.backend == RouteChoice::InProcess {
@@ -136,9 +141,13 @@ pub(crate) fn asking_line(
 /// reached ichor-ui or never looked.
 pub(crate) fn fallback_line(texts: &ichor_views::i18n::Texts, route: &Route) -> Option<String> {
     match route {
-        Route::InProcess { why: Some(why), .. } if *why != Fallback::Chosen => Some(texts.tr(
+        Route::InProcess {
+            why: Some(why),
+            asked,
+            ..
+        } if *why != Fallback::Chosen => Some(texts.tr(
             "cli-reading-directly",
-            &[("why", &ichor_views::fallback_text(why, texts))],
+            &[("why", &ichor_views::fallback_text(why, *asked, texts))],
         )),
         _ => None,
     }

@@ -22,6 +22,8 @@ pub(crate) struct Settings {
     pub(crate) backend: crate::config::RouteChoice,
     /// Where ichor-ui runs.
     pub ichor_ui: ichor_client::tunnel::IchorUi,
+    /// It was named (a flag or the config file), not the default looked for.
+    pub(crate) ichor_ui_asked: bool,
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) ca_file: Option<PathBuf>,
     /// `--as` and `--as-group`.
@@ -84,6 +86,14 @@ impl Settings {
                     .as_deref()
                     .or(file.ichor_ui_port.as_deref()),
             )?,
+            ichor_ui_asked: [
+                &cli.ichor_ui,
+                &file.ichor_ui,
+                &cli.ichor_ui_port,
+                &file.ichor_ui_port,
+            ]
+            .iter()
+            .any(|named| named.is_some()),
             token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
             ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
             impersonate,

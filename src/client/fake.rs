@@ -7,7 +7,7 @@
 use async_trait::async_trait;
 use ichor_model::{
     ApiError, Cluster, Code, Confirmed, Created, ListQuery, Operation, OperationClient,
-    OperationPage, OperationRequest, Permissions, Plan,
+    OperationPage, OperationRequest, Permissions, Plan, Updates, WatchRequest, WatchUpdate,
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Mutex;
@@ -37,6 +37,10 @@ pub struct FakeClient {
     pub panics_on: Option<&'static str>,
     /// The request id of every create, in order.
     pub request_ids: Mutex<Vec<String>>,
+    /// Whether it says it pushes; each WatchOperations takes the next scripted stream (its
+    /// updates, then its end), or is refused Unavailable when none is left.
+    pub pushes: bool,
+    pub watches: Mutex<VecDeque<Answer<Vec<Answer<WatchUpdate>>>>>,
     calls: Mutex<Vec<&'static str>>,
     answered: Mutex<Vec<&'static str>>,
 }
@@ -165,6 +169,17 @@ impl OperationClient for FakeClient {
             "delete",
             scripted.unwrap_or_else(|| Err(not_scripted("delete"))),
         )
+    }
+    fn pushes(&self) -> bool {
+        self.pushes
+    }
+    async fn watch_operations(&self, _: &WatchRequest) -> Result<Updates, ApiError> {
+        self.call("watch").await;
+        let scripted = locked(&self.watches).pop_front();
+        let a =
+            scripted.unwrap_or_else(|| Err(ApiError::new(Code::Unavailable, "no stream scripted")));
+        self.answer("watch", a)
+            .map(|updates| Box::pin(futures::stream::iter(updates)) as Updates)
     }
     async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
         self.call("permissions").await;

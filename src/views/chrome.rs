@@ -1,6 +1,7 @@
 //! The frame around every screen: the status bar, the banner under it (the connection, else the
 //! latest notice or the write waiting for its answer) and the footer of keys.
 
+use super::route::{Detail, route_text};
 use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
@@ -90,6 +91,15 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     if state.live_off() {
         badges.push(format!("[{}]", t.t("badge-live-off")));
     }
+    // An ichor-ui asked for by name and not reached: an alarm, kept at every width.
+    if let ichor_app::state::Route::InProcess {
+        why: Some(_),
+        asked: true,
+        ..
+    } = &s.route
+    {
+        badges.push(format!("[{}]", t.t("badge-ichor-ui-not-reached")));
+    }
     let badge = badges.join(" ");
     let room = usize::from(area.width).saturating_sub(width(&badge) + 1);
     let (bar, badge_style) = if ctx.theme.color {
@@ -114,74 +124,11 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
     .render(area, buf);
 }
 
-/// The fallback's words (the status bar's; the commands say them on standard error).
-pub fn fallback_text(why: &ichor_model::Fallback, t: &crate::i18n::Texts) -> String {
-    use ichor_model::Fallback;
-    match why {
-        Fallback::Chosen => t.t("fallback-chosen"),
-        Fallback::NotFound => t.t("fallback-not-found"),
-        Fallback::NotReady => t.t("fallback-not-ready"),
-        Fallback::NoPort => t.t("fallback-no-port"),
-        Fallback::NoToken { how } => t.tr("fallback-no-token", &[("how", how)]),
-        Fallback::Forbidden { .. } => t.t("fallback-forbidden"),
-        Fallback::NotAnswering { .. } => t.t("fallback-not-answering"),
-    }
-}
-
-/// How OperationService is reached, in words: the demo, the route, why not ichor-ui, and the
-/// server's version where one answers.
-/// How much of the route the status bar says.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Detail {
-    /// The route without the server's version or why it fell back.
-    Least,
-    /// Without the server's version.
-    NoVersion,
-    All,
-}
-
-fn route_text(s: &ichor_app::state::Session, t: &crate::i18n::Texts, detail: Detail) -> String {
-    use ichor_app::state::Route;
-    use ichor_model::ServerVersion;
-    let route = match &s.route {
-        Route::Server { url } => sanitize(url),
-        Route::Tunnel { .. } => t.t("route-tunnel"),
-        Route::InProcess { why: None, .. } if s.demo => String::new(),
-        Route::InProcess { context, why } => {
-            let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
-            match why.as_ref().filter(|_| detail > Detail::Least) {
-                Some(w) => t.tr(
-                    "route-fallback",
-                    &[("route", &base), ("why", &fallback_text(w, t))],
-                ),
-                None => base,
-            }
-        }
-    };
-    let mut text = match (s.demo, route.is_empty()) {
-        (true, true) => t.t("route-demo"),
-        (true, false) => format!("{} · {route}", t.t("route-demo")),
-        (false, _) => route,
-    };
-    match &s.server_version {
-        _ if detail < Detail::All => {}
-        ServerVersion::NotYet => {}
-        ServerVersion::Unknown => {
-            text.push_str(" · ");
-            text.push_str(&t.t("server-version-unknown"));
-        }
-        ServerVersion::Known(v) => {
-            text.push_str(" · ");
-            text.push_str(&t.tr("server-version", &[("version", &sanitize(v))]));
-        }
-    }
-    text
-}
-
-/// How fresh the data on screen is. While the side the dashboard reads from does not answer,
-/// or the screen's last load failed, the clock time the data arrived (an age would read as
-/// fresh), and which side does not answer; pushed, "live"; else how long ago it was updated:
-/// "just now" for the first minute (no per-second repaint for it), then minutes and up.
+/// How fresh the data on screen is. While it may be out of date (the side the dashboard reads
+/// from does not answer, the screen's last load failed, its live updates broke and nothing was
+/// read since), the clock time the data arrived (an age would read as fresh), and which side
+/// does not answer; pushed, "live"; else how long ago it was updated: "just now" for the first
+/// minute (no per-second repaint for it), then minutes and up.
 fn freshness(state: &State, ctx: &Ctx<'_>) -> String {
     let t = ctx.texts;
     let down = state.conn != Conn::Ok;
@@ -191,7 +138,7 @@ fn freshness(state: &State, ctx: &Ctx<'_>) -> String {
             &[("time", &hhmm(state, at)), ("side", &side(state, t))],
         ),
         None if down => t.tr("status-no-data-side", &[("side", &side(state, t))]),
-        Some(at) if state.load_failed() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
+        Some(at) if state.stale() => t.tr("status-data-from", &[("time", &hhmm(state, at))]),
         // Pushed: the data is the latest there is, whatever its age.
         Some(_) if state.pushed() => t.t("status-live"),
         Some(at) => match state.now.duration_since(at) {
@@ -237,19 +184,26 @@ pub(crate) fn banner(state: &State, ctx: &Ctx<'_>, w: usize) -> Lines {
 fn banner_text(state: &State, ctx: &Ctx<'_>) -> Option<(String, Style)> {
     let t = ctx.texts;
     Some(match &state.conn {
-        Conn::Retrying { next_at, since, .. } => {
-            let secs = next_at.duration_since(state.now).as_secs().max(0);
+        Conn::Retrying { since, round, .. } => {
+            let secs = state.conn.seconds_left(state.now).unwrap_or(0);
             let since = fluent_bundle::FluentValue::from(hhmm(state, *since));
             // Through a tunnel, what closed is the tunnel: it is opened again with each try.
-            let id = match state.session.route {
-                ichor_app::state::Route::Tunnel { .. } => "banner-tunnel-retrying",
-                _ => "banner-retrying",
+            // The first countdown, a later one (numbered), or a try under way.
+            let tunnel = matches!(state.session.route, ichor_app::state::Route::Tunnel { .. });
+            let id = match (tunnel, *round > 1, secs > 0) {
+                (false, _, false) => "banner-retrying-now",
+                (false, false, true) => "banner-retrying",
+                (false, true, true) => "banner-retrying-again",
+                (true, _, false) => "banner-tunnel-retrying-now",
+                (true, false, true) => "banner-tunnel-retrying",
+                (true, true, true) => "banner-tunnel-retrying-again",
             };
             (
                 t.tn(
                     id,
                     &[
                         ("n", fluent_bundle::FluentValue::from(secs)),
+                        ("round", fluent_bundle::FluentValue::from(*round)),
                         ("since", since),
                         ("side", fluent_bundle::FluentValue::from(side(state, t))),
                     ],
@@ -512,7 +466,7 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
         Some(Dialog::NewOperation(d)) => {
             let table = match d.step {
                 NewOpStep::Form => keymap::FORM,
-                NewOpStep::Review => keymap::REVIEW,
+                NewOpStep::Review => keymap::review(d.takes_text()),
                 NewOpStep::Starting { .. } => return format!(" {}", t.t("footer-stop-waiting")),
             };
             let hints: Vec<String> = table

@@ -22,7 +22,7 @@ fn rows(state: &State, r: &Reading, ctx: &Ctx<'_>) -> Vec<(String, String)> {
         Some(Dialog::NewOperation(d)) => {
             let (table, text) = match d.step {
                 NewOpStep::Form => (keymap::FORM, true),
-                _ => (keymap::REVIEW, d.start_offered() && d.needs_typed_name()),
+                _ => (keymap::review(d.takes_text()), d.takes_text()),
             };
             let text = if text { keymap::TEXT } else { &[] };
             table.iter().chain(text).collect()

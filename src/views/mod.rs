@@ -21,11 +21,12 @@ pub(crate) mod operation;
 pub(crate) mod operations;
 pub mod plan_words;
 pub(crate) mod reading;
+pub(crate) mod route;
 pub(crate) mod style;
 pub mod text;
 pub mod widgets;
 pub mod words;
-pub use chrome::fallback_text;
+pub use route::fallback_text;
 
 use ichor_app::state::{Conn, Dialog, Drawn, MIN_SIZE, ReadingOf, Screen, Shown, State, fits};
 use jiff::Timestamp;
@@ -159,16 +160,14 @@ fn too_small(ctx: &Ctx<'_>, need: (u16, u16), area: Rect, buf: &mut Buffer) {
 pub fn next_clock_change(state: &State) -> Option<Timestamp> {
     let now = state.now;
     let mut times: Vec<Timestamp> = Vec::new();
-    if let Conn::Retrying { next_at, .. } = &state.conn
-        && *next_at > now
+    if let (Conn::Retrying { next_at, .. }, Some(left)) =
+        (&state.conn, state.conn.seconds_left(now))
+        && left > 0
     {
-        // The countdown changes every second until the next attempt.
-        times.push(now + jiff::SignedDuration::from_secs(1));
+        // The countdown changes each time a whole second fewer is left, then says the try.
+        times.push(*next_at - jiff::SignedDuration::from_secs(left - 1));
     }
-    if let Some(at) = state
-        .last_ok
-        .filter(|_| !state.load_failed() && !state.pushed())
-    {
+    if let Some(at) = state.last_ok.filter(|_| !state.stale() && !state.pushed()) {
         let d = now.duration_since(at).as_secs();
         times.push(if d < 60 {
             at + jiff::SignedDuration::from_secs(60)
@@ -177,6 +176,10 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         });
     }
     let change = |s| words::next_duration_change(s, now);
+    // Data that may be out of date counts nothing on, nor does an operation that is gone.
+    if state.stale() || state.gone_page().is_some() {
+        return times.into_iter().filter(|t| *t > now).min();
+    }
     match state.screen {
         Screen::Operations => times.extend(operations::visible_since(state).map(change)),
         Screen::Operation => {

@@ -163,6 +163,27 @@ pub(super) fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     lines.wrapped(&t.t("operation-unreadable-advice"), Style::default());
 }
 
+/// The page's state: gone (and when it was last seen) once a read says it no longer exists;
+/// else its phase, and the time of the data beside it while that may be out of date.
+fn state_view(state: &State, ctx: &Ctx<'_>, op: &Operation) -> (String, Style) {
+    let t = ctx.texts;
+    if let Some(seen) = state.detail.as_ref().and_then(|d| d.gone()) {
+        let text = match seen {
+            Some(at) => t.tr("state-gone", &[("time", &hhmm(state, at))]),
+            None => t.t("state-gone-unseen"),
+        };
+        return (format!("✗ {text}"), ctx.theme.alarm());
+    }
+    let (text, style) = phase_view(t, &ctx.theme, op);
+    match state.data_time() {
+        Some(at) => {
+            let stale = t.tr("state-data-from", &[("time", &hhmm(state, at))]);
+            (format!("{text}{stale}"), style)
+        }
+        None => (text, style),
+    }
+}
+
 /// What the operation is: name, state, versions, who started (and paused) it, how long it has
 /// run and how far it is.
 pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
@@ -171,7 +192,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         field(&t.t("field-name"), sanitize(&op.name)),
         Style::default(),
     );
-    let (state_text, state_style) = phase_view(t, &ctx.theme, op);
+    let (state_text, state_style) = state_view(state, ctx, op);
     lines.push(field(&t.t("field-state"), state_text), state_style);
     if let (Some(cur), Some(tgt)) = (&op.current, &op.target) {
         let change = format!("{} → {}", sanitize(cur), sanitize(tgt));

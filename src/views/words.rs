@@ -5,7 +5,7 @@ use super::style::Theme;
 use super::text::{sanitize, width};
 use crate::i18n::Texts;
 use ichor_app::state::{State, WriteAction};
-use ichor_model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase};
+use ichor_model::{ApiError, Code, MachinePhase, Operation, OperationKind, Phase, StateWord};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
@@ -40,29 +40,21 @@ pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, S
         };
         return (format!("… {word}"), theme.fg(Color::Yellow));
     }
-    let (glyph, id, color) = if op.paused_by_failure() {
-        ("✗", "state-paused-failed", Color::Red)
-    } else {
-        match &op.phase {
-            Phase::Pending | Phase::Unknown if op.lock_holder().is_some() => {
-                ("…", "state-waiting-lock", Color::Yellow)
-            }
-            // Asked to pause; the controller has not acted on it yet.
-            Phase::Running | Phase::Pending | Phase::Unknown if op.paused => {
-                ("‖", "state-pausing", Color::Yellow)
-            }
-            Phase::Unknown => ("○", "phase-new", Color::Reset),
-            Phase::Pending => ("○", "phase-pending", Color::Reset),
-            Phase::Running => ("▶", "phase-running", Color::Cyan),
-            Phase::Paused => ("‖", "phase-paused", Color::Yellow),
-            Phase::Completed => ("✓", "phase-completed", Color::Green),
-            Phase::Failed => ("✗", "phase-failed", Color::Red),
-            Phase::Other(_) => ("?", "phase-other", Color::Reset),
-        }
+    // The word is the model's (the list's filter matches it); the glyph and colour are ours.
+    let shown = op.shown_state();
+    let (glyph, color) = match shown {
+        StateWord::Unreadable => ("⚠", Color::Red),
+        StateWord::PausedFailed | StateWord::Failed => ("✗", Color::Red),
+        StateWord::Deleting | StateWord::WaitingLock => ("…", Color::Yellow),
+        StateWord::Pausing | StateWord::Paused => ("‖", Color::Yellow),
+        StateWord::New | StateWord::Pending => ("○", Color::Reset),
+        StateWord::Running => ("▶", Color::Cyan),
+        StateWord::Completed => ("✓", Color::Green),
+        StateWord::Other => ("?", Color::Reset),
     };
-    let word = match &op.phase {
-        Phase::Other(s) if !op.paused_by_failure() => sanitize(s),
-        _ => t.t(id),
+    let word = match (&op.phase, shown) {
+        (Phase::Other(s), StateWord::Other) => sanitize(s),
+        _ => t.t(shown.id()),
     };
     let mut style = theme.fg(color);
     if matches!(op.phase, Phase::Failed) || op.paused_by_failure() {
@@ -164,15 +156,17 @@ pub(crate) fn duration_text(t: &Texts, d: SignedDuration) -> String {
     }
 }
 
-/// The time from `from` to `to` (or now), or nothing when it has not started.
+/// The time from `from` to `to` (or now: the time of the data, while it may be out of date,
+/// so nothing counts on as if live), or nothing when it has not started.
 pub(crate) fn elapsed(
     state: &State,
     t: &Texts,
     from: Option<Timestamp>,
     to: Option<Timestamp>,
 ) -> String {
+    let until = to.or(state.data_time()).unwrap_or(state.now);
     match from {
-        Some(f) => duration_text(t, to.unwrap_or(state.now).duration_since(f)),
+        Some(f) => duration_text(t, until.duration_since(f)),
         None => String::new(),
     }
 }

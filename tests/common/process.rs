@@ -59,14 +59,14 @@ impl Process {
     /// `ichor-tui demo-cluster` on a loopback port of its choosing, writing its kubeconfig (a
     /// context per demo user) to `kubeconfig` and logging to `log`: the process, and its port.
     pub fn demo_cluster(kubeconfig: &Path, log: &Path) -> (Process, u16) {
+        Process::demo_cluster_at("127.0.0.1:0", kubeconfig, log)
+    }
+
+    /// [`Process::demo_cluster`] listening on `listen` (a port given: a restart on the same
+    /// address).
+    pub fn demo_cluster_at(listen: &str, kubeconfig: &Path, log: &Path) -> (Process, u16) {
         let out = kubeconfig.display().to_string();
-        let args = [
-            "demo-cluster",
-            "--listen",
-            "127.0.0.1:0",
-            "--kubeconfig-out",
-            &out,
-        ];
+        let args = ["demo-cluster", "--listen", listen, "--kubeconfig-out", &out];
         let (process, line) = Process::start(&args, log);
         assert!(line.starts_with("demo cluster listening on"), "{line}");
         let port = line

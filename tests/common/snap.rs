@@ -124,3 +124,21 @@ macro_rules! snap_all {
         }
     };
 }
+
+/// [`snap_all`] at 40×12 too: the screens this work changed, at every size they are read at.
+#[macro_export]
+macro_rules! snap_every_size {
+    ($name:expr, $state:expr) => {
+        $crate::snap_all!($name, $state);
+        for lang in [ichor_views::i18n::Lang::En, ichor_views::i18n::Lang::Ja] {
+            let term = $crate::common::snap::draw(
+                $state,
+                lang,
+                40,
+                12,
+                ichor_views::widgets::Theme::default(),
+            );
+            $crate::snapshot!(format!("{}_{}_40x12", $name, lang.code()), term.backend());
+        }
+    };
+}

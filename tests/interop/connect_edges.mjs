@@ -10,6 +10,9 @@
 //   refused-stream  WatchOperations without a token: Unauthenticated with the server's message
 //              and its ErrorInfo, on every transport.
 //   grpc-web-json   gRPC-Web in JSON: a clean Unimplemented that names what the server speaks.
+//   revoked    WatchOperations with the token: prints "[transport] subscribed" once its first page
+//              came, then (the test revokes the token) the stream must end Unauthenticated with
+//              its ErrorInfo, on every transport.
 //
 //   node connect_edges.mjs --descriptors FILE --url http://HOST:PORT --token TOKEN \
 //       --check NAME [--rounds N] [--transport NAME]...
@@ -179,11 +182,33 @@ async function grpcWebJson(name, client) {
   }
 }
 
+async function revoked(name, client) {
+  const stream = client.watchOperations(watch(), { headers: bearer, timeoutMs: 60000 });
+  const started = Date.now();
+  let messages = 0;
+  let err;
+  try {
+    for await (const _ of stream) {
+      messages += 1;
+      if (messages === 1) console.log(`[${name}] subscribed`);
+    }
+  } catch (e) {
+    err = ConnectError.from(e);
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`[${name}] the token revoked: ${messages} messages, then ${said(err)} after ${seconds} s`);
+  const info = err?.findDetails(ErrorInfo)[0];
+  if (err?.code !== Code.Unauthenticated || info?.reason !== "UNAUTHENTICATED") {
+    fail(name, `the stream did not end Unauthenticated with its ErrorInfo: ${said(err)}`);
+  }
+}
+
 const CHECKS = {
   refusals: [refusals, ["connect-http1", "connect-http1-json", "grpc-web-http1", "connect-http2", "grpc-web-http2", "grpc"]],
   deadlines: [deadlines, ["connect-http1", "connect-http2", "grpc-web-http1", "grpc-web-http2", "grpc"]],
   "refused-stream": [refusedStream, ["connect-http1", "connect-http1-json", "connect-http2", "grpc-web-http1", "grpc"]],
   "grpc-web-json": [grpcWebJson, ["grpc-web-json-http1", "grpc-web-json-http2"]],
+  revoked: [revoked, ["connect-http1", "connect-http2", "grpc-web-http1", "grpc-web-http2", "grpc"]],
 };
 
 const chosen = CHECKS[args.check];

@@ -10,7 +10,7 @@ fn want(out: &str, needle: &str) -> Check {
     }
 }
 
-const OPERATION: &str = "apiVersion: ichor.maesh.dev/v1alpha1
+pub const OPERATION: &str = "apiVersion: ichor.maesh.dev/v1alpha1
 kind: TalosOperation
 metadata:
   name: op2

@@ -118,3 +118,78 @@ async fn anonymous_callers_share_a_bound_of_their_own() {
         .await
         .expect("named people keep their own places");
 }
+
+/// Streams with distinct queries cost at most what a bound says: 49 streams, each its own order
+/// and page size, by 7 people, in one namespace: serve keeps at most
+/// [`ichor_server::MAX_LIVE_QUERIES_PER_NAMESPACE`] distinct lists there (each a page made again
+/// at every change), no person brings in more than [`ichor_server::MAX_LIVE_QUERIES_PER_CALLER`],
+/// and the rest are refused RESOURCE_EXHAUSTED naming the bound; a stream that joins a list kept
+/// already is accepted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_with_distinct_queries_are_bounded() {
+    use ichor_model::{Order, Reason, SortBy};
+    use ichor_server::{MAX_LIVE_QUERIES_PER_CALLER, MAX_LIVE_QUERIES_PER_NAMESPACE};
+    const PEOPLE: usize = 7;
+    let api = world();
+    api.seed(&super::common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    for p in 0..=PEOPLE {
+        api.add_token(
+            &format!("query-token-{p}"),
+            &format!("query-{p}"),
+            &["ichor:viewers"],
+        );
+    }
+    let server = start(&api, Options::default()).await;
+    let query = |i: usize| WatchRequest {
+        list: ListQuery {
+            page_size: 1000 - u32::try_from(i).unwrap(),
+            order: Order {
+                by: [SortBy::Age, SortBy::Name, SortBy::State][i % 3],
+                reversed: (i / 3) % 2 == 1,
+            },
+            ..the_list().list
+        },
+        follow: None,
+        page_deltas: false,
+    };
+    let subscribe = |person: usize, req: WatchRequest| {
+        let c = client_over(
+            &server.url(false),
+            Some(&format!("query-token-{person}")),
+            protocol(person),
+        );
+        async move {
+            let mut updates = c.watch_operations(&req).await?;
+            match updates.next().await {
+                Some(Ok(_)) => Ok(updates),
+                Some(Err(e)) => Err(e),
+                None => panic!("the stream ended before its first update"),
+            }
+        }
+    };
+    let all = (0..PEOPLE * 7).map(|i| subscribe(i % PEOPLE, query(i)));
+    let answers = tokio::time::timeout(NEVER, futures::future::join_all(all))
+        .await
+        .expect("every subscription is answered");
+    let kept = answers.iter().filter(|a| a.is_ok()).count();
+    assert_eq!(kept, MAX_LIVE_QUERIES_PER_NAMESPACE, "distinct lists kept");
+    for e in answers.iter().filter_map(|a| a.as_ref().err()) {
+        assert_eq!(
+            (e.code, e.reason),
+            (Code::ResourceExhausted, Some(Reason::LimitReached)),
+            "{e:?}"
+        );
+        let limit = e.param("limit").unwrap_or_default();
+        assert!(
+            ["live_queries_per_namespace", "live_queries_per_caller"].contains(&limit),
+            "{e:?}"
+        );
+    }
+    const { assert!(MAX_LIVE_QUERIES_PER_CALLER < 7) };
+    let first_kept = answers.iter().position(Result::is_ok).unwrap();
+    let _joined = subscribe(PEOPLE, query(first_kept))
+        .await
+        .expect("joining a kept list costs nothing");
+    assert!(api.write_log().is_empty());
+}

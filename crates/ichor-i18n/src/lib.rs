@@ -228,6 +228,15 @@ impl Texts {
 /// The English texts, made once for the whole process.
 static ENGLISH: std::sync::LazyLock<Texts> = std::sync::LazyLock::new(|| Texts::new(Lang::En));
 
+/// The Japanese texts, made once when first asked for (the words a filter matches).
+static JAPANESE: std::sync::LazyLock<Texts> = std::sync::LazyLock::new(|| Texts::new(Lang::Ja));
+
+/// The message `id`, without arguments, in each shipped language: what a row says in any of
+/// them (the list's filter matches those words, whichever language is on screen).
+pub fn in_every_language(id: &str) -> impl Iterator<Item = String> + '_ {
+    [&*ENGLISH, &*JAPANESE].into_iter().map(move |t| t.t(id))
+}
+
 /// The message `id` in English with string arguments: the words the service sends with a
 /// refusal (gRPC's `grpc-message`, Connect's `message`, the CLI's and the log's line), from the
 /// same `locales/en` the dashboard reads. A message its arguments do not fill is still said

@@ -134,7 +134,7 @@ pub fn read_only_refusal(what: &str) -> ApiError {
     ApiError::said(
         crate::Code::PermissionDenied,
         crate::Reason::ReadOnly,
-        &[("what", what)],
+        &[("what", what), ("by", "client")],
     )
 }
 

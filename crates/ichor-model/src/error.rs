@@ -111,6 +111,10 @@ reasons! {
     OperationReplaced => "OPERATION_REPLACED", "error-operation-replaced",
     WriteAbandoned => "WRITE_ABANDONED", "error-write-abandoned",
     VersionSkew => "VERSION_SKEW", "error-version-skew",
+    LimitReached => "LIMIT_REACHED", "error-limit-reached",
+    DeadlinePassed => "DEADLINE_PASSED", "error-deadline-passed",
+    ShuttingDown => "SHUTTING_DOWN", "error-shutting-down",
+    InvalidQuery => "INVALID_QUERY", "error-invalid-query",
     Invalid => "INVALID", "error-invalid",
     Internal => "INTERNAL", "error-internal",
 }
@@ -151,6 +155,30 @@ impl ApiError {
             &[("what", what)],
             message,
         )
+    }
+
+    /// A list query's argument that is not valid (INVALID_ARGUMENT, reason InvalidQuery):
+    /// `what` names it, `params` fill its words (`error-invalid-query`).
+    pub fn invalid_query(what: &str, params: &[(&str, &str)]) -> ApiError {
+        let mut all = vec![("what", what)];
+        all.extend_from_slice(params);
+        ApiError::said(Code::InvalidArgument, Reason::InvalidQuery, &all)
+    }
+
+    /// A call whose deadline passed `during` (`read`, `write`, `authentication`, `stream`):
+    /// DEADLINE_EXCEEDED, said as `error-deadline-passed`.
+    pub fn deadline_passed(during: &str) -> ApiError {
+        ApiError::said(
+            Code::DeadlineExceeded,
+            Reason::DeadlinePassed,
+            &[("during", during)],
+        )
+    }
+
+    /// The server is shutting down: UNAVAILABLE, said as `error-shutting-down`; `then` is what
+    /// the caller does next (`call` again, or `subscribe` again).
+    pub fn shutting_down(then: &str) -> ApiError {
+        ApiError::said(Code::Unavailable, Reason::ShuttingDown, &[("then", then)])
     }
 
     /// An error with a reason code and parameters.

@@ -12,6 +12,7 @@ mod list;
 mod progress;
 mod reach;
 mod running;
+mod shown;
 mod version;
 mod watch;
 
@@ -28,6 +29,7 @@ pub use list::{
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 pub use running::{Component, RunningApart};
+pub use shown::{StateOf, StateWord, kind_matches, lock_holder};
 
 pub use version::{Version, check_jump};
 pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
@@ -239,15 +241,19 @@ impl Operation {
     /// condition, whose message names the holder ("cluster lock held by NAME", ADR 0068); a
     /// message in another form is the holder's description as it is.
     pub fn lock_holder(&self) -> Option<&str> {
-        let c = self
-            .conditions
-            .iter()
-            .find(|c| c.type_ == LOCK_HELD_CONDITION && c.status == "True")?;
-        Some(
-            c.message
-                .strip_prefix(LOCK_HELD_PREFIX)
-                .unwrap_or(&c.message),
-        )
+        shown::lock_holder(&self.conditions)
+    }
+
+    /// What the STATE column says of it.
+    pub fn shown_state(&self) -> StateWord {
+        StateWord::of(StateOf {
+            phase: &self.phase,
+            paused: self.paused,
+            failed: self.failure_reason.is_some(),
+            conditions: &self.conditions,
+            deleting: self.deleting.is_some(),
+            unreadable: self.unreadable.is_some(),
+        })
     }
 
     /// A pause or resume was asked for and the controller has not acted on it yet.

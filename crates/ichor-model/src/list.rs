@@ -1,7 +1,7 @@
 //! The operations list as the screens ask for it: a query (scope, filters, a page) and a page
 //! of answers, each operation whole or as a summary.
 
-use super::{Cluster, MachinePhase, MachineProgress, Operation, Phase};
+use super::{Cluster, MachinePhase, MachineProgress, Operation, OperationKind, Phase, StateWord};
 use jiff::Timestamp;
 use std::cmp::Ordering;
 
@@ -17,26 +17,42 @@ pub trait ListRow {
     fn phase(&self) -> &Phase;
     fn actor(&self) -> Option<&str>;
     fn created_at(&self) -> Option<Timestamp>;
+    fn kind(&self) -> Option<OperationKind>;
+    /// The value before, and the target, as the start recorded them.
+    fn current(&self) -> Option<&str>;
+    fn target(&self) -> Option<&str>;
+    /// What the STATE column says of it.
+    fn state_word(&self) -> StateWord;
 
-    /// Whether the row contains `needle_lower` (already lower case) in its name, cluster,
-    /// kind, phase, namespace or actor.
+    /// Whether the row contains `needle_lower` (already lower case) in what a list row shows
+    /// of it: its name, namespace, cluster, kind (as it is recorded and in words), where it
+    /// goes, its state (the phase as recorded and the state's words) and its actor. The words
+    /// are matched in every shipped language ([`crate::shown`]).
     fn matches(&self, needle_lower: &str) -> bool {
-        needle_lower.is_empty()
-            || [
-                self.name(),
-                self.cluster(),
-                self.kind_raw(),
-                self.phase().as_str(),
-                self.namespace(),
-                self.actor().unwrap_or(""),
-            ]
-            .iter()
-            .any(|f| f.to_lowercase().contains(needle_lower))
+        if needle_lower.is_empty() {
+            return true;
+        }
+        let raw = [
+            self.name(),
+            self.cluster(),
+            self.kind_raw(),
+            self.phase().as_str(),
+            self.namespace(),
+            self.actor().unwrap_or(""),
+            self.current().unwrap_or(""),
+            self.target().unwrap_or(""),
+        ];
+        raw.iter().any(|f| f.to_lowercase().contains(needle_lower))
+            || self.state_word().matches(needle_lower)
+            || self
+                .kind()
+                .is_some_and(|k| crate::shown::kind_matches(k, needle_lower))
     }
 }
 
 /// Implements [`ListRow`] for a type whose fields of those names deref to what it returns
-/// (`String` or `Arc<str>` for the texts): the operation here, the stores' compact row.
+/// (`String` or `Arc<str>` for the texts) and whose own `shown_state` says its state: the
+/// operation here, the stores' compact row.
 #[macro_export]
 macro_rules! impl_list_row {
     ($t:ty) => {
@@ -67,6 +83,19 @@ macro_rules! impl_list_row {
             }
             fn created_at(&self) -> Option<::jiff::Timestamp> {
                 self.created_at
+            }
+            fn kind(&self) -> Option<$crate::OperationKind> {
+                self.kind
+            }
+            fn current(&self) -> Option<&str> {
+                self.current.as_deref()
+            }
+            fn target(&self) -> Option<&str> {
+                self.target.as_deref()
+            }
+            /// The type's own `shown_state`.
+            fn state_word(&self) -> $crate::StateWord {
+                self.shown_state()
             }
         }
     };
@@ -284,8 +313,8 @@ pub fn list_order<A: ListRow + ?Sized, B: ListRow + ?Sized>(a: &A, b: &B) -> Ord
 }
 
 impl Operation {
-    /// Whether the operation contains `needle_lower` (already lower case) in its name,
-    /// cluster, kind, phase, namespace or actor.
+    /// Whether the operation contains `needle_lower` (already lower case) in what its list
+    /// row shows ([`ListRow::matches`]).
     pub fn matches(&self, needle_lower: &str) -> bool {
         ListRow::matches(self, needle_lower)
     }

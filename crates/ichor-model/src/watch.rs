@@ -18,8 +18,10 @@ use std::time::Duration;
 /// How often a stream with nothing to say says it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// A client that has heard nothing for this long takes the stream for broken and reconnects.
-pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
+/// A client that has heard nothing (no update, no heartbeat) for this long takes the stream for
+/// broken, says live updates are off, and reconnects: a heartbeat's interval and a margin for
+/// an update that takes the server a while to make (it reads the followed operation).
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(HEARTBEAT.as_secs() + 10);
 
 /// What a dashboard holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

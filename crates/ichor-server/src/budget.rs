@@ -4,7 +4,7 @@
 //! refused by it). At most [`MAX_SUBSCRIBING`] subscriptions are being set up at once (from
 //! their headers to their stream: the token's review, the SubjectAccessReviews, the shared
 //! watch); the next waits its turn instead of being refused, and the streams' own bounds
-//! ([`super::push::MAX_STREAMS`], per person and anonymous) say when there is no room.
+//! ([`super::stream_bounds::MAX_STREAMS`], per person and anonymous) say when there is no room.
 
 use std::future::Future;
 use std::pin::Pin;

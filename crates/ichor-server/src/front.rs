@@ -58,13 +58,14 @@ type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// The refusal of a call over [`MAX_CALLS_IN_FLIGHT`] (a Connect stream's: its end, HTTP 200).
 fn overloaded(protocol: Protocol, stream: Option<Codec>) -> http::Response<Body> {
-    let e = ApiError::refused(
+    let e = ApiError::said(
         Code::ResourceExhausted,
-        Reason::Unavailable,
-        &[("limit", "calls in flight")],
-        format!(
-            "the server is answering {MAX_CALLS_IN_FLIGHT} calls, its limit: try again in {RETRY_AFTER_SECONDS} s"
-        ),
+        Reason::LimitReached,
+        &[
+            ("limit", "calls_in_flight"),
+            ("max", &MAX_CALLS_IN_FLIGHT.to_string()),
+            ("retry", &RETRY_AFTER_SECONDS.to_string()),
+        ],
     );
     let mut resp = match stream {
         Some(codec) => connect_stream::refusal(codec, &e),
@@ -132,7 +133,11 @@ where
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "a call failed in the server's layers");
-                    let e = ApiError::new(Code::Internal, "the call failed in the server");
+                    let e = ApiError::said(
+                        Code::Internal,
+                        Reason::Internal,
+                        &[("detail", "the call failed in the server's layers")],
+                    );
                     match stream {
                         Some(codec) => connect_stream::refusal(codec, &e),
                         None => refusal(protocol, &e),

@@ -12,8 +12,9 @@
 
 use super::auth::Authenticator;
 use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
+use super::metrics::Metrics;
 use super::protocol::{self, Protocol, refusal_to};
-use ichor_model::{ApiError, Code};
+use ichor_model::ApiError;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -38,13 +39,52 @@ const HEALTH_WATCH: &str = "/grpc.health.v1.Health/Watch";
 /// after [`super::listen::AUTHENTICATED_WITHIN`] anyway, its streams with it.
 pub const MAX_HEALTH_STREAMS: usize = 16;
 
-/// The places of health's Watch streams, shared by every connection's gate.
+/// The places of health's Watch streams, shared by every connection's gate, counted in the
+/// metrics (`ichor_serve_health_streams`, and `refused{limit="health_streams"}`).
 #[derive(Clone)]
-pub(crate) struct HealthStreams(Arc<tokio::sync::Semaphore>);
+pub(crate) struct HealthStreams {
+    places: Arc<tokio::sync::Semaphore>,
+    metrics: Metrics,
+}
 
-impl Default for HealthStreams {
-    fn default() -> HealthStreams {
-        HealthStreams(Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)))
+impl HealthStreams {
+    pub(crate) fn counted(metrics: Metrics) -> HealthStreams {
+        HealthStreams {
+            places: Arc::new(tokio::sync::Semaphore::new(MAX_HEALTH_STREAMS)),
+            metrics,
+        }
+    }
+
+    /// A place for one more health stream, or the refusal.
+    fn take(&self) -> Result<HealthPlace, ApiError> {
+        match self.places.clone().try_acquire_owned() {
+            Ok(permit) => {
+                self.metrics.health_stream_opened();
+                Ok(HealthPlace {
+                    _permit: permit,
+                    metrics: self.metrics.clone(),
+                })
+            }
+            Err(_) => {
+                self.metrics.refused("health_streams");
+                Err(super::stream_bounds::over(
+                    "health_streams",
+                    MAX_HEALTH_STREAMS,
+                ))
+            }
+        }
+    }
+}
+
+/// One health stream's place, given back when its answer's body ends.
+struct HealthPlace {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    metrics: Metrics,
+}
+
+impl Drop for HealthPlace {
+    fn drop(&mut self) {
+        self.metrics.health_stream_closed();
     }
 }
 
@@ -71,27 +111,7 @@ impl<S> Gate<S> {
     }
 }
 
-/// The refusal of a health stream over [`MAX_HEALTH_STREAMS`].
-fn too_many_health_streams() -> ApiError {
-    ApiError::refused(
-        Code::ResourceExhausted,
-        ichor_model::Reason::Unavailable,
-        &[("limit", "health streams")],
-        format!(
-            "the server holds {MAX_HEALTH_STREAMS} health streams, its limit: check instead (grpc.health.v1.Health/Check)"
-        ),
-    )
-}
-
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-/// The refusal of a call whose deadline passed before it was authenticated.
-fn deadline_passed() -> ApiError {
-    ApiError::new(
-        Code::DeadlineExceeded,
-        "the call's deadline passed while its caller was being authenticated",
-    )
-}
 
 impl<S> tower::Service<http::Request<Body>> for Gate<S>
 where
@@ -115,7 +135,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
-        let health_streams = self.health_streams.0.clone();
+        let health_streams = self.health_streams.clone();
         Box::pin(async move {
             let started = Instant::now();
             let protocol = Protocol::of(&req);
@@ -129,16 +149,16 @@ where
             let mut health_place = None;
             let path = parts.uri.path();
             if path == HEALTH_WATCH {
-                match health_streams.try_acquire_owned() {
+                match health_streams.take() {
                     Ok(p) => health_place = Some(p),
-                    Err(_) => return Ok(refusal_to(&parts.headers, &too_many_health_streams())),
+                    Err(e) => return Ok(refusal_to(&parts.headers, &e)),
                 }
             } else if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
                 let caller = auth.caller(&parts.headers);
                 let caller = match deadline {
                     Some(d) => tokio::time::timeout_at(d, caller)
                         .await
-                        .unwrap_or_else(|_| Err(deadline_passed())),
+                        .unwrap_or_else(|_| Err(ApiError::deadline_passed("authentication"))),
                     None => caller.await,
                 };
                 match caller {

@@ -3,7 +3,8 @@
 
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
-use super::push::{Review, Stopped, Streams, WatchStream, Watched, as_messages, until_stopped};
+use super::push::{Review, Stopped, WatchStream, Watched, as_messages, until_stopped};
+use super::stream_bounds::Streams;
 use crate::wire;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
@@ -42,11 +43,10 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
     match (all, namespace.is_empty()) {
         (true, _) => Ok(None),
         (false, false) => Ok(Some(namespace)),
-        (false, true) => Err(ApiError::refused(
+        (false, true) => Err(ApiError::said(
             Code::InvalidArgument,
             Reason::InvalidNamespace,
             &[("value", "")],
-            "the request names no namespace (set all_namespaces to list every namespace)",
         )),
     }
 }
@@ -57,28 +57,18 @@ const WRITES: [&str; 3] = ["CreateOperation", "SetOperationPaused", "DeleteOpera
 /// The answer to a call whose deadline passed: a read stopped there; a write once begun goes on
 /// to its end without the caller, and the answer says so.
 fn deadline_passed(rpc: &str) -> ApiError {
-    if WRITES.contains(&rpc) {
-        ApiError::new(
-            Code::DeadlineExceeded,
-            "the call's deadline passed; a write once begun is carried to its end without you: read the operation to learn its outcome",
-        )
-    } else {
-        ApiError::new(
-            Code::DeadlineExceeded,
-            "the call's deadline passed before the answer was ready",
-        )
+    match WRITES.contains(&rpc) {
+        true => ApiError::deadline_passed("write"),
+        false => ApiError::deadline_passed("read"),
     }
 }
 
 /// The refusal of a write by a read-only server.
 fn read_only_refusal(rpc: &str) -> ApiError {
-    ApiError::refused(
+    ApiError::said(
         Code::PermissionDenied,
         Reason::ReadOnly,
-        &[("what", rpc)],
-        format!(
-            "{rpc}: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing"
-        ),
+        &[("what", rpc), ("by", "server")],
     )
 }
 
@@ -89,9 +79,11 @@ async fn detached<T: Send + 'static>(
     write: impl std::future::Future<Output = Result<T, ApiError>> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::spawn(write).await.unwrap_or_else(|e| {
-        Err(ApiError::new(
+        tracing::error!(error = %e, "a write's task ended early");
+        Err(ApiError::said(
             Code::Internal,
-            format!("the write's task ended early: {e}"),
+            Reason::Internal,
+            &[("detail", &e.to_string())],
         ))
     })
 }
@@ -255,7 +247,7 @@ impl proto::operation_service_server::OperationService for Handlers {
                 .lists
                 .acquire()
                 .await
-                .map_err(|_| ApiError::new(Code::Unavailable, "the server is shutting down"))?;
+                .map_err(|_| ApiError::shutting_down("call"))?;
             let page = self.service.list_page(&caller, &query).await?;
             Ok(wire::page_to_proto(&page))
         })

@@ -25,16 +25,17 @@ pub(crate) mod head;
 pub(crate) mod health;
 pub use health::Health;
 pub(crate) mod listen;
-pub use listen::MAX_CONNECTIONS;
+pub use listen::{AUTHENTICATED_WITHIN, MAX_CONNECTIONS};
 pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
 pub(crate) mod protocol;
 pub(crate) mod push;
-pub use push::{
-    MAX_ANONYMOUS_STREAMS, MAX_LIVE_QUERIES, MAX_LIVE_QUERIES_PER_CALLER, MAX_STREAMS,
-    MAX_STREAMS_PER_CALLER,
+pub(crate) mod stream_bounds;
+pub use stream_bounds::{
+    MAX_ANONYMOUS_STREAMS, MAX_LIVE_QUERIES, MAX_LIVE_QUERIES_PER_CALLER,
+    MAX_LIVE_QUERIES_PER_NAMESPACE, MAX_STREAMS, MAX_STREAMS_PER_CALLER,
 };
 pub(crate) mod reflection;
 pub use ichor_wire as wire;
@@ -245,7 +246,7 @@ fn stack(
     .prepare();
     let watch_handlers = handlers.clone();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
-    let health_streams = gate::HealthStreams::default();
+    let health_streams = gate::HealthStreams::counted(config.metrics.clone());
     let gated = tower::ServiceBuilder::new()
         .layer(tower::layer::layer_fn(move |inner| {
             gate::Gate::new(inner, auth.clone(), health_streams.clone())

@@ -7,7 +7,8 @@
 //! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]). A connection that
 //! has not carried an authenticated call within [`AUTHENTICATED_WITHIN`] of its accept is
 //! closed, whatever it holds (a health stream needs no token): no one holds a connection
-//! without a token for long. A call counts as in flight on its connection until its answer's
+//! without a token for long. One with no call in flight is closed as an idle one is (HTTP/2's
+//! GOAWAY), so a client that connected early loses no call; one that holds calls is cut off. A call counts as in flight on its connection until its answer's
 //! body ends, so a connection that holds a stream is busy, never idle.
 
 use super::metrics::Metrics;
@@ -44,7 +45,11 @@ pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Time from a connection's accept to its first authenticated call (the gate marks it,
 /// [`Authenticated`]); a connection without one is closed then, its calls and streams with it.
-pub(crate) const AUTHENTICATED_WITHIN: Duration = HEADER_TIMEOUT;
+pub const AUTHENTICATED_WITHIN: Duration = HEADER_TIMEOUT;
+
+/// How long a connection closed for want of an authenticated call has to finish closing before
+/// it is cut off.
+const CLOSING_GRACE: Duration = Duration::from_secs(1);
 
 /// The flow-control window of one HTTP/2 stream: what a caller may send before the server reads
 /// (HTTP/2's own default; a request message is at most [`super::MAX_REQUEST_BYTES`]).
@@ -213,23 +218,7 @@ impl<S: RequestService> Conn<S> {
         let seen_by_service = activity.clone();
         let hyper_service =
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                let call = Call::begin(seen_by_service.clone());
-                // HTTP/1.x: a body the answer left unread is read first, within bounds.
-                let http1 = req.version() < http::Version::HTTP_2;
-                let worth = super::drain::worth_reading(&req);
-                let left = super::drain::Left::new();
-                let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
-                req.extensions_mut()
-                    .insert(Authenticated(seen_by_service.clone()));
-                let fut = tower::ServiceExt::oneshot(service.clone(), req);
-                async move {
-                    let r = match fut.await {
-                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
-                        r => r,
-                    };
-                    // The call stays in flight until its answer's body ends (a stream's too).
-                    r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
-                }
+                one_call(&service, &seen_by_service, req)
             });
         let conn = self
             .builder
@@ -250,12 +239,23 @@ impl<S: RequestService> Conn<S> {
                     break;
                 }
                 _ = &mut unauthenticated, if !vouched => {
-                    if !activity.authenticated.load(Ordering::Relaxed) {
+                    if activity.authenticated.load(Ordering::Relaxed) {
+                        vouched = true;
+                    } else if !closing && activity.in_flight.load(Ordering::Relaxed) == 0 {
+                        // Nothing held: closed as an idle one is (HTTP/2 GOAWAY), and cut off
+                        // if the client goes on regardless.
                         self.metrics.refused("unauthenticated_connection");
                         tracing::debug!("no authenticated call on the connection in time: closing");
+                        closing = true;
+                        conn.as_mut().graceful_shutdown();
+                        unauthenticated.as_mut().reset(Instant::now() + CLOSING_GRACE);
+                    } else {
+                        if !closing {
+                            self.metrics.refused("unauthenticated_connection");
+                        }
+                        tracing::debug!("no authenticated call on the connection in time: cut off");
                         break;
                     }
-                    vouched = true;
                 }
                 _ = &mut idle, if !closing => match activity.idle_until() {
                     Idle::NeverUsed => {
@@ -275,6 +275,30 @@ impl<S: RequestService> Conn<S> {
                 }
             }
         }
+    }
+}
+
+/// One call on a connection, as hyper hands it over: counted in flight on `activity` until its
+/// answer's body ends (a stream's too), carrying its connection for the gate to mark
+/// ([`Authenticated`]); over HTTP/1.x a body the answer left unread is read first, within bounds.
+fn one_call<S: RequestService>(
+    service: &S,
+    activity: &Arc<Activity>,
+    req: http::Request<hyper::body::Incoming>,
+) -> impl std::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send + use<S> {
+    let call = Call::begin(activity.clone());
+    let http1 = req.version() < http::Version::HTTP_2;
+    let worth = super::drain::worth_reading(&req);
+    let left = super::drain::Left::new();
+    let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
+    req.extensions_mut().insert(Authenticated(activity.clone()));
+    let fut = tower::ServiceExt::oneshot(service.clone(), req);
+    async move {
+        let r = match fut.await {
+            Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
+            r => r,
+        };
+        r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
     }
 }
 

@@ -46,6 +46,7 @@ struct Inner {
     in_flight: Gauge,
     connections: Gauge,
     subscribers: Gauge,
+    health_streams: Gauge,
     refused: Family<LimitLabels, Counter>,
 }
 
@@ -137,10 +138,16 @@ impl Metrics {
             "Open WatchOperations streams (dashboards subscribed to updates)",
             subscribers.clone(),
         );
+        let health_streams = Gauge::default();
+        registry.register(
+            "health_streams",
+            "Open grpc.health.v1.Health/Watch streams (they need no token)",
+            health_streams.clone(),
+        );
         let refused = Family::<LimitLabels, Counter>::default();
         registry.register(
             "refused",
-            "What a limit refused: calls over the in-flight limit (calls_in_flight), connections that sent no request in time (header_timeout), accepts that waited for a free connection (connections), streams over the bound of one caller (streams_per_caller)",
+            "What a bound refused, by its name (docs/limits.md): calls_in_flight, header_timeout, connections (an accept waited), unauthenticated_connection, streams, streams_per_caller, anonymous_streams, live_queries, live_queries_per_namespace, live_queries_per_caller, health_streams",
             refused.clone(),
         );
         Metrics(Arc::new(Inner {
@@ -150,6 +157,7 @@ impl Metrics {
             in_flight,
             connections,
             subscribers,
+            health_streams,
             refused,
         }))
     }
@@ -205,6 +213,14 @@ impl Metrics {
 
     pub(crate) fn subscriber_left(&self) {
         self.0.subscribers.dec();
+    }
+
+    pub(crate) fn health_stream_opened(&self) {
+        self.0.health_streams.inc();
+    }
+
+    pub(crate) fn health_stream_closed(&self) {
+        self.0.health_streams.dec();
     }
 
     /// The text exposition format (what `GET /metrics` answers).

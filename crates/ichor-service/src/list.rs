@@ -33,37 +33,22 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
         .iter()
         .find(|p| matches!(p, Phase::Unknown | Phase::Other(_)))
     {
-        return Err(ApiError::invalid(
-            "phases",
-            format!(
-                "phase \"{}\" is not one of Pending, Running, Paused, Completed, Failed",
-                super::validate::shown(p.as_str())
-            ),
-        ));
+        let value = super::validate::shown(p.as_str());
+        return Err(ApiError::invalid_query("phases", &[("value", &value)]));
     }
-    if q.text.chars().count() > MAX_FILTER_CHARS {
-        return Err(ApiError::invalid(
-            "filter",
-            format!("the filter is longer than {MAX_FILTER_CHARS} characters"),
-        ));
-    }
-    if q.text.chars().any(char::is_control) {
-        return Err(ApiError::invalid(
-            "filter",
-            "the filter holds control characters",
-        ));
+    if q.text.chars().count() > MAX_FILTER_CHARS || q.text.chars().any(char::is_control) {
+        let max = MAX_FILTER_CHARS.to_string();
+        return Err(ApiError::invalid_query("filter", &[("max", &max)]));
     }
     if let Some(v) = q
         .known_version
         .as_deref()
         .filter(|v| v.len() > MAX_KNOWN_VERSION)
     {
-        return Err(ApiError::invalid(
+        let (value, max) = (super::validate::shown(v), MAX_KNOWN_VERSION.to_string());
+        return Err(ApiError::invalid_query(
             "known_version",
-            format!(
-                "known_version \"{}\" is longer than {MAX_KNOWN_VERSION} characters: it is not a version this server gave (send the one a page carried, or none)",
-                super::validate::shown(v)
-            ),
+            &[("value", &value), ("max", &max)],
         ));
     }
     match &q.page_token {
@@ -74,10 +59,7 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
 }
 
 fn bad_token() -> ApiError {
-    ApiError::invalid(
-        "page_token",
-        "the page token is not one this server gave for this query (ask for the first page again)",
-    )
+    ApiError::invalid_query("page_token", &[])
 }
 
 /// What a token carries.

@@ -168,6 +168,7 @@ fn not_permitted(namespace: &str, question: Question) -> Refusal {
             ("verb", question.verb),
             ("resource", question.resource),
             ("namespace", namespace),
+            ("scope", "namespace"),
         ],
     )
 }

@@ -50,6 +50,9 @@ struct Subscription {
     /// The followed operation's resourceVersion as last sent (`Some("")`: sent as missing).
     followed_version: Option<String>,
     first: bool,
+    /// The store's count of stale rows when the subscription began: once it moves, what was
+    /// sent may have been out of date, and the stream ends (the dashboard says so).
+    stale_count: u64,
 }
 
 impl OperationService {
@@ -97,6 +100,7 @@ impl OperationService {
             caller,
             changes: store.changes(),
             feed: store.feed(&req.list),
+            stale_count: store.stale_count(),
             store,
             followed_store: followed_store.map(|f| {
                 let changes = f.changes();
@@ -132,6 +136,14 @@ impl Subscription {
                 store.settled(Duration::from_secs(5)).await;
                 followed.borrow_and_update();
             }
+            // Nothing is pushed over a watch that does not follow: polls read the API.
+            if let Health::Failed(why) = self.store.health() {
+                return Err(ApiError::new(
+                    Code::Unavailable,
+                    format!("no live updates: the operations watch is not following: {why}"),
+                ));
+            }
+            self.stale_count = self.store.stale_count();
             let mut update = Pushed {
                 page: Some(self.page().await?),
                 ..Pushed::default()
@@ -152,23 +164,26 @@ impl Subscription {
                 }
             };
             match tokio::time::timeout(HEARTBEAT, changed).await {
-                Err(_) => {
+                // A heartbeat says the data is still the latest: only while the watch follows.
+                Err(_) if self.store.health() == Health::Ready => {
                     let own = WatchUpdate {
                         heartbeat: true,
                         ..WatchUpdate::default()
                     };
                     return Ok(Pushed { page: None, own });
                 }
+                Err(_) => {}
                 Ok(Err(_)) => return Err(ApiError::new(Code::Unavailable, "the watch ended")),
-                Ok(Ok(())) => {}
+                Ok(Ok(())) => tokio::time::sleep(BURST).await,
             }
-            tokio::time::sleep(BURST).await;
             self.changes.borrow_and_update();
             if let Some((_, followed)) = &mut self.followed_store {
                 followed.borrow_and_update();
             }
-            if let Health::Failed(_) = self.store.health() {
+            self.not_stale()?;
+            if self.store.health() != Health::Ready {
                 Box::pin(self.listed_again()).await?;
+                self.not_stale()?;
             }
             let mut update = Pushed::default();
             let page = self.page().await?;
@@ -184,10 +199,27 @@ impl Subscription {
         }
     }
 
-    /// The watch failed. A watch too old (410) lists again by itself within a second or two
-    /// (kube-runtime's backoff), and the stream goes on with what it lists; a watch that does
-    /// not deliver again within [`RELIST_GRACE`] ends the stream (the dashboard polls, and
-    /// subscribes again).
+    /// Ends the stream when the store found its rows stale since the subscription began
+    /// (heard nothing past the bookmark interval, a version the server has not reached, a
+    /// broken watch): what this stream said was live may not have been.
+    fn not_stale(&self) -> Result<(), ApiError> {
+        if self.store.stale_count() == self.stale_count {
+            return Ok(());
+        }
+        let why = match self.store.health() {
+            Health::Failed(why) => why,
+            _ => "the operations watch listed again".to_string(),
+        };
+        Err(ApiError::new(
+            Code::Unavailable,
+            format!("live updates stopped: what was pushed may have been out of date: {why}"),
+        ))
+    }
+
+    /// The watch failed, or has not listed yet. One that lists again within [`RELIST_GRACE`]
+    /// (a watch too old, 410, lists again at once) goes on with what it lists; else the stream
+    /// ends (the dashboard polls, and subscribes again). A broken watch ended the stream
+    /// already (`not_stale`): nothing arrived while it was down.
     async fn listed_again(&mut self) -> Result<(), ApiError> {
         let until = tokio::time::Instant::now() + RELIST_GRACE;
         loop {

@@ -148,6 +148,19 @@ impl Row {
         }
     }
 
+    /// What the STATE column says of it (as [`Operation::shown_state`]).
+    pub(crate) fn shown_state(&self) -> ichor_model::StateWord {
+        let rare = self.rare.as_deref();
+        ichor_model::StateWord::of(ichor_model::StateOf {
+            phase: &self.phase,
+            paused: self.paused,
+            failed: rare.is_some_and(|r| r.failure_reason.is_some()),
+            conditions: rare.map(|r| r.conditions.as_slice()).unwrap_or_default(),
+            deleting: rare.is_some_and(|r| r.deleting.is_some()),
+            unreadable: rare.is_some_and(|r| r.unreadable.is_some()),
+        })
+    }
+
     /// The namespace and name, shared with the row.
     pub(crate) fn key(&self) -> (Arc<str>, Arc<str>) {
         (self.namespace.clone(), self.name.clone())

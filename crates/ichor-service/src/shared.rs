@@ -265,11 +265,10 @@ impl SharedReads {
                     stores.remove(&k);
                 }
                 None => {
-                    return Err(ApiError::new(
+                    return Err(ApiError::said(
                         Code::ResourceExhausted,
-                        format!(
-                            "the server follows {MAX_WATCHES} namespaces for streams already: poll this one"
-                        ),
+                        Reason::LimitReached,
+                        &[("limit", "watches"), ("max", &MAX_WATCHES.to_string())],
                     ));
                 }
             }
@@ -308,18 +307,14 @@ fn forget_oldest_half(verdicts: &mut HashMap<Key, (Instant, bool)>) {
 
 /// The refusal of a caller who may not list and watch operations in `scope`.
 fn denied(scope: Option<&str>) -> ApiError {
-    let place = match scope {
-        Some(ns) => format!("in namespace {ns}"),
-        None => "in every namespace".to_string(),
-    };
-    ApiError::refused(
+    ApiError::said(
         Code::PermissionDenied,
         Reason::NotPermitted,
         &[
             ("verb", "watch"),
             ("resource", "talosoperations"),
             ("namespace", scope.unwrap_or("*")),
+            ("scope", if scope.is_some() { "namespace" } else { "all" }),
         ],
-        format!("you may not list and watch talosoperations {place} (Kubernetes RBAC)"),
     )
 }

@@ -1,21 +1,25 @@
 //! In-process, a watch instead of repeated lists: the operations in the dashboard's scope, kept
 //! as list rows (summaries) by a Kubernetes watch made with the person's own credentials (RBAC
 //! decides, as for a list), so a poll of the list reads memory and an idle dashboard makes no
-//! request beyond the watch. kube-runtime's watcher lists, then watches from that list's
-//! resourceVersion, takes bookmarks, and lists again when the API says the version is too old
-//! (410); each object is decoded on its own, so one that cannot be read is a row that says so.
+//! request beyond the watch. The watch ([`follow`]) lists, then watches with bookmarks, and
+//! trusts its rows only while data arrives: heard nothing past the bookmark interval, a
+//! version the server has not reached or no longer has, a broken watch: it lists again. Each
+//! object is decoded on its own, so one that cannot be read is a row that says so.
 //!
 //! Only the list screen's summaries come from here: the full view, and every read a write or
 //! its refusal depends on, read the API (a write decision never trusts a cache).
 
+mod follow;
+
+pub use follow::{BOOKMARK_INTERVAL, SILENCE};
+
 use crate::row::{Interner, Row};
 use crate::watched::Watched;
-use futures::StreamExt as _;
 use ichor_model::{ApiError, ListQuery, OperationPage};
 use kube::api::Api;
-use kube::runtime::watcher::{self, Event};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The rows by namespace, then name (a name looked up by `&str`, without a copy). Boxed: a
 /// table sized for 10,000 rows has about 16,000 slots.
@@ -78,13 +82,16 @@ impl Rows {
 struct Shared {
     rows: Rows,
     /// A complete list has arrived and the watch follows it: false until the first list, and
-    /// from a failed watch until the watch delivers again (the rows may have fallen behind).
+    /// from a failed watch until the next list (the rows may have fallen behind).
     ready: bool,
     /// The watch has failed since it started (forbidden, say): a first poll does not wait for
     /// it.
     failed: bool,
-    /// Why the watch last failed, until it delivers again.
+    /// Why the watch last failed, until it lists again.
     failure: Option<String>,
+    /// How many times the rows were found possibly stale (heard nothing, a version the server
+    /// has not reached or went back): a subscription that began before ends.
+    stale: u64,
     /// Counts the changes to the rows.
     revision: u64,
     /// The last pages made (at most [`KEPT_PAGES`], of the current revision), each for its
@@ -94,8 +101,10 @@ struct Shared {
     pages: Vec<(ListQuery, u64, OperationPage)>,
 }
 
-/// How many pages of distinct queries a store keeps for its current revision.
-const KEPT_PAGES: usize = 4;
+/// How many pages of distinct queries a store keeps for its current revision: as many as the
+/// distinct queries serve's streams may keep up to date in one namespace, so that streams
+/// sharing a query never make its page twice.
+pub const KEPT_PAGES: usize = 8;
 
 /// The operations of one scope, as a watch keeps them.
 #[derive(Clone)]
@@ -120,7 +129,8 @@ pub enum Health {
     Starting,
     /// The rows follow the watch.
     Ready,
-    /// The watch failed and has not delivered since: why (bounded, inert).
+    /// The watch failed (or its rows were found stale) and it has not listed since: why
+    /// (bounded, inert).
     Failed(String),
 }
 
@@ -136,6 +146,16 @@ impl Drop for OperationStore {
 impl OperationStore {
     /// Starts watching `scope` with `kube`'s credentials.
     pub fn watch(kube: kube::Client, scope: Option<String>) -> OperationStore {
+        OperationStore::watch_with(kube, scope, SILENCE)
+    }
+
+    /// [`OperationStore::watch`], taking its rows for stale after `silence` without an event
+    /// or a bookmark (tests of a server with a shorter bookmark interval).
+    pub fn watch_with(
+        kube: kube::Client,
+        scope: Option<String>,
+        silence: Duration,
+    ) -> OperationStore {
         let api: Api<Watched> = match &scope {
             Some(ns) => Api::namespaced(kube, ns),
             None => Api::all(kube),
@@ -147,7 +167,13 @@ impl OperationStore {
             settled: settled.clone(),
             changes: changes.clone(),
         };
-        let task = tokio::spawn(follow(api, shared.clone(), signals));
+        let follower = follow::Follower {
+            api,
+            shared: shared.clone(),
+            signals,
+            silence,
+        };
+        let task = tokio::spawn(follower.run());
         OperationStore {
             scope,
             shared,
@@ -197,6 +223,12 @@ impl OperationStore {
             (Some(why), false) => Health::Failed(why.clone()),
             (None, false) => Health::Starting,
         }
+    }
+
+    /// How many times the rows were found possibly stale since the store began: a change of it
+    /// means what was read from the store before may have been out of date.
+    pub fn stale_count(&self) -> u64 {
+        self.lock().stale
     }
 
     /// The resourceVersion of `namespace/name` as the watch last saw it; `None` when it is not
@@ -288,9 +320,6 @@ fn as_known(page: &OperationPage, query: &ListQuery) -> OperationPage {
     page.clone()
 }
 
-/// Follows the watch for as long as the store lives; errors are retried with kube-runtime's
-/// backoff. From an error until the watch delivers again the rows are not used (lists read
-/// the API): they may have fallen behind.
 /// What the watch task wakes.
 struct Signals {
     settled: Arc<tokio::sync::Notify>,
@@ -300,110 +329,5 @@ struct Signals {
 impl Signals {
     fn changed(&self, revision: u64) {
         self.changes.send_replace(revision);
-    }
-}
-
-async fn follow(api: Api<Watched>, shared: Arc<Mutex<Shared>>, signals: Signals) {
-    use kube::runtime::WatchStreamExt as _;
-    let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
-    futures::pin_mut!(stream);
-    let mut pending: Option<Rows> = None;
-    let mut said_error = false;
-    while let Some(event) = stream.next().await {
-        let event = match event {
-            Ok(e) => e,
-            Err(e) => {
-                // Said once per outage, bounded: the list falls back to reading the API.
-                if !said_error {
-                    let detail = ichor_model::inert::truncate(
-                        &ichor_model::inert::sanitize(&e.to_string()),
-                        200,
-                    );
-                    tracing::info!(error = %detail, "the operations watch failed; lists read the API until it is back");
-                    said_error = true;
-                }
-                let revision = {
-                    let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
-                    s.ready = false;
-                    s.failed = true;
-                    s.failure = Some(ichor_model::inert::truncate(
-                        &ichor_model::inert::sanitize(&e.to_string()),
-                        200,
-                    ));
-                    s.revision += 1;
-                    s.revision
-                };
-                signals.settled.notify_waiters();
-                signals.changed(revision);
-                continue;
-            }
-        };
-        said_error = false;
-        apply(event, &mut pending, &shared, &signals);
-    }
-}
-
-/// One event of the watch, applied to the rows; the subscriptions are woken.
-fn apply(
-    event: Event<Watched>,
-    pending: &mut Option<Rows>,
-    shared: &Mutex<Shared>,
-    signals: &Signals,
-) {
-    let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
-    match event {
-        Event::Init => *pending = Some(Rows::default()),
-        Event::InitApply(obj) => {
-            if let Some(rows) = pending.as_mut() {
-                let r = Row::of(*obj.op, &mut rows.strings);
-                rows.insert(r);
-            }
-        }
-        Event::InitDone => {
-            let revision = {
-                let mut s = lock();
-                s.rows = pending.take().unwrap_or_default();
-                s.ready = true;
-                s.failure = None;
-                s.revision += 1;
-                s.revision
-            };
-            signals.settled.notify_waiters();
-            signals.changed(revision);
-        }
-        Event::Apply(obj) => {
-            let revision = {
-                let mut s = lock();
-                let r = Row::of(*obj.op, &mut s.rows.strings);
-                s.rows.insert(r);
-                s.rows.forget_strings();
-                s.revision += 1;
-                delivered(&mut s, pending);
-                s.revision
-            };
-            signals.changed(revision);
-        }
-        Event::Delete(obj) => {
-            use kube::Resource as _;
-            let ns = obj.meta().namespace.as_deref().unwrap_or_default();
-            let name = obj.meta().name.as_deref().unwrap_or_default();
-            let revision = {
-                let mut s = lock();
-                s.rows.remove(ns, name);
-                s.revision += 1;
-                delivered(&mut s, pending);
-                s.revision
-            };
-            signals.changed(revision);
-        }
-    }
-}
-
-/// A watch that delivers after an error follows again (it resumed from the version it had; a
-/// version too old would have listed anew), unless it is in the middle of a new list.
-fn delivered(s: &mut Shared, pending: &Option<Rows>) {
-    s.ready = s.ready || pending.is_none();
-    if s.ready {
-        s.failure = None;
     }
 }

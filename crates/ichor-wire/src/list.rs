@@ -53,11 +53,10 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
         (true, _) => None,
         (false, false) => Some(r.namespace),
         (false, true) => {
-            return Err(ApiError::refused(
+            return Err(ApiError::said(
                 Code::InvalidArgument,
                 Reason::InvalidNamespace,
                 &[("value", "")],
-                "the request names no namespace (set all_namespaces to list every namespace)",
             ));
         }
     };
@@ -65,24 +64,17 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
         Ok(proto::OperationView::Summary) => View::Summary,
         Ok(proto::OperationView::Full | proto::OperationView::Unspecified) => View::Full,
         Err(_) => {
-            return Err(ApiError::invalid(
+            return Err(ApiError::invalid_query(
                 "view",
-                format!("view {} is not one this server knows", r.view),
+                &[("value", &r.view.to_string())],
             ));
         }
     };
     let page_size = u32::try_from(r.page_size).map_err(|_| {
-        ApiError::invalid(
-            "page_size",
-            format!("page_size must not be negative (it is {})", r.page_size),
-        )
+        ApiError::invalid_query("page_size", &[("value", &r.page_size.to_string())])
     })?;
-    let order = Order::from_order_by(&r.order_by).ok_or_else(|| {
-        ApiError::invalid(
-            "order_by",
-            "order_by is one of create_time, name and state, each with desc or not",
-        )
-    })?;
+    let order = Order::from_order_by(&r.order_by)
+        .ok_or_else(|| ApiError::invalid_query("order_by", &[]))?;
     Ok(ListQuery {
         namespace,
         view,

@@ -82,11 +82,10 @@ pub fn request_from_proto(
 ) -> Result<OperationRequest, ApiError> {
     let kind = kind_from_proto(kind).ok_or_else(|| {
         let value = kind.to_string();
-        ApiError::refused(
+        ApiError::said(
             Code::InvalidArgument,
             Reason::InvalidKind,
             &[("value", &value)],
-            format!("the request names no operation kind this server knows (kind = {value})"),
         )
     })?;
     Ok(OperationRequest {

@@ -31,7 +31,7 @@ pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> 
         "server"
     };
     let (cs, ss) = (c.to_string(), s.to_string());
-    Some(ApiError::refused(
+    Some(ApiError::said(
         Code::FailedPrecondition,
         Reason::VersionSkew,
         &[
@@ -40,9 +40,6 @@ pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> 
             ("upgrade", upgrade),
             ("what", what),
         ],
-        format!(
-            "{what}: this ichor-tui is {cs} and the server is {ss}, more than one minor version apart: writes are refused (reads work); upgrade the {upgrade}"
-        ),
     ))
 }
 

@@ -200,6 +200,21 @@ impl NewOperation {
     pub fn can_start(&self) -> bool {
         self.start_offered() && (!self.needs_typed_name() || self.typed_name == self.cluster.name)
     }
+
+    /// Whether the focused field takes text: the version typed in the form, max unavailable,
+    /// and the typed name while Start is offered. Every printable key is then the field's
+    /// (capitals, `?` and `R` included); only keys that cannot be text act.
+    pub fn takes_text(&self) -> bool {
+        match self.step {
+            NewOpStep::Form => match self.field {
+                FormField::Target => self.kind != OperationKind::Cni,
+                FormField::MaxUnavailable => true,
+                FormField::Kind => false,
+            },
+            NewOpStep::Review => self.needs_typed_name() && self.start_offered(),
+            NewOpStep::Starting { .. } => false,
+        }
+    }
 }
 
 /// A y/N question before a write. The default answer is No.

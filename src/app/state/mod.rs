@@ -5,10 +5,12 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use std::collections::BTreeMap;
 
+mod conn;
 mod dialog;
 mod live;
 mod notice;
 
+pub use conn::Conn;
 pub use dialog::*;
 pub use live::{Live, LiveMode, Notifications, Outcome};
 pub use notice::*;
@@ -234,12 +236,25 @@ pub struct DetailState {
     /// The newest events, or all of them once asked for (`a` in the events view): each
     /// refresh of the page then reads them all again.
     pub events_wanted: ichor_model::EventsWanted,
+    /// When the operation was last read (or pushed) as it exists.
+    pub seen_at: Option<Timestamp>,
 }
 
 impl DetailState {
     /// Whether this is the page of `namespace`/`name`.
     pub(crate) fn is(&self, namespace: &str, name: &str) -> bool {
         self.namespace == namespace && self.name == name
+    }
+
+    /// When the operation was last seen, once a read says it no longer exists (NotFound);
+    /// `None` while it exists as far as the page knows.
+    pub fn gone(&self) -> Option<Option<Timestamp>> {
+        let not_found = self
+            .op
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ichor_model::Code::NotFound);
+        not_found.then_some(self.seen_at)
     }
 
     /// The events held, as an answer: with the total the server said.
@@ -297,21 +312,6 @@ pub struct CommandLine {
     pub completing: Option<(String, usize)>,
 }
 
-/// The connection as the retrying client reports it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Conn {
-    #[default]
-    Ok,
-    Retrying {
-        next_at: Timestamp,
-        since: Timestamp,
-        attempt: u32,
-    },
-    GaveUp {
-        since: Timestamp,
-    },
-}
-
 /// The dashboard's own credentials were refused, and the CA rotation that replaced them, if
 /// one is known.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -331,6 +331,10 @@ pub enum Route {
     InProcess {
         context: String,
         why: Option<ichor_model::Fallback>,
+        /// An ichor-ui was asked for by name (`--ichor-ui`, `--ichor-ui-port` or the config
+        /// file) and not reached: an alarm. Without it, not finding the default one is the
+        /// usual fallback, said as such.
+        asked: bool,
     },
 }
 
@@ -339,6 +343,7 @@ impl Default for Route {
         Route::InProcess {
             context: String::new(),
             why: None,
+            asked: false,
         }
     }
 }
@@ -497,8 +502,6 @@ impl State {
         }
     }
 
-    /// Whether the data on screen may be out of date: the API is not answering, or the visible
-    /// screen's last load failed (its data, if any, is from an earlier load).
     /// Whether the visible screen's data is pushed (no polls).
     pub fn pushed(&self) -> bool {
         self.live.mode == LiveMode::On
@@ -511,8 +514,42 @@ impl State {
             && matches!(self.screen, Screen::Operations | Screen::Operation)
     }
 
+    /// Whether the data on screen may be out of date: the side it is read from does not answer,
+    /// the visible screen's last load failed, or its live updates broke and nothing has been
+    /// read since.
     pub fn stale(&self) -> bool {
-        self.conn != Conn::Ok || self.load_failed()
+        let failed = self.load_failed() && self.gone_page().is_none();
+        self.conn != Conn::Ok || failed || self.unread_since_live_broke()
+    }
+
+    /// On the page of an operation a read said no longer exists: when it was last seen
+    /// (`Some(None)`: never). That read is current knowledge, not a failure.
+    pub fn gone_page(&self) -> Option<Option<Timestamp>> {
+        match self.screen {
+            Screen::Operation => self.detail.as_ref().and_then(DetailState::gone),
+            _ => None,
+        }
+    }
+
+    /// The live updates of the visible screen broke, and no data has arrived since.
+    fn unread_since_live_broke(&self) -> bool {
+        match self.live.mode {
+            LiveMode::Off { since } if self.live_off() => self.last_ok.is_none_or(|at| at <= since),
+            _ => false,
+        }
+    }
+
+    /// The time the data on screen is from, when it may be out of date: what counts on from
+    /// it (an operation's elapsed time) stops there. `None`: the data is current.
+    pub fn data_time(&self) -> Option<Timestamp> {
+        // A page whose operation is gone counts nothing on either: it stops where last seen.
+        if let Some(seen) = self.gone_page() {
+            return Some(seen.or(self.last_ok).unwrap_or(self.now));
+        }
+        match self.stale() {
+            true => Some(self.last_ok.unwrap_or(self.now)),
+            false => None,
+        }
     }
 
     /// Whether the visible screen's last load failed.

@@ -83,6 +83,8 @@ pub enum Why {
     WritePending,
     /// The object cannot be read: what a write would change is unknown.
     Unreadable,
+    /// The operation no longer exists.
+    Gone,
 }
 
 impl Why {
@@ -99,6 +101,7 @@ impl Why {
             Why::NotPermitted => "why-not-permitted",
             Why::WritePending => "why-write-pending",
             Why::Unreadable => "why-unreadable",
+            Why::Gone => "why-gone",
         }
     }
 }

@@ -55,8 +55,12 @@ pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec
         return Vec::new();
     }
     if update.heartbeat {
-        // Alive, and the data on screen is still the latest: nothing drawn changes.
+        // Alive, and the data on screen is still the latest: nothing drawn changes (the
+        // followed operation, as pushed last, still exists now).
         state.last_ok = Some(state.now);
+        if let Some(d) = state.detail.as_mut().filter(|d| d.op.error.is_none()) {
+            d.seen_at = d.op.data.as_ref().map(|_| state.now);
+        }
         state.quiet = true;
         return Vec::new();
     }
@@ -129,6 +133,10 @@ pub(super) fn on_live(state: &mut State, sub: u64, event: LiveEvent) -> Vec<Effe
             tracing::info!(error = %e.message, "live updates off: polling until the stream is back");
             if !matches!(state.live.mode, LiveMode::Off { .. }) {
                 state.live.mode = LiveMode::Off { since: state.now };
+                // What is on screen is not known to be current: read it now.
+                if matches!(state.screen, Screen::Operations | Screen::Operation) {
+                    return super::fetch_current(state);
+                }
             } else {
                 state.quiet = true;
             }

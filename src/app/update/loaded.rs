@@ -86,6 +86,10 @@ pub(super) fn land_operation(
     let op = match result {
         Ok(op) => op,
         Err(e) => {
+            // "No longer exists" is an answer: the page is as current as it can be.
+            if e.code == ichor_model::Code::NotFound {
+                state.last_ok = Some(state.now);
+            }
             d.op.error = Some(e);
             return Vec::new();
         }
@@ -93,6 +97,7 @@ pub(super) fn land_operation(
     state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
     d.op.data = Some(op.clone());
     d.op.error = None;
+    d.seen_at = Some(state.now);
     state.last_ok = Some(state.now);
     super::notify::look(state, &[op])
 }
@@ -318,11 +323,10 @@ pub(super) fn on_start_found(
             if sent_it && let Some(Dialog::NewOperation(d)) = state.dialog.as_mut() {
                 // The Review says it too, and is read again: Start is offered anew.
                 d.settling = false;
-                d.start_error = Some(ApiError::refused(
+                d.start_error = Some(ApiError::said(
                     ichor_model::Code::Aborted,
                     Reason::WriteNotApplied,
                     &[("action", "start"), ("operation", &cluster), ("late", "no")],
-                    format!("the start on cluster {cluster} did not happen"),
                 ));
                 return new_operation::replan(state);
             }
@@ -343,11 +347,10 @@ pub(super) fn on_start_found(
 /// A worker task failed inside: said on screen; the dashboard goes on and still quits.
 pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Vec<Effect> {
     tracing::error!(what, message, "a task of the dashboard failed");
-    state.notice = Some(Notice::Failed(ApiError::refused(
+    state.notice = Some(Notice::Failed(ApiError::said(
         ichor_model::Code::Internal,
         Reason::TaskFailed,
         &[("what", what), ("detail", message)],
-        format!("{what} failed inside the dashboard ({message})"),
     )));
     // Whatever waited for that task's answer waits no more.
     state.pending = None;
@@ -363,20 +366,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
 /// The retrying client reports on its waits.
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
     let was_ok = state.conn == Conn::Ok;
-    state.conn = match ev {
-        RetryEvent::Retrying {
-            delay,
-            since,
-            attempt,
-            ..
-        } => Conn::Retrying {
-            next_at: state.now + SignedDuration::try_from(delay).unwrap_or(SignedDuration::ZERO),
-            since,
-            attempt,
-        },
-        RetryEvent::Recovered { .. } => Conn::Ok,
-        RetryEvent::GaveUp { since, .. } => Conn::GaveUp { since },
-    };
+    state.conn = state.conn.after(ev, state.now);
     if was_ok != (state.conn == Conn::Ok) {
         drop_key_answers(state);
     }

@@ -328,6 +328,11 @@ pub fn availability(state: &State, cmd: KeyCommand, op: Option<&Operation>) -> A
     if write && op.unreadable.is_some() {
         return Avail::No(Why::Unreadable);
     }
+    let gone = state.screen == Screen::Operation
+        && state.detail.as_ref().is_some_and(|d| d.gone().is_some());
+    if write && gone {
+        return Avail::No(Why::Gone);
+    }
     if write && !permitted(state, cmd, &op.namespace) {
         return Avail::No(Why::NotPermitted);
     }

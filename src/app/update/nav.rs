@@ -70,6 +70,7 @@ pub(super) fn open_operation(state: &mut State, op: ichor_model::Operation) -> V
         events: Loaded::default(),
         events_total: None,
         events_wanted: Default::default(),
+        seen_at: state.last_ok,
     });
     let mut effects = fetch_current(state);
     let seq = state.seq;

@@ -55,7 +55,8 @@ pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> an
     Ok(cli)
 }
 
-/// Says each wait of the retrying client on standard error, as the dashboard's banner does.
+/// Says each wait of the retrying client on standard error, as the dashboard's banner does,
+/// after the time it is said at.
 fn say_retries(
     texts: std::sync::Arc<ichor_views::i18n::Texts>,
     side: String,
@@ -64,18 +65,15 @@ fn say_retries(
     tokio::spawn(async move {
         while let Some(e) = rx.recv().await {
             if let ichor_model::RetryEvent::Retrying { delay, since, .. } = e {
-                let since = since
-                    .to_zoned(jiff::tz::TimeZone::system())
-                    .strftime("%H:%M")
-                    .to_string();
+                let tz = jiff::tz::TimeZone::system();
+                let since = since.to_zoned(tz.clone()).strftime("%H:%M").to_string();
                 let n = delay.as_secs().max(1).to_string();
-                eprintln!(
-                    "{}",
-                    texts.tr(
-                        "banner-retrying",
-                        &[("n", &n), ("since", &since), ("side", &side)]
-                    )
+                // With the time it is said at, as `--follow`'s and `--watch`'s lines.
+                let line = texts.tr(
+                    "banner-retrying",
+                    &[("n", &n), ("since", &since), ("side", &side)],
                 );
+                eprintln!("{} {line}", super::follow::clock(&tz));
             }
         }
     });

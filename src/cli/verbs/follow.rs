@@ -81,6 +81,14 @@ fn state_line(t: &Texts, op: &Operation) -> String {
     parts.join(" · ")
 }
 
+/// The time each line of a follow starts with: "14:03:09".
+pub(crate) fn clock(tz: &jiff::tz::TimeZone) -> String {
+    jiff::Timestamp::now()
+        .to_zoned(tz.clone())
+        .strftime("%H:%M:%S")
+        .to_string()
+}
+
 /// The lines a change from `last` to `op` prints.
 fn changes(
     t: &Texts,
@@ -88,10 +96,7 @@ fn changes(
     last: Option<&Operation>,
     op: &Operation,
 ) -> Vec<String> {
-    let clock = jiff::Timestamp::now()
-        .to_zoned(tz.clone())
-        .strftime("%H:%M:%S")
-        .to_string();
+    let clock = clock(tz);
     let mut out = Vec::new();
     let line = state_line(t, op);
     if last.is_none_or(|l| state_line(t, l) != line) {
@@ -213,7 +218,7 @@ impl Feed {
                         break;
                     }
                     Some(Err(_)) | None => {
-                        let line = io.texts.t("badge-live-off");
+                        let line = format!("{} {}", clock(&io.tz), io.texts.t("badge-live-off"));
                         io.warn(&line);
                         break;
                     }

@@ -155,15 +155,21 @@ impl EmbeddedApi {
         if let Some(faulted) = self.inject_fault(&req).await {
             return faulted.map(|resp| resp.map(|b| b.map_err(|e| match e {}).boxed_unsync()));
         }
+        // A read from a version not reached yet waits a little for it (see `watch::fresh`).
+        let query = routing::Query::parse(req.uri().query());
+        if let Some(rv) = watch::required(req.method(), &query)
+            && rv > self.lock().resource_version
+        {
+            self.wait_until_fresh(rv).await;
+        }
         Ok(self.respond(&req))
     }
 
     /// The HTTP response to a request: its answer (a watch's a stream) or its failure.
     fn respond(&self, req: &http::Request<Bytes>) -> http::Response<Body> {
         let (code, bytes) = match self.answer(req) {
-            Ok((code, Reply::Json(body))) | Err((code, body)) => {
-                (code, serde_json::to_vec(&body).unwrap_or_default())
-            }
+            Err((code, body)) => return failed(code, &body),
+            Ok((code, Reply::Json(body))) => (code, serde_json::to_vec(&body).unwrap_or_default()),
             Ok((code, Reply::Raw(bytes))) => (code, bytes),
             Ok((code, Reply::Warned(warnings, reply))) => {
                 let mut resp = with_status(
@@ -190,6 +196,22 @@ impl EmbeddedApi {
         };
         with_status(code, full(Bytes::from(bytes)))
     }
+}
+
+/// A failure's response: its Status, and `Retry-After` when the Status says when to ask again
+/// (as kube-apiserver's `ErrorNegotiated` sets it).
+fn failed(code: u16, status: &Value) -> http::Response<Body> {
+    let bytes = serde_json::to_vec(status).unwrap_or_default();
+    let mut resp = with_status(code, full(Bytes::from(bytes)));
+    let retry = status
+        .pointer("/details/retryAfterSeconds")
+        .and_then(Value::as_u64)
+        .filter(|s| *s > 0);
+    if let Some(secs) = retry {
+        resp.headers_mut()
+            .insert(http::header::RETRY_AFTER, http::HeaderValue::from(secs));
+    }
+    resp
 }
 
 /// A request in hand: counted in [`EmbeddedApi::requests_in_hand`] until dropped, however its

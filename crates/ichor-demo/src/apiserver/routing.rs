@@ -323,7 +323,19 @@ fn dispatch(st: &mut ApiState, verb: Verb, call: &Call) -> Result<(u16, Reply), 
     Ok((code, Reply::Json(obj)))
 }
 
+/// A get or list from a version the API has not reached (it waited for it, in `serve`):
+/// 504, "Too large resource version".
+fn not_reached(st: &ApiState, call: &Call) -> Result<(), Failure> {
+    match super::watch::required(call.req.method(), &call.query) {
+        Some(rv) if rv > st.resource_version => {
+            Err(super::watch::too_large(rv, st.resource_version))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn get(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
+    not_reached(st, call)?;
     let obj = st.get(&call.target)?;
     if !call.wants_table() {
         if call.target.rt.group == "events.k8s.io" {
@@ -340,6 +352,7 @@ fn get(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
 
 /// A list, with its label and field selectors.
 fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
+    not_reached(st, call)?;
     let rt = &call.target.rt;
     let selector = LabelSelector::parse(call.query.get("labelSelector").unwrap_or(""))
         .map_err(|e| fail(400, "BadRequest", e))?;

@@ -70,6 +70,7 @@ impl ApiState {
 
     pub(super) fn next_resource_version(&mut self) -> u64 {
         self.resource_version += 1;
+        self.watches.moved_to(self.resource_version);
         self.resource_version
     }
 

@@ -326,7 +326,7 @@ fn arguments_are_checked_before_anything_is_read() {
     .unwrap_err();
     assert_eq!(e.param("what"), Some("known_version"));
     assert!(
-        e.message.contains("\"0123456789abcdef0123456789abcdef…\""),
+        e.message.contains("“0123456789abcdef0123456789abcdef…”"),
         "a short prefix: {}",
         e.message
     );

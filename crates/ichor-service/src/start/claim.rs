@@ -181,14 +181,13 @@ impl OperationService {
         if since.elapsed() < CLAIM_WORK_LIMIT {
             return Ok(());
         }
-        Err(ApiError::refused(
+        Err(ApiError::said(
             Code::DeadlineExceeded,
-            Reason::Unavailable,
-            &[("what", "starting the operation")],
-            format!(
-                "starting the operation took longer than {} s after the cluster was claimed: stopped before writing, so the claim cannot lapse under it",
-                CLAIM_WORK_LIMIT.as_secs()
-            ),
+            Reason::DeadlinePassed,
+            &[
+                ("during", "claimed"),
+                ("limit", &CLAIM_WORK_LIMIT.as_secs().to_string()),
+            ],
         ))
     }
 

@@ -9,8 +9,14 @@
 //!   ("too old resource version"), then the end. `sendInitialEvents=true` (streaming lists)
 //!   sends the objects first, then a bookmark marked `k8s.io/initial-events-end`.
 //! - `allowWatchBookmarks=true`: a `BOOKMARK` carrying only `metadata.resourceVersion` every
-//!   minute ([`EmbeddedApi::set_bookmark_interval`]), the newest version of the whole API, so
-//!   a quiet watcher restarts from a version that is not too old.
+//!   minute ([`EmbeddedApi::set_bookmark_interval`]) and two seconds before the watch's
+//!   deadline (`timeoutSeconds`), as kube-apiserver schedules them, the newest version of the whole API, so
+//!   a quiet watcher restarts from a version that is not too old. (kube-apiserver sends none
+//!   at the version the watcher already has; the demo does, as its version stands still while
+//!   nothing changes, where a real cluster's moves every few seconds with its Leases.)
+//! - A version the API has not reached ([`fresh`]): a plain watch from it is accepted and
+//!   silent, no bookmark either, until the API passes it; a streaming list from it waits 3 s,
+//!   then one `ERROR` event, 504 "Too large resource version".
 //! - `timeoutSeconds` ends the stream; so does the client going away (the stream is the
 //!   response body: no task of its own to leak) and, in tests, [`EmbeddedApi::end_watches`].
 //! - `labelSelector` and `fieldSelector` filter as for lists; an object that stops matching
@@ -22,9 +28,11 @@
 //! no polling. [`EmbeddedApi::watch_count`] counts the open ones apart from
 //! [`EmbeddedApi::request_count`].
 
+mod fresh;
 mod history;
 mod stream;
 
+pub(crate) use self::fresh::{required, too_large, too_large_status};
 pub use self::history::HistorySize;
 pub(crate) use self::history::{ChangeType, Selectable};
 pub(crate) use self::stream::{Watch, query_bool};
@@ -54,6 +62,9 @@ pub(crate) struct Hub {
     bookmark_interval: Duration,
     /// Bumped to end every open watch.
     epoch: watch::Sender<u64>,
+    /// The API's resourceVersion, sent as it moves: what a read from a version not reached
+    /// yet waits on.
+    version: watch::Sender<u64>,
 }
 
 impl Default for Hub {
@@ -63,11 +74,22 @@ impl Default for Hub {
             open: Arc::default(),
             bookmark_interval: DEFAULT_BOOKMARK_INTERVAL,
             epoch: watch::channel(0).0,
+            version: watch::channel(0).0,
         }
     }
 }
 
 impl Hub {
+    /// The API moved to resourceVersion `rv`.
+    pub(crate) fn moved_to(&self, rv: u64) {
+        self.version.send_replace(rv);
+    }
+
+    /// Changes with every resourceVersion the API moves to.
+    pub(crate) fn versions(&self) -> watch::Receiver<u64> {
+        self.version.subscribe()
+    }
+
     /// Records a change of the object under `key`: `obj` as it is now (its resourceVersion
     /// the change's), `before` as it was (for a modification).
     pub(crate) fn record(

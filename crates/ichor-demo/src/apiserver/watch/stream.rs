@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::sync::watch;
-use tokio::time::{Instant, Interval, MissedTickBehavior};
+use tokio::time::Instant;
 
 /// The annotation of the bookmark that ends a streaming list's initial events.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -126,7 +126,8 @@ pub(crate) struct Watch {
     done: bool,
     wake: watch::Receiver<u64>,
     epoch: watch::Receiver<u64>,
-    bookmarks: Option<Interval>,
+    /// When the next bookmark is due, with the interval between them; `None`: none asked for.
+    bookmarks: Option<(Instant, Duration)>,
     deadline: Option<Instant>,
     _open: OpenGuard,
 }
@@ -176,13 +177,21 @@ impl Watch {
             done: false,
             wake: hub.history.subscribe(rt.plural),
             epoch: hub.epoch.subscribe(),
-            bookmarks: params
-                .bookmarks
-                .then(|| bookmark_timer(hub.bookmark_interval)),
+            bookmarks: None,
             deadline: params.timeout.map(|t| Instant::now() + t),
             _open: OpenGuard::new(&hub.open),
         };
+        if params.bookmarks {
+            w.schedule_bookmark(hub.bookmark_interval);
+        }
         match params.after {
+            // A streaming list from a version not reached (it waited for it before it got
+            // here): the error, as an event.
+            Some(rv) if params.initial_events && rv > st.resource_version => {
+                let status = super::too_large_status(rv, st.resource_version);
+                w.queue.push_back(event_line("ERROR", &status));
+                w.done = true;
+            }
             Some(rv) if !params.initial_events => {
                 w.last_rv = rv;
                 w.catch_up(st);
@@ -248,7 +257,7 @@ impl Watch {
             let woke = tokio::select! {
                 r = self.wake.changed() => if r.is_ok() { Woke::Changed } else { Woke::End },
                 _ = self.epoch.changed() => Woke::End,
-                () = tick(&mut self.bookmarks) => Woke::Bookmark,
+                () = until(self.bookmarks.map(|(at, _)| at)) => Woke::Bookmark,
                 () = until(self.deadline) => Woke::End,
             };
             match woke {
@@ -258,15 +267,35 @@ impl Watch {
                     self.catch_up(&api.lock());
                 }
                 Woke::Bookmark => {
+                    if let Some((_, every)) = self.bookmarks {
+                        self.schedule_bookmark(every);
+                    }
                     let api = self.api.clone();
                     let st = api.lock();
                     self.catch_up(&st);
-                    if !self.done {
+                    // Ahead of the API (it restarted, or was restored): nothing to say.
+                    if !self.done && st.resource_version >= self.last_rv {
                         self.queue_bookmark(false);
                     }
                 }
             }
         }
+    }
+
+    /// The next bookmark, as kube-apiserver's watch cache schedules it: one interval away, or
+    /// two seconds before the watch's deadline when that comes first (so a client that
+    /// watches again at the deadline has heard from it lately).
+    fn schedule_bookmark(&mut self, every: Duration) {
+        let now = Instant::now();
+        let mut at = now + every;
+        if let Some(before_end) = self
+            .deadline
+            .and_then(|d| d.checked_sub(Duration::from_secs(2)))
+            .filter(|t| *t > now && *t < at)
+        {
+            at = before_end;
+        }
+        self.bookmarks = Some((at, every));
     }
 
     /// A bookmark at `last_rv`.
@@ -351,23 +380,6 @@ fn event_line(kind: &str, object: &Value) -> Bytes {
     let mut out = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
     out.push(b'\n');
     Bytes::from(out)
-}
-
-/// A timer whose first tick is one interval away.
-fn bookmark_timer(every: Duration) -> Interval {
-    let mut t = tokio::time::interval_at(Instant::now() + every, every);
-    t.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    t
-}
-
-/// The next tick of the bookmark timer; never without one.
-async fn tick(timer: &mut Option<Interval>) {
-    match timer {
-        Some(t) => {
-            t.tick().await;
-        }
-        None => std::future::pending().await,
-    }
 }
 
 /// The deadline; never without one.
