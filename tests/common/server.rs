@@ -116,7 +116,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
 
 /// Serves `api` on 127.0.0.1 and a free port.
 pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = ichor_server::bind(([127, 0, 0, 1], 0).into()).unwrap();
     start_on(api, listener, opts)
 }
 

@@ -22,7 +22,7 @@ pub(crate) mod head;
 pub(crate) mod health;
 pub use health::Health;
 pub(crate) mod listen;
-pub use listen::AUTHENTICATED_WITHIN;
+pub use listen::{AUTHENTICATED_WITHIN, bind};
 pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
@@ -339,9 +339,7 @@ pub struct ListenOptions {
 pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
     let addr = opts.addr;
     check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
-    let listener = TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
+    let listener = listen::bind(addr).with_context(|| format!("listening on {addr}"))?;
     let local = listener
         .local_addr()
         .context("reading the listen address")?;
