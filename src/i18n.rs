@@ -137,6 +137,11 @@ impl Texts {
         }
     }
 
+    /// The language of these texts.
+    pub fn lang(&self) -> Lang {
+        self.lang
+    }
+
     /// The message `id` with no arguments.
     pub fn t(&self, id: &str) -> String {
         self.format(id, None)

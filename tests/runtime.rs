@@ -325,6 +325,8 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
                     namespace: "default".into(),
                     all_namespaces: false,
                     user: Some("bob".into()),
+                    production: false,
+                    read_only: false,
                 })
             }))
         }

@@ -203,3 +203,12 @@ key-complete = complete a command (command line)
 key-search = search (Enter finds; Esc clears)
 key-search-next = next line found
 key-search-prev = previous line found
+
+## Production contexts and the slow notification (issue 38).
+badge-production = PRODUCTION { $context }
+help-production = Production context { $context }: every pause, resume, delete and start asks for the cluster's name typed, then Enter.
+confirm-type-name = Production: type the cluster name { $cluster } to confirm, then Enter.
+footer-typed-confirm = type the name · Enter confirm · Esc cancel
+name-not-typed = Not done: the cluster name { $cluster } was not typed. Nothing was written.
+notify-slow = { $name } is slow: a machine takes far longer than its peers (cluster { $cluster })
+dur-hours-minutes = { $h }h { $m }m

@@ -8,6 +8,7 @@ mod workers;
 use workers::Workers;
 mod panics;
 mod perform;
+mod report;
 #[path = "../terminal/mod.rs"]
 pub mod terminal;
 
@@ -86,6 +87,10 @@ pub struct Reached {
     pub all_namespaces: bool,
     /// Who the context's credentials are, when known before the first answer.
     pub user: Option<String>,
+    /// The config marks the context production.
+    pub production: bool,
+    /// Writes are off there (`--read-only`, or the config marks the context read only).
+    pub read_only: bool,
 }
 
 /// A context being reached: the new connection, or why there is none (one line, bounded).
@@ -154,6 +159,20 @@ impl Runtime {
                 | Effect::Notify { .. }
                 | Effect::SwitchContext(_) => {
                     local.push(e);
+                    continue;
+                }
+                Effect::SaveReport { namespace, name } => {
+                    let client = self.client.clone();
+                    let lang = self.texts.lang();
+                    let (tz, tx) = (self.state.tz.clone(), tx.clone());
+                    tokio::spawn(async move {
+                        let saved =
+                            report::save(client.as_ref(), lang, tz, &namespace, &name).await;
+                        let _ = tx.send(Action::ReportSaved {
+                            name,
+                            result: saved,
+                        });
+                    });
                     continue;
                 }
                 Effect::Watch { sub, request } => {
@@ -327,6 +346,7 @@ impl Runtime {
             Outcome::Completed => "notify-completed",
             Outcome::Failed => "notify-failed",
             Outcome::AwaitsCredentials => "notify-awaits-credentials",
+            Outcome::Slow => "notify-slow",
         };
         let t = &self.texts;
         (
@@ -468,6 +488,8 @@ impl Runtime {
             all_namespaces: reached.all_namespaces,
             user: reached.user,
             pushes: self.client.pushes(),
+            production: reached.production,
+            read_only: reached.read_only,
         }))
     }
 }

@@ -8,15 +8,20 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
 use ichor_app::state::{Input, State};
-use ichor_model::{Operation, Order, SortBy};
+use ichor_model::{Operation, Order, SortBy, Timing};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier};
 use ratatui::widgets::Widget;
 
 /// The creation times whose ages are on screen (for the clock).
 pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
+    visible_ops(state).filter_map(|o| o.created_at)
+}
+
+/// The operations whose rows are on screen.
+pub(crate) fn visible_ops(state: &State) -> impl Iterator<Item = &Operation> + '_ {
     let rows = usize::from(state.size.1.saturating_sub(super::CHROME_ROWS));
     let ops = state.ops.all.data.as_deref().unwrap_or_default();
     state
@@ -25,7 +30,7 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
         .iter()
         .skip(state.ops.list.offset)
         .take(rows)
-        .filter_map(move |&i| ops.get(i).and_then(|o| o.created_at))
+        .filter_map(move |&i| ops.get(i))
 }
 
 /// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first
@@ -33,7 +38,7 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
 /// cluster and the namespace, and only then the name (cut in the middle, marked `…`: operations differ at the end
 /// of their names); the state and the age are shown whole. Columns are hidden only when even
 /// that does not fit (40 columns): the name and the state are the last.
-fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
+fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order, estimates: bool) -> Vec<Column> {
     let t = ctx.texts;
     // The column the list is ordered by says so, and which way (↑: its own direction, A to
     // Z, newest first, what needs attention first; ↓: the other).
@@ -65,6 +70,19 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
             .shrink(7)
             .hide(6),
         Column::new(t.t("col-progress")).shrink(1).hide(1),
+    ]);
+    // The estimate, where a row has one and there is room (hidden first).
+    if estimates {
+        cols.push(
+            Column::new(t.t("col-left"))
+                .right()
+                .whole()
+                .spare()
+                .shrink(0)
+                .hide(0),
+        );
+    }
+    cols.extend([
         Column::new(head("col-age", Some(SortBy::Age)))
             .right()
             .whole()
@@ -90,7 +108,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let Some(all) = ops.all.data.as_ref() else {
         block.render(area, buf);
         ListTable::new(
-            columns(ctx, state.session.all_namespaces, state.ops.order),
+            columns(ctx, state.session.all_namespaces, state.ops.order, false),
             Vec::new(),
             &ctx.theme,
         )
@@ -127,10 +145,17 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         block = block.title_bottom(more);
     }
     block.render(area, buf);
-    let rows: Vec<Row> = ops.visible[window.range()]
+    let shown: Vec<(&Operation, Timing)> = ops.visible[window.range()]
         .iter()
         .filter_map(|&i| all.get(i))
-        .map(|op| row(state, ctx, op))
+        .map(|op| (op, state.pace.timing(op, state.now)))
+        .collect();
+    let estimates = shown
+        .iter()
+        .any(|(_, timing)| super::pace::estimate_short(t, &timing.estimate).is_some());
+    let rows: Vec<Row> = shown
+        .iter()
+        .map(|(op, timing)| row(state, ctx, op, timing, estimates))
         .collect();
     if rows.is_empty() {
         // With a filter the server filters too: nothing held can mean nothing matched.
@@ -146,7 +171,12 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let selected = (window.range().contains(&ops.list.selected))
         .then(|| ops.list.selected - window.range().start);
     ListTable::new(
-        columns(ctx, state.session.all_namespaces, state.ops.order),
+        columns(
+            ctx,
+            state.session.all_namespaces,
+            state.ops.order,
+            estimates,
+        ),
         rows,
         &ctx.theme,
     )
@@ -237,8 +267,9 @@ fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut 
 }
 
 /// One operation's row. An object that cannot be read: its kind and state say so, and the last
-/// column why.
-fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
+/// column why. A running operation with a slow machine says so in its state, in yellow; its
+/// estimate has a column when one row has one.
+fn row(state: &State, ctx: &Ctx<'_>, op: &Operation, timing: &Timing, estimates: bool) -> Row {
     let t = ctx.texts;
     let age = op
         .created_at
@@ -256,11 +287,19 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
             Cell::new(sanitize(&op.cluster)),
             Cell::new(format!("⚠ {}", t.t("state-unreadable"))).style(ctx.theme.alarm()),
             Cell::new(""),
-            Cell::new(age),
-            Cell::new(sanitize(why)),
         ]);
+        if estimates {
+            cells.push(Cell::new(""));
+        }
+        cells.extend([Cell::new(age), Cell::new(sanitize(why))]);
     } else {
-        let (state_text, state_style) = phase_view(t, &ctx.theme, op);
+        let (state_text, state_style) = match timing.slow() {
+            true => (
+                format!("⚠ {}", t.t("state-slow")),
+                ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            ),
+            false => phase_view(t, &ctx.theme, op),
+        };
         cells.extend([
             Cell::new(kind_text(t, op.kind, &op.kind_raw)).short(kind_short(
                 t,
@@ -271,6 +310,12 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
             Cell::new(sanitize(&op.cluster)),
             Cell::new(state_text).style(state_style),
             Cell::bar(op.fraction(), machine_count(op)),
+        ]);
+        if estimates {
+            let e = super::pace::estimate_short(t, &timing.estimate).unwrap_or_default();
+            cells.push(Cell::new(e).style(ctx.theme.dim()));
+        }
+        cells.extend([
             Cell::new(age),
             Cell::new(sanitize(op.actor.as_deref().unwrap_or(""))),
         ]);

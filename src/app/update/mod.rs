@@ -2,12 +2,14 @@
 //! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
 
 mod command;
+mod guard;
 mod keys;
 mod list;
 mod live;
 mod loaded;
 mod nav;
 mod notify;
+mod pace;
 mod reading;
 
 use keys::permitted;
@@ -98,6 +100,7 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Terminate => quit(state),
         Action::Tick => {
             let mut effects = loaded::look_for_settling_start(state);
+            effects.extend(notify::look_shown(state));
             if !state.pushed() && state.next_poll.is_some_and(|at| at <= state.now) {
                 effects.extend(fetch_current(state));
             }
@@ -164,6 +167,14 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::ContextReached(reached) => command::on_context_reached(state, *reached),
         Action::ContextFailed { context, message } => {
             command::on_context_failed(state, context, message)
+        }
+        Action::Roles(result) => pace::on_roles(state, result),
+        Action::ReportSaved { name, result } => {
+            state.notice = Some(match result {
+                Ok(path) => Notice::ReportSaved(name, path),
+                Err(why) => Notice::ReportFailed(name, why),
+            });
+            Vec::new()
         }
     }
 }

@@ -259,25 +259,77 @@ fn target_word(op: &Operation) -> String {
     }
 }
 
-/// `operation get`.
-pub(super) fn get(io: &mut Io<'_>, op: &Operation, output: Output) -> Exit {
-    if !matches!(output, Output::Table | Output::Wide) {
-        return print_value(io, &operation_json(op, true), output);
+/// What `operation get` reads besides the operation, each as far as it can be read: its
+/// cluster (the machines' roles, for their pace) and its events (the slow machines' last
+/// Warnings).
+pub(crate) struct Around {
+    pub(crate) roles: ichor_model::Roles,
+    pub(crate) events: Vec<ichor_model::OperationEvent>,
+}
+
+impl Around {
+    pub(crate) async fn read(client: &dyn ichor_model::OperationClient, op: &Operation) -> Around {
+        let unfinished = !op.phase.is_finished() && op.unreadable.is_none();
+        if !unfinished {
+            return Around {
+                roles: Default::default(),
+                events: Vec::new(),
+            };
+        }
+        let roles = client
+            .get_cluster(&op.namespace, &op.cluster)
+            .await
+            .map(|c| ichor_model::Roles::of(&c))
+            .unwrap_or_default();
+        let events = client
+            .list_operation_events(&op.namespace, &op.name)
+            .await
+            .unwrap_or_default();
+        Around { roles, events }
     }
-    for line in detail(io.texts, op) {
+}
+
+/// `operation get`.
+pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: Output) -> Exit {
+    let now = jiff::Timestamp::now();
+    let timing = op.timing(&around.roles, io.slow, now);
+    if !matches!(output, Output::Table | Output::Wide) {
+        let mut v = operation_json(op, true);
+        if let Value::Object(m) = &mut v {
+            m.insert("timing".into(), super::report::timing_json(&timing));
+        }
+        return print_value(io, &v, output);
+    }
+    for line in detail(io.texts, op, Some((&timing, around, now, &io.tz))) {
         io.say(&line);
     }
     Exit::Done
 }
 
-/// The operation's facts, its failure and its machines, as lines.
-pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
+/// The operation's facts, its failure and its machines, as lines; with its times (`timing`,
+/// as of `now`), the slow machines and their last Warnings.
+pub(crate) fn detail(
+    t: &Texts,
+    op: &Operation,
+    timing: Option<(
+        &ichor_model::Timing,
+        &Around,
+        jiff::Timestamp,
+        &jiff::tz::TimeZone,
+    )>,
+) -> Vec<String> {
+    let state = match timing {
+        Some((timing, _, now, tz)) => {
+            ichor_views::pace::state_with_time_at(t, now, tz, state_word(t, op), timing)
+        }
+        None => state_word(t, op),
+    };
     let mut facts = vec![
         (t.t("field-name"), sanitize(&op.name)),
         (t.t("field-namespace"), sanitize(&op.namespace)),
         (t.t("field-kind"), kind_word(t, op)),
         (t.t("field-cluster"), sanitize(&op.cluster)),
-        (t.t("field-state"), state_word(t, op)),
+        (t.t("field-state"), state),
     ];
     if let (Some(c), Some(target)) = (&op.current, &op.target) {
         facts.push((
@@ -289,6 +341,10 @@ pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
         facts.push((t.t("field-started-by"), sanitize(a)));
     }
     facts.push((t.t("field-progress"), progress(op)));
+    let estimate = timing.and_then(|(tm, ..)| ichor_views::pace::estimate_text(t, &tm.estimate));
+    if let Some(e) = estimate {
+        facts.push((t.t("field-estimate"), e));
+    }
     if let Some(pass) = super::follow::pass_text(t, op) {
         facts.push((t.t("field-ca-pass"), pass));
     }
@@ -298,8 +354,26 @@ pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
         out.push(t.tr("operation-unreadable", &[("why", &sanitize(why))]));
         return out;
     }
+    if let Some((timing, around, _, tz)) = timing {
+        let (said, _) = ichor_views::pace::slow_said(t, tz, timing, &around.events, usize::MAX);
+        for s in said {
+            out.push(format!("⚠ {}", s.slow));
+            out.extend(s.last_warning.map(|w| format!("  {w}")));
+        }
+    }
     if let Some(holder) = op.lock_holder() {
-        out.push(t.tr("waiting-for-lock", &[("holder", &sanitize(holder))]));
+        let holder = sanitize(holder);
+        let since = op.lock_condition().and_then(|c| c.last_transition_time);
+        out.push(match (since, timing) {
+            (Some(at), Some((.., tz))) => {
+                let time = at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
+                t.tr(
+                    "waiting-for-lock-since",
+                    &[("holder", &holder), ("time", &time)],
+                )
+            }
+            _ => t.tr("waiting-for-lock", &[("holder", &holder)]),
+        });
     }
     out.extend(super::follow::failure_lines(t, op));
     out.push(String::new());
@@ -310,14 +384,24 @@ pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
     let mut rows = vec![vec![
         t.t("col-machine"),
         t.t("col-phase"),
+        t.t("col-elapsed"),
         t.t("col-message"),
     ]];
     for m in &op.machines {
-        rows.push(vec![
-            sanitize(&m.name),
-            machine_phase_word(t, &m.phase),
-            sanitize(&m.message),
-        ]);
+        let running = timing.and_then(|(tm, ..)| tm.running.iter().find(|r| r.name == m.name));
+        let phase = match running {
+            Some(r) if r.slow => format!("⚠ {}", t.t("mphase-slow")),
+            _ => machine_phase_word(t, &m.phase),
+        };
+        let time = match (running, timing) {
+            (Some(r), Some((.., now, _))) => ichor_views::pace::machine_time_at(t, now, r),
+            _ => m
+                .started_at
+                .zip(m.finished_at)
+                .map(|(s, f)| ichor_views::report::span(Some(f.duration_since(s))))
+                .unwrap_or_default(),
+        };
+        rows.push(vec![sanitize(&m.name), phase, time, sanitize(&m.message)]);
     }
     out.extend(table(&rows).into_iter().map(|l| l.trim_end().to_string()));
     out

@@ -66,6 +66,9 @@ pub(super) async fn run(
     if kind == WriteKind::Resume && op.paused_by_failure() {
         return io.fail(&resume_after_failure(&op));
     }
+    if let Err(exit) = super::guard::confirmed(io, &op.cluster, yes) {
+        return exit;
+    }
     let shown = sanitize(&op.name);
     let (title, body, done) = ids(kind);
     if !yes {
