@@ -15,11 +15,9 @@ use common::data::{listed, now, operations, rollout, rollout_cluster};
 use ichor_app::action::{Action, Key, KeyCode};
 use ichor_app::state::{Session, State};
 use ichor_app::update::update;
+use ichor_client::fake::FakeClient;
 use ichor_model::OperationClient;
-use ichor_model::{
-    ApiError, Cluster, Code, Confirmed, Created, MachinePhase, Operation, OperationRequest,
-    Permissions, Plan,
-};
+use ichor_model::{MachinePhase, Operation};
 use ichor_runtime::{Clock, NoHost, Runtime};
 use ichor_views as views;
 use ichor_views::i18n::{Lang, Texts};
@@ -90,79 +88,6 @@ fn bytes_of_change(change: impl Fn(&mut Operation)) -> (usize, usize) {
     (first, wire.total() - first)
 }
 
-/// A client whose data never changes; counts the reads (the polls).
-struct Still {
-    ops: Vec<Operation>,
-    reads: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl Still {
-    fn read(&self) {
-        self.reads
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-fn refused() -> ApiError {
-    ApiError {
-        code: Code::Internal,
-        reason: None,
-        params: Default::default(),
-        message: "not in this benchmark".into(),
-    }
-}
-
-#[async_trait::async_trait]
-impl OperationClient for Still {
-    async fn list_page(
-        &self,
-        q: &ichor_model::ListQuery,
-    ) -> Result<ichor_model::OperationPage, ApiError> {
-        self.read();
-        ichor_service::list::page(self.ops.clone(), q)
-    }
-    async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
-        self.read();
-        self.ops
-            .iter()
-            .find(|o| o.name == name)
-            .cloned()
-            .ok_or_else(refused)
-    }
-    async fn plan_operation(&self, _: &OperationRequest) -> Result<Plan, ApiError> {
-        Err(refused())
-    }
-    async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
-        Err(refused())
-    }
-    async fn set_operation_paused(
-        &self,
-        _: &str,
-        _: &str,
-        _: bool,
-        _: Option<&Confirmed>,
-    ) -> Result<Operation, ApiError> {
-        Err(refused())
-    }
-    async fn delete_operation(
-        &self,
-        _: &str,
-        _: &str,
-        _: Option<&Confirmed>,
-    ) -> Result<(), ApiError> {
-        Err(refused())
-    }
-    async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
-        Ok(Permissions::default())
-    }
-    async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        Ok(vec![rollout_cluster()])
-    }
-    async fn get_cluster(&self, _: &str, _: &str) -> Result<Cluster, ApiError> {
-        Ok(rollout_cluster())
-    }
-}
-
 struct Idle {
     seconds: u64,
     /// ListOperations and GetOperation calls: the polls.
@@ -187,11 +112,10 @@ fn idle(minutes: u64) -> Idle {
     rt.block_on(async {
         let mut ops = operations(20);
         ops.insert(0, rollout());
-        let reads = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let client: Arc<dyn OperationClient> = Arc::new(Still {
-            ops,
-            reads: reads.clone(),
-        });
+        // The one test fake, whose data never changes; it counts the reads (the polls).
+        let still = Arc::new(FakeClient::with_operations(ops));
+        *still.clusters.lock().expect("clusters") = vec![rollout_cluster()];
+        let client: Arc<dyn OperationClient> = still.clone();
         let clock = Clock::new(now());
         let session = Session {
             route: Default::default(),
@@ -234,7 +158,7 @@ fn idle(minutes: u64) -> Idle {
             .expect("the run");
         Idle {
             seconds: start.elapsed().as_secs(),
-            polls: reads.load(std::sync::atomic::Ordering::Relaxed),
+            polls: u64::try_from(still.count("list") + still.count("get")).unwrap_or(u64::MAX),
             wakeups: stats.wakeups,
             draws: stats.draws,
             renders: stats.renders,

@@ -14,7 +14,7 @@ pub(crate) struct FileConfig {
     pub(crate) namespace: Option<String>,
     pub(crate) all_namespaces: Option<bool>,
     pub(crate) server: Option<String>,
-    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub protocol: Option<ProtocolChoice>,
     pub(crate) backend: Option<RouteChoice>,
     pub(crate) ichor_ui: Option<String>,
     pub(crate) ichor_ui_port: Option<String>,
@@ -127,6 +127,28 @@ pub enum RouteChoice {
     Remote,
     /// The service in this process, with the kubeconfig's credentials.
     InProcess,
+}
+
+/// `--protocol` (and `protocol` in the config file): how the dashboard speaks to a server. The
+/// command line's and the config file's spelling of the client's [`ichor_client::remote::Protocol`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProtocolChoice {
+    /// The Connect protocol: unary calls as HTTP POSTs, over HTTP/1.1 or HTTP/2; passes
+    /// HTTP/1.1-only proxies and TLS-terminating ingresses.
+    #[default]
+    Connect,
+    /// gRPC over HTTP/2.
+    Grpc,
+}
+
+impl From<ProtocolChoice> for ichor_client::remote::Protocol {
+    fn from(p: ProtocolChoice) -> Self {
+        match p {
+            ProtocolChoice::Connect => ichor_client::remote::Protocol::Connect,
+            ProtocolChoice::Grpc => ichor_client::remote::Protocol::Grpc,
+        }
+    }
 }
 
 /// `--color` (and `color` in the config file).

@@ -23,6 +23,15 @@ pub struct LoadedKubeconfig {
     pub(crate) kubeconfig: Kubeconfig,
     /// The file, or the files of `$KUBECONFIG` joined by `:`, as errors name them.
     pub(crate) source: String,
+    /// Whom to act as (`--as`, `--as-group`), whatever the context.
+    pub(crate) impersonate: Option<Impersonate>,
+}
+
+/// Kubernetes impersonation, as kubectl's `--as` and `--as-group` ask for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Impersonate {
+    pub user: String,
+    pub groups: Vec<String>,
 }
 
 /// The files to read: the flag's, else `$KUBECONFIG`'s (empty entries skipped), else
@@ -73,6 +82,7 @@ pub fn read(flag: Option<&Path>) -> anyhow::Result<LoadedKubeconfig> {
     Ok(LoadedKubeconfig {
         kubeconfig: merged.unwrap_or_default(),
         source,
+        impersonate: None,
     })
 }
 
@@ -240,8 +250,11 @@ impl LoadedKubeconfig {
             .collect()
     }
 
-    /// The user (`AuthInfo`) a context names, for messages.
+    /// The user (`AuthInfo`) a context names, for messages; the one impersonated, if any.
     pub(crate) fn user_of(&self, context: &str) -> Option<String> {
+        if let Some(i) = &self.impersonate {
+            return Some(i.user.clone());
+        }
         self.kubeconfig
             .contexts
             .iter()
@@ -256,7 +269,7 @@ impl LoadedKubeconfig {
             context: Some(context.to_string()),
             ..Default::default()
         };
-        kube::Config::from_custom_kubeconfig(self.kubeconfig.clone(), &options)
+        let mut config = kube::Config::from_custom_kubeconfig(self.kubeconfig.clone(), &options)
             .await
             .map_err(|e| {
                 anyhow::anyhow!(
@@ -265,7 +278,13 @@ impl LoadedKubeconfig {
                     quoted(context),
                     kube_error_text(&e)
                 )
-            })
+            })?;
+        if let Some(i) = &self.impersonate {
+            // As kubectl: the flags replace whatever the kubeconfig's user impersonates.
+            config.auth_info.impersonate = Some(i.user.clone());
+            config.auth_info.impersonate_groups = (!i.groups.is_empty()).then(|| i.groups.clone());
+        }
+        Ok(config)
     }
 }
 
@@ -449,6 +468,7 @@ current-context: a\nusers:\n- name: alice\n  user:\n    token: t\n- name: bob\n 
     #[test]
     fn a_context_that_does_not_exist_lists_the_ones_that_do() {
         let loaded = LoadedKubeconfig {
+            impersonate: None,
             kubeconfig: Kubeconfig::from_yaml(TWO).unwrap(),
             source: "/k/config".into(),
         };

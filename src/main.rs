@@ -1,19 +1,24 @@
-//! ichor-tui: arguments, logging to a file, backend choice, run.
+//! ichor-tui: arguments, logging (a file for the dashboard, stderr for a server), backend
+//! choice, run.
 
 use anyhow::Context as _;
-use clap::Parser;
 use ichor_tui::cli::{Cli, Command};
 use std::net::SocketAddr;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
-    let _log_guard = match ichor_tui::cli::init_logging(cli.log_file()) {
-        Ok(g) => g,
+    // `COMPLETE=bash ichor-tui -- WORDS…`, as the completion script calls it: the candidates,
+    // then exit (before anything else prints).
+    clap_complete::CompleteEnv::with_factory(ichor_tui::cli::command).complete();
+    let cli = ichor_tui::cli::parse();
+    let logging = match ichor_tui::cli::init_logging(cli.log_setup()) {
+        Ok(l) => Some(l),
         Err(e) => {
             eprintln!("ichor-tui: {}", ichor_model::error_text::one_line(&e));
             None
         }
     };
+    // An error is said once: in the log when the log is on stderr, else on stderr as well.
+    let log_on_stderr = logging.as_ref().is_some_and(|l| l.on_stderr);
     // The dashboard alone waits on the terminal, a timer and its calls: one thread, so an
     // idle poll wakes no second one. Serving (serve, demo-cluster, --demo's embedded cluster
     // and its ichor-ui) takes every core.
@@ -37,7 +42,9 @@ fn main() -> std::process::ExitCode {
         Err(e) => {
             let line = ichor_model::error_text::one_line(&e);
             tracing::error!(error = %line, "ichor-tui failed");
-            eprintln!("ichor-tui: {line}");
+            if !log_on_stderr {
+                eprintln!("ichor-tui: {line}");
+            }
             std::process::ExitCode::FAILURE
         }
     }
@@ -70,6 +77,9 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             ichor_tui::cli::run_serve(args).await?;
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(Command::Version(_)) => ichor_tui::cli::version::run(&cli).await,
+        Some(Command::Completion(args)) => ichor_tui::cli::complete::print_script(args),
+        Some(Command::Man(args)) => ichor_tui::cli::man::run(args),
         Some(_) => ichor_tui::cli::run_verb(&cli).await,
         None => ichor_tui::cli::run_dashboard(cli).await,
     }

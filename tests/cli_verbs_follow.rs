@@ -137,6 +137,7 @@ async fn list_and_get_print_tables(path: Path) {
         Verb::List {
             all_namespaces: false,
             output: output("table"),
+            no_headers: false,
         },
         None,
         Lang::En,
@@ -159,6 +160,7 @@ async fn list_and_get_print_tables(path: Path) {
         Verb::List {
             all_namespaces: true,
             output: output("table"),
+            no_headers: false,
         },
         None,
         Lang::En,
@@ -210,6 +212,7 @@ async fn list_wide_says_where_each_operation_goes(path: Path) {
     let list = |o: &str| Verb::List {
         all_namespaces: false,
         output: output(o),
+        no_headers: false,
     };
     let r = ran(c.as_ref(), list("wide"), None, Lang::En).await;
     assert_eq!(r.exit, Exit::Done, "{path:?}: {}", r.err);
@@ -278,6 +281,7 @@ async fn json_and_yaml_output_is_stable() {
         Verb::List {
             all_namespaces: false,
             output: output("json"),
+            no_headers: false,
         },
         None,
         Lang::En,
@@ -325,6 +329,7 @@ async fn japanese_text() {
         Verb::List {
             all_namespaces: false,
             output: output("table"),
+            no_headers: false,
         },
         None,
         Lang::Ja,

@@ -34,10 +34,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-const INTEROP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop");
+pub(crate) const INTEROP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop");
 
 /// The node_modules folder with connect-es, or `None` (with a notice) to skip.
-fn node_modules() -> Option<String> {
+pub(crate) fn node_modules() -> Option<String> {
     match std::env::var("ICHOR_NODE_MODULES") {
         Ok(p) if !p.is_empty() => Some(p),
         _ => {
@@ -56,7 +56,7 @@ fn node_modules() -> Option<String> {
 
 /// Writes the API's descriptor set, plus google.rpc.ErrorInfo, to `dir`; returns the file.
 /// Two encoded FileDescriptorSets side by side are one set with the files of both.
-fn descriptors(dir: &Path) -> PathBuf {
+pub(crate) fn descriptors(dir: &Path) -> PathBuf {
     let error_info = protox::compile(
         ["google/rpc/error_details.proto"],
         [format!("{INTEROP}/proto")],

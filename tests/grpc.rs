@@ -8,6 +8,8 @@ use crate::common;
 pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]
 mod deadlines;
+#[path = "serve/edges.rs"]
+mod edges;
 #[path = "serve/gzip.rs"]
 mod gzip;
 #[path = "serve/limits.rs"]

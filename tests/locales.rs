@@ -121,10 +121,7 @@ fn ids_in_code() -> BTreeSet<String> {
         ids.insert(format!("kind-short-{}", k.as_str()));
     }
     for r in Reason::ALL {
-        ids.insert(format!(
-            "error-{}",
-            r.as_str().to_lowercase().replace('_', "-")
-        ));
+        ids.insert(r.message_id().to_string());
     }
     for a in ["pause", "resume", "delete"] {
         for f in [

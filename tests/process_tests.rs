@@ -6,10 +6,20 @@
 #[macro_use]
 mod common;
 
+#[path = "build_script.rs"]
+mod build_script;
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_guards.rs"]
+mod cli_guards;
+#[path = "cli_habits.rs"]
+mod cli_habits;
+#[path = "cli_report.rs"]
+mod cli_report;
 #[path = "cli_verbs.rs"]
 mod cli_verbs;
+#[path = "completion.rs"]
+mod completion;
 #[path = "pty.rs"]
 mod pty;
 #[path = "pty_habits.rs"]

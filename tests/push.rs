@@ -281,6 +281,35 @@ async fn a_watch_too_old_behind_the_stream_lists_again_and_the_stream_goes_on(pa
     assert!(api.write_log().is_empty(), "{:?}", api.write_log());
 }
 
+/// A full view (what a request that names no view asks for) is pushed as ListOperations gives
+/// it: each operation whole, its machines listed; a machine's change comes whole too.
+async fn a_full_view_is_pushed_whole(path: Path) {
+    let api = world();
+    let machine = |phase: &str| serde_json::json!({"phase": "Running", "machines": [{"name": "c1-cp-a", "phase": phase}]});
+    assert!(api.edit("talosoperations", "default", "c1-talos-a", |v| {
+        v["status"] = machine("Running");
+    }));
+    let c = subscriber(path, &api, User::Viewer).await;
+    let req = WatchRequest {
+        list: ListQuery {
+            view: View::Full,
+            ..list()
+        },
+        follow: None,
+    };
+    let mut updates = c.watch_operations(&req).await.unwrap();
+    let first = next_change(&mut updates).await.page.expect("the page");
+    let op = &first.operations[0];
+    assert_eq!((op.machines.len(), &op.summary), (1, &None), "{op:?}");
+    assert!(api.edit("talosoperations", "default", "c1-talos-a", |v| {
+        v["status"] = machine("Completed");
+    }));
+    let changed = next_change(&mut updates).await.page.expect("the page");
+    let machines = &changed.operations[0].machines;
+    assert_eq!(machines[0].phase, ichor_model::MachinePhase::Completed);
+    assert!(api.write_log().is_empty(), "{:?}", api.write_log());
+}
+
 crate::matrix!(
     paths: [
         InProcess => in_process,
@@ -290,6 +319,7 @@ crate::matrix!(
         Tunnel => tunnel,
     ];
     [
+        a_full_view_is_pushed_whole,
         a_watch_too_old_behind_the_stream_lists_again_and_the_stream_goes_on,
         the_first_state_then_changes_and_deletes,
         the_followed_operation_is_pushed_whole_and_replaced_under_its_name,

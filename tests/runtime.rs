@@ -6,113 +6,37 @@ mod common;
 use common::fixtures;
 use futures::StreamExt;
 use ichor_app::action::{Action, Key};
-use ichor_model::{
-    ApiError, Cluster, Code, Confirmed, Created, Operation, OperationRequest, Permissions, Plan,
-};
+use ichor_client::fake::FakeClient;
+use ichor_model::{ApiError, Code, Operation};
 use ichor_model::{OperationClient, RetryEvent};
 use ichor_runtime::{Clock, NoHost, Runtime, Stats};
 use ichor_views::i18n::{Lang, Texts};
 use ichor_views::widgets::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-/// A client that answers from a list it can be told to change, and counts the calls.
-struct Scripted {
-    ops: Mutex<Vec<Operation>>,
-    lists: AtomicUsize,
-    /// Listing clusters panics (a bug in a worker).
-    panics: bool,
-    /// Pauses carried out (each takes 5 s to answer).
-    paused: AtomicUsize,
-    /// How long a list takes to answer.
-    list_delay: Duration,
+/// The one test fake: it answers from a list it can be told to change, and counts the calls;
+/// a pause takes 5 s to answer, and the caller may pause.
+fn scripted(ops: Vec<Operation>) -> FakeClient {
+    let fake = FakeClient::with_operations(ops);
+    fake.permissions.lock().unwrap().pause = true;
+    fake.delays
+        .lock()
+        .unwrap()
+        .insert("pause", Duration::from_secs(5));
+    fake
 }
 
-impl Scripted {
-    /// Answers with `ops`, at once, without panicking.
-    fn new(ops: Vec<Operation>) -> Scripted {
-        Scripted {
-            ops: Mutex::new(ops),
-            lists: AtomicUsize::new(0),
-            panics: false,
-            paused: AtomicUsize::new(0),
-            list_delay: Duration::ZERO,
-        }
-    }
-
-    /// The runtime as the tests run it, with this client, in English.
-    fn runtime(self: &Arc<Self>, state: ichor_app::state::State) -> Runtime {
-        Runtime {
-            state,
-            client: self.clone(),
-            texts: Texts::new(Lang::En),
-            theme: Theme::default(),
-            clock: Clock::new(fixtures::now()),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl OperationClient for Scripted {
-    async fn list_page(
-        &self,
-        q: &ichor_model::ListQuery,
-    ) -> Result<ichor_model::OperationPage, ApiError> {
-        self.lists.fetch_add(1, Ordering::SeqCst);
-        tokio::time::sleep(self.list_delay).await;
-        ichor_service::list::page(self.ops.lock().unwrap().clone(), q)
-    }
-    async fn get_operation(&self, _: &str, name: &str) -> Result<Operation, ApiError> {
-        self.ops
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|o| o.name == name)
-            .cloned()
-            .ok_or_else(|| ApiError::new(Code::NotFound, "gone"))
-    }
-    async fn plan_operation(&self, _: &OperationRequest) -> Result<Plan, ApiError> {
-        Err(ApiError::new(Code::Unimplemented, "not in this test"))
-    }
-    async fn create_operation(&self, _: &OperationRequest) -> Result<Created, ApiError> {
-        Err(ApiError::new(Code::Unimplemented, "not in this test"))
-    }
-    async fn set_operation_paused(
-        &self,
-        _: &str,
-        name: &str,
-        _: bool,
-        _: Option<&Confirmed>,
-    ) -> Result<Operation, ApiError> {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        self.paused.fetch_add(1, Ordering::SeqCst);
-        self.get_operation("default", name).await
-    }
-    async fn delete_operation(
-        &self,
-        _: &str,
-        _: &str,
-        _: Option<&Confirmed>,
-    ) -> Result<(), ApiError> {
-        Err(ApiError::new(Code::Unimplemented, "not in this test"))
-    }
-    async fn permissions(&self, _: &str) -> Result<Permissions, ApiError> {
-        Ok(Permissions {
-            pause: true,
-            ..Permissions::default()
-        })
-    }
-    async fn list_clusters(&self, _: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        if self.panics {
-            panic!("a bug while listing clusters");
-        }
-        Ok(Vec::new())
-    }
-    async fn get_cluster(&self, _: &str, _: &str) -> Result<Cluster, ApiError> {
-        Err(ApiError::new(Code::NotFound, "none"))
+/// The runtime as the tests run it, with this client, in English.
+fn runtime(client: &Arc<FakeClient>, state: ichor_app::state::State) -> Runtime {
+    Runtime {
+        state,
+        client: client.clone(),
+        texts: Texts::new(Lang::En),
+        theme: Theme::default(),
+        clock: Clock::new(fixtures::now()),
     }
 }
 
@@ -121,9 +45,9 @@ async fn run(
     ops: Vec<Operation>,
     run_for: Duration,
     retry: Option<RetryEvent>,
-) -> (Stats, Arc<Scripted>) {
-    let client = Arc::new(Scripted::new(ops));
-    let runtime = client.runtime(fixtures::state());
+) -> (Stats, Arc<FakeClient>) {
+    let client = Arc::new(scripted(ops));
+    let runtime = runtime(&client, fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     let input = tokio_stream_from(keys_rx);
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -172,7 +96,7 @@ async fn an_idle_finished_list_wakes_only_for_its_10_s_polls() {
         fixtures::shutdown_completed(),
     ];
     let (stats, client) = run(ops, Duration::from_secs(95), None).await;
-    let polls = client.lists.load(Ordering::SeqCst);
+    let polls = client.count("list");
     assert_eq!(
         polls,
         1 + 9,
@@ -190,13 +114,16 @@ async fn a_running_list_polls_every_3_s_and_redraws_only_what_changes() {
     // A running rollout shows a 27 min age (minute resolution) and a waiting operation at 2 m.
     let ops = vec![fixtures::running_rollout(), fixtures::waiting_for_lock()];
     let (stats, client) = run(ops, Duration::from_secs(30), None).await;
-    let polls = client.lists.load(Ordering::SeqCst);
+    let polls = client.count("list");
     assert_eq!(polls, 1 + 10, "{stats:?}");
     // The ages are 27m and 2m exactly at t=0 and change only at t=60 s: in 30 s, identical data
     // draws nothing new, and is not even laid out: the frames laid out are the loading one,
-    // the list, and the list once the caller's permissions (which keys are offered) arrived.
+    // the list, the list once the caller's permissions (which keys are offered) arrived, and
+    // the list at t=18 s, when the rollout's estimate at the pace so far (its running step has
+    // 2m 18s of its 3 min pace left) goes down a minute; at 120 columns the estimate's column
+    // gives way to the others, so nothing new is drawn.
     assert_eq!(stats.draws, 2, "{stats:?}");
-    assert_eq!(stats.renders, 3, "{stats:?}");
+    assert_eq!(stats.renders, 4, "{stats:?}");
     assert_eq!(stats.wakeups, 10, "only the 3 s polls wake it: {stats:?}");
 }
 
@@ -224,11 +151,10 @@ async fn a_retry_countdown_redraws_once_a_second() {
 /// of (paused) time passes. Returns the last frame, and whether the dashboard ended by itself
 /// while its input was still open.
 async fn run_into_a_panic(keys: &[char]) -> (String, bool) {
-    let client = Arc::new(Scripted {
-        panics: true,
-        ..Scripted::new(vec![fixtures::completed()])
-    });
-    let runtime = client.runtime(fixtures::state());
+    let mut fake = scripted(vec![fixtures::completed()]);
+    fake.panics_on = Some("clusters");
+    let client = Arc::new(fake);
+    let runtime = runtime(&client, fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     let keys: Vec<char> = std::iter::once('2').chain(keys.iter().copied()).collect();
     let typist = tokio::spawn(async move {
@@ -263,7 +189,10 @@ async fn a_panicking_worker_is_said_on_screen_and_q_still_quits() {
         screen.contains("Something went wrong inside the dashboard while listing clusters"),
         "{screen}"
     );
-    assert!(screen.contains("a bug while listing clusters"), "{screen}");
+    assert!(
+        screen.contains("a bug while answering clusters"),
+        "{screen}"
+    );
     let (screen, ended_by_itself) = run_into_a_panic(&['q']).await;
     assert!(
         ended_by_itself,
@@ -275,8 +204,8 @@ async fn a_panicking_worker_is_said_on_screen_and_q_still_quits() {
 /// screen says the write may still happen), never the write.
 #[tokio::test(start_paused = true)]
 async fn esc_stops_waiting_for_a_write_never_the_write() {
-    let client = Arc::new(Scripted::new(vec![fixtures::running_rollout()]));
-    let runtime = client.runtime(fixtures::state());
+    let client = Arc::new(scripted(vec![fixtures::running_rollout()]));
+    let runtime = runtime(&client, fixtures::state());
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     tokio::spawn(async move {
         for k in [
@@ -298,7 +227,7 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
         .unwrap();
     let screen = screen_of(&term);
     assert_eq!(
-        client.paused.load(Ordering::SeqCst),
+        client.answered("pause"),
         1,
         "the pause ran to its end after Esc\n{screen}"
     );
@@ -309,7 +238,7 @@ async fn esc_stops_waiting_for_a_write_never_the_write() {
 /// answers late is not shown.
 #[tokio::test(start_paused = true)]
 async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_shown() {
-    struct Contexts(Option<Arc<Scripted>>);
+    struct Contexts(Option<Arc<FakeClient>>);
     impl ichor_runtime::Host for Contexts {
         fn reach_context(&mut self, context: &str) -> Option<ichor_runtime::Reaching> {
             assert_eq!(context, "b");
@@ -332,10 +261,12 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
         }
     }
     let scripted = |op: Operation, delay: u64| {
-        Arc::new(Scripted {
-            list_delay: Duration::from_secs(delay),
-            ..Scripted::new(vec![op])
-        })
+        let fake = scripted(vec![op]);
+        fake.delays
+            .lock()
+            .unwrap()
+            .insert("list", Duration::from_secs(delay));
+        Arc::new(fake)
     };
     // Context a answers its lists after 5 s; b at once.
     let a = scripted(fixtures::running_rollout(), 5);
@@ -344,7 +275,7 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
     state.session.demo = false;
     state.session.context = Some("a".into());
     state.session.contexts = vec!["a".into(), "b".into()];
-    let runtime = a.runtime(state);
+    let runtime = runtime(&a, state);
     let (keys_tx, keys_rx) = tokio::sync::mpsc::unbounded_channel::<Action>();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -378,5 +309,37 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
         !screen.contains("prod-eu-talos-8xk2m"),
         "never a's: {screen}"
     );
-    assert!(b.lists.load(Ordering::SeqCst) >= 1);
+    assert!(b.count("list") >= 1);
+}
+
+#[tokio::test]
+async fn the_report_key_writes_the_report_to_a_new_file() {
+    let op = fixtures::running_rollout();
+    let fake = FakeClient::with_operations(vec![op.clone()]);
+    fake.clusters
+        .lock()
+        .unwrap()
+        .push(fixtures::cluster_of(&op));
+    let dir = tempfile::tempdir().unwrap();
+    let of = (op.namespace.as_str(), op.name.as_str());
+    let tz = jiff::tz::TimeZone::UTC;
+    let path = ichor_runtime::report::save(&fake, Lang::Ja, tz.clone(), dir.path(), of)
+        .await
+        .unwrap();
+    let file = std::path::Path::new(&path);
+    assert_eq!(file.parent(), Some(dir.path()));
+    let name = file.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        name.starts_with("ichor-report-prod-eu-talos-8xk2m-") && name.ends_with(".md"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.starts_with("# レポート："), "{text}");
+    assert!(text.chars().all(|c| c == '\n' || !c.is_control()));
+    // An operation that cannot be read: why, and no file.
+    let gone = ichor_runtime::report::save(&fake, Lang::En, tz, dir.path(), ("default", "gone"))
+        .await
+        .unwrap_err();
+    assert!(!gone.is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

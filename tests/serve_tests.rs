@@ -1,4 +1,4 @@
-//! `ichor-tui serve` and the clients others wrote: gRPC, gRPC-Web, Connect (curl, connect-es, grpcio), the hostile caller, the tunnel and port-forward, kubectl.
+//! `ichor-tui serve` and the clients others wrote: gRPC, gRPC-Web, Connect (curl, connect-es, grpcio), the hostile caller, the tunnel and port-forward, kubectl; and `deploy/` (the image, the manifests, least privilege, probes and logs).
 //!
 //! One test binary for these modules (each was a binary of its own): they link kube, tonic
 //! and the demo crate once.
@@ -8,10 +8,14 @@ mod common;
 
 #[path = "connect_curl.rs"]
 mod connect_curl;
+#[path = "connect_edges.rs"]
+mod connect_edges;
 #[path = "connect_peers.rs"]
 mod connect_peers;
 #[path = "demo_contexts.rs"]
 mod demo_contexts;
+#[path = "deploy.rs"]
+mod deploy;
 #[path = "grpc.rs"]
 mod grpc;
 #[path = "hostile.rs"]

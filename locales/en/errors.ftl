@@ -23,6 +23,7 @@ error-invalid-max-unavailable = Max unavailable must be 1 to { $max } (got { $va
 error-cluster-required = Namespace { $namespace } has several clusters; choose one of: { $choices }.
 error-cluster-not-found = Cluster { $cluster } was not found in namespace { $namespace }.
 error-no-clusters = There is no TalosCluster in namespace { $namespace }.
+error-installation-not-found = There is no IchorInstallation named ichor in namespace { $namespace }: there is no ichor installation to upgrade.
 error-operation-not-found = Operation { $operation } was not found in namespace { $namespace }.
 error-resume-after-failure = { $operation } was paused by a failed machine ({ $machine }): resuming does nothing. Nothing retries and nothing is rolled back: delete it and start again.
 error-operation-finished = { $operation } is { $phase }: there is nothing to pause or resume.
@@ -31,8 +32,8 @@ error-spec-written-create-failed = { $field }: { $current } → { $target } was 
         [removed] {" "}The kube-proxy confirmation annotation was removed again.
        *[none] {""}
     } Start the same operation again to finish: the spec already names { $target }, so only the operation will be created.
-error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand.
-error-read-only = Read-only (--read-only): nothing can be changed from here.
+error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand: kubectl annotate taloscluster { $cluster } { $annotation }-
+error-read-only = Read-only (--read-only, or the config marks the context read only): nothing can be changed from here.
 error-permission-denied = Permission denied: { $detail }
 error-unauthenticated = { $via ->
         [no-token] The server needs a bearer token ({ $detail }): give one with --token-file FILE or the ICHOR_TOKEN variable.
@@ -81,9 +82,11 @@ error-write-not-applied = { $action ->
         [pause] The pause of { $operation }
         [resume] The resume of { $operation }
        *[delete] The delete of { $operation }
-    } got no answer, and reading the cluster shows it did not happen{ $late ->
-        [yes] {" "}(yet: the request may still arrive)
-       *[no] {""}
+    } { $late ->
+        [refused] did not happen: the Kubernetes API answered that it was not carried out ({ $detail })
+        [not-sent] did not happen: no connection to the server could be made ({ $detail })
+        [yes] got no answer, and reading the cluster shows it did not happen (yet: the request may still arrive)
+       *[no] got no answer, and reading the cluster shows it did not happen
     }. Nothing was retried: look again, and do it again if you still want it.
 error-write-outcome-unknown = { $action ->
         [start] The start on cluster { $operation }
@@ -103,11 +106,11 @@ error-write-abandoned = You stopped waiting for the { $action ->
        *[delete] delete
     }: it may still have happened. This Review shows the cluster as it is now.
 error-max-unavailable-over-workers = Max unavailable { $value } is more than the { $workers } workers of cluster { $cluster }.
-error-invalid-namespace = “{ $value }” is not a namespace: 1 to 63 lowercase letters, digits and “-”, starting and ending with a letter or digit.
+error-invalid-namespace = “{ $value }” is not a namespace: 1 to 63 of a-z, 0-9 and “-”, starting and ending with a letter or digit.
 error-invalid-name = “{ $value }” is not { $what ->
         [cluster] a cluster name
        *[operation] an operation name
-    }: 1 to 253 lowercase letters, digits, “-” and “.”, starting and ending with a letter or digit.
+    }: 1 to 253 of a-z, 0-9, “-” and “.”, starting and ending with a letter or digit.
 error-invalid-kind = The request names no kind of operation this server knows (kind { $value }).
 error-invalid-request-id = “{ $value }” is not a request id: 1 to 64 letters, digits, “-”, “_” or “.”.
 error-invalid-fingerprint = “{ $value }” is not the fingerprint of a plan: review the operation again.

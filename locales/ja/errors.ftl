@@ -32,6 +32,7 @@ error-invalid-max-unavailable = 最大同時処理数は 1 から { $max } の�
 error-cluster-required = ネームスペース { $namespace } には複数のクラスターがあります。次から選んでください：{ $choices }
 error-cluster-not-found = ネームスペース { $namespace } にクラスター { $cluster } が見つかりません。
 error-no-clusters = ネームスペース { $namespace } に TalosCluster がありません。
+error-installation-not-found = ネームスペース { $namespace } に ichor という名前の IchorInstallation がありません。アップグレードする ichor のインストールがありません。
 error-operation-not-found = ネームスペース { $namespace } にオペレーション { $operation } が見つかりません。
 error-resume-after-failure = { $operation } はマシン { $machine } の失敗で停止しています。再開しても何も起きません。自動で再試行もロールバックもされないため、削除してやり直してください。
 error-operation-finished = { $operation } は終了しています（{ $phase ->
@@ -47,8 +48,8 @@ error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $
         [removed] kube-proxy 切り替えの確認アノテーションは削除しました。
        *[none] {""}
     }同じオペレーションをもう一度開始すると完了します。spec はすでに { $target } なので、作成されるのはオペレーションだけです。
-error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください。
-error-read-only = 読み取り専用のため（--read-only）、ここからは何も変更できません。
+error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください（kubectl annotate taloscluster { $cluster } { $annotation }-）。
+error-read-only = 読み取り専用のため（--read-only、または設定でコンテキストを読み取り専用に指定）、ここからは何も変更できません。
 error-permission-denied = 権限がありません：{ $detail }
 error-unauthenticated = { $via ->
         [no-token] サーバーにはベアラートークンが必要です（{ $detail }）。--token-file FILE または環境変数 ICHOR_TOKEN で指定してください。
@@ -104,9 +105,11 @@ error-write-not-applied = { $action ->
         [pause] { $operation } の一時停止
         [resume] { $operation } の再開
        *[delete] { $operation } の削除
-    }は応答がなく、クラスターを読み直したところ実行されていませんでした{ $late ->
-        [yes] （まだ届いていないだけかもしれません）
-       *[no] {""}
+    }{ $late ->
+        [refused] は実行されませんでした。Kubernetes API が実行しなかったと応答しました（{ $detail }）
+        [not-sent] は実行されませんでした。サーバーに接続できませんでした（{ $detail }）
+        [yes] は応答がなく、クラスターを読み直したところ実行されていませんでした（まだ届いていないだけかもしれません）
+       *[no] は応答がなく、クラスターを読み直したところ実行されていませんでした
     }。再試行はしていません。状態を確認し、必要ならもう一度実行してください。
 error-write-outcome-unknown = { $action ->
         [start] クラスター { $operation } での開始

@@ -153,11 +153,10 @@ pub(crate) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
             if key.code == KeyCode::Esc {
                 // The start runs to its end on its worker; its answer is dropped.
                 review(state, &mut d, &mut effects);
-                d.start_error = Some(ApiError::refused(
+                d.start_error = Some(ApiError::said(
                     Code::Aborted,
                     Reason::WriteAbandoned,
                     &[("action", "start"), ("operation", &d.cluster.name)],
-                    "stopped waiting for the start: it may still happen",
                 ));
             }
             true

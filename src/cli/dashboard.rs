@@ -21,7 +21,9 @@ pub(super) fn sanitize_url(url: &str) -> String {
 /// The client the dashboard reaches its service with, and how the status bar names it.
 pub(super) struct Connected {
     pub(super) client: std::sync::Arc<dyn ichor_model::OperationClient>,
-    route: ichor_app::state::Route,
+    pub(super) route: ichor_app::state::Route,
+    /// The Kubernetes client the route was reached through (none for `--server`).
+    pub(super) kube: Option<kube::Client>,
     pub(super) namespace: String,
     user: Option<String>,
     /// The embedded cluster and its ichor-ui, kept running while the dashboard runs.
@@ -30,10 +32,16 @@ pub(super) struct Connected {
     kubeconfig: Option<(crate::kubeconfig::LoadedKubeconfig, String)>,
 }
 
+/// The name the demo's context goes by (in the status bar, and in the config's `[[contexts]]`).
+const DEMO_CONTEXT: &str = "demo";
+
 impl Connected {
     /// The name of the context the service was reached through: the kubeconfig's, else the
     /// in-process route's (`demo` for the demo); `None` for a server.
     pub(super) fn context_name(&self) -> Option<String> {
+        if self.demo.is_some() {
+            return Some(DEMO_CONTEXT.to_string());
+        }
         match (&self.kubeconfig, &self.route) {
             (Some((_, c)), _) => Some(c.clone()),
             (None, ichor_app::state::Route::InProcess { context, .. }) if !context.is_empty() => {
@@ -79,6 +87,7 @@ async fn reach(
         super::reach::Reached::Tunnel(client, route) => Connected {
             client: Arc::new(Retrying::new(*client, retry_tx).read_only(settings.read_only)),
             route,
+            kube: Some(kube),
             namespace: namespace.to_string(),
             user: None,
             demo: None,
@@ -86,7 +95,7 @@ async fn reach(
         },
         super::reach::Reached::InProcess(route) => {
             let scope = (!settings.all_namespaces).then(|| namespace.to_string());
-            let (mut client, user) = in_process(kube, scope).await;
+            let (mut client, user) = in_process(kube.clone(), scope).await;
             if let Some(u) = kubeconfig_user {
                 // Whose credentials a refusal concerns.
                 client = client.kubeconfig_user(u);
@@ -94,6 +103,7 @@ async fn reach(
             Connected {
                 client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route,
+                kube: Some(kube),
                 namespace: namespace.to_string(),
                 user,
                 demo: None,
@@ -195,7 +205,7 @@ pub(super) async fn connect(
                 settings,
                 d.kube(),
                 token,
-                "demo",
+                DEMO_CONTEXT,
                 &namespace,
                 None,
                 retry_tx,
@@ -214,6 +224,7 @@ pub(super) async fn connect(
             Ok(Connected {
                 client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
                 route: Route::Server { url },
+                kube: None,
                 namespace,
                 user: None,
                 demo: None,
@@ -221,9 +232,20 @@ pub(super) async fn connect(
             })
         }
         Source::Kubeconfig { loaded, context } => {
-            through_context(settings, loaded, context, retry_tx).await
+            through_context(settings, *loaded, context, retry_tx).await
         }
     }
+}
+
+/// The settings `cli` gives over the config file (`--config`, else the default one if it exists)
+/// and the environment.
+pub(super) fn settings_of(cli: &Cli, is_tty: bool) -> anyhow::Result<Settings> {
+    let file = match (&cli.config, crate::config::FileConfig::default_path()) {
+        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
+        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
+        (None, None) => crate::config::FileConfig::default(),
+    };
+    Settings::resolve(cli, &file, |k| std::env::var(k).ok(), is_tty)
 }
 
 /// Runs the dashboard until the user quits.
@@ -232,17 +254,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     use ichor_runtime::{Clock, Runtime};
     use std::io::IsTerminal as _;
 
-    let file = match (&cli.config, crate::config::FileConfig::default_path()) {
-        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
-        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
-        (None, None) => crate::config::FileConfig::default(),
-    };
-    let settings = Settings::resolve(
-        &cli,
-        &file,
-        |k| std::env::var(k).ok(),
-        std::io::stdout().is_terminal(),
-    )?;
+    let settings = settings_of(&cli, std::io::stdout().is_terminal())?;
     let source = Source::choose(&cli, &settings)?;
     // Nothing below runs without a terminal: crossterm would panic reading keys from a
     // non-terminal, and raw mode means nothing there.

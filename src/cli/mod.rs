@@ -1,18 +1,24 @@
 //! Command-line arguments and logging set-up.
 
+pub mod complete;
 mod dashboard;
 mod demo;
+pub mod leading;
+pub mod logging;
+pub mod man;
 pub mod reach;
 mod serve;
 mod settings;
 pub mod verbs;
+pub mod version;
 
 pub use dashboard::run_dashboard;
+pub use leading::{command, parse, try_parse_from};
+pub use logging::{LogFormat, LogSetup};
 pub use serve::run_serve;
 pub use verbs::run_verb;
 
 use crate::config::RouteChoice;
-use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -26,10 +32,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Parser)]
 #[command(
     name = "ichor-tui",
-    version,
+    version = version::VERSION,
     about,
     long_about,
-    args_conflicts_with_subcommands = true
+    after_help = "The connection flags (--kubeconfig, --context, -n, -A, --server, --protocol, --backend, --token-file, --as, --as-group, …) may come before a command or after it, as kubectl takes them."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -40,11 +46,12 @@ pub struct Cli {
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = clap_complete::ArgValueCandidates::new(complete::contexts))]
     pub context: Option<String>,
 
     /// The namespace to list (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE",
+        add = clap_complete::ArgValueCandidates::new(complete::namespaces))]
     pub namespace: Option<String>,
 
     /// List operations in every namespace (adds the namespace column).
@@ -58,7 +65,7 @@ pub struct Cli {
     /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
     /// proxies; the default) or gRPC (HTTP/2).
     #[arg(long, value_enum, value_name = "PROTOCOL")]
-    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub protocol: Option<crate::config::ProtocolChoice>,
     /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
     /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
     /// or nothing) or in-process.
@@ -77,6 +84,15 @@ pub struct Cli {
     /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+
+    /// Act as this user, as kubectl's --as (Kubernetes impersonation; the service then runs
+    /// in-process: ichor-ui and --server act as the caller their token names).
+    #[arg(long = "as", value_name = "USER")]
+    pub as_user: Option<String>,
+
+    /// Act as a member of this group too, with --as (repeat it for more groups).
+    #[arg(long = "as-group", value_name = "GROUP")]
+    pub as_group: Vec<String>,
 
     /// Send the bearer token over plain http:// to a --server that is not loopback all the same
     /// (by default it is refused: use https://).
@@ -179,6 +195,13 @@ pub enum Command {
     /// `operation list|get|pause|resume|delete` (alias op).
     #[command(visible_alias = "op")]
     Operation(verbs::args::OperationArgs),
+    /// This binary's version, commit and build date, and the server's version and route.
+    Version(version::VersionArgs),
+    /// Print the shell script that completes commands, flags and names: `source <(ichor-tui
+    /// completion bash)`.
+    Completion(complete::CompletionArgs),
+    /// Print the manual page (roff): `ichor-tui man | man -l -`.
+    Man(man::ManArgs),
 }
 
 /// `ichor-tui serve`.
@@ -218,12 +241,16 @@ pub struct ServeArgs {
     /// The kubeconfig context to use (default: the current context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    /// Write the log to this file instead of stderr (when it cannot be written, serve says so
+    /// and logs to stderr).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// How log lines are written: text, or json (one JSON object a line, for a log collector).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
     /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
     /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
-    /// open connections, what a limit refused.
+    /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -248,9 +275,13 @@ pub struct DemoClusterArgs {
     /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
-    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
+    /// Write the log to this file instead of stderr (when it cannot be written, the demo
+    /// cluster says so and logs to stderr).
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
+    /// How log lines are written: text, or json (one JSON object a line).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
 }
 
 impl Cli {
@@ -259,17 +290,35 @@ impl Cli {
         match &self.command {
             Some(Command::Serve(a)) => a.log_file.as_deref(),
             Some(Command::DemoCluster(a)) => a.log_file.as_deref(),
+            Some(Command::Version(a)) => a.reach.log_file.as_deref(),
+            Some(Command::Completion(_) | Command::Man(_)) => None,
             Some(_) => verbs::entry_log_file(self),
             None => self.log_file.as_deref(),
+        }
+    }
+
+    /// Where the log goes and how it is written: a server's to stderr unless `--log-file`.
+    pub fn log_setup(&self) -> LogSetup<'_> {
+        let (server, format) = match &self.command {
+            Some(Command::Serve(a)) => (true, a.log_format),
+            Some(Command::DemoCluster(a)) => (true, a.log_format),
+            _ => (false, LogFormat::Text),
+        };
+        LogSetup {
+            file: self.log_file(),
+            server,
+            format,
         }
     }
 
     /// Whether this run serves (a subcommand, or the dashboard with its embedded demo cluster),
     /// rather than being the dashboard alone.
     pub fn serves(&self) -> bool {
-        match verbs::verb_of(self) {
-            Some((_, reach)) => reach.demo,
-            None => self.command.is_some() || self.demo,
+        match (verbs::verb_of(self), &self.command) {
+            (Some((_, reach)), _) => reach.demo,
+            (None, Some(Command::Version(a))) => a.reach.demo,
+            (None, Some(Command::Completion(_) | Command::Man(_))) => false,
+            (None, command) => command.is_some() || self.demo,
         }
     }
 }
@@ -279,43 +328,32 @@ impl Cli {
 /// (measured with heaptrack on the dashboard), for a log that writes a few lines a minute.
 const LOG_LINES_BUFFERED: usize = 4096;
 
-/// Sends tracing to a file (never the terminal). Returns the guard that flushes it.
-pub fn init_logging(
-    file: Option<&Path>,
-) -> anyhow::Result<Option<tracing_appender::non_blocking::WorkerGuard>> {
-    let path = match file {
-        Some(p) => p.to_path_buf(),
-        None => dirs::state_dir()
-            .or_else(dirs::data_local_dir)
-            .unwrap_or_else(std::env::temp_dir)
-            .join("ichor-tui")
-            .join("ichor-tui.log"),
-    };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating log directory {}", dir.display()))?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("opening log file {}", path.display()))?;
+/// The log, once set up: the guard that flushes it, and whether it goes to stderr.
+pub struct Logging {
+    pub guard: tracing_appender::non_blocking::WorkerGuard,
+    /// The log is on stderr: an error said in it is said to whoever reads stderr.
+    pub on_stderr: bool,
+}
+
+/// Sends tracing where `setup` says ([`logging`]): a file for the dashboard (never the
+/// terminal it draws on), stderr for a server unless it names a file.
+pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
+    let sink = logging::sink(&setup)?;
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .buffered_lines_limit(LOG_LINES_BUFFERED)
         .lossy(true)
-        .finish(file);
+        .finish(sink.writer);
     let filter = tracing_subscriber::EnvFilter::try_from_env("ICHOR_TUI_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    tracing_subscriber::fmt()
-        .with_writer(writer)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init()
-        .map_err(|e| anyhow::anyhow!("setting up logging: {e}"))?;
-    Ok(Some(guard))
+    logging::install(writer, filter, setup.format, sink.ansi)?;
+    Ok(Logging {
+        guard,
+        on_stderr: sink.stderr,
+    })
 }
 
-/// The log filter unless `ICHOR_TUI_LOG` gives one. kube's client logs a whole response body
+/// The log filter unless `ICHOR_TUI_LOG` (else `RUST_LOG`) gives one. kube's client logs a whole response body
 /// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
 /// never decodes through that path for lists and gets (see `service::tolerant`) and says what
 /// it could not read itself, in a bounded line, so kube's own line is left out.

@@ -24,6 +24,8 @@ pub(crate) struct Settings {
     pub ichor_ui: ichor_client::tunnel::IchorUi,
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) ca_file: Option<PathBuf>,
+    /// `--as` and `--as-group`.
+    pub(crate) impersonate: Option<crate::kubeconfig::Impersonate>,
     /// When a running machine is slow (`[timing]`).
     pub(crate) slow: ichor_model::SlowRule,
     /// The contexts marked production or read only (`[[contexts]]`).
@@ -64,6 +66,11 @@ impl Settings {
             );
         }
         let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
+        let impersonate = impersonation(cli)?;
+        let mut backend = cli.backend.or(file.backend).unwrap_or_default();
+        if impersonate.is_some() {
+            backend = impersonating_backend(backend)?;
+        }
         Ok(Settings {
             lang: ichor_views::i18n::Lang::choose(lang_flag.as_deref(), &env),
             theme: ichor_views::widgets::Theme {
@@ -87,8 +94,8 @@ impl Settings {
             context: cli.context.clone().or_else(|| file.context.clone()),
             kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
             server: cli.server.clone().or_else(|| file.server.clone()),
-            protocol: cli.protocol.or(file.protocol).unwrap_or_default(),
-            backend: cli.backend.or(file.backend).unwrap_or_default(),
+            protocol: cli.protocol.or(file.protocol).unwrap_or_default().into(),
+            backend,
             ichor_ui: ichor_ui(
                 cli.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),
                 cli.ichor_ui_port
@@ -97,10 +104,42 @@ impl Settings {
             )?,
             token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
             ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
+            impersonate,
             slow: file.timing.rule(),
             contexts: file.context_rules(),
             keys: file.key_overrides.clone(),
         })
+    }
+}
+
+/// `--as` and `--as-group`, as kubectl takes them: groups only with a user.
+fn impersonation(cli: &Cli) -> anyhow::Result<Option<crate::kubeconfig::Impersonate>> {
+    let quoted = ichor_model::error_text::quoted;
+    match (&cli.as_user, cli.as_group.as_slice()) {
+        (None, []) => Ok(None),
+        (None, [group, ..]) => anyhow::bail!(
+            "--as-group {} needs --as USER: Kubernetes impersonates groups only with a user",
+            quoted(group)
+        ),
+        (Some(user), _) if user.trim().is_empty() => anyhow::bail!("--as names no user"),
+        (Some(user), groups) => Ok(Some(crate::kubeconfig::Impersonate {
+            user: user.clone(),
+            groups: groups.to_vec(),
+        })),
+    }
+}
+
+/// The route with `--as`: impersonation is the Kubernetes API's, so the service runs in this
+/// process with the kubeconfig's credentials; ichor-ui acts as the caller its token names.
+fn impersonating_backend(
+    backend: crate::config::RouteChoice,
+) -> anyhow::Result<crate::config::RouteChoice> {
+    use crate::config::RouteChoice;
+    match backend {
+        RouteChoice::Remote => anyhow::bail!(
+            "--as impersonates through the Kubernetes API, so the service runs in-process: --backend remote (ichor-ui acts as the caller its token names) cannot take it"
+        ),
+        RouteChoice::Auto | RouteChoice::InProcess => Ok(RouteChoice::InProcess),
     }
 }
 
@@ -129,7 +168,7 @@ pub(super) enum Source {
     Demo,
     Remote(ichor_client::remote::RemoteOptions),
     Kubeconfig {
-        loaded: crate::kubeconfig::LoadedKubeconfig,
+        loaded: Box<crate::kubeconfig::LoadedKubeconfig>,
         context: String,
     },
 }
@@ -137,6 +176,18 @@ pub(super) enum Source {
 impl Source {
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
         use ichor_client::remote::{RemoteOptions, TOKEN_ENV, load_token};
+        if settings.impersonate.is_some() {
+            if cli.demo {
+                anyhow::bail!(
+                    "--as needs a kubeconfig: the embedded demo of --demo has none (`ichor-tui demo-cluster --kubeconfig-out FILE` serves one to impersonate on)"
+                );
+            }
+            if settings.server.is_some() {
+                anyhow::bail!(
+                    "--as cannot be used with --server: the server acts as the caller its token names (it impersonates that caller itself); leave out --server to act as another user in-process"
+                );
+            }
+        }
         if cli.demo {
             return Ok(Source::Demo);
         }
@@ -157,8 +208,12 @@ impl Source {
             opts.check_token_transport()?;
             return Ok(Source::Remote(opts));
         }
-        let loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;
+        let mut loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;
+        loaded.impersonate = settings.impersonate.clone();
         let context = loaded.context(settings.context.as_deref())?;
-        Ok(Source::Kubeconfig { loaded, context })
+        Ok(Source::Kubeconfig {
+            loaded: Box::new(loaded),
+            context,
+        })
     }
 }

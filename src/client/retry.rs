@@ -229,18 +229,11 @@ impl<C: OperationClient> Retrying<C> {
         } else {
             "no"
         };
-        let params = |extra: &[(&str, &str)]| {
+        // Said in the reason's own words (locales/en), with the cause as its detail.
+        let refused = |code, reason, extra: &[(&str, &str)]| {
             let mut p = vec![("action", action), ("operation", operation), ("late", late)];
             p.extend_from_slice(extra);
-            p.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<std::collections::BTreeMap<_, _>>()
-        };
-        let refused = |code, reason, extra: &[(&str, &str)], message: String| ApiError {
-            code,
-            reason: Some(reason),
-            params: params(extra),
-            message,
+            ApiError::said(code, reason, &p)
         };
         tracing::info!(action, operation, error = %cause, "a write's outcome is unknown: reading to find out");
         match read.await {
@@ -248,28 +241,17 @@ impl<C: OperationClient> Retrying<C> {
             Ok(Found::NotApplied) => Err(refused(
                 Code::Aborted,
                 Reason::WriteNotApplied,
-                &[],
-                format!(
-                    "the {action} of {operation} did not happen ({}); nothing was retried",
-                    cause.message
-                ),
+                &[("detail", &cause.message)],
             )),
             Ok(Found::Replaced { phase }) => Err(refused(
                 Code::Aborted,
                 Reason::OperationReplaced,
                 &[("phase", &phase)],
-                format!(
-                    "{operation} is no longer the operation that was confirmed: the name now belongs to another one ({phase}), which was not touched"
-                ),
             )),
             Err(e) => Err(refused(
                 Code::Unavailable,
                 Reason::WriteOutcomeUnknown,
                 &[("detail", &e.message)],
-                format!(
-                    "whether the {action} of {operation} happened is unknown: the cluster could not be read ({})",
-                    e.message
-                ),
             )),
         }
     }
@@ -290,7 +272,7 @@ fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> 
     let until = until.to_string();
     let cluster = req.cluster.clone().unwrap_or_default();
     let detail = cause.param("detail").unwrap_or(&cause.message).to_string();
-    ApiError::refused(
+    ApiError::said(
         Code::Unavailable,
         Reason::StartOutcomeUnknown,
         &[
@@ -301,9 +283,6 @@ fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> 
             ("request_id", id),
             ("detail", &detail),
         ],
-        format!(
-            "the answer to the start on cluster {cluster} was lost ({detail}): whether it happened is not known yet; no operation carries its request id so far, and it is looked for until {until}: do not start again"
-        ),
     )
 }
 
@@ -311,18 +290,16 @@ fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> 
 fn not_sent_start(req: &OperationRequest, cause: &ApiError) -> ApiError {
     let cluster = req.cluster.clone().unwrap_or_default();
     let detail = cause.param("detail").unwrap_or(&cause.message).to_string();
-    ApiError::refused(
+    ApiError::said(
         Code::Aborted,
         Reason::WriteNotApplied,
         &[
             ("action", "start"),
             ("operation", &cluster),
-            ("late", "no"),
+            // Never sent: no connection to the server could be made.
+            ("late", "not-sent"),
             ("detail", &detail),
         ],
-        format!(
-            "the start on cluster {cluster} did not happen: no connection to the server could be made ({detail}); nothing was retried"
-        ),
     )
 }
 

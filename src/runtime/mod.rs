@@ -8,8 +8,7 @@ mod workers;
 use workers::Workers;
 mod panics;
 mod perform;
-mod report;
-#[path = "../terminal/mod.rs"]
+pub mod report;
 pub mod terminal;
 
 pub(crate) use panics::{payload_text, report_panic};
@@ -166,8 +165,14 @@ impl Runtime {
                     let lang = self.texts.lang();
                     let (tz, tx) = (self.state.tz.clone(), tx.clone());
                     tokio::spawn(async move {
-                        let saved =
-                            report::save(client.as_ref(), lang, tz, &namespace, &name).await;
+                        let dir = std::env::current_dir().map_err(|e| e.to_string());
+                        let saved = match dir {
+                            Ok(dir) => {
+                                let of = (namespace.as_str(), name.as_str());
+                                report::save(client.as_ref(), lang, tz, &dir, of).await
+                            }
+                            Err(e) => Err(e),
+                        };
                         let _ = tx.send(Action::ReportSaved {
                             name,
                             result: saved,

@@ -25,14 +25,15 @@ pub(crate) fn file_name(name: &str, at: jiff::Timestamp) -> String {
     )
 }
 
-/// Reads the report of `namespace`/`name` and writes it; the path written, or why not (in
-/// the person's language for a refusal of the read).
-pub(crate) async fn save(
+/// Reads the report of `namespace`/`name` and writes it to a new file in `dir`; the path
+/// written, or why not (in the person's language for a refusal of the read). A file of that
+/// name already there is left as it is (refused).
+pub async fn save(
     client: &dyn OperationClient,
     lang: Lang,
     tz: jiff::tz::TimeZone,
-    namespace: &str,
-    name: &str,
+    dir: &std::path::Path,
+    (namespace, name): (&str, &str),
 ) -> Result<String, String> {
     let texts = Texts::new(lang);
     let at = jiff::Timestamp::now();
@@ -40,7 +41,6 @@ pub(crate) async fn save(
         .await
         .map_err(|e| ichor_views::words::error_text(&texts, &e))?;
     let text = ichor_views::report::markdown(&texts, &report, &tz);
-    let dir = std::env::current_dir().map_err(|e| e.to_string())?;
     let path = dir.join(file_name(name, at));
     let shown = path.display().to_string();
     tokio::task::spawn_blocking(move || {

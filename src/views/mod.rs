@@ -13,12 +13,14 @@ pub(crate) mod confirm;
 pub(crate) mod contexts;
 pub(crate) mod events;
 pub(crate) mod help;
-#[path = "../i18n.rs"]
-pub mod i18n;
+/// The words, from `locales/` (the ichor-i18n crate, which the service renders its refusals
+/// with too).
+pub use ichor_i18n as i18n;
 pub(crate) mod new_operation;
 pub(crate) mod operation;
 pub(crate) mod operations;
 pub mod pace;
+pub mod plan_words;
 pub(crate) mod production;
 pub(crate) mod reading;
 pub mod report;
@@ -181,8 +183,9 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
     match state.screen {
         Screen::Operations => {
             times.extend(operations::visible_since(state).map(change));
-            times
-                .extend(operations::visible_ops(state).filter_map(|o| pace::next_change(state, o)));
+            times.extend(
+                operations::visible_ops(state).filter_map(|o| pace::next_list_change(state, o)),
+            );
         }
         Screen::Operation => {
             times.extend(operation::visible_since(state).map(change));

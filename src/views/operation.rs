@@ -386,30 +386,7 @@ fn machines(
         .map(|m| width(&role_of(&m.name)))
         .max()
         .unwrap_or(0);
-    let columns = vec![
-        Column::new("#").min(3).right().shrink(5).hide(3),
-        Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
-        Column::new(t.t("col-role"))
-            .min(roles.max(width(&t.t("col-role"))))
-            .shrink(2)
-            .hide(0),
-        Column::new(t.t("col-phase"))
-            .min(widest_machine_phase(t))
-            .whole()
-            .shrink(3)
-            .hide(4),
-        Column::new(t.t("col-elapsed"))
-            .min(6)
-            .right()
-            .whole()
-            .shrink(4)
-            .hide(2),
-        Column::new(t.t("col-message"))
-            .min(10)
-            .fill()
-            .shrink(0)
-            .hide(1),
-    ];
+    let columns = machine_columns(t, roles);
     let timing = state.pace.timing(op, state.now);
     let rows: Vec<Row> = window
         .range()
@@ -447,4 +424,32 @@ fn machines(
         line.draw(rest, buf);
     }
     ListTable::new(columns, rows, &ctx.theme).render(table, buf);
+}
+
+/// The machines' columns; the roles' as wide as `roles` (the widest shown).
+fn machine_columns(t: &crate::i18n::Texts, roles: usize) -> Vec<Column> {
+    vec![
+        Column::new("#").min(3).right().shrink(5).hide(3),
+        Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
+        Column::new(t.t("col-role"))
+            .min(roles.max(width(&t.t("col-role"))))
+            .shrink(2)
+            .hide(0),
+        Column::new(t.t("col-phase"))
+            .min(widest_machine_phase(t))
+            .whole()
+            .shrink(3)
+            .hide(4),
+        Column::new(t.t("col-elapsed"))
+            .min(6)
+            .right()
+            .whole()
+            .shrink(4)
+            .hide(2),
+        Column::new(t.t("col-message"))
+            .min(10)
+            .fill()
+            .shrink(0)
+            .hide(1),
+    ]
 }

@@ -121,20 +121,8 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         message(&msg, Default::default(), rows_area, buf);
         return;
     };
-    let mut height = usize::from(rows_area.height);
-    // The banner says refused credentials, and what to do; the error is said once.
-    if let Some(e) = super::words::screen_error(state, ops.all.error.as_ref()) {
-        // Keep the last data on screen and say why it is not fresher.
-        height = height.saturating_sub(1);
-        let mut line = Lines::new(usize::from(rows_area.width.saturating_sub(1)));
-        line.push(
-            super::text::fit(&error_text(t, e), line.width),
-            ctx.theme.fg(Color::Red),
-        );
-        let [_, last] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)])
-            .areas(indented(rows_area));
-        line.draw(last, buf);
-    }
+    let banner = usize::from(banner(state, ctx, rows_area, buf));
+    let height = usize::from(rows_area.height).saturating_sub(banner);
     // The banner may take rows `update` counted as list rows: keep the selection in view.
     let offset = ops
         .list
@@ -145,18 +133,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         block = block.title_bottom(more);
     }
     block.render(area, buf);
-    let shown: Vec<(&Operation, Timing)> = ops.visible[window.range()]
-        .iter()
-        .filter_map(|&i| all.get(i))
-        .map(|op| (op, state.pace.timing(op, state.now)))
-        .collect();
-    let estimates = shown
-        .iter()
-        .any(|(_, timing)| super::pace::estimate_short(t, &timing.estimate).is_some());
-    let rows: Vec<Row> = shown
-        .iter()
-        .map(|(op, timing)| row(state, ctx, op, timing, estimates))
-        .collect();
+    let (rows, estimates) = rows(state, ctx, &ops.visible[window.range()], all);
     if rows.is_empty() {
         // With a filter the server filters too: nothing held can mean nothing matched.
         empty(
@@ -188,6 +165,41 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         },
         buf,
     );
+}
+
+/// The banner, on the last row of `area`, that says refused credentials and what to do (the
+/// error said once; the last data stays on screen). Whether it is shown.
+fn banner(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) -> bool {
+    let Some(e) = super::words::screen_error(state, state.ops.all.error.as_ref()) else {
+        return false;
+    };
+    let mut line = Lines::new(usize::from(area.width.saturating_sub(1)));
+    line.push(
+        super::text::fit(&error_text(ctx.texts, e), line.width),
+        ctx.theme.fg(Color::Red),
+    );
+    let [_, last] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(indented(area));
+    line.draw(last, buf);
+    area.height > 0
+}
+
+/// The rows of the operations `visible` (indexes into `all`), with their times; and whether
+/// one of them has an estimate (then the list has its column).
+fn rows(state: &State, ctx: &Ctx<'_>, visible: &[usize], all: &[Operation]) -> (Vec<Row>, bool) {
+    let shown: Vec<(&Operation, Timing)> = visible
+        .iter()
+        .filter_map(|&i| all.get(i))
+        .map(|op| (op, state.pace.timing(op, state.now)))
+        .collect();
+    let estimates = shown
+        .iter()
+        .any(|(_, timing)| super::pace::estimate_short(ctx.texts, &timing.estimate).is_some());
+    let rows = shown
+        .iter()
+        .map(|(op, timing)| row(state, ctx, op, timing, estimates))
+        .collect();
+    (rows, estimates)
 }
 
 /// Whether the rows held are the server's answer to the filter as typed now.

@@ -98,8 +98,8 @@ fn next_estimate_change(now: Timestamp, e: &Estimate) -> Option<Timestamp> {
     (after <= running).then(|| now + SignedDuration::from_secs(after))
 }
 
-/// When what this operation's times say next changes by themselves: its running time, a
-/// machine's, the estimate, or a machine turning slow.
+/// When what this operation's page says of its times next changes by themselves: its running
+/// time, a machine's, the estimate, or a machine turning slow.
 pub fn next_change(state: &State, op: &Operation) -> Option<Timestamp> {
     let timing = state.pace.timing(op, state.now);
     let now = state.now;
@@ -111,14 +111,28 @@ pub fn next_change(state: &State, op: &Operation) -> Option<Timestamp> {
         .running
         .iter()
         .map(|m| next_duration_change(m.since, now));
+    [running, next_list_change_of(now, &timing)]
+        .into_iter()
+        .flatten()
+        .chain(machines)
+        .filter(|t| *t > now)
+        .min()
+}
+
+/// When what this operation's list row says of its times next changes by themselves: a
+/// machine turning slow, or the estimate (the row shows neither time in a phase nor a
+/// machine's).
+pub fn next_list_change(state: &State, op: &Operation) -> Option<Timestamp> {
+    next_list_change_of(state.now, &state.pace.timing(op, state.now))
+}
+
+fn next_list_change_of(now: Timestamp, timing: &Timing) -> Option<Timestamp> {
     [
-        running,
         timing.next_slow_at(),
         next_estimate_change(now, &timing.estimate),
     ]
     .into_iter()
     .flatten()
-    .chain(machines)
     .filter(|t| *t > now)
     .min()
 }

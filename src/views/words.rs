@@ -196,7 +196,12 @@ pub(crate) fn next_duration_change(since: Timestamp, now: Timestamp) -> Timestam
 
 /// A date and time as YYYY-MM-DD HH:MM in the user's time zone.
 pub(crate) fn date_time(state: &State, t: Timestamp) -> String {
-    t.to_zoned(state.tz.clone())
+    date_time_in(&state.tz, t)
+}
+
+/// A date and time in `tz`, as the dashboard and the CLI write them ("2026-11-09 12:30").
+pub(crate) fn date_time_in(tz: &jiff::tz::TimeZone, t: Timestamp) -> String {
+    t.to_zoned(tz.clone())
         .strftime("%Y-%m-%d %H:%M")
         .to_string()
 }
@@ -250,10 +255,10 @@ pub fn error_text(t: &Texts, e: &ApiError) -> String {
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     if let Some(reason) = e.reason {
-        let id = format!("error-{}", reason.as_str().to_lowercase().replace('_', "-"));
+        let id = reason.message_id();
         // A refusal whose parameters do not fill its message is said by its code instead.
-        if (t.has(&id) || t.lang == crate::i18n::Lang::En)
-            && let Some(s) = t.tr_whole(&id, &args)
+        if (t.has(id) || t.lang() == crate::i18n::Lang::En)
+            && let Some(s) = t.tr_whole(id, &args)
         {
             return s;
         }

@@ -89,6 +89,57 @@ pub async fn connect(path: Path, api: &EmbeddedApi, user: User) -> Arc<dyn Opera
     connect_with_deadline(path, api, user, None).await
 }
 
+/// Clients for each of `who` on `path`, all reaching one service: one server over gRPC,
+/// Connect and the tunnel; one service impersonating each caller. In-process each person's
+/// dashboard runs its own service with their own credentials, so there each client has its own.
+pub async fn connect_each(
+    path: Path,
+    api: &EmbeddedApi,
+    who: &[User],
+) -> Vec<Arc<dyn OperationClient>> {
+    let mut clients: Vec<Arc<dyn OperationClient>> = Vec::new();
+    match path {
+        Path::InProcess => {
+            for u in who {
+                clients.push(connect(path, api, *u).await);
+            }
+        }
+        Path::Impersonated => {
+            let mut access = KubeAccess::new(api.client(users::SERVER_TOKEN), "ichor-tui");
+            access.settle_window = super::SETTLE_WINDOW;
+            let service = OperationService::new(access);
+            for u in who {
+                let caller = Caller::user(u.name(), u.groups());
+                clients.push(Arc::new(InProcessClient::new(service.clone(), caller)));
+            }
+        }
+        Path::Grpc | Path::Connect => {
+            let running = super::server::start(api, Default::default()).await;
+            let protocol = match path {
+                Path::Grpc => ichor_client::remote::Protocol::Grpc,
+                _ => ichor_client::remote::Protocol::Connect,
+            };
+            for u in who {
+                let url = running.url(false);
+                clients.push(Arc::new(super::server::client_over(
+                    &url,
+                    Some(u.token()),
+                    protocol,
+                )));
+            }
+            // The server task lives until the test's runtime ends.
+            std::mem::forget(running);
+        }
+        Path::Tunnel => {
+            serve_as_ichor_ui(api).await;
+            for u in who {
+                clients.push(Arc::new(through_tunnel(api, *u, None).await));
+            }
+        }
+    }
+    clients
+}
+
 /// The dashboard's own client stack for `user` on `path`: the retrying client (reads retried
 /// quickly, writes sent once) over the path's client, with every call's deadline `deadline`
 /// (the Kubernetes request deadline in-process, the call deadline over gRPC).
@@ -162,14 +213,28 @@ pub async fn tunnel(
     user: User,
     deadline: Option<std::time::Duration>,
 ) -> ichor_client::remote::RemoteClient {
+    serve_as_ichor_ui(api).await;
+    through_tunnel(api, user, deadline).await
+}
+
+/// A server made the demo's ichor-ui (seeded if the API has none); it lives until the test's
+/// runtime ends.
+async fn serve_as_ichor_ui(api: &EmbeddedApi) {
     use ichor_demo::demo::ichor_ui;
     let running = super::server::start(api, Default::default()).await;
     if ichor_ui::pod(api).is_none() {
         ichor_ui::seed(api).unwrap();
     }
     ichor_ui::forward_to(api, running.addr).unwrap();
-    // The server task lives until the test's runtime ends.
     std::mem::forget(running);
+}
+
+/// A client of the demo's ichor-ui for `user`, through a tunnel, as the dashboard reaches it.
+async fn through_tunnel(
+    api: &EmbeddedApi,
+    user: User,
+    deadline: Option<std::time::Duration>,
+) -> ichor_client::remote::RemoteClient {
     let ui = ichor_client::tunnel::IchorUi::default();
     let kube = api.client(user.token());
     ichor_client::tunnel::find(&kube, &ui).await.unwrap();

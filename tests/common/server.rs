@@ -24,10 +24,15 @@ pub struct Options {
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
+/// When it goes, nothing was refused to its own identity: the API grants that identity exactly
+/// `deploy/rbac.yaml`'s ClusterRole, so every test that runs a server checks the role suffices.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The server's metrics, as `GET /metrics` would answer them.
+    pub metrics: ichor_server::Metrics,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
+    api: EmbeddedApi,
 }
 
 impl Running {
@@ -72,6 +77,13 @@ impl Drop for Running {
         if let Some(t) = &self.task {
             t.abort();
         }
+        if !std::thread::panicking() {
+            let denied = self.api.deployed_role_usage().denied;
+            assert!(
+                denied.is_empty(),
+                "refused to serve's identity (deploy/rbac.yaml's ClusterRole): {denied:?}"
+            );
+        }
     }
 }
 
@@ -86,13 +98,16 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
+    let metrics = config.metrics.clone();
     let task = tokio::spawn(serve(config, listener, async move {
         let _ = rx.await;
     }));
     Running {
         addr,
+        metrics,
         stop: Some(tx),
         task: Some(task),
+        api: api.clone(),
     }
 }
 
@@ -102,8 +117,10 @@ pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
     start_on(api, listener, opts)
 }
 
-/// Serves `api` as [`start`] does, taking calls without a token as its own identity.
+/// Serves `api` as [`start`] does, taking calls without a token as its own identity (which
+/// the API then lets do what those callers do).
 pub async fn start_anonymous(api: &EmbeddedApi) -> Running {
+    api.grant_anonymous_callers_to_the_server();
     let opts = Options {
         allow_anonymous: true,
         ..Options::default()

@@ -163,7 +163,7 @@ const unfinished = refusal(
   Code.FailedPrecondition,
   "UNFINISHED_OPERATION",
   { operation: OPERATION.name, cluster: "prod-eu", phase: "Running", kind: "talos" },
-  `operation ${OPERATION.name} on cluster prod-eu has not completed (it is Running): wait for it to complete, or delete it, before starting another`,
+  `Operation ${OPERATION.name} on cluster prod-eu has not completed (Running): wait for it to complete, or delete it, before starting another.`,
 );
 
 const operations = {

@@ -78,9 +78,13 @@ async fn curl_grpc(
     let mut frame = vec![0];
     frame.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
     frame.extend_from_slice(&message);
-    super::curl::run_with_input(&args, &frame)
-        .await
-        .map(|a| a.to_ascii_lowercase())
+    // Only a call that writes nothing may be made again when curl lost its answer.
+    let writes = ["CreateOperation", "SetOperationPaused", "DeleteOperation"];
+    let sent = match writes.contains(&method) {
+        true => super::curl::run_with_input(&args, &frame).await,
+        false => super::curl::run_read_with_input(&args, &frame).await,
+    };
+    sent.map(|a| a.to_ascii_lowercase())
 }
 
 fn list_default() -> proto::ListOperationsRequest {

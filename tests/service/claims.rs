@@ -3,7 +3,7 @@
 //! operation, a hostile Lease is a named refusal, a request id names one request, a stray
 //! kube-proxy confirmation is named and taken back.
 
-use super::common::paths::{Path, User, connect, writer};
+use super::common::paths::{Path, User, connect, connect_each, writer};
 use super::common::{claim_given_back, names, operations_created};
 use super::{req, world};
 use ichor_demo::apiserver::{EmbeddedApi, Fault, FaultRule};
@@ -206,6 +206,47 @@ pub async fn a_request_id_names_one_request(path: Path) {
         assert_eq!(e.reason, Some(Reason::RequestIdReused), "{e:?}");
         assert!(!e.message.contains(&made.operation.name));
     }
+    assert!(api.write_log().is_empty(), "{:?}", names(&api.write_log()));
+}
+
+/// Case 4b: a request id is bound only once something was written for it. A start refused
+/// before any write (a viewer's, refused by Kubernetes; a downgrade, refused by the plan) leaves
+/// its id free: the admin's start, or the same caller's corrected one, with that id goes ahead.
+pub async fn a_refused_start_leaves_its_request_id_free(path: Path) {
+    let api = world();
+    let clients = connect_each(path, &api, &[User::Viewer, User::Admin]).await;
+    let (viewer, admin) = (&clients[0], &clients[1]);
+    let with_id = |id: &str, r: OperationRequest| OperationRequest {
+        request_id: Some(id.into()),
+        ..r
+    };
+    let shutdown = with_id("r-refused-first", req(OperationKind::Shutdown, None));
+    let e = viewer.create_operation(&shutdown).await.unwrap_err();
+    assert_eq!(e.code, Code::PermissionDenied, "{e:?}");
+    assert!(api.write_log().is_empty(), "{:?}", names(&api.write_log()));
+    let made = admin.create_operation(&shutdown).await.unwrap();
+    assert_eq!(
+        made.operation.request_id.as_deref(),
+        Some("r-refused-first")
+    );
+    let by_admin = format!("create talosoperations by {}", writer(path, User::Admin));
+    assert!(names(&api.write_log()).contains(&by_admin), "{by_admin}");
+    assert!(api.remove("talosoperations", "default", &made.operation.name));
+    api.clear_write_log();
+
+    // The same caller: a downgrade is refused by the plan, then the corrected start goes ahead.
+    let downgrade = with_id("r-corrected", req(OperationKind::Talos, Some("v1.8.9")));
+    let e = admin.create_operation(&downgrade).await.unwrap_err();
+    assert_eq!(e.reason, Some(Reason::Downgrade), "{e:?}");
+    assert!(api.write_log().is_empty(), "{:?}", names(&api.write_log()));
+    let corrected = with_id("r-corrected", req(OperationKind::Talos, Some("v1.9.3")));
+    let started = admin.create_operation(&corrected).await.unwrap();
+    assert!(!started.found);
+    assert_eq!(operations_created(&api), 1);
+    // Now it is bound: the same id for another request is refused, and writes nothing.
+    api.clear_write_log();
+    let e = admin.create_operation(&downgrade).await.unwrap_err();
+    assert_eq!(e.reason, Some(Reason::RequestIdReused), "{e:?}");
     assert!(api.write_log().is_empty(), "{:?}", names(&api.write_log()));
 }
 

@@ -10,8 +10,11 @@ use crate::{
 
 use crate::ServerVersion;
 
-/// OperationService and ClusterService as the dashboard calls them.
+/// OperationService and ClusterService as the dashboard calls them. A shared, boxed or borrowed
+/// client is a client too (the forwarding is written by `auto_impl`): wrappers (the retrying
+/// one) take any backend chosen at run time.
 #[async_trait::async_trait]
+#[auto_impl::auto_impl(&, Box, Arc)]
 pub trait OperationClient: Send + Sync {
     /// The user the calls act as, when known.
     fn user(&self) -> Option<String> {
@@ -128,11 +131,10 @@ pub fn no_manifest(what: &str) -> ApiError {
 
 /// The refusal a read-only client gives every write, without calling anything.
 pub fn read_only_refusal(what: &str) -> ApiError {
-    ApiError::refused(
+    ApiError::said(
         crate::Code::PermissionDenied,
         crate::Reason::ReadOnly,
         &[("what", what)],
-        format!("{what}: ichor-tui runs read-only (--read-only)"),
     )
 }
 
@@ -157,76 +159,4 @@ pub enum RetryEvent {
         since: jiff::Timestamp,
         error: ApiError,
     },
-}
-
-/// A shared client is a client: wrappers (the retrying one) take any backend chosen at run time.
-#[async_trait::async_trait]
-impl<C: OperationClient + ?Sized> OperationClient for std::sync::Arc<C> {
-    fn user(&self) -> Option<String> {
-        (**self).user()
-    }
-    fn server_version(&self) -> ServerVersion {
-        (**self).server_version()
-    }
-    async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
-        (**self).list_page(query).await
-    }
-    async fn get_operation(&self, namespace: &str, name: &str) -> Result<Operation, ApiError> {
-        (**self).get_operation(namespace, name).await
-    }
-    async fn get_operation_manifest(
-        &self,
-        namespace: &str,
-        name: &str,
-    ) -> Result<String, ApiError> {
-        (**self).get_operation_manifest(namespace, name).await
-    }
-    async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
-        (**self).plan_operation(req).await
-    }
-    async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
-        (**self).create_operation(req).await
-    }
-    async fn set_operation_paused(
-        &self,
-        namespace: &str,
-        name: &str,
-        paused: bool,
-        confirmed: Option<&Confirmed>,
-    ) -> Result<Operation, ApiError> {
-        (**self)
-            .set_operation_paused(namespace, name, paused, confirmed)
-            .await
-    }
-    async fn delete_operation(
-        &self,
-        namespace: &str,
-        name: &str,
-        confirmed: Option<&Confirmed>,
-    ) -> Result<(), ApiError> {
-        (**self).delete_operation(namespace, name, confirmed).await
-    }
-    async fn permissions(&self, namespace: &str) -> Result<Permissions, ApiError> {
-        (**self).permissions(namespace).await
-    }
-    async fn list_events(
-        &self,
-        namespace: &str,
-        name: &str,
-        wanted: EventsWanted,
-    ) -> Result<OperationEvents, ApiError> {
-        (**self).list_events(namespace, name, wanted).await
-    }
-    fn pushes(&self) -> bool {
-        (**self).pushes()
-    }
-    async fn watch_operations(&self, req: &WatchRequest) -> Result<Updates, ApiError> {
-        (**self).watch_operations(req).await
-    }
-    async fn list_clusters(&self, namespace: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        (**self).list_clusters(namespace).await
-    }
-    async fn get_cluster(&self, namespace: &str, name: &str) -> Result<Cluster, ApiError> {
-        (**self).get_cluster(namespace, name).await
-    }
 }

@@ -31,7 +31,7 @@ impl Code {
 }
 
 macro_rules! reasons {
-    ($($variant:ident => $code:literal,)*) => {
+    ($($variant:ident => $code:literal, $id:literal,)*) => {
         /// Why a call was refused: a code the dashboard says in every language, with parameters.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Reason { $($variant,)* }
@@ -45,6 +45,12 @@ macro_rules! reasons {
                 match self { $(Reason::$variant => $code,)* }
             }
 
+            /// The id of its message in `locales/*/errors.ftl`: the dashboard's words for it in
+            /// every language, and the English the service sends with it.
+            pub fn message_id(self) -> &'static str {
+                match self { $(Reason::$variant => $id,)* }
+            }
+
             /// Parses a wire name.
             pub fn parse(s: &str) -> Option<Reason> {
                 match s { $($code => Some(Reason::$variant),)* _ => None }
@@ -53,58 +59,60 @@ macro_rules! reasons {
     };
 }
 
+// Each reason: its wire name, and the id of its message (locales/*/errors.ftl).
 reasons! {
-    UnfinishedOperation => "UNFINISHED_OPERATION",
-    TrackedByGitops => "TRACKED_BY_GITOPS",
-    Downgrade => "DOWNGRADE",
-    UnsupportedJump => "UNSUPPORTED_JUMP",
-    NoMachines => "NO_MACHINES",
-    InvalidVersion => "INVALID_VERSION",
-    InvalidKubeProxyMode => "INVALID_KUBE_PROXY_MODE",
-    TargetNotTaken => "TARGET_NOT_TAKEN",
-    TargetRequired => "TARGET_REQUIRED",
-    InvalidMaxUnavailable => "INVALID_MAX_UNAVAILABLE",
-    MaxUnavailableOverWorkers => "MAX_UNAVAILABLE_OVER_WORKERS",
-    InvalidNamespace => "INVALID_NAMESPACE",
-    InvalidName => "INVALID_NAME",
-    InvalidKind => "INVALID_KIND",
-    InvalidRequestId => "INVALID_REQUEST_ID",
-    InvalidFingerprint => "INVALID_FINGERPRINT",
-    InvalidConfirmation => "INVALID_CONFIRMATION",
-    OperationUnreadable => "OPERATION_UNREADABLE",
-    ClusterUnreadable => "CLUSTER_UNREADABLE",
-    MachineUnreadable => "MACHINE_UNREADABLE",
-    ClusterRequired => "CLUSTER_REQUIRED",
-    ClusterNotFound => "CLUSTER_NOT_FOUND",
-    NoClusters => "NO_CLUSTERS",
-    OperationNotFound => "OPERATION_NOT_FOUND",
-    ResumeAfterFailure => "RESUME_AFTER_FAILURE",
-    OperationFinished => "OPERATION_FINISHED",
-    SpecWrittenCreateFailed => "SPEC_WRITTEN_CREATE_FAILED",
-    AnnotationNotRemoved => "ANNOTATION_NOT_REMOVED",
-    ReadOnly => "READ_ONLY",
-    PermissionDenied => "PERMISSION_DENIED",
-    Unauthenticated => "UNAUTHENTICATED",
-    Unavailable => "UNAVAILABLE",
-    Conflict => "CONFLICT",
-    ChangedSinceConfirmed => "CHANGED_SINCE_CONFIRMED",
-    PlanChanged => "PLAN_CHANGED",
-    StartInProgress => "START_IN_PROGRESS",
-    StartSettling => "START_SETTLING",
-    StartOutcomeUnknown => "START_OUTCOME_UNKNOWN",
-    ClaimUnreadable => "CLAIM_UNREADABLE",
-    RequestIdReused => "REQUEST_ID_REUSED",
-    ConfirmationRemoved => "CONFIRMATION_REMOVED",
-    TaskFailed => "TASK_FAILED",
-    InstallationBusy => "INSTALLATION_BUSY",
-    NotPermitted => "NOT_PERMITTED",
-    WriteNotApplied => "WRITE_NOT_APPLIED",
-    WriteOutcomeUnknown => "WRITE_OUTCOME_UNKNOWN",
-    OperationReplaced => "OPERATION_REPLACED",
-    WriteAbandoned => "WRITE_ABANDONED",
-    VersionSkew => "VERSION_SKEW",
-    Invalid => "INVALID",
-    Internal => "INTERNAL",
+    UnfinishedOperation => "UNFINISHED_OPERATION", "error-unfinished-operation",
+    TrackedByGitops => "TRACKED_BY_GITOPS", "error-tracked-by-gitops",
+    Downgrade => "DOWNGRADE", "error-downgrade",
+    UnsupportedJump => "UNSUPPORTED_JUMP", "error-unsupported-jump",
+    NoMachines => "NO_MACHINES", "error-no-machines",
+    InvalidVersion => "INVALID_VERSION", "error-invalid-version",
+    InvalidKubeProxyMode => "INVALID_KUBE_PROXY_MODE", "error-invalid-kube-proxy-mode",
+    TargetNotTaken => "TARGET_NOT_TAKEN", "error-target-not-taken",
+    TargetRequired => "TARGET_REQUIRED", "error-target-required",
+    InvalidMaxUnavailable => "INVALID_MAX_UNAVAILABLE", "error-invalid-max-unavailable",
+    MaxUnavailableOverWorkers => "MAX_UNAVAILABLE_OVER_WORKERS", "error-max-unavailable-over-workers",
+    InvalidNamespace => "INVALID_NAMESPACE", "error-invalid-namespace",
+    InvalidName => "INVALID_NAME", "error-invalid-name",
+    InvalidKind => "INVALID_KIND", "error-invalid-kind",
+    InvalidRequestId => "INVALID_REQUEST_ID", "error-invalid-request-id",
+    InvalidFingerprint => "INVALID_FINGERPRINT", "error-invalid-fingerprint",
+    InvalidConfirmation => "INVALID_CONFIRMATION", "error-invalid-confirmation",
+    OperationUnreadable => "OPERATION_UNREADABLE", "error-operation-unreadable",
+    ClusterUnreadable => "CLUSTER_UNREADABLE", "error-cluster-unreadable",
+    MachineUnreadable => "MACHINE_UNREADABLE", "error-machine-unreadable",
+    ClusterRequired => "CLUSTER_REQUIRED", "error-cluster-required",
+    ClusterNotFound => "CLUSTER_NOT_FOUND", "error-cluster-not-found",
+    InstallationNotFound => "INSTALLATION_NOT_FOUND", "error-installation-not-found",
+    NoClusters => "NO_CLUSTERS", "error-no-clusters",
+    OperationNotFound => "OPERATION_NOT_FOUND", "error-operation-not-found",
+    ResumeAfterFailure => "RESUME_AFTER_FAILURE", "error-resume-after-failure",
+    OperationFinished => "OPERATION_FINISHED", "error-operation-finished",
+    SpecWrittenCreateFailed => "SPEC_WRITTEN_CREATE_FAILED", "error-spec-written-create-failed",
+    AnnotationNotRemoved => "ANNOTATION_NOT_REMOVED", "error-annotation-not-removed",
+    ReadOnly => "READ_ONLY", "error-read-only",
+    PermissionDenied => "PERMISSION_DENIED", "error-permission-denied",
+    Unauthenticated => "UNAUTHENTICATED", "error-unauthenticated",
+    Unavailable => "UNAVAILABLE", "error-unavailable",
+    Conflict => "CONFLICT", "error-conflict",
+    ChangedSinceConfirmed => "CHANGED_SINCE_CONFIRMED", "error-changed-since-confirmed",
+    PlanChanged => "PLAN_CHANGED", "error-plan-changed",
+    StartInProgress => "START_IN_PROGRESS", "error-start-in-progress",
+    StartSettling => "START_SETTLING", "error-start-settling",
+    StartOutcomeUnknown => "START_OUTCOME_UNKNOWN", "error-start-outcome-unknown",
+    ClaimUnreadable => "CLAIM_UNREADABLE", "error-claim-unreadable",
+    RequestIdReused => "REQUEST_ID_REUSED", "error-request-id-reused",
+    ConfirmationRemoved => "CONFIRMATION_REMOVED", "error-confirmation-removed",
+    TaskFailed => "TASK_FAILED", "error-task-failed",
+    InstallationBusy => "INSTALLATION_BUSY", "error-installation-busy",
+    NotPermitted => "NOT_PERMITTED", "error-not-permitted",
+    WriteNotApplied => "WRITE_NOT_APPLIED", "error-write-not-applied",
+    WriteOutcomeUnknown => "WRITE_OUTCOME_UNKNOWN", "error-write-outcome-unknown",
+    OperationReplaced => "OPERATION_REPLACED", "error-operation-replaced",
+    WriteAbandoned => "WRITE_ABANDONED", "error-write-abandoned",
+    VersionSkew => "VERSION_SKEW", "error-version-skew",
+    Invalid => "INVALID", "error-invalid",
+    Internal => "INTERNAL", "error-internal",
 }
 
 /// A refusal: the reason and its parameters, with the English sentence for logs and CLIs.
@@ -163,6 +171,12 @@ impl ApiError {
         }
     }
 
+    /// An error with a reason code and parameters, said in the reason's own words: the English
+    /// of its message (`reason.message_id()` in `locales/en/errors.ftl`), the dashboard's words.
+    pub fn said(code: Code, reason: Reason, params: &[(&str, &str)]) -> ApiError {
+        ApiError::refused(code, reason, params, english(reason, params))
+    }
+
     /// A refusal as a FailedPrecondition error.
     pub fn from_refusal(r: Refusal) -> ApiError {
         ApiError {
@@ -186,7 +200,18 @@ impl fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+/// The English of `reason` with `params`, from `locales/en`: one source for the service's
+/// words and the dashboard's.
+pub(crate) fn english(reason: Reason, params: &[(&str, &str)]) -> String {
+    ichor_i18n::english(reason.message_id(), params)
+}
+
 impl Refusal {
+    /// A refusal said in its reason's own words (see [`ApiError::said`]).
+    pub fn said(reason: Reason, params: &[(&str, &str)]) -> Refusal {
+        Refusal::new(reason, params, english(reason, params))
+    }
+
     pub fn new(reason: Reason, params: &[(&str, &str)], message: impl Into<String>) -> Refusal {
         Refusal {
             reason,

@@ -1,6 +1,5 @@
-//! The operation kinds and the CA rotation's passes, as the dashboard speaks of them. The CRD
-//! types in ichor-resources have their own; the service converts between the two (and a test
-//! there holds them equal), so nothing above the service reaches the resources or kube.
+//! The operation kinds and the CA rotation's passes: one vocabulary for the dashboard, the
+//! service and the CRD types (ichor-resources re-exports these), with no kube in it.
 
 use crate::progress::AWAITING_CREDENTIALS;
 
@@ -73,17 +72,24 @@ impl OperationKind {
 /// The number of passes a CA rotation makes over the machines' configuration.
 pub const CA_PASSES: i32 = 5;
 
-/// The stage of each CA rotation pass (1-based pass `n` is `CA_PASS_STAGES[n - 1]`).
-const CA_PASS_STAGES: [&str; 5] = ["Accepting", "Issuing", "Issuing", "Dropping", "Dropping"];
+/// The stage of each CA rotation pass (1-based pass `n` is `CA_PASS_STAGES[n - 1]`), and whether
+/// the pass changes the Kubernetes CA (which restarts the kubelet on each machine).
+pub const CA_PASS_STAGES: [(&str, bool); 5] = [
+    ("Accepting", true),
+    ("Issuing", false),
+    ("Issuing", true),
+    ("Dropping", false),
+    ("Dropping", true),
+];
 
 /// The pass a stage names when a status carries no pass counts (the ADR's caStageProgress): the
 /// first pass of the stage, and for `AwaitingCredentials`, which comes between the issuing and
 /// the dropping passes, the pass it follows. `None` for a stage this build does not know.
 pub fn ca_pass_of_stage(stage: &str) -> Option<i32> {
     let pass = if stage == AWAITING_CREDENTIALS {
-        CA_PASS_STAGES.iter().rposition(|s| *s == "Issuing")
+        CA_PASS_STAGES.iter().rposition(|(s, _)| *s == "Issuing")
     } else {
-        CA_PASS_STAGES.iter().position(|s| *s == stage)
+        CA_PASS_STAGES.iter().position(|(s, _)| *s == stage)
     };
     pass.and_then(|i| i32::try_from(i + 1).ok())
 }

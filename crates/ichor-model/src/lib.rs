@@ -37,7 +37,7 @@ pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
 use jiff::Timestamp;
 use std::collections::BTreeMap;
 
-pub use kind::{CA_PASSES, OperationKind, ca_pass_of_stage};
+pub use kind::{CA_PASS_STAGES, CA_PASSES, OperationKind, ca_pass_of_stage};
 
 /// The condition of an operation that waits for the cluster lock another one holds.
 pub(crate) const LOCK_HELD_CONDITION: &str = "ClusterLockHeld";
@@ -392,6 +392,20 @@ pub struct Warning {
     pub reason: Reason,
     pub params: BTreeMap<String, String>,
     pub message: String,
+}
+
+impl Warning {
+    /// A warning said in its reason's own words (see [`ApiError::said`]).
+    pub fn said(reason: Reason, params: &[(&str, &str)]) -> Warning {
+        Warning {
+            reason,
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            message: error::english(reason, params),
+        }
+    }
 }
 
 /// The answer to a start.

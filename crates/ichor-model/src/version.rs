@@ -65,7 +65,7 @@ pub fn check_jump(kind: OperationKind, current: &Version, target: &Version) -> O
         format!("v{major}.x")
     };
     let (current, target) = (current.to_string(), target.to_string());
-    Some(Refusal::new(
+    Some(Refusal::said(
         Reason::UnsupportedJump,
         &[
             ("kind", kind.as_str()),
@@ -73,10 +73,6 @@ pub fn check_jump(kind: OperationKind, current: &Version, target: &Version) -> O
             ("target", &target),
             ("allowed", &allowed),
         ],
-        format!(
-            "a {} upgrade cannot go from {current} to {target} in one operation: from {current} the supported targets are {allowed}",
-            kind.as_str()
-        ),
     ))
 }
 
@@ -172,6 +168,14 @@ mod tests {
             jump(Ichor, "v0.14.2", "v0.20.0"),
             None,
             "ichor: minors at will"
+        );
+        // Said in the dashboard's English words (locales/en), on the wire too.
+        assert_eq!(
+            jump(Talos, "v1.9.2", "v1.33.1").map(|r| r.message),
+            Some(
+                "Talos cannot go from v1.9.2 to v1.33.1 in one operation: from v1.9.2 the supported targets are v1.9.x, v1.10.x."
+                    .into()
+            )
         );
         let r = jump(Ichor, "v0.14.2", "v1.0.0").expect("a major change");
         assert_eq!(r.params["allowed"], "v0.x");

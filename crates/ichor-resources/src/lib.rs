@@ -1,11 +1,16 @@
 //! The ichor resources (group `ichor.maesh.dev`, version `v1alpha1`), their label and annotation
 //! names, and the one machine ordering that the plan and the controller share.
 
+// The operation kinds and the CA rotation's passes are the model's: one vocabulary from the
+// dashboard down to the CRD types.
+pub use ichor_model::{CA_PASS_STAGES, CA_PASSES, OperationKind, ca_pass_of_stage};
 use jiff::Timestamp;
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub mod tolerant;
 
 /// A time as the controller and OperationService write it in statuses and annotations.
 pub fn format_time(t: Timestamp) -> String {
@@ -257,34 +262,6 @@ pub struct Condition {
 
 /// The CA rotation stages, in order.
 pub const CA_STAGES: [&str; 4] = ["Accepting", "Issuing", "AwaitingCredentials", "Dropping"];
-/// The number of passes a CA rotation makes over the machines' configuration.
-pub const CA_PASSES: i32 = 5;
-
-/// The stage of each CA rotation pass (1-based pass `n` is `CA_PASS_STAGES[n - 1]`), and whether
-/// the pass changes the Kubernetes CA (which restarts the kubelet on each machine).
-pub const CA_PASS_STAGES: [(&str, bool); 5] = [
-    ("Accepting", true),
-    ("Issuing", false),
-    ("Issuing", true),
-    ("Dropping", false),
-    ("Dropping", true),
-];
-
-/// The pass a stage names when a status carries no pass counts (the ADR's caStageProgress): the
-/// first pass of the stage, and for `AwaitingCredentials`, which comes between the issuing and
-/// the dropping passes, the pass it follows. `None` for a stage this build does not know.
-pub fn ca_pass_of_stage(stage: &str) -> Option<i32> {
-    if stage == "AwaitingCredentials" {
-        return CA_PASS_STAGES
-            .iter()
-            .rposition(|(s, _)| *s == "Issuing")
-            .and_then(|i| i32::try_from(i + 1).ok());
-    }
-    CA_PASS_STAGES
-        .iter()
-        .position(|(s, _)| *s == stage)
-        .and_then(|i| i32::try_from(i + 1).ok())
-}
 
 /// A machine's upgrade-order label, if it is present and an integer.
 pub fn upgrade_order(m: &Machine) -> Option<i64> {
@@ -314,72 +291,6 @@ pub fn sort_by_order(machines: &mut [Machine]) {
             .cmp(&key(b))
             .then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
-}
-
-/// The operation kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OperationKind {
-    Talos,
-    Kubernetes,
-    Ichor,
-    Cni,
-    Shutdown,
-    CaRotation,
-}
-
-impl OperationKind {
-    /// Every kind, in the order the dashboard offers them.
-    pub const ALL: [OperationKind; 6] = [
-        OperationKind::Talos,
-        OperationKind::Kubernetes,
-        OperationKind::Ichor,
-        OperationKind::Cni,
-        OperationKind::Shutdown,
-        OperationKind::CaRotation,
-    ];
-
-    /// The `spec.kind` value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OperationKind::Talos => "talos",
-            OperationKind::Kubernetes => "kubernetes",
-            OperationKind::Ichor => "ichor",
-            OperationKind::Cni => "cni",
-            OperationKind::Shutdown => "shutdown",
-            OperationKind::CaRotation => "ca-rotation",
-        }
-    }
-
-    /// Parses a `spec.kind` value.
-    pub fn parse(s: &str) -> Option<OperationKind> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-
-    /// Whether held machines are skipped (rollouts) or included (shutdown, CA rotation).
-    pub fn skips_held(self) -> bool {
-        matches!(
-            self,
-            OperationKind::Talos | OperationKind::Kubernetes | OperationKind::Cni
-        )
-    }
-
-    /// Whether the kind takes a target (a version or a kube-proxy mode).
-    pub fn takes_target(self) -> bool {
-        !matches!(self, OperationKind::Shutdown | OperationKind::CaRotation)
-    }
-
-    /// Whether the kind takes max unavailable: the rollouts, which handle workers in groups of it.
-    pub fn takes_max_unavailable(self) -> bool {
-        matches!(
-            self,
-            OperationKind::Talos | OperationKind::Kubernetes | OperationKind::Cni
-        )
-    }
-
-    /// Whether the kind walks machines at all (ichor touches none).
-    pub fn touches_machines(self) -> bool {
-        self != OperationKind::Ichor
-    }
 }
 
 /// The machines of an operation in the order and the steps the executor handles them, and the
@@ -492,6 +403,15 @@ pub const CLUSTER_LABEL: &str = "ichor.maesh.dev/cluster";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_pass_names_a_stage_the_crd_knows() {
+        for (stage, _) in CA_PASS_STAGES {
+            assert!(CA_STAGES.contains(&stage), "{stage}");
+        }
+        assert!(CA_STAGES.contains(&ichor_model::AWAITING_CREDENTIALS));
+        assert_eq!(CA_PASS_STAGES.len(), usize::try_from(CA_PASSES).unwrap());
+    }
 
     #[test]
     fn sort_by_order_puts_labelled_first_then_name() {

@@ -48,19 +48,20 @@ impl Codec {
     }
 }
 
-/// The layer: Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`.
+/// What the Connect protocol's calls are answered with: the one service's handlers, the API's
+/// descriptors (for the JSON mapping) and the request size limit.
 #[derive(Clone)]
-pub(crate) struct ConnectLayer {
+pub(crate) struct ConnectCalls {
     pub(crate) handlers: Handlers,
     pub(crate) pool: DescriptorPool,
     pub(crate) max_request: usize,
 }
 
-impl ConnectLayer {
-    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectLayer> {
+impl ConnectCalls {
+    pub(crate) fn new(handlers: Handlers, max_request: usize) -> anyhow::Result<ConnectCalls> {
         let pool = DescriptorPool::decode(proto::FILE_DESCRIPTOR_SET)
             .map_err(|e| anyhow::anyhow!("reading the API's descriptors: {e}"))?;
-        Ok(ConnectLayer {
+        Ok(ConnectCalls {
             handlers,
             pool,
             max_request,
@@ -68,22 +69,18 @@ impl ConnectLayer {
     }
 }
 
-impl<S> tower::Layer<S> for ConnectLayer {
-    type Service = Connect<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Connect {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
-/// The service the layer makes.
+/// Connect here, everything else (gRPC, gRPC-Web, health, reflection) to `inner`: a service
+/// made with tower's `layer_fn`.
 #[derive(Clone)]
 pub(crate) struct Connect<S> {
     inner: S,
-    layer: ConnectLayer,
+    calls: ConnectCalls,
+}
+
+impl<S> Connect<S> {
+    pub(crate) fn new(inner: S, calls: ConnectCalls) -> Connect<S> {
+        Connect { inner, calls }
+    }
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -109,9 +106,9 @@ where
         if Protocol::of(&req) != Protocol::Connect {
             return Box::pin(self.inner.call(req));
         }
-        let layer = self.layer.clone();
+        let calls = self.calls.clone();
         Box::pin(async move {
-            match answer(&layer, req).await {
+            match answer(&calls, req).await {
                 Ok(r) => Ok(r),
                 Err(never) => match never {},
             }
@@ -172,24 +169,27 @@ fn accepted(
 
 /// Answers one Connect request (never fails: an error is a Connect error response).
 async fn answer(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     req: http::Request<Body>,
 ) -> Result<http::Response<Body>, Infallible> {
     if let Some(codec) = super::connect_stream::streaming_codec(req.headers()) {
-        return Ok(super::connect_stream::answer(layer, req, codec).await);
+        return Ok(super::connect_stream::answer(calls, req, codec).await);
+    }
+    if req.uri().path() == super::connect_stream::WATCH_PATH {
+        return Ok(not_unary());
     }
     let (parts, body) = req.into_parts();
     let (codec, request_encoding, response_encoding) = match accepted(&parts) {
         Ok(negotiated) => negotiated,
         Err(resp) => return Ok(*resp),
     };
-    let body = match Limited::new(body, layer.max_request).collect().await {
+    let body = match Limited::new(body, calls.max_request).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(e) => return Ok(error_response(&body_error(e, layer.max_request))),
+        Err(e) => return Ok(error_response(&body_error(e, calls.max_request))),
     };
     let body = match request_encoding {
         Encoding::Identity => body,
-        Encoding::Gzip => match gzip::decompress(&body, layer.max_request) {
+        Encoding::Gzip => match gzip::decompress(&body, calls.max_request) {
             Ok(b) => b,
             Err(e) => return Ok(error_response(&e)),
         },
@@ -197,7 +197,7 @@ async fn answer(
     let path = parts.uri.path().to_string();
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     Ok(
-        match dispatch(layer, &path, codec, body, metadata, parts.extensions).await {
+        match dispatch(calls, &path, codec, body, metadata, parts.extensions).await {
             Ok(bytes) => answered(codec, response_encoding, bytes),
             Err(e) => {
                 let mut resp = error_response(&e);
@@ -209,6 +209,36 @@ async fn answer(
             }
         },
     )
+}
+
+/// What the streaming method takes, sorted, as connect-go lists it in `Accept-Post`.
+const STREAM_ACCEPT_POST: &str = "application/connect+json, application/connect+proto, application/grpc, application/grpc+proto, application/grpc-web, application/grpc-web+proto, application/grpc-web-text, application/grpc-web-text+proto";
+
+/// What the unary methods take, sorted.
+const UNARY_ACCEPT_POST: &str = "application/grpc, application/grpc+proto, application/grpc-web, application/grpc-web+proto, application/grpc-web-text, application/grpc-web-text+proto, application/json, application/proto";
+
+/// A request in a content type none of its method's protocols takes (a unary Connect request
+/// to the streaming method, a Connect stream to a unary one), answered as connect-go answers
+/// it: HTTP 415, no body, and what the method takes in `Accept-Post`.
+fn unsupported(accept_post: &'static str) -> http::Response<Body> {
+    let mut resp = http::Response::new(Body::empty());
+    *resp.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    resp.headers_mut()
+        .insert("accept-post", http::HeaderValue::from_static(accept_post));
+    resp.extensions_mut().insert(AnswerCode("unimplemented"));
+    resp
+}
+
+fn not_unary() -> http::Response<Body> {
+    unsupported(STREAM_ACCEPT_POST)
+}
+
+/// A Connect stream sent to `path`: the 415 of a unary method of ours, or `None`.
+pub(crate) fn not_streaming(path: &str) -> Option<http::Response<Body>> {
+    let (service, method) = super::metrics::call_of(path);
+    let ours = service.starts_with("ichor.v1alpha1.");
+    let unary = ours && method != "unknown" && path != super::connect_stream::WATCH_PATH;
+    unary.then(|| unsupported(UNARY_ACCEPT_POST))
 }
 
 /// A successful answer, compressed as negotiated; it names what the server accepts.
@@ -318,7 +348,7 @@ pub(crate) fn encode<M: prost::Message>(
 macro_rules! calls {
     ($( $path:literal => $trait:ident :: $method:ident ($req:ident, $resp:ident) ),* $(,)?) => {
         async fn dispatch(
-            layer: &ConnectLayer,
+            calls: &ConnectCalls,
             path: &str,
             codec: Codec,
             body: Bytes,
@@ -329,7 +359,7 @@ macro_rules! calls {
                 $(
                     $path => {
                         let req: proto::$req = decode(
-                            &layer.pool,
+                            &calls.pool,
                             concat!("ichor.v1alpha1.", stringify!($req)),
                             codec,
                             body,
@@ -339,12 +369,12 @@ macro_rules! calls {
                             extensions,
                             req,
                         );
-                        let resp = <Handlers as $trait>::$method(&layer.handlers, request)
+                        let resp = <Handlers as $trait>::$method(&calls.handlers, request)
                             .await
                             .map_err(|s| crate::wire::error_from_status(&s))?
                             .into_inner();
                         encode(
-                            &layer.pool,
+                            &calls.pool,
                             concat!("ichor.v1alpha1.", stringify!($resp)),
                             codec,
                             &resp,

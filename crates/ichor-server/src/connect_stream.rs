@@ -4,7 +4,7 @@
 //! end-of-stream message (flag 0x02) that holds `{}` or `{"error": …}`. Messages are gzipped both
 //! ways when `Connect-Content-Encoding` / `Connect-Accept-Encoding` say so.
 
-use super::connect::{Codec, ConnectLayer, decode, encode};
+use super::connect::{Codec, ConnectCalls, decode, encode};
 use super::front::AnswerCode;
 use super::gzip;
 use super::handlers::Handlers;
@@ -15,6 +15,7 @@ use bytes::{BufMut as _, Bytes, BytesMut};
 use futures::StreamExt as _;
 use http_body_util::{BodyExt, Limited, StreamBody};
 use ichor_model::{ApiError, Code};
+use std::sync::{Arc, OnceLock};
 use tonic::body::Body;
 
 /// The one streaming method.
@@ -100,24 +101,45 @@ fn end_stream(error: Option<&ApiError>) -> Bytes {
 
 /// Answers a streaming Connect call: never an HTTP error; every error is the stream's end.
 pub(crate) async fn answer(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     req: http::Request<Body>,
     codec: Codec,
 ) -> http::Response<Body> {
+    if let Some(refused) = super::connect::not_streaming(req.uri().path()) {
+        return refused;
+    }
     let (parts, body) = req.into_parts();
     let gzip_answer = encodings(&parts.headers).map(|(_, a)| a).unwrap_or(false);
-    let frames = match open(layer, parts, body, codec).await {
+    let frames = match open(calls, parts, body, codec).await {
         Ok(updates) => updates,
-        Err(e) => futures::stream::iter([end_stream(Some(&e))]).boxed(),
+        Err(e) => return refusal(codec, &e),
     };
+    let ended = StreamEnd::default();
+    let ends = ended.clone();
     let frames = frames.map(move |b| {
+        if b.first() == Some(&END_STREAM) {
+            ends.said(&b[5..]);
+        }
         Ok::<_, std::convert::Infallible>(http_body::Frame::data(match gzip_answer {
             // Only data messages are compressed; the end of the stream stays plain JSON.
             true if b.first() == Some(&0) => envelope(COMPRESSED, &gzip::compress(&b[5..])),
             _ => b,
         }))
     });
-    let mut resp = http::Response::new(Body::new(StreamBody::new(frames)));
+    let mut resp = streamed(codec, Body::new(StreamBody::new(frames)));
+    if gzip_answer {
+        resp.headers_mut().insert(
+            "connect-content-encoding",
+            http::HeaderValue::from_static("gzip"),
+        );
+    }
+    resp.extensions_mut().insert(ended);
+    resp
+}
+
+/// A streaming answer's head: HTTP 200 and the codec's content type.
+fn streamed(codec: Codec, body: Body) -> http::Response<Body> {
+    let mut resp = http::Response::new(body);
     let headers = resp.headers_mut();
     headers.insert(
         http::header::CONTENT_TYPE,
@@ -130,19 +152,49 @@ pub(crate) async fn answer(
         "connect-accept-encoding",
         http::HeaderValue::from_static(gzip::SUPPORTED),
     );
-    if gzip_answer {
-        headers.insert(
-            "connect-content-encoding",
-            http::HeaderValue::from_static("gzip"),
-        );
-    }
-    resp.extensions_mut().insert(AnswerCode("ok"));
     resp
+}
+
+/// The refusal of a streaming call before its stream began, as connect-go's handlers (and its
+/// `ErrorWriter`) write one: HTTP 200 and only the end of the stream, which carries the code,
+/// the message and the ErrorInfo (a Connect client reads nothing else of a stream).
+pub(crate) fn refusal(codec: Codec, e: &ApiError) -> http::Response<Body> {
+    let end = end_stream(Some(e));
+    let mut resp = streamed(codec, Body::new(http_body_util::Full::new(end)));
+    resp.extensions_mut()
+        .insert(AnswerCode(crate::wire::code_to_connect(e.code)));
+    resp
+}
+
+/// How a Connect stream ended, for the metrics: its end's code once it was sent (`ok`, or the
+/// error's), read when the answer's body ends.
+#[derive(Clone, Default)]
+pub(crate) struct StreamEnd(Arc<OnceLock<&'static str>>);
+
+impl StreamEnd {
+    /// Notes the end of the stream whose JSON is `end`.
+    fn said(&self, end: &[u8]) {
+        let code = serde_json::from_slice::<serde_json::Value>(end)
+            .ok()
+            .and_then(|v| v.pointer("/error/code")?.as_str().map(str::to_string));
+        let name = match code {
+            None => "ok",
+            Some(c) => crate::wire::code_from_connect(&c)
+                .map(crate::wire::code_to_connect)
+                .unwrap_or("unknown"),
+        };
+        let _ = self.0.set(name);
+    }
+
+    /// The code of the end, once sent.
+    pub(crate) fn code(&self) -> Option<&'static str> {
+        self.0.get().copied()
+    }
 }
 
 /// Reads the request and opens the stream: its envelopes, ending with the end of the stream.
 async fn open(
-    layer: &ConnectLayer,
+    calls: &ConnectCalls,
     parts: http::request::Parts,
     body: Body,
     codec: Codec,
@@ -155,7 +207,7 @@ async fn open(
         ));
     }
     let (gzipped, _) = encodings(&parts.headers)?;
-    let max = layer.max_request + 5;
+    let max = calls.max_request + 5;
     let body = Limited::new(body, max)
         .collect()
         .await
@@ -167,16 +219,16 @@ async fn open(
             )
         })?
         .to_bytes();
-    let message = unwrap_request(&body, gzipped, layer.max_request)?;
+    let message = unwrap_request(&body, gzipped, calls.max_request)?;
     let name = "ichor.v1alpha1.WatchOperationsRequest";
-    let req: proto::WatchOperationsRequest = decode(&layer.pool, name, codec, message)?;
+    let req: proto::WatchOperationsRequest = decode(&calls.pool, name, codec, message)?;
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     let request = tonic::Request::from_parts(metadata, parts.extensions, req);
-    let updates = <Handlers as OperationService>::watch_operations(&layer.handlers, request)
+    let updates = <Handlers as OperationService>::watch_operations(&calls.handlers, request)
         .await
         .map_err(|s| crate::wire::error_from_status(&s))?
         .into_inner();
-    let pool = layer.pool.clone();
+    let pool = calls.pool.clone();
     let name = "ichor.v1alpha1.WatchOperationsResponse";
     let frames = updates.map(move |item| {
         match item

@@ -5,6 +5,9 @@
 //! answer ends (the code from the Connect layer, or gRPC's `grpc-status` in the headers or
 //! the trailers).
 
+use super::connect::Codec;
+use super::connect_stream::{self, StreamEnd};
+use super::health::Health;
 use super::metrics::{Metrics, call_of};
 use super::protocol::{Protocol, refusal};
 use bytes::Bytes;
@@ -35,19 +38,26 @@ pub(crate) struct AnswerCode(pub &'static str);
 pub(crate) struct Front<S> {
     inner: S,
     metrics: Metrics,
+    /// `/livez`, `/readyz` and `/healthz`: answered here, before any limit or the gate, as
+    /// kube-apiserver exempts them from its in-flight limits; not counted as calls.
+    health: Health,
 }
 
 impl<S> Front<S> {
-    pub(crate) fn new(inner: S, metrics: Metrics) -> Front<S> {
-        Front { inner, metrics }
+    pub(crate) fn new(inner: S, metrics: Metrics, health: Health) -> Front<S> {
+        Front {
+            inner,
+            metrics,
+            health,
+        }
     }
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// The refusal of a call over [`MAX_CALLS_IN_FLIGHT`].
-fn overloaded(protocol: Protocol) -> http::Response<Body> {
+/// The refusal of a call over [`MAX_CALLS_IN_FLIGHT`] (a Connect stream's: its end, HTTP 200).
+fn overloaded(protocol: Protocol, stream: Option<Codec>) -> http::Response<Body> {
     let e = ApiError::refused(
         Code::ResourceExhausted,
         Reason::Unavailable,
@@ -56,8 +66,11 @@ fn overloaded(protocol: Protocol) -> http::Response<Body> {
             "the server is answering {MAX_CALLS_IN_FLIGHT} calls, its limit: try again in {RETRY_AFTER_SECONDS} s"
         ),
     );
-    let mut resp = refusal(protocol, &e);
-    if protocol == Protocol::Connect {
+    let mut resp = match stream {
+        Some(codec) => connect_stream::refusal(codec, &e),
+        None => refusal(protocol, &e),
+    };
+    if protocol == Protocol::Connect && stream.is_none() {
         *resp.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
     }
     resp.headers_mut().insert(
@@ -88,7 +101,15 @@ where
     }
 
     fn call(&mut self, req: http::Request<Body>) -> Self::Future {
+        if super::health::is_health_request(&req) {
+            let (health, uri) = (self.health.clone(), req.uri().clone());
+            return Box::pin(async move {
+                let resp = health.answer(&uri).await;
+                Ok(resp.map(|b| Body::new(http_body_util::Full::new(b))))
+            });
+        }
         let protocol = Protocol::of(&req);
+        let stream = connect_stream::streaming_codec(req.headers());
         self.metrics.call_began();
         // Counted once, however the call ends: dropped before its answer (the caller went
         // away), or when its answer's body ends.
@@ -98,6 +119,7 @@ where
             protocol: protocol.label(),
             started: Instant::now(),
             code: None,
+            stream_end: None,
             done: false,
         };
         let fut = self.inner.call(req);
@@ -106,12 +128,15 @@ where
                 Ok(r) => r,
                 Err(e) if e.is::<tower::load_shed::error::Overloaded>() => {
                     observer.metrics.refused("calls_in_flight");
-                    overloaded(protocol)
+                    overloaded(protocol, stream)
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "a call failed in the server's layers");
                     let e = ApiError::new(Code::Internal, "the call failed in the server");
-                    refusal(protocol, &e)
+                    match stream {
+                        Some(codec) => connect_stream::refusal(codec, &e),
+                        None => refusal(protocol, &e),
+                    }
                 }
             };
             resp.headers_mut().insert(
@@ -131,6 +156,7 @@ where
                     .map(|s| grpc_code_name(s.as_bytes())),
             };
             observer.code = code;
+            observer.stream_end = resp.extensions().get::<StreamEnd>().cloned();
             Ok(resp.map(|body| Body::new(Observed { body, observer })))
         })
     }
@@ -184,6 +210,18 @@ fn grpc_code_name(status: &[u8]) -> &'static str {
         .unwrap_or("unknown")
 }
 
+/// The code in a binary gRPC-Web answer's trailers, which tonic-web writes as one body frame
+/// (flag 0x80, then `grpc-status:N` among HTTP/1-style header lines); `None` for anything else.
+fn grpc_web_trailers_code(protocol: &str, data: &[u8]) -> Option<&'static str> {
+    if protocol != Protocol::GrpcWeb.label() || data.first()? & 0x80 == 0 {
+        return None;
+    }
+    let text = std::str::from_utf8(data.get(5..)?).ok()?;
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("grpc-status:"))
+        .map(|v| grpc_code_name(v.trim().as_bytes()))
+}
+
 /// Counts a call once, when its answer ends or is dropped.
 struct Observer {
     metrics: Metrics,
@@ -191,6 +229,8 @@ struct Observer {
     protocol: &'static str,
     started: Instant,
     code: Option<&'static str>,
+    /// A Connect stream's end, whose code outranks the answer's head.
+    stream_end: Option<StreamEnd>,
     done: bool,
 }
 
@@ -200,7 +240,8 @@ impl Observer {
             return;
         }
         self.done = true;
-        let code = self.code.or(code).unwrap_or("unknown");
+        let ended = self.stream_end.as_ref().and_then(StreamEnd::code);
+        let code = ended.or(self.code).or(code).unwrap_or("unknown");
         self.metrics.call_ended(
             self.call,
             self.protocol,
@@ -240,6 +281,11 @@ impl http_body::Body for Observed {
                         .get("grpc-status")
                         .map(|s| grpc_code_name(s.as_bytes()));
                     this.observer.finish(code);
+                } else if let Some(code) = frame
+                    .data_ref()
+                    .and_then(|d| grpc_web_trailers_code(this.observer.protocol, d))
+                {
+                    this.observer.finish(Some(code));
                 } else if this.body.is_end_stream() {
                     this.observer.finish(None);
                 }

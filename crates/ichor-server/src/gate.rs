@@ -1,15 +1,16 @@
 //! What a call must pass from its headers alone, before any byte of its body is read: the
 //! protocol's headers (a malformed deadline or Connect protocol version is refused as
 //! connect-go refuses it), then the caller's bearer token. An unauthenticated call is answered
-//! at once (HTTP 401 with `unauthenticated` over the Connect protocol, UNAUTHENTICATED over
-//! gRPC and gRPC-Web) and its body is never read: hyper closes an HTTP/1.1 connection whose
-//! body was left unread, and resets the HTTP/2 stream. A call that passes carries its
-//! [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
+//! at once (HTTP 401 with `unauthenticated` over the Connect protocol, a Connect stream's end
+//! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
+//! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
+//! the rest of a small body before the answer so the connection goes on. A call that passes
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, and its body is cut off at
 //! [`BODY_TIMEOUT`] or its deadline, whichever comes first.
 
 use super::auth::Authenticator;
 use super::listen::{BODY_TIMEOUT, DeadlineBody};
-use super::protocol::{self, Protocol, refusal};
+use super::protocol::{self, Protocol, refusal_to};
 use ichor_model::{ApiError, Code};
 use std::future::Future;
 use std::pin::Pin;
@@ -26,34 +27,18 @@ pub(crate) struct CallDeadline(pub Instant);
 /// as the calls do (its streams would otherwise let anyone hold buffers).
 const OPEN_PREFIXES: [&str; 1] = ["/grpc.health.v1.Health/"];
 
-/// The layer.
-#[derive(Clone)]
-pub(crate) struct GateLayer {
-    auth: Arc<Authenticator>,
-}
-
-impl GateLayer {
-    pub(crate) fn new(auth: Arc<Authenticator>) -> GateLayer {
-        GateLayer { auth }
-    }
-}
-
-impl<S> tower::Layer<S> for GateLayer {
-    type Service = Gate<S>;
-
-    fn layer(&self, inner: S) -> Gate<S> {
-        Gate {
-            inner,
-            auth: self.auth.clone(),
-        }
-    }
-}
-
-/// The service the layer makes.
+/// The gate in front of the calls: a service made with tower's `layer_fn`, around the Connect
+/// layer and tonic's routes.
 #[derive(Clone)]
 pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
+}
+
+impl<S> Gate<S> {
+    pub(crate) fn new(inner: S, auth: Arc<Authenticator>) -> Gate<S> {
+        Gate { inner, auth }
+    }
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -93,7 +78,7 @@ where
             let protocol = Protocol::of(&req);
             let timeout = match protocol::deadline(protocol, req.headers()) {
                 Ok(t) => t,
-                Err(e) => return Ok(refusal(protocol, &e)),
+                Err(e) => return Ok(refusal_to(req.headers(), &e)),
             };
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
@@ -114,7 +99,7 @@ where
                     }
                     Err(e) => {
                         tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
-                        return Ok(refusal(protocol, &e));
+                        return Ok(refusal_to(&parts.headers, &e));
                     }
                 }
             }

@@ -128,6 +128,11 @@ impl Handlers {
     }
 
     /// `read_only`: every write is refused (`serve --read-only`).
+    /// The shared watches (for readiness).
+    pub(crate) fn reads(&self) -> &SharedReads {
+        &self.reads
+    }
+
     pub(crate) fn new(
         service: OperationService,
         auth: Arc<Authenticator>,
@@ -345,6 +350,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::WatchOperationsRequest>,
     ) -> Result<Response<WatchStream>, Status> {
+        let deadline = request.extensions().get::<CallDeadline>().map(|d| d.0);
         self.handle("WatchOperations", request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
             let updates = self.reads.watch_operations(&caller, req).await?;
@@ -352,6 +358,7 @@ impl proto::operation_service_server::OperationService for Handlers {
             let watched = Watched {
                 place,
                 stop: self.stop.clone(),
+                deadline,
             };
             Ok(until_stopped(updates, watched))
         })

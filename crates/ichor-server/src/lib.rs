@@ -8,12 +8,16 @@
 pub(crate) mod auth;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
+pub(crate) mod drain;
 pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
+pub(crate) mod grpc_web;
 pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
+pub(crate) mod health;
+pub use health::Health;
 pub(crate) mod listen;
 pub(crate) mod malformed;
 pub mod memory;
@@ -23,7 +27,7 @@ pub(crate) mod protocol;
 pub(crate) mod push;
 pub use push::MAX_STREAMS_PER_CALLER;
 pub(crate) mod reflection;
-pub mod wire;
+pub use ichor_wire as wire;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
@@ -43,7 +47,7 @@ use tonic::codec::CompressionEncoding;
 pub(crate) const SERVER_ACTOR: &str = "ichor-tui-server";
 
 /// How long a shutdown waits for calls in flight before it stops anyway.
-pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
 /// The largest request message the services decode. Our requests are a few names and a
 /// version (well under 1 KiB); tonic's default is 4 MiB. A larger one is refused by tonic with
@@ -95,12 +99,15 @@ pub struct ServerConfig {
     /// How long Kubernetes' answer that a caller may list and watch holds before it is asked
     /// again (a subscription is cut off at the first no).
     pub recheck: std::time::Duration,
+    /// What `/livez`, `/readyz` and `/healthz` answer, on this port and the metrics port.
+    pub health: Health,
 }
 
 impl ServerConfig {
     /// A server acting with `kube`: tokens required, plaintext, its own metrics.
     pub fn new(kube: kube::Client) -> ServerConfig {
         ServerConfig {
+            health: Health::new(kube.clone()),
             kube,
             allow_anonymous: false,
             tls: None,
@@ -153,7 +160,7 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit, the gate (headers, deadline, authentication), the
-/// Connect layer, gRPC-Web translated to gRPC, and tonic's routes.
+/// Connect layer, gRPC-Web's content types checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -167,6 +174,7 @@ fn stack(
     let service = OperationService::new(access.clone());
     let auth = Arc::new(Authenticator::new(access, config.allow_anonymous));
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, config.recheck);
+    config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone());
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -191,17 +199,23 @@ fn stack(
             .send_compressed(CompressionEncoding::Gzip),
     )
     .prepare();
-    let connect = connect::ConnectLayer::new(handlers, MAX_REQUEST_BYTES)?;
+    let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let inner = tower::ServiceBuilder::new()
         .load_shed()
         .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
-        .layer(gate::GateLayer::new(auth))
-        .layer(connect)
+        .layer(tower::layer::layer_fn(move |inner| {
+            gate::Gate::new(inner, auth.clone())
+        }))
+        .layer(tower::layer::layer_fn(move |inner| {
+            connect::Connect::new(inner, calls.clone())
+        }))
+        .layer(tower::layer::layer_fn(grpc_web::GrpcWebEdges::new))
         .layer(tonic_web::GrpcWebLayer::new())
-        .layer(malformed::MalformedLayer)
+        .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(routes);
-    Ok((front::Front::new(inner, config.metrics.clone()), health))
+    let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
+    Ok((front, health))
 }
 
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
@@ -220,9 +234,11 @@ pub async fn serve(
     health.set_serving::<ClusterServiceServer<Handlers>>().await;
 
     let stopping = stop.clone();
+    let ready = config.health.clone();
     tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutting down: no new calls; finishing the calls in flight");
+        ready.stopping();
         health
             .set_not_serving::<OperationServiceServer<Handlers>>()
             .await;
@@ -302,7 +318,12 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         .local_addr()
         .context("reading the listen address")?;
     memory::trim_periodically();
-    let metrics = metrics::Metrics::new();
+    let config = ServerConfig {
+        allow_anonymous: opts.allow_anonymous,
+        tls: opts.tls.clone(),
+        read_only: opts.read_only,
+        ..ServerConfig::new(kube)
+    };
     let scraped = match opts.metrics {
         Some(at) => Some(metrics::bind(at).await?),
         None => None,
@@ -319,7 +340,8 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
     }
     let scraping = scraped.map(|l| {
         tokio::spawn(metrics::serve(
-            metrics.clone(),
+            config.metrics.clone(),
+            config.health.clone(),
             l,
             std::future::pending::<()>(),
         ))
@@ -330,13 +352,6 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         anonymous = opts.allow_anonymous,
         "serving OperationService and ClusterService"
     );
-    let config = ServerConfig {
-        allow_anonymous: opts.allow_anonymous,
-        tls: opts.tls,
-        read_only: opts.read_only,
-        metrics,
-        ..ServerConfig::new(kube)
-    };
     let served = serve(config, listener, shutdown_signal()).await;
     if let Some(task) = scraping {
         task.abort();

@@ -205,9 +205,17 @@ impl<S: RequestService> Conn<S> {
         let hyper_service =
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
                 let call = Call::begin(seen_by_service.clone());
-                let fut = tower::ServiceExt::oneshot(service.clone(), req.map(Body::new));
+                // HTTP/1.x: a body the answer left unread is read first, within bounds.
+                let http1 = req.version() < http::Version::HTTP_2;
+                let worth = super::drain::worth_reading(&req);
+                let left = super::drain::Left::new();
+                let req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
+                let fut = tower::ServiceExt::oneshot(service.clone(), req);
                 async move {
-                    let r = fut.await;
+                    let r = match fut.await {
+                        Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
+                        r => r,
+                    };
                     drop(call);
                     r
                 }

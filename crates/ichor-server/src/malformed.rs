@@ -8,9 +8,6 @@
 
 use super::protocol::{Protocol, refusal, refused};
 use ichor_model::Code;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use tonic::body::Body;
 
 /// The beginnings of tonic's words for a body that is not a message.
@@ -22,28 +19,11 @@ const DECODE_ERRORS: [&str; 5] = [
     "Missing request message",
 ];
 
-/// The layer.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct MalformedLayer;
-
-impl<S> tower::Layer<S> for MalformedLayer {
-    type Service = Malformed<S>;
-
-    fn layer(&self, inner: S) -> Malformed<S> {
-        Malformed { inner }
-    }
-}
-
-/// The service the layer makes.
-#[derive(Clone)]
-pub(crate) struct Malformed<S> {
-    inner: S,
-}
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 /// The answer `resp` should be: itself, or the INVALID_ARGUMENT (OUT_OF_RANGE) it stands for.
-fn corrected(resp: http::Response<Body>) -> http::Response<Body> {
+/// A map of answers only, so it is tower's `map_response` around tonic's routes. tonic says what
+/// went wrong only in its words by then (the framing errors come from its stream decoder, before
+/// any codec of ours runs), so the words are what is matched.
+pub(crate) fn corrected(resp: http::Response<Body>) -> http::Response<Body> {
     let Some(status) = tonic::Status::from_header_map(resp.headers()) else {
         return resp;
     };
@@ -68,25 +48,6 @@ fn corrected(resp: http::Response<Body>) -> http::Response<Body> {
             resp
         }
         _ => resp,
-    }
-}
-
-impl<S> tower::Service<http::Request<Body>> for Malformed<S>
-where
-    S: tower::Service<http::Request<Body>, Response = http::Response<Body>>,
-    S::Future: Send + 'static,
-{
-    type Response = http::Response<Body>;
-    type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, Self::Error>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: http::Request<Body>) -> Self::Future {
-        let fut = self.inner.call(req);
-        Box::pin(async move { fut.await.map(corrected) })
     }
 }
 

@@ -1,6 +1,7 @@
 //! Prometheus metrics of `serve` (the `prometheus-client` crate), served on a port of their
 //! own (`--metrics-listen`), as in-cluster servers do: calls by service, method, protocol and
-//! code; their latency; calls in flight; open connections; what a limit refused.
+//! code; their latency; calls in flight; open connections; what a limit refused. The health
+//! endpoints ([`super::health`]) are served there too, for the kubelet's probes.
 
 use anyhow::Context as _;
 use bytes::Bytes;
@@ -70,6 +71,7 @@ const METHODS: &[(&str, &[&str])] = &[
             "DeleteOperation",
             "GetPermissions",
             "ListOperationEvents",
+            "WatchOperations",
         ],
     ),
     (
@@ -205,8 +207,8 @@ impl Metrics {
         self.0.subscribers.dec();
     }
 
-    /// The text exposition format.
-    pub(crate) fn encode(&self) -> String {
+    /// The text exposition format (what `GET /metrics` answers).
+    pub fn encode(&self) -> String {
         let mut out = String::new();
         if prometheus_client::encoding::text::encode(&mut out, &self.0.registry).is_err() {
             out.clear();
@@ -218,9 +220,10 @@ impl Metrics {
 /// The content type of the text exposition format.
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// Serves `GET /metrics` on `listener` until `stop` completes.
+/// Serves `GET /metrics` and the health endpoints on `listener` until `stop` completes.
 pub(crate) async fn serve(
     metrics: Metrics,
+    health: super::health::Health,
     listener: tokio::net::TcpListener,
     stop: impl std::future::Future<Output = ()>,
 ) {
@@ -236,11 +239,17 @@ pub(crate) async fn serve(
                 }
             },
         };
-        let metrics = metrics.clone();
+        let (metrics, health) = (metrics.clone(), health.clone());
         let service =
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                let metrics = metrics.clone();
-                async move { Ok::<_, std::convert::Infallible>(answer(&metrics, &req)) }
+                let (metrics, health) = (metrics.clone(), health.clone());
+                async move {
+                    let resp = match super::health::is_health_request(&req) {
+                        true => health.answer(req.uri()).await.map(Full::new),
+                        false => answer(&metrics, &req),
+                    };
+                    Ok::<_, std::convert::Infallible>(resp)
+                }
             });
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
@@ -286,6 +295,10 @@ mod tests {
         assert_eq!(
             call_of("/ichor.v1alpha1.OperationService/ListOperations"),
             ("ichor.v1alpha1.OperationService", "ListOperations")
+        );
+        assert_eq!(
+            call_of("/ichor.v1alpha1.OperationService/WatchOperations"),
+            ("ichor.v1alpha1.OperationService", "WatchOperations")
         );
         assert_eq!(
             call_of("/ichor.v1alpha1.OperationService/Nope"),

@@ -23,8 +23,12 @@ impl Protocol {
     /// `application/grpc-web…` is gRPC-Web, `application/grpc…` gRPC, anything else the Connect
     /// protocol (whose layer refuses a content type it does not take).
     pub(crate) fn of<B>(req: &http::Request<B>) -> Protocol {
-        let ct = req
-            .headers()
+        Protocol::of_headers(req.headers())
+    }
+
+    /// The same, of a request's headers.
+    pub(crate) fn of_headers(headers: &http::HeaderMap) -> Protocol {
+        let ct = headers
             .get(http::header::CONTENT_TYPE)
             .map(http::HeaderValue::as_bytes)
             .unwrap_or_default();
@@ -81,6 +85,24 @@ pub(crate) fn refusal(protocol: Protocol, e: &ApiError) -> http::Response<Body> 
             http::Response::from_parts(parts, Body::empty())
         }
     }
+}
+
+/// The refusal `e` of the request whose headers are `headers`, before its call began, in the
+/// request's own protocol: [`refusal`]; for a Connect stream its end (HTTP 200, as connect-go
+/// writes it); for gRPC-Web in base64 text, that content type.
+pub(crate) fn refusal_to(headers: &http::HeaderMap, e: &ApiError) -> http::Response<Body> {
+    if let Some(codec) = super::connect_stream::streaming_codec(headers) {
+        return super::connect_stream::refusal(codec, e);
+    }
+    let protocol = Protocol::of_headers(headers);
+    let mut resp = refusal(protocol, e);
+    if protocol == Protocol::GrpcWeb && super::grpc_web::is_text(headers) {
+        resp.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(super::grpc_web::TEXT),
+        );
+    }
+    resp
 }
 
 /// A Connect error response.

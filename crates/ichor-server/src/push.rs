@@ -80,8 +80,8 @@ impl Streams {
     }
 }
 
-/// What a subscriber's stream is kept under: its place among the caller's streams, and the
-/// server's stop.
+/// What a subscriber's stream is kept under: its place among the caller's streams, the
+/// server's stop, and the call's deadline.
 pub(crate) struct Watched {
     #[expect(
         dead_code,
@@ -89,11 +89,14 @@ pub(crate) struct Watched {
     )]
     pub(crate) place: Place,
     pub(crate) stop: tokio::sync::watch::Receiver<bool>,
+    /// `grpc-timeout` or `Connect-Timeout-Ms` from the call's start: the stream ends there.
+    pub(crate) deadline: Option<tokio::time::Instant>,
 }
 
 /// The updates as tonic sends them (Kubernetes asked again every recheck whether the caller
 /// may still list and watch: [`ichor_service::shared::SharedReads::watch_operations`]); the server's shutdown ends
-/// the stream with UNAVAILABLE.
+/// the stream with UNAVAILABLE, the call's deadline with DEADLINE_EXCEEDED (and either gives
+/// its place back at once).
 pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
     struct S {
         updates: Updates,
@@ -111,6 +114,10 @@ pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
                 Code::Unavailable,
                 "the server is shutting down: subscribe again",
             )),
+            () = until(s.w.deadline) => Err(ApiError::new(
+                Code::DeadlineExceeded,
+                "the call's deadline passed: the stream ends there (subscribe again, with a later deadline or none)",
+            )),
         };
         match item {
             Ok(update) => Some((Some(Ok(wire::watch_update_to_proto(&update))), Some(s))),
@@ -123,9 +130,59 @@ pub(crate) fn until_stopped(updates: Updates, watched: Watched) -> WatchStream {
     Box::pin(stream.filter_map(std::future::ready))
 }
 
+/// Completes at `deadline` (never without one).
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Completes when the server begins to stop (never, if the sender is gone without stopping).
 async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
     if stop.wait_for(|stopping| *stopping).await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn subscribers(m: &super::super::metrics::Metrics) -> String {
+        let text = m.encode();
+        text.lines()
+            .find(|l| l.starts_with("ichor_serve_subscribers "))
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_ends_at_its_deadline_and_gives_its_place_back() {
+        let metrics = super::super::metrics::Metrics::new();
+        let streams = Streams::counted(metrics.clone());
+        let caller = Caller::user("alice", &["team"]);
+        let started = tokio::time::Instant::now();
+        let watched = Watched {
+            place: streams.take(&caller).unwrap(),
+            stop: tokio::sync::watch::channel(false).1,
+            deadline: Some(started + Duration::from_secs(2)),
+        };
+        // A stream with nothing to say: only the deadline ends it.
+        let updates: Updates = Box::pin(futures::stream::pending());
+        let mut stream = until_stopped(updates, watched);
+        assert_eq!(subscribers(&metrics), "ichor_serve_subscribers 1");
+        let ended = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(ended.code(), tonic::Code::DeadlineExceeded);
+        assert!(ended.message().contains("deadline"), "{}", ended.message());
+        assert_eq!(started.elapsed(), Duration::from_secs(2));
+        assert_eq!(subscribers(&metrics), "ichor_serve_subscribers 0");
+        assert!(stream.next().await.is_none(), "the stream ends after it");
+        // The caller's place is free again: all of them can be taken.
+        let held: Result<Vec<Place>, _> = (0..MAX_STREAMS_PER_CALLER)
+            .map(|_| streams.take(&caller))
+            .collect();
+        assert!(held.is_ok());
     }
 }

@@ -14,20 +14,6 @@ pub(crate) const CURRENT: &str = names::CURRENT;
 /// Annotation recording the target of the start (set by CreateOperation).
 pub(crate) const TARGET: &str = names::TARGET;
 
-/// The CRD crate's kind for a model kind: the two crates keep their own vocabularies (the model
-/// knows no kube), and the machine order is computed over the resources.
-pub(crate) fn resource_kind(kind: OperationKind) -> ichor_resources::OperationKind {
-    use ichor_resources::OperationKind as R;
-    match kind {
-        OperationKind::Talos => R::Talos,
-        OperationKind::Kubernetes => R::Kubernetes,
-        OperationKind::Ichor => R::Ichor,
-        OperationKind::Cni => R::Cni,
-        OperationKind::Shutdown => R::Shutdown,
-        OperationKind::CaRotation => R::CaRotation,
-    }
-}
-
 /// A non-empty annotation.
 fn annotation(meta: &ObjectMeta, key: &str) -> Option<String> {
     meta.annotations
@@ -330,39 +316,4 @@ pub(crate) fn has_confirmation(c: &TalosCluster) -> bool {
         .annotations
         .as_ref()
         .is_some_and(|a| a.contains_key(names::CONFIRM_KUBE_PROXY_SWITCH))
-}
-
-#[cfg(test)]
-mod vocabulary_tests {
-    use super::resource_kind;
-    use ichor_model::OperationKind;
-
-    #[test]
-    fn the_model_and_the_resources_name_kinds_and_passes_alike() {
-        assert_eq!(
-            OperationKind::ALL.len(),
-            ichor_resources::OperationKind::ALL.len()
-        );
-        for k in OperationKind::ALL {
-            let r = resource_kind(k);
-            assert_eq!(k.as_str(), r.as_str());
-            assert_eq!(
-                (k.skips_held(), k.takes_target(), k.takes_max_unavailable()),
-                (r.skips_held(), r.takes_target(), r.takes_max_unavailable())
-            );
-            assert_eq!(k.touches_machines(), r.touches_machines());
-        }
-        assert_eq!(ichor_model::CA_PASSES, ichor_resources::CA_PASSES);
-        assert!(ichor_resources::CA_STAGES.contains(&ichor_model::AWAITING_CREDENTIALS));
-        for stage in ichor_resources::CA_STAGES
-            .into_iter()
-            .chain(["", "Unheard-of"])
-        {
-            assert_eq!(
-                ichor_model::ca_pass_of_stage(stage),
-                ichor_resources::ca_pass_of_stage(stage),
-                "{stage}"
-            );
-        }
-    }
 }

@@ -48,11 +48,10 @@ fn op_not_found(namespace: &str, name: &str, err: ApiError) -> ApiError {
 
 /// OPERATION_NOT_FOUND, naming it.
 fn operation_not_found(namespace: &str, name: &str) -> ApiError {
-    ApiError::refused(
+    ApiError::said(
         Code::NotFound,
         Reason::OperationNotFound,
         &[("operation", name), ("namespace", namespace)],
-        format!("operation {name} not found in namespace {namespace}"),
     )
 }
 
@@ -60,25 +59,20 @@ fn cluster_not_found(namespace: &str, name: &str, err: ApiError) -> ApiError {
     if err.code != Code::NotFound {
         return err;
     }
-    ApiError::refused(
+    ApiError::said(
         Code::NotFound,
         Reason::ClusterNotFound,
         &[("cluster", name), ("namespace", namespace)],
-        format!("cluster {name} not found in namespace {namespace}"),
     )
 }
 
 /// A cluster that exists but cannot be read: nothing can be planned or started on it.
 fn cluster_unreadable(u: &Unreadable) -> ApiError {
     let name = u.name();
-    ApiError::refused(
+    ApiError::said(
         Code::FailedPrecondition,
         Reason::ClusterUnreadable,
         &[("cluster", &name), ("detail", &u.why)],
-        format!(
-            "cluster {name} cannot be read ({}): fix the TalosCluster object first",
-            u.why
-        ),
     )
 }
 
@@ -108,11 +102,10 @@ fn pick_cluster(
     match (all.len(), unreadable) {
         (1, []) => Ok(all.remove(0)),
         (0, [u]) => Err(cluster_unreadable(u)),
-        (0, []) => Err(ApiError::refused(
+        (0, []) => Err(ApiError::said(
             Code::NotFound,
             Reason::NoClusters,
             &[("namespace", namespace)],
-            format!("there is no TalosCluster in namespace {namespace}"),
         )),
         _ => {
             let mut names: Vec<String> = all
@@ -122,11 +115,10 @@ fn pick_cluster(
                 .collect();
             names.sort();
             let choices = names.join(", ");
-            Err(ApiError::refused(
+            Err(ApiError::said(
                 Code::InvalidArgument,
                 Reason::ClusterRequired,
                 &[("namespace", namespace), ("choices", &choices)],
-                format!("namespace {namespace} has several clusters; name one of: {choices}"),
             ))
         }
     }

@@ -19,6 +19,9 @@ use std::cmp::Ordering;
 /// The longest page token taken (ours are well under 200 bytes).
 pub(crate) const MAX_PAGE_TOKEN: usize = 1024;
 
+/// The longest `known_version` taken: a page version this server gives is 32 hex characters.
+pub(crate) const MAX_KNOWN_VERSION: usize = 64;
+
 /// The query's arguments, checked before anything is read.
 pub fn check(q: &ListQuery) -> Result<(), ApiError> {
     super::validate::list_scope(q.namespace.as_deref())?;
@@ -48,6 +51,19 @@ pub fn check(q: &ListQuery) -> Result<(), ApiError> {
         return Err(ApiError::invalid(
             "filter",
             "the filter holds control characters",
+        ));
+    }
+    if let Some(v) = q
+        .known_version
+        .as_deref()
+        .filter(|v| v.len() > MAX_KNOWN_VERSION)
+    {
+        return Err(ApiError::invalid(
+            "known_version",
+            format!(
+                "known_version \"{}\" is longer than {MAX_KNOWN_VERSION} characters: it is not a version this server gave (send the one a page carried, or none)",
+                super::validate::shown(v)
+            ),
         ));
     }
     match &q.page_token {
@@ -257,7 +273,7 @@ impl super::OperationService {
             return Ok(None);
         }
         let ops = self.operations_metadata(caller, query).await?;
-        let mut page = page(ops, query)?;
+        let page = page(ops, query)?;
         if page.unchanged {
             return Ok(Some(page));
         }
@@ -265,6 +281,18 @@ impl super::OperationService {
             // Every operation is on the page: one list reads them in fewer requests.
             return Ok(None);
         }
+        self.read_whole(caller, page, query.view).await.map(Some)
+    }
+
+    /// The operations of `page` (named by namespace and name) read from the API as the
+    /// caller, one by one ([`PAGE_READS`] at once), in `view`: one deleted since is left out
+    /// (the next page no longer has it).
+    pub(super) async fn read_whole(
+        &self,
+        caller: &Caller,
+        mut page: OperationPage,
+        view: View,
+    ) -> Result<OperationPage, ApiError> {
         use futures::{StreamExt as _, TryStreamExt as _};
         let names: Vec<(String, String)> = page
             .operations
@@ -292,12 +320,12 @@ impl super::OperationService {
                 Ok(op) => super::convert::operation(&op),
                 Err(u) => super::convert::unreadable_operation(&u),
             })
-            .map(|o| match query.view {
+            .map(|o| match view {
                 View::Summary => o.summarized(),
                 _ => o,
             })
             .collect();
-        Ok(Some(page))
+        Ok(page)
     }
 
     /// Every operation in scope, metadata only, read in chunks, as the caller.

@@ -134,16 +134,12 @@ impl OperationService {
 }
 
 fn not_permitted(namespace: &str, question: Question) -> Refusal {
-    Refusal::new(
+    Refusal::said(
         Reason::NotPermitted,
         &[
             ("verb", question.verb),
             ("resource", question.resource),
             ("namespace", namespace),
         ],
-        format!(
-            "you may not {} {} in namespace {namespace} (Kubernetes RBAC)",
-            question.verb, question.resource
-        ),
     )
 }

@@ -151,14 +151,26 @@ impl Subscription {
         }
     }
 
-    /// The page, as "unchanged" when the subscriber holds its version.
+    /// The page, as "unchanged" when the subscriber holds its version. The watch keeps
+    /// summaries: a full view (as ListOperations gives it) reads the page's operations whole
+    /// from the API as the caller, only when the page changed.
     async fn page(&mut self) -> Result<ichor_model::OperationPage, ApiError> {
         let query = ichor_model::ListQuery {
             known_version: self.page_version.clone(),
             ..self.req.list.clone()
         };
         let page = match self.store.page(&query) {
-            Some(page) => page?,
+            Some(page) => {
+                let page = page?;
+                match query.view {
+                    ichor_model::View::Full if !page.unchanged => {
+                        self.service
+                            .read_whole(&self.caller, page, query.view)
+                            .await?
+                    }
+                    _ => page,
+                }
+            }
             None => self.service.list_page(&self.caller, &query).await?,
         };
         self.page_version = Some(page.version.clone());

@@ -146,6 +146,15 @@ impl SharedReads {
         }))
     }
 
+    /// Each shared watch's scope and whether its rows can be used (serve's readiness).
+    pub fn watches(&self) -> Vec<(Option<String>, crate::store::Health)> {
+        let stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
+        stores
+            .iter()
+            .map(|(k, s)| (k.clone(), s.health()))
+            .collect()
+    }
+
     fn store_of(&self, scope: Option<&str>) -> Result<OperationStore, ApiError> {
         let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
         let key = scope.map(str::to_string);

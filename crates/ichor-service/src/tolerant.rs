@@ -7,162 +7,16 @@
 use super::OperationService;
 use super::access::{Caller, map_kube_error};
 use ichor_model::{ApiError, Code, Reason};
-use ichor_resources::{
-    IchorInstallation, IchorInstallationSpec, Machine, MachineSpec, TalosCluster, TalosClusterSpec,
-    TalosClusterStatus, TalosOperation, TalosOperationSpec, TalosOperationStatus,
-};
-use kube::api::{Api, GetParams, ListParams, ObjectMeta};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use kube::api::{Api, GetParams, ListParams};
 use serde_json::Value;
 
-/// The most characters of a decoding error kept (it may quote a value of the object).
-pub(crate) const MAX_WHY: usize = 200;
+pub(crate) use ichor_resources::tolerant::{Chunk, Tolerant, Unreadable, decode};
+use ichor_resources::tolerant::{NotAList, why};
 
-/// An object that could not be read as its type: its metadata (as far as it reads), the object
-/// as JSON (to pick out what can be read, such as `spec.cluster`), and why, short and inert.
-#[derive(Clone, Debug)]
-pub(crate) struct Unreadable {
-    /// Boxed: most objects read, and a `Result` with this as its error stays small.
-    pub(crate) meta: Box<ObjectMeta>,
-    pub(crate) raw: Value,
-    pub(crate) why: String,
-}
-
-impl Unreadable {
-    pub(crate) fn name(&self) -> String {
-        self.meta.name.clone().unwrap_or_default()
-    }
-
-    pub(crate) fn namespace(&self) -> String {
-        self.meta.namespace.clone().unwrap_or_default()
-    }
-
-    /// A string field of the object (`/spec/cluster`), when it is one.
-    pub(crate) fn str_at(&self, pointer: &str) -> Option<&str> {
-        self.raw.pointer(pointer).and_then(Value::as_str)
-    }
-
-    /// Whether this object may belong to `cluster`: its `spec.cluster` says so, or cannot be
-    /// read.
-    pub(crate) fn may_belong_to(&self, cluster: &str) -> bool {
-        self.str_at("/spec/cluster").is_none_or(|c| c == cluster)
-    }
-}
-
-/// A decoding error as a person reads it: which part, what, at most [`MAX_WHY`] characters,
-/// control characters made inert.
-pub(crate) fn why(part: Option<&str>, e: &dyn std::fmt::Display) -> String {
-    let text = match part {
-        Some(p) => format!("{p}: {e}"),
-        None => e.to_string(),
-    };
-    ichor_model::inert::truncate(&ichor_model::inert::sanitize(&text), MAX_WHY)
-}
-
-/// A resource read part by part: which part of an object does not decode.
-pub(crate) trait Tolerant: DeserializeOwned {
-    /// The first part of `raw` (other than the metadata) that does not decode, and why.
-    fn bad_part(raw: &Value) -> Option<(&'static str, String)>;
-}
-
-/// `raw[part]` decodes as `T` (an absent part is not this part's fault).
-fn check<T: DeserializeOwned>(raw: &Value, part: &'static str) -> Option<(&'static str, String)> {
-    let v = raw.get(part)?;
-    T::deserialize(v).err().map(|e| (part, e.to_string()))
-}
-
-impl Tolerant for TalosOperation {
-    fn bad_part(raw: &Value) -> Option<(&'static str, String)> {
-        check::<TalosOperationSpec>(raw, "spec")
-            .or_else(|| check::<Option<TalosOperationStatus>>(raw, "status"))
-    }
-}
-
-impl Tolerant for TalosCluster {
-    fn bad_part(raw: &Value) -> Option<(&'static str, String)> {
-        check::<TalosClusterSpec>(raw, "spec")
-            .or_else(|| check::<Option<TalosClusterStatus>>(raw, "status"))
-    }
-}
-
-impl Tolerant for Machine {
-    fn bad_part(raw: &Value) -> Option<(&'static str, String)> {
-        check::<MachineSpec>(raw, "spec")
-    }
-}
-
-impl Tolerant for IchorInstallation {
-    fn bad_part(raw: &Value) -> Option<(&'static str, String)> {
-        check::<IchorInstallationSpec>(raw, "spec")
-    }
-}
-
-/// One object: `K`, or what can be said of it.
-pub(crate) fn decode<K: Tolerant>(raw: Value) -> Result<K, Unreadable> {
-    match K::deserialize(&raw) {
-        Ok(k) => Ok(k),
-        Err(whole) => {
-            let meta_value = raw.get("metadata").cloned().unwrap_or(Value::Null);
-            let (meta, why) = match ObjectMeta::deserialize(&meta_value) {
-                Err(e) => {
-                    // Even the metadata is wrong: keep what names the object.
-                    let s = |k: &str| meta_value.get(k).and_then(Value::as_str).map(String::from);
-                    let meta = ObjectMeta {
-                        name: s("name"),
-                        namespace: s("namespace"),
-                        uid: s("uid"),
-                        ..ObjectMeta::default()
-                    };
-                    (meta, why(Some("metadata"), &e))
-                }
-                Ok(meta) => {
-                    let why = match K::bad_part(&raw) {
-                        Some((part, e)) => why(Some(part), &e),
-                        None => why(None, &whole),
-                    };
-                    (meta, why)
-                }
-            };
-            Err(Unreadable {
-                meta: Box::new(meta),
-                raw,
-                why,
-            })
-        }
-    }
-}
-
-/// A list answer's items, each decoded on its own.
-#[cfg(test)]
-fn decode_list<K: Tolerant>(body: &str) -> Result<(Vec<K>, Vec<Unreadable>), ApiError> {
-    decode_list_chunk(body).map(|(good, bad, _)| (good, bad))
-}
-
-/// One chunk of a list (`limit`/`continue`): its objects, as [`decode_list`] reads them, and
-/// the token of the next chunk, if any.
-pub(super) type Chunk<K> = (Vec<K>, Vec<Unreadable>, Option<String>);
-
+/// One chunk of a list, decoded by the one tolerant decoder; an answer that is not a list is an
+/// internal error.
 fn decode_list_chunk<K: Tolerant>(body: &str) -> Result<Chunk<K>, ApiError> {
-    let mut list: Value = serde_json::from_str(body).map_err(|e| unreadable_answer(&e))?;
-    let next = list
-        .pointer("/metadata/continue")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())
-        .map(str::to_string);
-    let items = match list.get_mut("items").map(Value::take) {
-        Some(Value::Array(items)) => items,
-        Some(Value::Null) | None => Vec::new(),
-        Some(_) => return Err(unreadable_answer(&"items is not a list")),
-    };
-    let (mut good, mut bad) = (Vec::new(), Vec::new());
-    for item in items {
-        match decode::<K>(item) {
-            Ok(k) => good.push(k),
-            Err(u) => bad.push(u),
-        }
-    }
-    Ok((good, bad, next))
+    ichor_resources::tolerant::decode_list(body).map_err(|NotAList(e)| unreadable_answer(&e))
 }
 
 /// How many objects one request of a list reads: a list holds one chunk's text and parsed JSON
@@ -308,58 +162,20 @@ fn in_context(what: &str, mut e: ApiError) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn op(name: &str, status: Value) -> Value {
-        json!({
-            "apiVersion": "ichor.maesh.dev/v1alpha1",
-            "kind": "TalosOperation",
-            "metadata": {"name": name, "namespace": "default", "uid": "u-1"},
-            "spec": {"cluster": "c1", "kind": "talos", "maxUnavailable": 1},
-            "status": status,
-        })
-    }
+    use ichor_resources::TalosOperation;
 
     #[test]
-    fn one_bad_object_is_one_unreadable_item() {
-        let body = json!({
-            "apiVersion": "ichor.maesh.dev/v1alpha1",
-            "kind": "TalosOperationList",
-            "metadata": {},
-            "items": [
-                op("good", json!({"phase": "Running"})),
-                op("bad", json!({"phase": 42})),
-                op("other", json!({"phase": "Completed"})),
-            ],
-        })
-        .to_string();
-        let (good, bad) = decode_list::<TalosOperation>(&body).unwrap();
-        assert_eq!(good.len(), 2);
-        assert_eq!(bad.len(), 1);
-        assert_eq!(bad[0].name(), "bad");
+    fn an_answer_that_is_not_a_list_is_an_internal_error_said_briefly() {
+        let e = decode_list_chunk::<TalosOperation>(&format!("<html>{}", "x".repeat(10_000)))
+            .unwrap_err();
+        assert_eq!((e.code, e.reason), (Code::Internal, Some(Reason::Internal)));
         assert!(
-            bad[0].why.starts_with("status: invalid type: integer `42`"),
+            e.message.starts_with("decoding the answer: "),
             "{}",
-            bad[0].why
+            e.message
         );
-        assert_eq!(bad[0].str_at("/spec/cluster"), Some("c1"));
-        let body = json!({"items": [op("huge", json!({"machines": "y".repeat(100_000)}))]});
-        let (_, bad) = decode_list::<TalosOperation>(&body.to_string()).unwrap();
-        assert!(bad[0].why.chars().count() <= MAX_WHY, "{}", bad[0].why);
-        let e = decode_list::<TalosOperation>("<html>").unwrap_err();
-        assert_eq!(e.code, Code::Internal);
-        assert!(e.message.len() < 300);
-    }
-
-    #[test]
-    fn broken_metadata_still_names_the_object() {
-        let mut raw = op("m", json!({}));
-        raw["metadata"]["labels"] = json!(5);
-        let u = decode::<TalosOperation>(raw).unwrap_err();
-        assert_eq!(
-            (u.name().as_str(), u.namespace().as_str()),
-            ("m", "default")
-        );
-        assert!(u.why.starts_with("metadata: "), "{}", u.why);
+        assert!(e.message.len() < 300, "{}", e.message);
+        let e = in_context("listing operations", e);
+        assert_eq!(e.param("what"), Some("listing operations"));
     }
 }

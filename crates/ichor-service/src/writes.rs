@@ -36,7 +36,7 @@ pub(crate) fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(
         return Ok(());
     };
     let paused = if op.paused { "true" } else { "false" };
-    Err(ApiError::refused(
+    Err(ApiError::said(
         Code::FailedPrecondition,
         Reason::ChangedSinceConfirmed,
         &[
@@ -45,16 +45,6 @@ pub(crate) fn check_confirmed(op: &Operation, c: Option<&Confirmed>) -> Result<(
             ("phase", op.phase.as_str()),
             ("paused", paused),
         ],
-        format!(
-            "operation {} changed since you confirmed ({change}; it is now {}{}): nothing was written; look again and decide",
-            op.name,
-            if op.phase.as_str().is_empty() {
-                "new"
-            } else {
-                op.phase.as_str()
-            },
-            if op.paused { ", paused" } else { "" }
-        ),
     ))
 }
 
@@ -181,14 +171,10 @@ impl OperationService {
 /// A write to an operation that cannot be read: refused, since what it would change is unknown.
 fn unreadable_refusal(u: &Unreadable) -> ApiError {
     let name = u.name();
-    ApiError::refused(
+    ApiError::said(
         Code::FailedPrecondition,
         Reason::OperationUnreadable,
         &[("operation", &name), ("detail", &u.why)],
-        format!(
-            "operation {name} cannot be read ({}): nothing was written; fix the object first",
-            u.why
-        ),
     )
 }
 
@@ -196,15 +182,10 @@ fn unreadable_refusal(u: &Unreadable) -> ApiError {
 fn refuse_pause(op: &Operation, paused: bool) -> Result<(), ApiError> {
     let name = op.name.as_str();
     if op.phase.is_finished() {
-        return Err(ApiError::refused(
+        return Err(ApiError::said(
             Code::FailedPrecondition,
             Reason::OperationFinished,
             &[("operation", name), ("phase", op.phase.as_str())],
-            format!(
-                "operation {name} is {}: there is nothing to {}",
-                op.phase.as_str(),
-                if paused { "pause" } else { "resume" }
-            ),
         ));
     }
     if !paused && op.paused_by_failure() {
@@ -213,7 +194,7 @@ fn refuse_pause(op: &Operation, paused: bool) -> Result<(), ApiError> {
             .map(|m| m.name.clone())
             .unwrap_or_default();
         let reason = op.failure_reason.clone().unwrap_or_default();
-        return Err(ApiError::refused(
+        return Err(ApiError::said(
             Code::FailedPrecondition,
             Reason::ResumeAfterFailure,
             &[
@@ -221,9 +202,6 @@ fn refuse_pause(op: &Operation, paused: bool) -> Result<(), ApiError> {
                 ("machine", &machine),
                 ("reason", &reason),
             ],
-            format!(
-                "operation {name} was paused by a failed machine ({reason}); resuming does nothing: nothing retries and nothing is rolled back, so delete it and start again"
-            ),
         ));
     }
     Ok(())

@@ -389,6 +389,9 @@ impl Session {
     /// The name the context goes by: the kubeconfig's context, else the in-process route's
     /// (`demo` for the demo); `None` for a server.
     pub fn context_name(&self) -> Option<&str> {
+        if self.demo && self.context.is_none() {
+            return Some("demo");
+        }
         match (&self.context, &self.route) {
             (Some(c), _) => Some(c),
             (None, Route::InProcess { context, .. }) if !context.is_empty() => Some(context),

@@ -34,14 +34,17 @@ impl Pace {
         op.timing(roles, self.rule, now)
     }
 
-    /// Keeps the roles of `cluster`.
-    pub(crate) fn learn(&mut self, cluster: &Cluster) {
+    /// Keeps the roles of `cluster`; whether they differ from those held.
+    pub(crate) fn learn(&mut self, cluster: &Cluster) -> bool {
+        let key = (cluster.namespace.clone(), cluster.name.clone());
+        let roles = Roles::of(cluster);
+        if self.roles.get(&key) == Some(&roles) {
+            return false;
+        }
         if self.roles.len() >= MAX_CLUSTERS {
             self.roles.clear();
         }
-        self.roles.insert(
-            (cluster.namespace.clone(), cluster.name.clone()),
-            Roles::of(cluster),
-        );
+        self.roles.insert(key, roles);
+        true
     }
 }

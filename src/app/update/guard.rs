@@ -51,3 +51,16 @@ pub(super) fn report(state: &mut State) -> Vec<Effect> {
         _ => Vec::new(),
     }
 }
+
+/// The report was written (where), or not (why).
+pub(super) fn on_report_saved(
+    state: &mut State,
+    name: String,
+    result: Result<String, String>,
+) -> Vec<Effect> {
+    state.notice = Some(match result {
+        Ok(path) => Notice::ReportSaved(name, path),
+        Err(why) => Notice::ReportFailed(name, why),
+    });
+    Vec::new()
+}

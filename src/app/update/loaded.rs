@@ -175,7 +175,9 @@ pub(super) fn on_clusters(
                 .selected()
                 .map(|c| (c.namespace.clone(), c.name.clone()));
             clusters.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-            clusters.iter().for_each(|c| state.pace.learn(c));
+            for c in &clusters {
+                state.pace.learn(c);
+            }
             let shown = clusters.iter().map(|c| c.namespace.clone()).collect();
             state.clusters.all.data = Some(clusters);
             // The selection follows its cluster (refilter keeps it by name).

@@ -14,12 +14,17 @@ const ASK_EVERY: SignedDuration = SignedDuration::from_secs(60);
 
 /// The clusters read for their roles arrived.
 pub(super) fn on_roles(state: &mut State, result: Result<Vec<Cluster>, ApiError>) -> Vec<Effect> {
+    // Nothing is drawn again unless a role held changed.
+    state.quiet = true;
     match result {
-        Ok(clusters) => clusters.iter().for_each(|c| state.pace.learn(c)),
-        Err(e) => {
-            tracing::info!(error = %e.message, "the machines' roles could not be read");
-            state.quiet = true;
+        Ok(clusters) => {
+            for c in &clusters {
+                if state.pace.learn(c) {
+                    state.quiet = false;
+                }
+            }
         }
+        Err(e) => tracing::info!(error = %e.message, "the machines' roles could not be read"),
     }
     Vec::new()
 }

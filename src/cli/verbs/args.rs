@@ -1,6 +1,8 @@
 //! The commands beside the dashboard (ADR 0068, Decision 6): their arguments as clap reads them,
 //! and the one [`Verb`] each comes to.
 
+use super::output::candidates as output_candidates;
+pub use super::output::{OUTPUTS, Output, parse_output};
 use clap::{Args, Subcommand, ValueEnum};
 use ichor_model::OperationKind;
 use std::path::PathBuf;
@@ -8,24 +10,27 @@ use std::path::PathBuf;
 /// What every command's help ends with.
 pub const EXIT_CODES: &str = "Exit codes: 0 done; 1 refused (by the service, by you at the question, or an error); 2 usage (a wrong flag, or a write without a terminal and without --yes); 3 the operation failed (--follow, get --watch: it failed, or a failed machine paused it).";
 
-/// How to reach the service and speak: the dashboard's own flags, given after the command.
+/// How to reach the service and speak: the dashboard's own flags, given after the command (or
+/// before it: `crate::cli::leading` lifts them here).
 #[derive(Debug, Args, Clone, Default)]
 pub struct Reach {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, value_name = "FILE", global = true)]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME", global = true)]
+    #[arg(long, value_name = "NAME", global = true,
+        add = clap_complete::ArgValueCandidates::new(crate::cli::complete::contexts))]
     pub context: Option<String>,
     /// The namespace (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE", global = true)]
+    #[arg(short = 'n', long, value_name = "NAMESPACE", global = true,
+        add = clap_complete::ArgValueCandidates::new(crate::cli::complete::namespaces))]
     pub namespace: Option<String>,
     /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`).
     #[arg(long, env = "ICHOR_SERVER", value_name = "URL", global = true)]
     pub server: Option<String>,
     /// The protocol to the server: connect (default) or grpc.
     #[arg(long, value_enum, value_name = "PROTOCOL", global = true)]
-    pub protocol: Option<ichor_client::remote::Protocol>,
+    pub protocol: Option<crate::config::ProtocolChoice>,
     /// auto (ichor-ui through a port-forward, else in-process), remote or in-process.
     #[arg(long, value_enum, value_name = "BACKEND", global = true)]
     pub backend: Option<crate::config::RouteChoice>,
@@ -67,6 +72,45 @@ pub struct Reach {
         value_parser = clap::value_parser!(u64).range(super::super::CALL_TIMEOUT_SECONDS)
     )]
     pub call_timeout: Option<u64>,
+    /// Act as this user, as kubectl's --as (Kubernetes impersonation; the service then runs
+    /// in-process: ichor-ui and --server act as the caller their token names).
+    #[arg(long = "as", value_name = "USER", global = true)]
+    pub as_user: Option<String>,
+    /// Act as a member of this group too, with --as (repeat it for more groups).
+    #[arg(long = "as-group", value_name = "GROUP", global = true)]
+    pub as_group: Vec<String>,
+}
+
+impl Reach {
+    /// These flags, each one this one lacks taken from `leading` (the flags given before the
+    /// command).
+    pub fn under(self, leading: Reach) -> Reach {
+        Reach {
+            kubeconfig: self.kubeconfig.or(leading.kubeconfig),
+            context: self.context.or(leading.context),
+            namespace: self.namespace.or(leading.namespace),
+            server: self.server.or(leading.server),
+            protocol: self.protocol.or(leading.protocol),
+            backend: self.backend.or(leading.backend),
+            ichor_ui: self.ichor_ui.or(leading.ichor_ui),
+            ichor_ui_port: self.ichor_ui_port.or(leading.ichor_ui_port),
+            token_file: self.token_file.or(leading.token_file),
+            insecure_send_token_over_http: self.insecure_send_token_over_http
+                || leading.insecure_send_token_over_http,
+            ca_file: self.ca_file.or(leading.ca_file),
+            lang: self.lang.or(leading.lang),
+            read_only: self.read_only || leading.read_only,
+            demo: self.demo || leading.demo,
+            config: self.config.or(leading.config),
+            log_file: self.log_file.or(leading.log_file),
+            call_timeout: self.call_timeout.or(leading.call_timeout),
+            as_user: self.as_user.or(leading.as_user),
+            as_group: match self.as_group.is_empty() {
+                true => leading.as_group,
+                false => self.as_group,
+            },
+        }
+    }
 }
 
 /// What a write asks before it writes, and what it does after.
@@ -133,7 +177,8 @@ pub enum KubeProxyMode {
 #[derive(Debug, Args, Clone, Default)]
 pub struct StartFlags {
     /// The cluster (default: the only cluster in the namespace).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME",
+        add = clap_complete::ArgValueCandidates::new(crate::cli::complete::clusters))]
     pub cluster: Option<String>,
     /// Workers handled at once (control planes are always one at a time).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=9999))]
@@ -168,6 +213,7 @@ pub enum ClusterCommand {
 #[derive(Debug, Args)]
 pub struct ClusterStart {
     /// The cluster.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::cli::complete::clusters))]
     pub name: String,
     /// Follow the operation until it ends (exit 0 completed, 3 failed).
     #[arg(long)]
@@ -222,33 +268,28 @@ pub struct ReportArgs {
     pub output: ReportFormat,
 }
 
-/// How to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Output {
-    #[default]
-    Table,
-    /// The table with where each operation goes (current → target).
-    Wide,
-    Json,
-    Yaml,
-}
-
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Every namespace (adds the NAMESPACE column).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
-    /// table (default), wide (adds TARGET), json or yaml.
-    #[arg(short = 'o', long, value_enum, default_value_t)]
+    /// table (default), wide (adds TARGET), json, yaml, name or jsonpath=TEMPLATE.
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table",
+        value_parser = parse_output, add = clap_complete::ArgValueCandidates::new(output_candidates))]
     pub output: Output,
+    /// The table without its header line.
+    #[arg(long)]
+    pub no_headers: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
     /// The operation.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::cli::complete::operations))]
     pub name: String,
-    /// table (default), json or yaml.
-    #[arg(short = 'o', long, value_enum, default_value_t)]
+    /// table (default), json, yaml, name or jsonpath=TEMPLATE.
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table",
+        value_parser = parse_output, add = clap_complete::ArgValueCandidates::new(output_candidates))]
     pub output: Output,
     /// Then print each change until it ends (exit 0 completed, 3 failed).
     #[arg(short = 'w', long)]
@@ -258,6 +299,7 @@ pub struct GetArgs {
 #[derive(Debug, Args)]
 pub struct WriteArgs {
     /// The operation.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::cli::complete::operations))]
     pub name: String,
     #[command(flatten)]
     pub confirm: Confirm,
@@ -285,6 +327,7 @@ pub enum Verb {
     List {
         all_namespaces: bool,
         output: Output,
+        no_headers: bool,
     },
     Get {
         name: String,
@@ -409,11 +452,12 @@ impl OperationArgs {
         match &self.command {
             OperationCommand::List(a) => Verb::List {
                 all_namespaces: a.all_namespaces,
-                output: a.output,
+                output: a.output.clone(),
+                no_headers: a.no_headers,
             },
             OperationCommand::Get(a) => Verb::Get {
                 name: a.name.clone(),
-                output: a.output,
+                output: a.output.clone(),
                 watch: a.watch,
             },
             OperationCommand::Pause(a) => write(WriteKind::Pause, a),
@@ -465,7 +509,8 @@ mod tests {
             verb(&["op", "list", "-A", "-o", "json"]),
             Verb::List {
                 all_namespaces: true,
-                output: Output::Json
+                output: Output::Json,
+                no_headers: false,
             }
         );
         assert_eq!(

@@ -4,7 +4,7 @@
 
 use super::args::{Reach, Verb};
 use super::{Exit, Io};
-use crate::cli::settings::{Settings, Source};
+use crate::cli::settings::Source;
 use crate::cli::{Cli, Command};
 use std::io::IsTerminal as _;
 
@@ -15,7 +15,11 @@ pub fn verb_of(cli: &Cli) -> Option<(Verb, &Reach)> {
         Command::Cni(a) => (a.verb(), &a.reach),
         Command::Cluster(a) => (a.verb(), &a.reach),
         Command::Operation(a) => (a.verb(), &a.reach),
-        Command::Serve(_) | Command::DemoCluster(_) => return None,
+        Command::Serve(_)
+        | Command::DemoCluster(_)
+        | Command::Version(_)
+        | Command::Completion(_)
+        | Command::Man(_) => return None,
     })
 }
 
@@ -34,15 +38,24 @@ fn confirm_cluster_of(cli: &Cli) -> Option<String> {
             | OperationCommand::Delete(w) => &w.confirm,
             _ => return None,
         },
-        Command::Serve(_) | Command::DemoCluster(_) => return None,
+        Command::Serve(_)
+        | Command::DemoCluster(_)
+        | Command::Version(_)
+        | Command::Completion(_)
+        | Command::Man(_) => return None,
     };
     confirm.confirm_cluster.clone()
 }
 
-/// The dashboard's settings as the command's flags give them.
-fn as_dashboard(reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
+/// The dashboard's settings as the command's flags give them (`top`: the command line, for the
+/// demo's speed).
+pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
     use clap::Parser as _;
     let mut cli = Cli::try_parse_from(["ichor-tui"])?;
+    cli.demo_speed = top.demo_speed;
+    cli.demo_without_ichor_ui = top.demo_without_ichor_ui;
+    cli.as_user = reach.as_user.clone();
+    cli.as_group = reach.as_group.clone();
     cli.kubeconfig = reach.kubeconfig.clone();
     cli.context = reach.context.clone();
     cli.namespace = reach.namespace.clone();
@@ -104,13 +117,8 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
             ..
         }
     );
-    let dash = as_dashboard(reach, all)?;
-    let file = match (&dash.config, crate::config::FileConfig::default_path()) {
-        (Some(p), _) => crate::config::FileConfig::load(p, true)?,
-        (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
-        (None, None) => crate::config::FileConfig::default(),
-    };
-    let settings = Settings::resolve(&dash, &file, |k| std::env::var(k).ok(), false)?;
+    let dash = as_dashboard(cli, reach, all)?;
+    let settings = crate::cli::dashboard::settings_of(&dash, false)?;
     let texts = std::sync::Arc::new(ichor_views::i18n::Texts::new(settings.lang));
     let terminal = std::io::stdin().is_terminal();
     if verb.asks() && !terminal {

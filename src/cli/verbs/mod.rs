@@ -12,12 +12,15 @@ mod ask;
 mod entry;
 mod follow;
 mod guard;
+pub mod jsonpath;
+mod output;
 mod plan_text;
 mod report;
 mod show;
 mod start;
 mod write;
 
+pub(crate) use entry::as_dashboard;
 pub use entry::{run_verb, verb_of};
 
 /// Where a command's log goes: its `--log-file`.
@@ -120,10 +123,15 @@ pub async fn run(
         Verb::List {
             all_namespaces,
             output,
+            no_headers,
         } => {
             let ns = (!all_namespaces).then_some(namespace);
+            let table = show::Table {
+                all_namespaces: *all_namespaces,
+                no_headers: *no_headers,
+            };
             match client.list_operations(ns).await {
-                Ok(ops) => show::list(io, &ops, *all_namespaces, ns, *output),
+                Ok(ops) => show::list(io, &ops, table, ns, output),
                 Err(e) => io.fail(&e),
             }
         }
@@ -137,7 +145,7 @@ pub async fn run(
                 Err(e) => return io.fail(&e),
             };
             let around = show::Around::read(client, &op).await;
-            show::get(io, &op, &around, *output);
+            show::get(io, &op, &around, output);
             if *watch {
                 return follow::follow(client, namespace, name, io, Some(op), false).await;
             }

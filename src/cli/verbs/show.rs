@@ -165,10 +165,21 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
     v
 }
 
-/// `value` as JSON or YAML on standard output.
-fn print_value(io: &mut Io<'_>, value: &Value, output: Output) -> Exit {
+/// The resource and group kubectl names an operation with (`-o name`).
+pub const NAME_PREFIX: &str = "talosoperation.ichor.maesh.dev/";
+
+/// `value` as JSON, YAML or a JSONPath template's text on standard output.
+fn print_value(io: &mut Io<'_>, value: &Value, output: &Output) -> Exit {
     let text = match output {
         Output::Yaml => serde_saphyr::to_string(value).map_err(|e| e.to_string()),
+        Output::JsonPath(t) => match super::jsonpath::Template::parse(t) {
+            Ok(t) => {
+                // As kubectl: exactly what the template says, no line added.
+                let _ = io.out.write_all(t.render(value).as_bytes());
+                return Exit::Done;
+            }
+            Err(e) => Err(format!("-o jsonpath: {e}")),
+        },
         _ => serde_json::to_string_pretty(value).map_err(|e| e.to_string()),
     };
     match text {
@@ -183,14 +194,29 @@ fn print_value(io: &mut Io<'_>, value: &Value, output: Output) -> Exit {
     }
 }
 
+/// How a list's table is laid out.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Table {
+    /// The NAMESPACE column.
+    pub(super) all_namespaces: bool,
+    /// No header line (`--no-headers`).
+    pub(super) no_headers: bool,
+}
+
 /// `operation list`.
 pub(super) fn list(
     io: &mut Io<'_>,
     ops: &[Operation],
-    all_namespaces: bool,
+    layout: Table,
     namespace: Option<&str>,
-    output: Output,
+    output: &Output,
 ) -> Exit {
+    if *output == Output::Name {
+        for op in ops {
+            io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
+        }
+        return Exit::Done;
+    }
     if !matches!(output, Output::Table | Output::Wide) {
         let items: Vec<Value> = ops.iter().map(|o| operation_json(o, false)).collect();
         return print_value(
@@ -199,6 +225,7 @@ pub(super) fn list(
             output,
         );
     }
+    let all_namespaces = layout.all_namespaces;
     let t = io.texts;
     if ops.is_empty() {
         let line = match namespace {
@@ -212,7 +239,7 @@ pub(super) fn list(
     if all_namespaces {
         head.push("col-namespace");
     }
-    let wide = output == Output::Wide;
+    let wide = *output == Output::Wide;
     head.extend(["col-name", "col-kind"]);
     if wide {
         head.push("col-target");
@@ -244,8 +271,9 @@ pub(super) fn list(
         ]);
         rows.push(row);
     }
-    for line in table(&rows) {
-        io.say(&line);
+    let lines = table(&rows);
+    for line in lines.iter().skip(usize::from(layout.no_headers)) {
+        io.say(line);
     }
     Exit::Done
 }
@@ -290,7 +318,11 @@ impl Around {
 }
 
 /// `operation get`.
-pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: Output) -> Exit {
+pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: &Output) -> Exit {
+    if *output == Output::Name {
+        io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
+        return Exit::Done;
+    }
     let now = jiff::Timestamp::now();
     let timing = op.timing(&around.roles, io.slow, now);
     if !matches!(output, Output::Table | Output::Wide) {
@@ -300,30 +332,54 @@ pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: Outp
         }
         return print_value(io, &v, output);
     }
-    for line in detail(io.texts, op, Some((&timing, around, now, &io.tz))) {
+    let timed = Timed {
+        timing: &timing,
+        around,
+        now,
+        tz: &io.tz,
+    };
+    for line in detail(io.texts, op, &timed) {
         io.say(&line);
     }
     Exit::Done
 }
 
-/// The operation's facts, its failure and its machines, as lines; with its times (`timing`,
-/// as of `now`), the slow machines and their last Warnings.
-pub(crate) fn detail(
-    t: &Texts,
-    op: &Operation,
-    timing: Option<(
-        &ichor_model::Timing,
-        &Around,
-        jiff::Timestamp,
-        &jiff::tz::TimeZone,
-    )>,
-) -> Vec<String> {
-    let state = match timing {
-        Some((timing, _, now, tz)) => {
-            ichor_views::pace::state_with_time_at(t, now, tz, state_word(t, op), timing)
-        }
-        None => state_word(t, op),
-    };
+/// An operation's times as of a moment, with what was read around it, clock times in a zone.
+pub(crate) struct Timed<'a> {
+    pub(crate) timing: &'a ichor_model::Timing,
+    pub(crate) around: &'a Around,
+    pub(crate) now: jiff::Timestamp,
+    pub(crate) tz: &'a jiff::tz::TimeZone,
+}
+
+/// The operation's facts, its failure and its machines, as lines; with its times (as of
+/// `timed.now`), the slow machines and their last Warnings.
+pub(crate) fn detail(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let mut out = facts(t, op, timed);
+    if let Some(why) = &op.unreadable {
+        out.push(t.tr("operation-unreadable", &[("why", &sanitize(why))]));
+        return out;
+    }
+    out.extend(notes(t, op, timed));
+    out.extend(super::follow::failure_lines(t, op));
+    out.push(String::new());
+    if op.machines.is_empty() {
+        out.push(t.t("cli-no-machines"));
+        return out;
+    }
+    out.extend(machine_rows(t, op, timed));
+    out
+}
+
+/// The operation's facts, as a table of two columns.
+fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let state = ichor_views::pace::state_with_time_at(
+        t,
+        timed.now,
+        timed.tz,
+        state_word(t, op),
+        timed.timing,
+    );
     let mut facts = vec![
         (t.t("field-name"), sanitize(&op.name)),
         (t.t("field-namespace"), sanitize(&op.namespace)),
@@ -341,46 +397,45 @@ pub(crate) fn detail(
         facts.push((t.t("field-started-by"), sanitize(a)));
     }
     facts.push((t.t("field-progress"), progress(op)));
-    let estimate = timing.and_then(|(tm, ..)| ichor_views::pace::estimate_text(t, &tm.estimate));
-    if let Some(e) = estimate {
+    if let Some(e) = ichor_views::pace::estimate_text(t, &timed.timing.estimate) {
         facts.push((t.t("field-estimate"), e));
     }
     if let Some(pass) = super::follow::pass_text(t, op) {
         facts.push((t.t("field-ca-pass"), pass));
     }
     let rows: Vec<Vec<String>> = facts.into_iter().map(|(k, v)| vec![k, v]).collect();
-    let mut out = table(&rows);
-    if let Some(why) = &op.unreadable {
-        out.push(t.tr("operation-unreadable", &[("why", &sanitize(why))]));
-        return out;
-    }
-    if let Some((timing, around, _, tz)) = timing {
-        let (said, _) = ichor_views::pace::slow_said(t, tz, timing, &around.events, usize::MAX);
-        for s in said {
-            out.push(format!("⚠ {}", s.slow));
-            out.extend(s.last_warning.map(|w| format!("  {w}")));
-        }
+    table(&rows)
+}
+
+/// The slow machines with their last Warnings, and the lock waited for since when.
+fn notes(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let events = &timed.around.events;
+    let (said, _) = ichor_views::pace::slow_said(t, timed.tz, timed.timing, events, usize::MAX);
+    for s in said {
+        out.push(format!("⚠ {}", s.slow));
+        out.extend(s.last_warning.map(|w| format!("  {w}")));
     }
     if let Some(holder) = op.lock_holder() {
         let holder = sanitize(holder);
         let since = op.lock_condition().and_then(|c| c.last_transition_time);
-        out.push(match (since, timing) {
-            (Some(at), Some((.., tz))) => {
-                let time = at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
+        out.push(match since {
+            Some(at) => {
+                let time = at.to_zoned(timed.tz.clone()).strftime("%H:%M").to_string();
                 t.tr(
                     "waiting-for-lock-since",
                     &[("holder", &holder), ("time", &time)],
                 )
             }
-            _ => t.tr("waiting-for-lock", &[("holder", &holder)]),
+            None => t.tr("waiting-for-lock", &[("holder", &holder)]),
         });
     }
-    out.extend(super::follow::failure_lines(t, op));
-    out.push(String::new());
-    if op.machines.is_empty() {
-        out.push(t.t("cli-no-machines"));
-        return out;
-    }
+    out
+}
+
+/// The machines: each one's phase (slow said), time (against the pace while it runs) and
+/// message.
+fn machine_rows(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
     let mut rows = vec![vec![
         t.t("col-machine"),
         t.t("col-phase"),
@@ -388,14 +443,14 @@ pub(crate) fn detail(
         t.t("col-message"),
     ]];
     for m in &op.machines {
-        let running = timing.and_then(|(tm, ..)| tm.running.iter().find(|r| r.name == m.name));
+        let running = timed.timing.running.iter().find(|r| r.name == m.name);
         let phase = match running {
             Some(r) if r.slow => format!("⚠ {}", t.t("mphase-slow")),
             _ => machine_phase_word(t, &m.phase),
         };
-        let time = match (running, timing) {
-            (Some(r), Some((.., now, _))) => ichor_views::pace::machine_time_at(t, now, r),
-            _ => m
+        let time = match running {
+            Some(r) => ichor_views::pace::machine_time_at(t, timed.now, r),
+            None => m
                 .started_at
                 .zip(m.finished_at)
                 .map(|(s, f)| ichor_views::report::span(Some(f.duration_since(s))))
@@ -403,6 +458,8 @@ pub(crate) fn detail(
         };
         rows.push(vec![sanitize(&m.name), phase, time, sanitize(&m.message)]);
     }
-    out.extend(table(&rows).into_iter().map(|l| l.trim_end().to_string()));
-    out
+    table(&rows)
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect()
 }

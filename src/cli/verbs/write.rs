@@ -35,7 +35,7 @@ fn resume_after_failure(op: &Operation) -> ApiError {
         .map(|m| m.name.clone())
         .unwrap_or_default();
     let reason = op.failure_reason.clone().unwrap_or_default();
-    ApiError::refused(
+    ApiError::said(
         Code::FailedPrecondition,
         Reason::ResumeAfterFailure,
         &[
@@ -43,10 +43,6 @@ fn resume_after_failure(op: &Operation) -> ApiError {
             ("machine", &machine),
             ("reason", &reason),
         ],
-        format!(
-            "operation {} was paused by a failed machine; resuming does nothing: delete it and start again",
-            op.name
-        ),
     )
 }
 
@@ -66,11 +62,11 @@ pub(super) async fn run(
     if kind == WriteKind::Resume && op.paused_by_failure() {
         return io.fail(&resume_after_failure(&op));
     }
-    if let Err(exit) = super::guard::confirmed(io, &op.cluster, yes) {
-        return exit;
-    }
     let shown = sanitize(&op.name);
     let (title, body, done) = ids(kind);
+    if yes && let Err(exit) = super::guard::confirmed(io, &op.cluster, true) {
+        return exit;
+    }
     if !yes {
         let body = if kind == WriteKind::Delete {
             delete_body(&op)
@@ -79,6 +75,10 @@ pub(super) async fn run(
         };
         let text = io.texts.t(body);
         io.say(&text);
+        // In a production context, the cluster's name typed first.
+        if let Err(exit) = super::guard::confirmed(io, &op.cluster, false) {
+            return exit;
+        }
         let question = io.tr(title, &[("name", &shown)]);
         if !ask::yes_no(io, &question) {
             let line = io.texts.t("cli-declined");

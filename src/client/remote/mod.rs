@@ -25,7 +25,7 @@ use ichor_model::{
     OperationRequest, Permissions, Plan, Reason,
 };
 use ichor_model::{OperationClient, ServerVersion};
-use ichor_server::wire::{self, proto, version};
+use ichor_wire::{self as wire, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -16,8 +16,7 @@ pub const TOKEN_ENV: &str = "ICHOR_TOKEN";
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The protocol a remote client speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Protocol {
     /// The Connect protocol: unary calls as HTTP POSTs, over HTTP/1.1 or HTTP/2; passes
     /// HTTP/1.1-only proxies and TLS-terminating ingresses.

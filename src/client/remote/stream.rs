@@ -6,7 +6,7 @@ use bytes::{Buf as _, Bytes, BytesMut};
 use futures::StreamExt as _;
 use http_body_util::BodyExt as _;
 use ichor_model::{ApiError, Code};
-use ichor_server::wire::{error_from_connect, error_from_status};
+use ichor_wire::{error_from_connect, error_from_status};
 
 /// The messages of a stream, each decoded, until its end or its error.
 pub(super) type Messages<M> = futures::stream::BoxStream<'static, Result<M, ApiError>>;

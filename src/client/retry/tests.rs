@@ -4,101 +4,11 @@
 use super::*;
 use ichor_model::OperationKind;
 use ichor_model::Phase;
-use std::collections::VecDeque;
 use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-type Answer<T> = Result<T, ApiError>;
-
-/// A client whose answers are scripted per method; it records every call.
-#[derive(Default)]
-struct Fake {
-    lists: Mutex<VecDeque<Answer<Vec<Operation>>>>,
-    gets: Mutex<VecDeque<Answer<Operation>>>,
-    creates: Mutex<VecDeque<Answer<Created>>>,
-    pauses: Mutex<VecDeque<Answer<Operation>>>,
-    deletes: Mutex<VecDeque<Answer<()>>>,
-    calls: Mutex<Vec<&'static str>>,
-    request_ids: Mutex<Vec<String>>,
-    user: Option<String>,
-}
-
-fn pop<T>(q: &Mutex<VecDeque<Answer<T>>>, what: &str) -> Answer<T> {
-    q.lock()
-        .unwrap()
-        .pop_front()
-        .unwrap_or_else(|| panic!("no scripted answer left for {what}"))
-}
-
-impl Fake {
-    fn calls(&self) -> Vec<&'static str> {
-        self.calls.lock().unwrap().clone()
-    }
-    fn record(&self, c: &'static str) {
-        self.calls.lock().unwrap().push(c);
-    }
-}
-
-#[async_trait::async_trait]
-impl OperationClient for Fake {
-    fn user(&self) -> Option<String> {
-        self.user.clone()
-    }
-    async fn list_page(
-        &self,
-        _q: &ichor_model::ListQuery,
-    ) -> Result<ichor_model::OperationPage, ApiError> {
-        self.record("list");
-        pop(&self.lists, "list").map(|ops| ichor_model::OperationPage {
-            total: ops.len(),
-            operations: ops,
-            ..Default::default()
-        })
-    }
-    async fn get_operation(&self, _ns: &str, _name: &str) -> Result<Operation, ApiError> {
-        self.record("get");
-        pop(&self.gets, "get")
-    }
-    async fn plan_operation(&self, _req: &OperationRequest) -> Result<Plan, ApiError> {
-        unimplemented!("not scripted")
-    }
-    async fn create_operation(&self, req: &OperationRequest) -> Result<Created, ApiError> {
-        self.record("create");
-        self.request_ids
-            .lock()
-            .unwrap()
-            .push(req.request_id.clone().unwrap_or_default());
-        pop(&self.creates, "create")
-    }
-    async fn set_operation_paused(
-        &self,
-        _ns: &str,
-        _name: &str,
-        _paused: bool,
-        _confirmed: Option<&Confirmed>,
-    ) -> Result<Operation, ApiError> {
-        self.record("pause");
-        pop(&self.pauses, "pause")
-    }
-    async fn delete_operation(
-        &self,
-        _ns: &str,
-        _name: &str,
-        _confirmed: Option<&Confirmed>,
-    ) -> Result<(), ApiError> {
-        self.record("delete");
-        pop(&self.deletes, "delete")
-    }
-    async fn permissions(&self, _ns: &str) -> Result<Permissions, ApiError> {
-        unimplemented!("not scripted")
-    }
-    async fn list_clusters(&self, _ns: Option<&str>) -> Result<Vec<Cluster>, ApiError> {
-        unimplemented!("not scripted")
-    }
-    async fn get_cluster(&self, _ns: &str, _name: &str) -> Result<Cluster, ApiError> {
-        unimplemented!("not scripted")
-    }
-}
+/// The one test fake, its answers scripted per call; it records every call.
+type Fake = crate::fake::FakeClient;
 
 fn unavailable() -> ApiError {
     ApiError::new(Code::Unavailable, "connection refused")

@@ -1,6 +1,6 @@
 //! The form: the kind, the target (a version, or kube-proxy's mode), how many machines at once.
 
-use super::effect_id;
+use crate::plan_words::effect_ids;
 use crate::style::Ctx;
 use crate::text::{fit, sanitize};
 use crate::widgets::lines::Lines;
@@ -98,7 +98,7 @@ fn kinds(d: &NewOperation, ctx: &Ctx<'_>, lines: &mut Lines) {
         let selected = k == d.kind;
         let marker = if selected { "> " } else { "  " };
         let text = format!("{marker}{}", fit(&kind_text(t, Some(k), ""), KIND_WIDTH));
-        let effect = t.t(effect_id(k));
+        let effect = t.t(effect_ids(k).0);
         let style = if selected && d.field == FormField::Kind {
             focus(d, ctx, FormField::Kind)
         } else if selected {

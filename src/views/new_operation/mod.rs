@@ -8,7 +8,6 @@ use super::text::sanitize;
 use super::widgets::overlay::{clear, dialog_rects, titled_block};
 use super::words::kind_text;
 use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
-use ichor_model::{OperationEffect, OperationKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
@@ -60,15 +59,4 @@ pub(crate) fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect,
         block = block.title_bottom(m);
     }
     block.render(rect, buf);
-}
-
-/// The message id of what a kind does to the machines.
-fn effect_id(kind: OperationKind) -> &'static str {
-    match OperationEffect::of(kind) {
-        OperationEffect::Reboot => "effect-reboot",
-        OperationEffect::RestartComponents => "effect-restart",
-        OperationEffect::Stop => "effect-stop",
-        OperationEffect::None => "effect-none",
-        OperationEffect::CaRotation => "effect-ca-rotation",
-    }
 }

@@ -1,16 +1,17 @@
-//! The Review: the plan in words (what it does, to how many machines, what else to know, which
-//! machines are held or not approved, the steps in order), why it is blocked, the typed name
-//! where one is asked, and how to Start. Everything but the last is one text that scrolls; the
-//! typed name and how to Start stay under it.
+//! The Review: the plan in words (`plan_words`: why it is blocked, what it does, to how many
+//! machines, what else to know, which machines are held or not approved, the steps in order),
+//! the typed name where one is asked, and how to Start. Everything but the last is one text that
+//! scrolls; the typed name and how to Start stay under it.
 
-use super::effect_id;
+use crate::plan_words::{self, Tone};
 use crate::style::Ctx;
-use crate::text::{sanitize, width, wrap};
+use crate::text::sanitize;
 use crate::widgets::lines::Lines;
 use crate::widgets::table::Window;
-use crate::words::{error_text, role_word, shutdown_text};
+use crate::words::error_text;
 use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
-use ichor_model::{ApiError, OperationKind, Plan, Reason};
+use ichor_model::{Plan, Reason};
+use jiff::tz::TimeZone;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -34,11 +35,7 @@ fn lay_out(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
     }
     match &d.plan.data {
         Some(plan) => {
-            blocked(plan, ctx, &mut doc);
-            plan_effect(plan, ctx, &mut doc);
-            plan_notes(state, d, plan, ctx, &mut doc);
-            machines_aside(plan, ctx, &mut doc);
-            steps(plan, ctx, &mut doc);
+            plan_lines(plan, &state.tz, ctx, &mut doc);
             start_lines(d, plan, ctx, &mut bottom);
         }
         None => {
@@ -98,204 +95,24 @@ pub(super) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -
     }
 }
 
-/// Why Start is not offered, first: the reason the plan is blocked, or that the caller may not.
-fn blocked(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let t = ctx.texts;
-    if let Some((id, b)) = plan
-        .blocked
-        .as_ref()
-        .map(|b| ("review-blocked", b))
-        .or_else(|| plan.denied.as_ref().map(|b| ("review-denied", b)))
-    {
-        let e = ApiError::from_refusal(b.clone());
-        lines.wrapped(&format!("✗ {}", t.t(id)), ctx.theme.alarm());
-        lines.wrapped(&error_text(t, &e), ctx.theme.fg(Color::Red));
-        lines.blank();
-    }
-}
-
-/// What the plan does, to how many machines, from which version to which, and the spec field
-/// it writes first.
-fn plan_effect(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let t = ctx.texts;
-    lines.wrapped(
-        &t.t(&format!("review-{}", effect_id(plan.kind))),
-        ctx.theme.bold(),
-    );
-    let count = t.tn(
-        "review-count",
-        &[
-            ("machines", plan.machine_count().into()),
-            ("steps", plan.steps.len().into()),
-        ],
-    );
-    let change = (!plan.target.is_empty())
-        .then(|| format!("{} → {}", sanitize(&plan.current), sanitize(&plan.target)));
-    let line = match (plan.kind.touches_machines(), change) {
-        (true, Some(c)) => format!("{count} · {c}"),
-        (true, None) => count,
-        (false, Some(c)) => c,
-        (false, None) => String::new(),
-    };
-    if !line.is_empty() {
-        lines.wrapped(&line, Style::default());
-    }
-    match (&plan.spec_change, plan.target.is_empty()) {
-        (Some(c), _) => lines.wrapped(
-            &t.tr(
-                "review-spec-write",
-                &[
-                    ("field", &sanitize(&c.field)),
-                    ("from", &sanitize(&c.from)),
-                    ("to", &sanitize(&c.to)),
-                    ("kind", &c.resource_kind),
-                    ("name", &sanitize(&c.resource_name)),
-                ],
-            ),
-            Style::default(),
-        ),
-        (None, false) => lines.wrapped(
-            &t.tr(
-                "review-no-spec-write",
-                &[("target", &sanitize(&plan.target))],
-            ),
-            Style::default(),
-        ),
-        (None, true) => {}
-    }
-}
-
-/// What else to know: a CA rotation's passes, the credentials and the secrets bundle, and
-/// clusters that share the change.
-fn plan_notes(state: &State, d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let t = ctx.texts;
-    let warn = ctx.theme.fg(Color::Yellow);
-    let name = sanitize(&d.cluster.name);
-    if plan.kind == OperationKind::CaRotation {
-        for id in ["ca-note-passes", "ca-note-kubelet"] {
-            lines.hanging("• ", &t.t(id), Style::default());
-        }
-    }
-    if let Some(r) = &plan.shut_down {
-        let [time, user, operation] = shutdown_text(state, t, r);
-        let said = t.tr(
-            "review-shut-down",
-            &[
-                ("cluster", &name),
-                ("time", &time),
-                ("user", &user),
-                ("operation", &operation),
-            ],
-        );
-        lines.hanging(
-            "⚠ ",
-            &said,
-            ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-        );
-    }
-    if plan.stray_confirmation {
-        let said = t.tr("review-stray-confirmation", &[("cluster", &name)]);
-        lines.hanging("", &said, warn);
-    }
-    if plan.credentials_stop_working {
-        let note = t.tr("ca-note-credentials", &[("name", &name)]);
-        lines.hanging("• ", &note, warn);
-    }
-    if plan.replaces_secrets_bundle {
-        let note = t.tr("ca-note-bundle", &[("name", &name)]);
-        lines.hanging("• ", &note, warn);
-    }
-    if !plan.shared_with.is_empty() {
-        let names: Vec<String> = plan.shared_with.iter().map(|c| sanitize(c)).collect();
-        let shared = t.tn(
-            "review-shared",
-            &[
-                ("n", plan.shared_with.len().into()),
-                ("clusters", names.join(&t.t("list-separator")).into()),
-            ],
-        );
-        lines.wrapped(&shared, warn);
-    }
-}
-
-/// The machines of the steps that already report the target, named, and what is done with
-/// them (from the plan).
-fn already_at_target(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    if let Some(said) = crate::words::runs_target_text(ctx.texts, plan) {
-        lines.wrapped(&said, ctx.theme.fg(Color::Yellow));
-    }
-}
-
-/// The machines besides the plain steps: held and skipped, held but handled anyway (and why),
-/// and not approved (not touched), each named.
-fn machines_aside(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let t = ctx.texts;
-    let warn = ctx.theme.fg(Color::Yellow);
-    let n = |v: usize| fluent_bundle::FluentValue::from(v);
-    already_at_target(plan, ctx, lines);
-    if !plan.held.is_empty() {
-        lines.wrapped(&t.tn("review-held", &[("n", n(plan.held.len()))]), warn);
-        for h in &plan.held {
-            let held = format!("  – {}: {}", sanitize(&h.name), sanitize(&h.reason));
-            lines.wrapped(&held, warn);
-        }
-    }
-    if !plan.held_not_skipped.is_empty() {
-        let said = t.tn(
-            "review-held-not-skipped",
-            &[
-                ("n", n(plan.held_not_skipped.len())),
-                ("kind", plan.kind.as_str().into()),
-            ],
-        );
-        lines.wrapped(&said, warn);
-        for h in &plan.held_not_skipped {
-            let held = format!("  – {}: {}", sanitize(&h.name), sanitize(&h.reason));
-            lines.wrapped(&held, warn);
-        }
-    }
-    if !plan.unapproved.is_empty() {
-        let said = t.tn("review-unapproved", &[("n", n(plan.unapproved.len()))]);
-        lines.wrapped(&said, ctx.theme.dim());
-        for m in &plan.unapproved {
-            let role = role_word(t, &m.role);
-            let said = t.tr(
-                "review-step",
-                &[("machines", &sanitize(&m.name)), ("role", &role)],
-            );
-            lines.wrapped(&format!("  – {said}"), ctx.theme.dim());
-        }
-    }
-}
-
-/// The steps in order. A step with many machines (a shutdown's workers) wraps onto indented
-/// lines.
-fn steps(plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) {
-    let t = ctx.texts;
-    if plan.steps.is_empty() {
-        return;
-    }
-    lines.push(t.t("review-steps"), ctx.theme.bold());
-    let num_w = width(&plan.steps.len().to_string());
-    let indent = " ".repeat(num_w + 3);
-    let text_w = lines.wrap_width.saturating_sub(num_w + 3);
-    for (i, step) in plan.steps.iter().enumerate() {
-        let names: Vec<String> = step.iter().map(|m| sanitize(&m.name)).collect();
-        let role = step
-            .first()
-            .map(|m| role_word(t, &m.role))
-            .unwrap_or_default();
-        let text = t.tr(
-            "review-step",
-            &[("machines", &names.join(", ")), ("role", &role)],
-        );
-        for (j, l) in wrap(&text, text_w).into_iter().enumerate() {
-            let l = if j == 0 {
-                format!(" {:>num_w$}. {l}", i + 1)
-            } else {
-                format!("{indent}{l}")
-            };
-            lines.push(l, Style::default());
+/// The plan in words (`plan_words`, which the CLI prints too), each line in its tone.
+fn plan_lines(plan: &Plan, tz: &TimeZone, ctx: &Ctx<'_>, lines: &mut Lines) {
+    for said in plan_words::summary(ctx.texts, plan, tz) {
+        let style = match said.tone {
+            Tone::Plain => Style::default(),
+            Tone::Strong => ctx.theme.bold(),
+            Tone::Alarm => ctx.theme.alarm(),
+            Tone::Refused => ctx.theme.fg(Color::Red),
+            Tone::Warn => ctx.theme.fg(Color::Yellow),
+            Tone::Urgent => ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Tone::Quiet => ctx.theme.dim(),
+        };
+        if said.hangs {
+            lines.hanging(&said.lead, &said.text, style);
+        } else if said.lead.is_empty() && said.text.is_empty() {
+            lines.blank();
+        } else {
+            lines.wrapped(&said.line(), style);
         }
     }
 }

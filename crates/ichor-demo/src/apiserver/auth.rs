@@ -1,5 +1,6 @@
 //! Authentication (bearer tokens), impersonation and RBAC of the embedded API.
 
+use super::rbac::{Attributes, BoundRoles};
 use std::collections::BTreeMap;
 
 /// Who a request acts as.
@@ -37,7 +38,9 @@ impl Rule {
         }
     }
 
-    fn matches(&self, who: &Identity, verb: &str, resource: &str, namespace: Option<&str>) -> bool {
+    fn matches(&self, who: &Identity, attrs: &Attributes) -> bool {
+        let (verb, resource, namespace) =
+            (attrs.verb(), attrs.combined_resource(), attrs.namespace());
         let subject_ok = match &self.subject {
             Subject::User(u) => *u == who.user,
             Subject::Group(g) => who.groups.iter().any(|x| x == g),
@@ -48,15 +51,16 @@ impl Rule {
             (Some(list), Some(ns)) => any(list, ns),
             (Some(_), None) => false,
         };
-        subject_ok && ns_ok && any(&self.verbs, verb) && any(&self.resources, resource)
+        subject_ok && ns_ok && any(&self.verbs, verb) && any(&self.resources, &resource)
     }
 }
 
-/// Tokens and RBAC rules.
+/// Tokens and RBAC rules: the demo's own, and the roles `deploy/rbac.yaml` binds (`serve`'s).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AuthConfig {
     tokens: BTreeMap<String, Identity>,
     rules: Vec<Rule>,
+    deployed: BoundRoles,
 }
 
 /// The demo users, their tokens and what they may do.
@@ -86,7 +90,8 @@ pub mod users {
     /// The simulated controller's service account; it records Events (create, patch).
     pub const CONTROLLER: &str = "system:serviceaccount:ichor-system:ichor-controller";
     pub const CONTROLLER_TOKEN: &str = "demo-controller-token";
-    /// `ichor-tui serve`'s own identity: may review tokens and impersonate.
+    /// `ichor-tui serve`'s own identity (the ServiceAccount of `deploy/rbac.yaml`): what its
+    /// ClusterRole there grants, and nothing else.
     pub const SERVER: &str = "system:serviceaccount:ichor-system:ichor-tui";
     pub const SERVER_TOKEN: &str = "demo-server-token";
 }
@@ -154,12 +159,18 @@ impl AuthConfig {
         ));
         a.add_rule(Rule::new(u(CONTROLLER), &["*"], ALL_ICHOR));
         a.add_rule(Rule::new(u(CONTROLLER), &["*"], EVENTS));
-        a.add_rule(Rule::new(u(SERVER), &["*"], ALL_ICHOR));
-        a.add_rule(Rule::new(u(SERVER), READ, EVENTS));
-        a.add_rule(Rule::new(u(SERVER), &["create"], &["tokenreviews"]));
-        a.add_rule(Rule::new(u(SERVER), &["impersonate"], &["users", "groups"]));
+        a.deployed = BoundRoles::deployed();
         a.add_ichor_ui_rules();
         a
+    }
+
+    /// `serve --allow-anonymous` acts as itself for a call without a token, so its identity
+    /// then needs what those callers do: the demo grants it an operator's reads and writes.
+    /// (`deploy/` runs with tokens required; its role grants none of this.)
+    pub(crate) fn grant_anonymous_callers(&mut self) {
+        let server = Subject::User(users::SERVER.to_string());
+        self.add_rule(Rule::new(server.clone(), &["*"], ALL_ICHOR));
+        self.add_rule(Rule::new(server, READ, EVENTS));
     }
 
     /// Every human demo user may find ichor-ui and port-forward to its pod in ichor-system: the
@@ -189,7 +200,6 @@ impl AuthConfig {
         }
     }
 
-    /// Adds a bearer token for a user.
     /// The rules that apply to `who` in `namespace` (`None`: cluster-wide rules only), as
     /// (verbs, resources): what a SelfSubjectRulesReview lists.
     pub(crate) fn rules_for(
@@ -215,6 +225,20 @@ impl AuthConfig {
             .collect()
     }
 
+    /// The deployed roles' rules that apply to `who` (what a SelfSubjectRulesReview lists).
+    pub(crate) fn deployed_rules_for(
+        &self,
+        who: &Identity,
+    ) -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        self.deployed.rules_of(who)
+    }
+
+    /// What the deployed roles granted, what of it was used and what they refused.
+    pub(crate) fn deployed_usage(&self) -> super::rbac::RoleUsage {
+        self.deployed.usage()
+    }
+
+    /// Adds a bearer token for a user.
     pub(crate) fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
         let mut groups: Vec<String> = groups.iter().map(|s| s.to_string()).collect();
         groups.push("system:authenticated".to_string());
@@ -243,16 +267,21 @@ impl AuthConfig {
         self.tokens.get(token)
     }
 
-    /// Whether `who` may `verb` the `resource` in `namespace` (`None`: cluster scope).
-    pub(crate) fn allowed(
-        &self,
-        who: &Identity,
-        verb: &str,
-        resource: &str,
-        namespace: Option<&str>,
-    ) -> bool {
-        self.rules
-            .iter()
-            .any(|r| r.matches(who, verb, resource, namespace))
+    /// Whether `who` may make the request: a demo rule or a deployed role allows it. What a
+    /// deployed role allowed is recorded as used, and what nothing allowed a subject of one as
+    /// refused.
+    pub(crate) fn allowed(&self, who: &Identity, attrs: &Attributes) -> bool {
+        let by_rule = self.rules.iter().any(|r| r.matches(who, attrs));
+        let by_role = self.deployed.allows(who, attrs, true);
+        if !by_rule && !by_role && self.deployed.binds(who) {
+            self.deployed.refused(who, attrs);
+        }
+        by_rule || by_role
+    }
+
+    /// Whether `who` may make the request, asked about it (a SubjectAccessReview): nothing is
+    /// recorded.
+    pub(crate) fn would_allow(&self, who: &Identity, attrs: &Attributes) -> bool {
+        self.rules.iter().any(|r| r.matches(who, attrs)) || self.deployed.allows(who, attrs, false)
     }
 }

@@ -4,6 +4,7 @@
 
 use super::auth::{AuthConfig, Identity};
 use super::protobuf;
+use super::rbac::Attributes;
 use super::responses::{Failure, fail, parse_body};
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -50,16 +51,6 @@ fn impersonate(
         }
         return Ok(who);
     };
-    let denied = |kind: &str, name: &str| {
-        fail(
-            403,
-            "Forbidden",
-            format!(
-                "{kind} {name:?} is forbidden: User {:?} cannot impersonate resource {kind:?} in API group \"\" at the cluster scope",
-                who.user
-            ),
-        )
-    };
     // Acting as oneself (the same user, none but one's own groups) gains nothing: the demo's
     // kubeconfig names each person with a token and `as` (kubectl sends no token over plain
     // HTTP and impersonates instead; a client that sends the token sends both).
@@ -72,20 +63,71 @@ fn impersonate(
             groups,
         });
     }
-    if !auth.allowed(&who, "impersonate", "users", None) {
-        return Err(denied("users", user));
+    // As kube-apiserver: a service account's user name is impersonated as that service
+    // account (`impersonate` on serviceaccounts, in its namespace), with its groups unless
+    // groups are given; any other name as a user; each group as a group.
+    let account = service_account(user);
+    let asked = match account {
+        Some((ns, name)) => {
+            Attributes::resource("impersonate", "", "serviceaccounts", Some(name), Some(ns))
+        }
+        None => Attributes::resource("impersonate", "", "users", Some(user), None),
+    };
+    if !auth.allowed(&who, &asked) {
+        return Err(impersonation_denied(&who, &asked));
     }
     for g in &imp_groups {
-        if !auth.allowed(&who, "impersonate", "groups", None) {
-            return Err(denied("groups", g));
+        let asked = Attributes::resource("impersonate", "", "groups", Some(g), None);
+        if !auth.allowed(&who, &asked) {
+            return Err(impersonation_denied(&who, &asked));
         }
     }
     let mut groups = imp_groups;
+    if let (Some((ns, _)), true) = (account, groups.is_empty()) {
+        groups = vec![
+            "system:serviceaccounts".to_string(),
+            format!("system:serviceaccounts:{ns}"),
+        ];
+    }
     groups.push("system:authenticated".to_string());
     Ok(Identity {
         user: user.to_string(),
         groups,
     })
+}
+
+/// The namespace and name of a service account's user name
+/// (`system:serviceaccount:NAMESPACE:NAME`).
+fn service_account(user: &str) -> Option<(&str, &str)> {
+    let (ns, name) = user
+        .strip_prefix("system:serviceaccount:")?
+        .split_once(':')?;
+    (!ns.is_empty() && !name.is_empty() && !name.contains(':')).then_some((ns, name))
+}
+
+/// kube-apiserver's refusal of an impersonation.
+fn impersonation_denied(who: &Identity, asked: &Attributes) -> Failure {
+    let Attributes::Resource {
+        resource,
+        name,
+        namespace,
+        ..
+    } = asked
+    else {
+        return fail(403, "Forbidden", "impersonation is forbidden");
+    };
+    let scope = match namespace.is_empty() {
+        true => "at the cluster scope".to_string(),
+        false => format!("in the namespace {namespace:?}"),
+    };
+    fail(
+        403,
+        "Forbidden",
+        format!(
+            "{resource} {name:?} is forbidden: User {:?} cannot impersonate resource {resource:?} in API group \"\" {scope}",
+            who.user
+        ),
+    )
 }
 
 /// The review endpoints (each answers a POST).
@@ -143,7 +185,14 @@ impl Review {
 }
 
 fn token_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16, Value), Failure> {
-    if !auth.allowed(who, "create", "tokenreviews", None) {
+    let asked = Attributes::resource(
+        "create",
+        "authentication.k8s.io",
+        "tokenreviews",
+        None,
+        None,
+    );
+    if !auth.allowed(who, &asked) {
         return Err(fail(
             403,
             "Forbidden",
@@ -197,7 +246,11 @@ fn access_review(
         };
         let (path, verb) = (field("path"), field("verb"));
         let public = verb == "get" && PUBLIC_URLS.iter().any(|u| public_match(u, &path));
-        let allowed = public || auth.allowed(who, &verb, &path, None);
+        let asked = Attributes::NonResource {
+            verb: &verb,
+            path: &path,
+        };
+        let allowed = public || auth.would_allow(who, &asked);
         if let Value::Object(m) = &mut review {
             m.insert("status".into(), json!({"allowed": allowed}));
         }
@@ -214,12 +267,15 @@ fn access_review(
             )
         })?;
     let field = |k: &str| attr.get(k).and_then(Value::as_str).unwrap_or("");
-    let resource = match field("subresource") {
-        "" => field("resource").to_string(),
-        sub => format!("{}/{sub}", field("resource")),
+    let asked = Attributes::Resource {
+        verb: field("verb"),
+        group: field("group"),
+        resource: field("resource"),
+        subresource: field("subresource"),
+        name: field("name"),
+        namespace: field("namespace"),
     };
-    let namespace = Some(field("namespace")).filter(|n| !n.is_empty());
-    let allowed = auth.allowed(who, field("verb"), &resource, namespace);
+    let allowed = auth.would_allow(who, &asked);
     if let Value::Object(m) = &mut review {
         m.insert("status".into(), json!({"allowed": allowed}));
     }
@@ -263,6 +319,9 @@ fn rules_review(auth: &AuthConfig, who: &Identity, mut review: Value) -> Value {
     })];
     for (verbs, resources) in auth.rules_for(who, ns.as_deref()) {
         rules.push(json!({"verbs": verbs, "apiGroups": ["*"], "resources": resources}));
+    }
+    for rule in auth.deployed_rules_for(who) {
+        rules.push(serde_json::to_value(rule).unwrap_or_default());
     }
     let status = json!({
         "resourceRules": rules,

@@ -28,6 +28,7 @@ mod patch;
 mod pods;
 mod portforward;
 mod protobuf;
+pub mod rbac;
 pub mod requests;
 mod responses;
 mod routing;
@@ -285,6 +286,18 @@ async fn upgrade_in_memory(
 }
 
 impl EmbeddedApi {
+    /// What the roles of `deploy/rbac.yaml` granted `serve`'s identity, which of those grants
+    /// its requests used, and what nothing allowed it (see [`rbac`]).
+    pub fn deployed_role_usage(&self) -> rbac::RoleUsage {
+        self.lock().auth.deployed_usage()
+    }
+
+    /// For `serve --allow-anonymous`: its identity, which calls without a token act as, may
+    /// do what the demo's operators may (see `AuthConfig::grant_anonymous_callers`).
+    pub fn grant_anonymous_callers_to_the_server(&self) {
+        self.lock().auth.grant_anonymous_callers();
+    }
+
     /// Adds a viewer for the benchmarks (`ICHOR_DEMO_USERS`): a token of the viewers' group.
     pub(crate) fn add_bench_viewer(&self, token: &str, user: &str) {
         self.lock().auth.add_token(token, user, &["ichor:viewers"]);

@@ -8,6 +8,7 @@ use super::field_validation::FieldValidation;
 use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
 use super::patch::PatchType;
+use super::rbac::Attributes;
 use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
 use super::selector::LabelSelector;
 use super::snapshot::Gone;
@@ -274,7 +275,15 @@ impl EmbeddedApi {
 /// 403 unless an RBAC rule lets `who` do `verb` on the target.
 fn authorize(auth: &AuthConfig, who: &Identity, verb: Verb, t: &Target) -> Result<(), Failure> {
     let verb = verb.as_str();
-    if auth.allowed(who, verb, &t.resource(), t.namespace.as_deref()) {
+    let resource = t.resource();
+    let asked = Attributes::resource(
+        verb,
+        t.rt.group,
+        &resource,
+        t.name.as_deref(),
+        t.namespace.as_deref(),
+    );
+    if auth.allowed(who, &asked) {
         return Ok(());
     }
     let what = match &t.name {

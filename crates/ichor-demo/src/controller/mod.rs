@@ -171,10 +171,11 @@ impl Controller {
             let cluster_unreadable = clusters
                 .unreadable
                 .iter()
-                .any(|u| u.namespace == ns && u.name == cluster_name);
-            let machine_unreadable = machines.unreadable.iter().any(|u| {
-                u.namespace == ns && u.str_at("/spec/cluster").is_none_or(|c| c == cluster_name)
-            });
+                .any(|u| u.namespace() == ns && u.name() == cluster_name);
+            let machine_unreadable = machines
+                .unreadable
+                .iter()
+                .any(|u| u.namespace() == ns && u.may_belong_to(&cluster_name));
             if cluster_unreadable || machine_unreadable {
                 continue;
             }
@@ -199,8 +200,8 @@ impl Controller {
             let unreadable_ops: Vec<&str> = ops
                 .unreadable
                 .iter()
-                .filter(|u| u.namespace == ns)
-                .map(|u| u.name.as_str())
+                .filter(|u| u.namespace() == ns)
+                .filter_map(|u| u.meta.name.as_deref())
                 .collect();
             self.reconcile_cluster(cluster, &ops_here, &unreadable_ops, &cluster_machines, now)
                 .await?;
@@ -215,7 +216,7 @@ impl Controller {
         {
             let reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
             for u in lists.into_iter().flatten() {
-                let id = u.identity();
+                let id = tolerant::identity(u);
                 if !reported.contains(&id) {
                     new.push(u);
                 }
@@ -231,7 +232,7 @@ impl Controller {
                 _ => "the operations of its cluster wait until it can be read",
             };
             let note = Note::unreadable(&u.kind, &u.why, skipped);
-            tracing::debug!(kind = %u.kind, namespace = %u.namespace, name = %u.name, why = %u.why, "skipping an object that cannot be read");
+            tracing::debug!(kind = %u.kind, namespace = %u.namespace(), name = %u.name(), why = %u.why, "skipping an object that cannot be read");
             self.recorder.record_on(u.reference(), &note, now).await;
         }
         *self.reported.lock().unwrap_or_else(|p| p.into_inner()) = unreadable;

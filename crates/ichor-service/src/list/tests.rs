@@ -319,6 +319,10 @@ fn arguments_are_checked_before_anything_is_read() {
             page_token: Some("t".repeat(MAX_PAGE_TOKEN + 1)),
             ..ListQuery::default()
         },
+        ListQuery {
+            known_version: Some("v\u{1b}".repeat(50_000)),
+            ..ListQuery::default()
+        },
     ];
     for q in bad {
         let e = check(&q).unwrap_err();
@@ -326,6 +330,24 @@ fn arguments_are_checked_before_anything_is_read() {
         assert!(!e.message.contains('\u{1b}'));
         assert!(e.message.len() < 200, "{}", e.message);
     }
+    let e = check(&ListQuery {
+        known_version: Some("0123456789abcdef".repeat(5)),
+        ..ListQuery::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.param("what"), Some("known_version"));
+    assert!(
+        e.message.contains("\"0123456789abcdef0123456789abcdef…\""),
+        "a short prefix: {}",
+        e.message
+    );
+    assert!(
+        check(&ListQuery {
+            known_version: Some("f".repeat(MAX_KNOWN_VERSION)),
+            ..ListQuery::default()
+        })
+        .is_ok()
+    );
     assert!(
         check(&ListQuery {
             text: "日本語".repeat(33),

@@ -76,8 +76,8 @@ pub(crate) struct Checked {
     pub(crate) max_unavailable_given: bool,
 }
 
-fn invalid(reason: Reason, params: &[(&str, &str)], message: String) -> ApiError {
-    ApiError::refused(Code::InvalidArgument, reason, params, message)
+fn invalid(reason: Reason, params: &[(&str, &str)]) -> ApiError {
+    ApiError::said(Code::InvalidArgument, reason, params)
 }
 
 /// Checks the arguments before anything is read (see [`super::validate`]): the names, the
@@ -99,36 +99,16 @@ pub(crate) fn check_request(req: &OperationRequest) -> Result<Checked, ApiError>
             return Err(invalid(
                 Reason::TargetNotTaken,
                 &[("kind", kind.as_str()), ("value", &value)],
-                format!(
-                    "a {} operation takes no target (got \"{value}\")",
-                    kind.as_str()
-                ),
             ));
         }
         (false, None) => None,
         (true, None) => {
-            return Err(invalid(
-                Reason::TargetRequired,
-                &[("kind", kind.as_str())],
-                format!(
-                    "a {} operation needs a target ({})",
-                    kind.as_str(),
-                    if kind == OperationKind::Cni {
-                        "enabled or replaced"
-                    } else {
-                        "a version"
-                    }
-                ),
-            ));
+            return Err(invalid(Reason::TargetRequired, &[("kind", kind.as_str())]));
         }
         (true, Some(t)) if kind == OperationKind::Cni => {
             if t != "enabled" && t != "replaced" {
                 let value = shown(t);
-                return Err(invalid(
-                    Reason::InvalidKubeProxyMode,
-                    &[("value", &value)],
-                    format!("kube-proxy mode must be enabled or replaced, not \"{value}\""),
-                ));
+                return Err(invalid(Reason::InvalidKubeProxyMode, &[("value", &value)]));
             }
             Some(t.to_string())
         }
@@ -139,7 +119,6 @@ pub(crate) fn check_request(req: &OperationRequest) -> Result<Checked, ApiError>
                 return Err(invalid(
                     Reason::InvalidVersion,
                     &[("value", &value), ("kind", kind.as_str())],
-                    format!("\"{value}\" is not a version"),
                 ));
             }
         },
@@ -230,14 +209,10 @@ fn spec_field(
         )),
         OperationKind::Ichor => {
             let inst = inputs.installation.ok_or_else(|| {
-                ApiError::refused(
+                ApiError::said(
                     Code::NotFound,
-                    Reason::ClusterNotFound,
+                    Reason::InstallationNotFound,
                     &[("namespace", inputs.namespace)],
-                    format!(
-                        "no IchorInstallation named ichor in namespace {}",
-                        inputs.namespace
-                    ),
                 )
             })?;
             Some((
@@ -280,7 +255,6 @@ fn check_workers(req: &Checked, cluster: &str, machines: &[Machine]) -> Result<(
             ("workers", &workers),
             ("cluster", cluster),
         ],
-        format!("max unavailable {value} is more than the {workers} workers of cluster {cluster}"),
     ))
 }
 
@@ -398,7 +372,7 @@ fn steps_and_held(
     max_unavailable: i32,
     target: &str,
 ) -> (Vec<Vec<PlanMachine>>, Vec<HeldMachine>) {
-    let steps = plan_steps(super::convert::resource_kind(kind), mine, max_unavailable);
+    let steps = plan_steps(kind, mine, max_unavailable);
     let role = |n: &str| {
         mine.iter()
             .find(|m| m.metadata.name.as_deref() == Some(n))

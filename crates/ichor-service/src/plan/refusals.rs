@@ -1,6 +1,7 @@
 //! Every reason a start would be refused, one small check each, in the order a person should
 //! hear them: another operation first, then what cannot be read, another start, the shared
-//! installation, the versions, GitOps, and no machine to touch.
+//! installation, the versions, GitOps, and no machine to touch. Each says its reason and the
+//! parameters; the words are its message in `locales/en/errors.ftl` (`Refusal::said`).
 
 use super::{Claim, ClaimRead, PlanInputs};
 use ichor_model::{OperationKind, Plan, Reason, Refusal, Version, check_jump};
@@ -33,7 +34,7 @@ fn unfinished(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Opt
     if let Some(op) = unfinished_on(inputs, cluster).first() {
         let name = op.metadata.name.clone().unwrap_or_default();
         let phase = phase_of(op);
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::UnfinishedOperation,
             &[
                 ("operation", &name),
@@ -41,9 +42,6 @@ fn unfinished(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Opt
                 ("phase", &phase),
                 ("kind", &op.spec.kind),
             ],
-            format!(
-                "operation {name} on cluster {cluster} has not completed (it is {phase}): wait for it to complete, or delete it, before starting another"
-            ),
         ));
     }
     None
@@ -63,17 +61,13 @@ fn unreadable_operation(
         .find(|u| u.may_belong_to(cluster))
     {
         let name = u.name();
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::OperationUnreadable,
             &[
                 ("operation", &name),
                 ("cluster", cluster),
                 ("detail", &u.why),
             ],
-            format!(
-                "operation {name} on cluster {cluster} cannot be read ({}): fix or delete it before starting another",
-                u.why
-            ),
         ));
     }
     None
@@ -92,13 +86,9 @@ fn unreadable_machine(
             .find(|u| u.may_belong_to(cluster))
     {
         let name = u.name();
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::MachineUnreadable,
             &[("machine", &name), ("cluster", cluster), ("detail", &u.why)],
-            format!(
-                "machine {name} of cluster {cluster} cannot be read ({}): fix it before starting, so the plan shows every machine",
-                u.why
-            ),
         ));
     }
     None
@@ -108,7 +98,7 @@ fn claimed(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option
     let cluster = plan.cluster.as_str();
     if let Some(ClaimRead::Unreadable { lease, why }) = &inputs.claim {
         let ns = inputs.namespace;
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::ClaimUnreadable,
             &[
                 ("cluster", cluster),
@@ -116,9 +106,6 @@ fn claimed(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option
                 ("namespace", ns),
                 ("detail", why),
             ],
-            format!(
-                "the start claim of cluster {cluster} (Lease {lease}) cannot be read ({why}): if no start is under way, delete it: kubectl delete lease {lease} -n {ns}"
-            ),
         ));
     }
     let claim = claimed_by_another(inputs)?;
@@ -130,23 +117,9 @@ fn claimed(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option
         ("until", until.as_str()),
     ];
     Some(if claim.settling {
-        Refusal::new(
-            Reason::StartSettling,
-            &params,
-            format!(
-                "a start on cluster {cluster} (by {}) got no answer to its create of operation {}: its outcome is being settled until {until}, and the cluster takes no other start until then",
-                claim.actor, claim.operation
-            ),
-        )
+        Refusal::said(Reason::StartSettling, &params)
     } else {
-        Refusal::new(
-            Reason::StartInProgress,
-            &params,
-            format!(
-                "another start on cluster {cluster} is under way (by {}): it is creating operation {}",
-                claim.actor, claim.operation
-            ),
-        )
+        Refusal::said(Reason::StartInProgress, &params)
     })
 }
 
@@ -161,7 +134,7 @@ fn installation_busy(
         if let Some(op) = unfinished_on(inputs, other).first() {
             let name = op.metadata.name.clone().unwrap_or_default();
             let phase = phase_of(op);
-            return Some(Refusal::new(
+            return Some(Refusal::said(
                 Reason::InstallationBusy,
                 &[
                     ("operation", &name),
@@ -169,9 +142,6 @@ fn installation_busy(
                     ("phase", &phase),
                     ("kind", &op.spec.kind),
                 ],
-                format!(
-                    "the ichor installation also serves cluster {other}, where operation {name} has not completed (it is {phase}): an ichor upgrade waits until no cluster it serves has an unfinished operation"
-                ),
             ));
         }
     }
@@ -184,19 +154,13 @@ fn downgrade(kind: OperationKind, _inputs: &PlanInputs<'_>, plan: &Plan) -> Opti
             (Version::parse(&plan.current), Version::parse(&plan.target))
         && tgt < cur
     {
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::Downgrade,
             &[
                 ("kind", kind.as_str()),
                 ("current", &plan.current),
                 ("target", &plan.target),
             ],
-            format!(
-                "{} is older than the current {}: a {} downgrade is refused",
-                plan.target,
-                plan.current,
-                kind.as_str()
-            ),
         ));
     }
     None
@@ -213,12 +177,8 @@ fn unsupported_jump(kind: OperationKind, _inputs: &PlanInputs<'_>, plan: &Plan) 
 
 fn tracked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
     if let (Some(change), Some(t)) = (&plan.spec_change, &inputs.tracking) {
-        // What the spec will name: a version, or (kube-proxy) a mode.
-        let setting = match kind {
-            OperationKind::Cni => "kube-proxy mode",
-            _ => "version",
-        };
-        return Some(Refusal::new(
+        // The message names what the spec will name by the kind: a version, or (cni) a mode.
+        return Some(Refusal::said(
             Reason::TrackedByGitops,
             &[
                 ("kind", kind.as_str()),
@@ -230,16 +190,6 @@ fn tracked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<
                 ("current", &change.from),
                 ("target", &change.to),
             ],
-            format!(
-                "{} {} is tracked by {} ({}): merge the change {}: {} → {} in the repository, then start the operation with the {setting} the spec then names",
-                change.resource_kind,
-                change.resource_name,
-                t.tool,
-                t.object,
-                change.field,
-                change.from,
-                change.to
-            ),
         ));
     }
     None
@@ -249,10 +199,9 @@ fn no_machines(kind: OperationKind, _inputs: &PlanInputs<'_>, plan: &Plan) -> Op
     let cluster = plan.cluster.as_str();
     if kind.touches_machines() && plan.steps.is_empty() {
         let held = plan.held.len().to_string();
-        return Some(Refusal::new(
+        return Some(Refusal::said(
             Reason::NoMachines,
             &[("cluster", cluster), ("held", &held)],
-            format!("no approved machine of cluster {cluster} would be touched ({held} held)"),
         ));
     }
     None

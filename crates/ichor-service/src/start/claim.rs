@@ -10,7 +10,7 @@
 //! a named refusal.
 
 use super::super::access::Caller;
-use super::super::tolerant::{Tolerant, Unreadable};
+use super::super::tolerant::Unreadable;
 use super::super::{OperationService, plan};
 use ichor_model::{ApiError, Code, Reason};
 use ichor_resources::names;
@@ -31,15 +31,6 @@ pub(crate) const CLAIM_WORK_LIMIT: Duration = Duration::from_secs(30);
 
 /// The most characters of a claim's words (operation, actor) that are kept: a Lease is anyone's.
 const MAX_CLAIM_TEXT: usize = 253;
-
-impl Tolerant for Lease {
-    fn bad_part(raw: &serde_json::Value) -> Option<(&'static str, String)> {
-        let v = raw.get("spec")?;
-        <LeaseSpec as serde::Deserialize>::deserialize(v)
-            .err()
-            .map(|e| ("spec", e.to_string()))
-    }
-}
 
 /// The Lease that holds a cluster's start claim. Names stay within Kubernetes' 253 characters.
 pub(crate) fn claim_name(cluster: &str) -> String {

@@ -1,5 +1,7 @@
 //! CreateOperation, in the ADR's order and bound to what was confirmed: the request id (a
-//! repeat returns the operation it made), every refusal of the plan on a fresh read, the plan the
+//! repeat returns the operation it made; the id is bound to its request only when the claim is
+//! about to be written, so a start refused before that leaves it free), every refusal of the
+//! plan on a fresh read, the plan the
 //! person reviewed (its fingerprint), a dry-run create as the caller, the cluster's start claim
 //! (a Lease, taken with the API server's optimistic concurrency so that of concurrent starts on
 //! one cluster exactly one goes on), the spec write preconditioned on the read the refusals were
@@ -138,7 +140,8 @@ impl OperationService {
             target: checked.target.clone().unwrap_or_default(),
             actor: self.access.actor(caller),
         };
-        self.requests.bind(&request_id, &binding)?;
+        // Refused at once when bound to another request; bound only before the first write.
+        self.requests.check(&request_id, &binding)?;
         // The claim this start holds, once taken: given back when the start's outcome is
         // known (a settling start hands it to its settle task instead).
         let mut held = None;
@@ -218,6 +221,9 @@ impl OperationService {
             // decide() refused it (CLAIM_UNREADABLE) already.
             Some(Err(u)) => return Err(ApiError::new(Code::FailedPrecondition, u.why.clone())),
         };
+        // The first write (the claim, which names the id) is next: the id is this request's
+        // from here on, and a concurrent start with it for anything else is refused here.
+        self.requests.bind(request_id, binding)?;
         let claimed = self
             .claim(
                 caller,
@@ -425,18 +431,16 @@ fn not_created(e: ApiError, cluster: &str) -> ApiError {
         return e;
     }
     let detail = e.param("detail").unwrap_or(&e.message).to_string();
-    ApiError::refused(
+    ApiError::said(
         Code::Aborted,
         Reason::WriteNotApplied,
         &[
             ("action", "start"),
             ("operation", cluster),
-            ("late", "no"),
+            // Not a lost answer: the API answered that it did not carry the create out.
+            ("late", "refused"),
             ("detail", &detail),
         ],
-        format!(
-            "the start on cluster {cluster} did not happen: the Kubernetes API refused the create ({detail}); nothing was retried"
-        ),
     )
 }
 
@@ -497,15 +501,10 @@ fn decide(
     if let Some(confirmed) = &req.confirmed_plan
         && *confirmed != plan.fingerprint
     {
-        return Err(ApiError::refused(
+        return Err(ApiError::said(
             Code::FailedPrecondition,
             Reason::PlanChanged,
             &[("cluster", &plan.cluster), ("kind", plan.kind.as_str())],
-            format!(
-                "the plan for this {} operation on cluster {} changed since it was reviewed: review it again",
-                plan.kind.as_str(),
-                plan.cluster
-            ),
         ));
     }
     Ok(Decided::Go(Box::new(plan)))

@@ -1,7 +1,10 @@
-//! A request id names one request. The service records what each id was first sent for
-//! (namespace, cluster, kind, target, caller), and the operation a start creates carries the
-//! same (its namespace, `spec.cluster`, `spec.kind`, the target and actor annotations): the same
-//! id sent for anything else is refused, never answered with the other request's operation.
+//! A request id names one request. The service records what each id was sent for (namespace,
+//! cluster, kind, target, caller) once a start begins writing for it (its claim), and the
+//! operation a start creates carries the same (its namespace, `spec.cluster`, `spec.kind`, the
+//! target and actor annotations): the same id sent for anything else is refused, never answered
+//! with the other request's operation. A start refused before it wrote anything binds nothing:
+//! the id is free for the request it was meant for (the admin's after a viewer's, the corrected
+//! one after a refused one).
 
 use super::super::convert;
 use ichor_model::{ApiError, Code, Reason};
@@ -51,6 +54,15 @@ pub(crate) struct RequestLog {
 }
 
 impl RequestLog {
+    /// Refuses `id` when it is bound to something else; binds nothing.
+    pub(super) fn check(&self, id: &str, binding: &Binding) -> Result<(), ApiError> {
+        let guard = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        match guard.0.get(id) {
+            Some(b) if b != binding => Err(reused(id)),
+            _ => Ok(()),
+        }
+    }
+
     /// Records `id` for `binding`, or refuses it when it was sent for something else.
     pub(super) fn bind(&self, id: &str, binding: &Binding) -> Result<(), ApiError> {
         let mut guard = self.seen.lock().unwrap_or_else(|p| p.into_inner());
@@ -75,13 +87,10 @@ impl RequestLog {
 /// REQUEST_ID_REUSED: the id names another request. What that request was is not said: the
 /// caller may not be the one who sent it.
 pub(super) fn reused(id: &str) -> ApiError {
-    ApiError::refused(
+    ApiError::said(
         Code::InvalidArgument,
         Reason::RequestIdReused,
         &[("request_id", id)],
-        format!(
-            "request id {id} was already sent for another start (another namespace, cluster, kind, target or caller): a new start needs a new request id"
-        ),
     )
 }
 
@@ -97,6 +106,20 @@ mod tests {
             target: "v1.9.3".into(),
             actor: "alice".into(),
         }
+    }
+
+    #[test]
+    fn a_check_binds_nothing() {
+        let log = RequestLog::default();
+        assert!(log.check("r-1", &binding("c1")).is_ok());
+        assert!(
+            log.check("r-1", &binding("c2")).is_ok(),
+            "nothing was bound"
+        );
+        log.bind("r-1", &binding("c1")).unwrap();
+        assert!(log.check("r-1", &binding("c1")).is_ok());
+        let e = log.check("r-1", &binding("c2")).unwrap_err();
+        assert_eq!(e.reason, Some(Reason::RequestIdReused));
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl OperationService {
 fn outcome_unknown(s: &Settling, cause: &ApiError) -> ApiError {
     let until = s.until.to_string();
     let detail = cause.param("detail").unwrap_or(&cause.message).to_string();
-    ApiError::refused(
+    ApiError::said(
         Code::Unavailable,
         Reason::StartOutcomeUnknown,
         &[
@@ -121,9 +121,5 @@ fn outcome_unknown(s: &Settling, cause: &ApiError) -> ApiError {
             ("request_id", &s.request_id),
             ("detail", &detail),
         ],
-        format!(
-            "creating operation {} on cluster {} got no answer ({detail}): whether it was created is not known yet; it is being settled until {until} (the cluster takes no other start until then): do not start again, look for {} in the list",
-            s.operation, s.cluster, s.operation
-        ),
     )
 }

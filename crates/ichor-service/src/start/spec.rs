@@ -106,34 +106,25 @@ impl OperationService {
 
 /// The warning of a start whose confirmation annotation could not be removed.
 pub(super) fn annotation_left(cluster: &str, e: &ApiError) -> Warning {
-    let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
-    let mut params = BTreeMap::new();
-    params.insert("annotation".to_string(), annotation.to_string());
-    params.insert("cluster".to_string(), cluster.to_string());
-    params.insert("detail".to_string(), e.message.clone());
-    Warning {
-        reason: Reason::AnnotationNotRemoved,
-        params,
-        message: format!(
-            "the operation was created, but the annotation {annotation} could not be removed from TalosCluster {cluster} ({}); remove it by hand: kubectl annotate taloscluster {cluster} {annotation}-",
-            e.message
-        ),
-    }
+    Warning::said(
+        Reason::AnnotationNotRemoved,
+        &[
+            ("annotation", names::CONFIRM_KUBE_PROXY_SWITCH),
+            ("cluster", cluster),
+            ("detail", &e.message),
+        ],
+    )
 }
 
 /// The warning of a start that took back a kube-proxy confirmation an earlier start left.
 pub(super) fn confirmation_removed(cluster: &str) -> Warning {
-    let annotation = names::CONFIRM_KUBE_PROXY_SWITCH;
-    let mut params = BTreeMap::new();
-    params.insert("annotation".to_string(), annotation.to_string());
-    params.insert("cluster".to_string(), cluster.to_string());
-    Warning {
-        reason: Reason::ConfirmationRemoved,
-        params,
-        message: format!(
-            "TalosCluster {cluster} carried the annotation {annotation}, left by an earlier start that was stopped before taking it back: this start removed it"
-        ),
-    }
+    Warning::said(
+        Reason::ConfirmationRemoved,
+        &[
+            ("annotation", names::CONFIRM_KUBE_PROXY_SWITCH),
+            ("cluster", cluster),
+        ],
+    )
 }
 
 /// The spec was written and the create failed: say what was written, what is left (the
@@ -149,36 +140,18 @@ pub(super) fn half_failure(
         Some(false) => "removed",
         Some(true) => "left",
     };
-    let mut params = BTreeMap::new();
-    params.insert("resource_kind".to_string(), change.resource_kind.clone());
-    params.insert("resource_name".to_string(), change.resource_name.clone());
-    params.insert("field".to_string(), change.field.clone());
-    params.insert("current".to_string(), change.from.clone());
-    params.insert("target".to_string(), change.to.clone());
-    params.insert("detail".to_string(), e.message.clone());
-    params.insert("annotation".to_string(), annotation.to_string());
-    let left = match annotation_left {
-        Some(true) => format!(
-            "; the annotation {} is still on the cluster: remove it by hand",
-            names::CONFIRM_KUBE_PROXY_SWITCH
-        ),
-        Some(false) => "; the kube-proxy confirmation annotation was removed".to_string(),
-        None => String::new(),
-    };
-    ApiError {
-        // An answer, not a lost one: the outcome is known, and only the person starts again.
-        code: Code::Aborted,
-        reason: Some(Reason::SpecWrittenCreateFailed),
-        params,
-        message: format!(
-            "wrote {}: {} → {} on {} {}, but creating the operation failed ({}){left}; start the same operation again to finish: the spec already names {}, so only the operation will be created",
-            change.field,
-            change.from,
-            change.to,
-            change.resource_kind,
-            change.resource_name,
-            e.message,
-            change.to
-        ),
-    }
+    // An answer, not a lost one: the outcome is known, and only the person starts again.
+    ApiError::said(
+        Code::Aborted,
+        Reason::SpecWrittenCreateFailed,
+        &[
+            ("resource_kind", &change.resource_kind),
+            ("resource_name", &change.resource_name),
+            ("field", &change.field),
+            ("current", &change.from),
+            ("target", &change.to),
+            ("detail", &e.message),
+            ("annotation", annotation),
+        ],
+    )
 }

@@ -29,6 +29,7 @@ pub(crate) use self::forward::Forwards;
 use self::forward::{PodForward, pump};
 use self::protocol::{Protocol, query_ports};
 use super::authn;
+use super::rbac::Attributes;
 use super::responses::{Failure, fail, json_response, status_body};
 use super::{ApiState, EmbeddedApi};
 use bytes::Bytes;
@@ -89,10 +90,14 @@ impl EmbeddedApi {
         let pod_forward = {
             let mut st = self.lock();
             let who = authn::authenticate(&st.auth, req.headers())?;
-            if !st
-                .auth
-                .allowed(&who, "create", "pods/portforward", Some(&namespace))
-            {
+            let asked = Attributes::resource(
+                "create",
+                "",
+                "pods/portforward",
+                Some(&pod),
+                Some(&namespace),
+            );
+            if !st.auth.allowed(&who, &asked) {
                 return Err(fail(
                     403,
                     "Forbidden",

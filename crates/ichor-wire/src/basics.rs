@@ -18,7 +18,7 @@ pub(super) fn time_from_proto(s: &str) -> Option<Timestamp> {
 }
 
 /// An empty string is no value.
-pub(crate) fn non_empty(s: String) -> Option<String> {
+pub fn non_empty(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 

@@ -1,5 +1,6 @@
 //! Every word a person reads, from `locales/{en,ja}/*.ftl` via Fluent (thread-safe bundles,
-//! isolation marks off, English as the fallback).
+//! isolation marks off, English as the fallback): the dashboard's and the CLI's words, and the
+//! English of every refusal the service sends ([`english`]), so that a refusal is written once.
 
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
@@ -50,24 +51,24 @@ impl Lang {
 pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
     match lang {
         Lang::En => &[
-            ("common.ftl", include_str!("../locales/en/common.ftl")),
+            ("common.ftl", include_str!("../../../locales/en/common.ftl")),
             (
                 "operations.ftl",
-                include_str!("../locales/en/operations.ftl"),
+                include_str!("../../../locales/en/operations.ftl"),
             ),
-            ("errors.ftl", include_str!("../locales/en/errors.ftl")),
-            ("start.ftl", include_str!("../locales/en/start.ftl")),
-            ("cli.ftl", include_str!("../locales/en/cli.ftl")),
+            ("errors.ftl", include_str!("../../../locales/en/errors.ftl")),
+            ("start.ftl", include_str!("../../../locales/en/start.ftl")),
+            ("cli.ftl", include_str!("../../../locales/en/cli.ftl")),
         ],
         Lang::Ja => &[
-            ("common.ftl", include_str!("../locales/ja/common.ftl")),
+            ("common.ftl", include_str!("../../../locales/ja/common.ftl")),
             (
                 "operations.ftl",
-                include_str!("../locales/ja/operations.ftl"),
+                include_str!("../../../locales/ja/operations.ftl"),
             ),
-            ("errors.ftl", include_str!("../locales/ja/errors.ftl")),
-            ("start.ftl", include_str!("../locales/ja/start.ftl")),
-            ("cli.ftl", include_str!("../locales/ja/cli.ftl")),
+            ("errors.ftl", include_str!("../../../locales/ja/errors.ftl")),
+            ("start.ftl", include_str!("../../../locales/ja/start.ftl")),
+            ("cli.ftl", include_str!("../../../locales/ja/cli.ftl")),
         ],
     }
 }
@@ -123,7 +124,7 @@ fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
 
 /// The texts of one language, with English behind it.
 pub struct Texts {
-    pub(crate) lang: Lang,
+    lang: Lang,
     main: FluentBundle<FluentResource>,
     fallback: Option<FluentBundle<FluentResource>>,
 }
@@ -167,7 +168,7 @@ impl Texts {
 
     /// The message `id` with string arguments, only if it renders whole: `None` when it is
     /// missing or an argument it needs was not given (Fluent would show `{$name}`).
-    pub(crate) fn tr_whole(&self, id: &str, args: &[(&str, &str)]) -> Option<String> {
+    pub fn tr_whole(&self, id: &str, args: &[(&str, &str)]) -> Option<String> {
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));
@@ -224,9 +225,37 @@ impl Texts {
     }
 }
 
+/// The English texts, made once for the whole process.
+static ENGLISH: std::sync::LazyLock<Texts> = std::sync::LazyLock::new(|| Texts::new(Lang::En));
+
+/// The message `id` in English with string arguments: the words the service sends with a
+/// refusal (gRPC's `grpc-message`, Connect's `message`, the CLI's and the log's line), from the
+/// same `locales/en` the dashboard reads. A message its arguments do not fill is still said
+/// (Fluent marks what is missing) and logged.
+pub fn english(id: &str, args: &[(&str, &str)]) -> String {
+    ENGLISH
+        .tr_whole(id, args)
+        .unwrap_or_else(|| ENGLISH.tr(id, args))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_is_the_dashboards_english() {
+        let args = [("namespace", "prod")];
+        assert_eq!(
+            english("error-no-clusters", &args),
+            "There is no TalosCluster in namespace prod."
+        );
+        assert_eq!(
+            english("error-no-clusters", &args),
+            Texts::new(Lang::En).tr("error-no-clusters", &args)
+        );
+        // A message whose arguments are missing is still said, marked where they lack.
+        assert!(english("error-no-clusters", &[]).contains("namespace"));
+    }
 
     #[test]
     fn counts_of_four_digits_and_more_are_grouped() {

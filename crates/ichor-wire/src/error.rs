@@ -143,7 +143,7 @@ pub fn connect_http_status(c: Code) -> u16 {
 }
 
 /// The code of a Connect error name; `None` for a name this build does not know.
-fn code_from_connect(name: &str) -> Option<Code> {
+pub fn code_from_connect(name: &str) -> Option<Code> {
     Some(match name {
         "invalid_argument" | "out_of_range" => Code::InvalidArgument,
         "not_found" => Code::NotFound,

@@ -1,7 +1,8 @@
-//! Between the wire (the generated proto types) and the domain types, both ways. The server
+//! The API on the wire: the types and tonic stubs generated from `proto/ichor/v1alpha1/`
+//! ([`proto`]), and the conversions between them and the domain types, both ways. The server
 //! encodes with these and the clients decode with them, so a value survives the round trip
 //! unchanged: `from(to(x)) == x` for everything the proto can express. Used by the client and
-//! the server alike; neither owns it.
+//! the server alike; neither owns it, so neither depends on the other.
 
 pub mod proto;
 pub mod version;
@@ -16,8 +17,9 @@ mod plan;
 mod request;
 mod watch;
 
-pub(crate) use basics::non_empty;
+pub use basics::non_empty;
 pub use cluster::{cluster_from_proto, cluster_to_proto, required_cluster};
+pub use error::code_from_connect;
 pub use error::{
     ERROR_DOMAIN, code_from_grpc, code_to_connect, code_to_grpc, connect_error_body,
     connect_http_status, error_from_connect, error_from_status, error_info, status_from_error,

@@ -1,0 +1,287 @@
+//! Shell completion with clap_complete's dynamic engine (as jj uses it).
+//! `ichor-tui completion bash|zsh|fish|powershell|elvish` prints the script that registers it,
+//! as `COMPLETE=bash ichor-tui` would; on each Tab the shell runs `COMPLETE=bash ichor-tui --
+//! WORDS…` (main's `CompleteEnv`), and the binary answers from its own grammar: subcommands,
+//! flags and their fixed values, and the names it can ask for cheaply. Context names come from
+//! the kubeconfig (no network); operation, cluster and namespace names from the route the typed
+//! flags reach (`--demo`, `--kubeconfig`, `--context`, `-n`, `--server`, …), within
+//! [`DEADLINE`]; when nothing answers in time there are none, and the shell completes nothing.
+
+use super::verbs::args::Reach;
+use clap::{Args, ValueEnum};
+use clap_complete::CompletionCandidate;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+/// How long a Tab may wait for names.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `ichor-tui completion`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "bash: source <(ichor-tui completion bash)   zsh: source <(ichor-tui completion zsh)   fish: ichor-tui completion fish | source   PowerShell: ichor-tui completion powershell | Out-String | Invoke-Expression"
+)]
+pub struct CompletionArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// The shells clap_complete registers for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    Elvish,
+}
+
+/// The path the script calls back: this program as it was started (made absolute when started
+/// by a relative path, as `CompleteEnv` does).
+fn completer() -> String {
+    let first = std::env::args_os()
+        .next()
+        .unwrap_or_else(|| "ichor-tui".into());
+    let mut path = PathBuf::from(first);
+    if path.components().count() > 1
+        && let Ok(dir) = std::env::current_dir()
+    {
+        path = dir.join(path);
+    }
+    path.to_string_lossy().into_owned()
+}
+
+/// Prints the shell's registration script.
+pub fn print_script(args: &CompletionArgs) -> anyhow::Result<std::process::ExitCode> {
+    let name = match args.shell {
+        Shell::Bash => "bash",
+        Shell::Zsh => "zsh",
+        Shell::Fish => "fish",
+        Shell::Powershell => "powershell",
+        Shell::Elvish => "elvish",
+    };
+    let shells = clap_complete::env::Shells::builtins();
+    let shell = shells
+        .completer(name)
+        .ok_or_else(|| anyhow::anyhow!("no completion for {name}"))?;
+    let mut script = Vec::new();
+    shell.write_registration(
+        "COMPLETE",
+        "ichor-tui",
+        "ichor-tui",
+        &completer(),
+        &mut script,
+    )?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&script)?;
+    out.flush()?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The words typed before the one being completed (the program's name first), as the shell
+/// passed them after `--`.
+fn typed_words() -> Vec<String> {
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let words = match args.iter().position(|a| a == "--") {
+        Some(i) => &args[i + 1..],
+        None => &[][..],
+    };
+    // bash says which word is being completed; the others complete the last one.
+    let index = std::env::var("_CLAP_COMPLETE_INDEX")
+        .ok()
+        .and_then(|i| i.parse::<usize>().ok())
+        .unwrap_or(words.len().saturating_sub(1));
+    words[..index.min(words.len())].to_vec()
+}
+
+/// The flags that take a value, as typed.
+const VALUED: &[&str] = &[
+    "--kubeconfig",
+    "--context",
+    "-n",
+    "--namespace",
+    "--server",
+    "--protocol",
+    "--backend",
+    "--ichor-ui",
+    "--ichor-ui-port",
+    "--token-file",
+    "--ca-file",
+    "--lang",
+    "--config",
+    "--call-timeout",
+    "--as",
+    "--as-group",
+];
+
+/// The connection flags among `words`, wherever they stand (as the commands take them).
+fn typed_reach(words: &[String]) -> Reach {
+    let mut r = Reach {
+        server: std::env::var("ICHOR_SERVER").ok(),
+        ..Reach::default()
+    };
+    let mut words = words.iter().skip(1);
+    while let Some(w) = words.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w.as_str(), None),
+        };
+        let value = match VALUED.contains(&flag) {
+            true => inline.or_else(|| words.next().cloned()),
+            false => None,
+        };
+        match (flag, value) {
+            ("--demo", _) => r.demo = true,
+            ("--insecure-send-token-over-http", _) => r.insecure_send_token_over_http = true,
+            ("--kubeconfig", v) => r.kubeconfig = v.map(PathBuf::from),
+            ("--context", v) => r.context = v,
+            ("-n" | "--namespace", v) => r.namespace = v,
+            ("--server", v) => r.server = v,
+            ("--protocol", Some(v)) => r.protocol = ValueEnum::from_str(&v, true).ok(),
+            ("--backend", Some(v)) => r.backend = ValueEnum::from_str(&v, true).ok(),
+            ("--ichor-ui", v) => r.ichor_ui = v,
+            ("--ichor-ui-port", v) => r.ichor_ui_port = v,
+            ("--token-file", v) => r.token_file = v.map(PathBuf::from),
+            ("--ca-file", v) => r.ca_file = v.map(PathBuf::from),
+            ("--config", v) => r.config = v.map(PathBuf::from),
+            ("--call-timeout", Some(v)) => r.call_timeout = v.parse().ok(),
+            ("--as", v) => r.as_user = v,
+            ("--as-group", Some(v)) => r.as_group.push(v),
+            _ => {}
+        }
+    }
+    r
+}
+
+/// What `ask` does once the route is reached: names, or why none.
+type Ask = for<'a> fn(
+    &'a super::dashboard::Connected,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = anyhow::Result<Vec<String>>> + Send + 'a>,
+>;
+
+/// Reaches the route the typed flags name and asks it for names, within [`DEADLINE`]; none on
+/// any failure (a Tab says nothing).
+fn ask(what: Ask) -> Vec<CompletionCandidate> {
+    let reach = typed_reach(&typed_words());
+    let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let names = rt.block_on(async move {
+        let asked = async {
+            let connected = connect(&reach).await?;
+            let names = what(&connected).await;
+            drop(connected);
+            names
+        };
+        tokio::time::timeout(DEADLINE, asked).await
+    });
+    rt.shutdown_background();
+    let mut names = match names {
+        Ok(Ok(names)) => names,
+        _ => Vec::new(),
+    };
+    names.sort();
+    names.dedup();
+    names.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// The route the typed flags reach, as a command would (the demo without its ichor-ui: the
+/// service in-process answers soonest).
+async fn connect(reach: &Reach) -> anyhow::Result<super::dashboard::Connected> {
+    let top = super::try_parse_from(["ichor-tui"])?;
+    let mut dash = super::verbs::as_dashboard(&top, reach, false)?;
+    dash.demo_without_ichor_ui = true;
+    let settings = super::dashboard::settings_of(&dash, false)?;
+    let source = super::settings::Source::choose(&dash, &settings)?;
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    super::dashboard::connect(&dash, &settings, source, tx).await
+}
+
+/// Operation names in the namespace the flags name.
+pub fn operations() -> Vec<CompletionCandidate> {
+    ask(|c| {
+        Box::pin(async move {
+            let ops = c.client.list_operations(Some(&c.namespace)).await?;
+            Ok(ops.into_iter().map(|o| o.name).collect())
+        })
+    })
+}
+
+/// Cluster names in the namespace the flags name.
+pub fn clusters() -> Vec<CompletionCandidate> {
+    ask(|c| {
+        Box::pin(async move {
+            let clusters = c.client.list_clusters(Some(&c.namespace)).await?;
+            Ok(clusters.into_iter().map(|c| c.name).collect())
+        })
+    })
+}
+
+/// Namespace names, from the Kubernetes API (none through `--server`).
+pub fn namespaces() -> Vec<CompletionCandidate> {
+    ask(|c| {
+        Box::pin(async move {
+            let Some(kube) = c.kube.clone() else {
+                return Ok(Vec::new());
+            };
+            let api = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(kube);
+            let list = api.list_metadata(&Default::default()).await?;
+            Ok(list
+                .items
+                .into_iter()
+                .filter_map(|n| n.metadata.name)
+                .collect())
+        })
+    })
+}
+
+/// The kubeconfig's context names (the file the typed flags name; no network).
+pub fn contexts() -> Vec<CompletionCandidate> {
+    let reach = typed_reach(&typed_words());
+    let Ok(loaded) = crate::kubeconfig::read(reach.kubeconfig.as_deref()) else {
+        return Vec::new();
+    };
+    loaded
+        .context_names()
+        .into_iter()
+        .map(CompletionCandidate::new)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typed_reach;
+
+    #[test]
+    fn the_typed_flags_are_read_wherever_they_stand() {
+        let words: Vec<String> = [
+            "ichor-tui",
+            "--kubeconfig=/k",
+            "op",
+            "-n",
+            "prod",
+            "--demo",
+            "--as",
+            "viewer",
+            "--protocol",
+            "grpc",
+            "get",
+        ]
+        .map(String::from)
+        .to_vec();
+        let r = typed_reach(&words);
+        assert_eq!(r.kubeconfig.as_deref(), Some(std::path::Path::new("/k")));
+        assert_eq!(r.namespace.as_deref(), Some("prod"));
+        assert_eq!(r.as_user.as_deref(), Some("viewer"));
+        assert!(r.demo);
+        assert_eq!(r.protocol, Some(crate::config::ProtocolChoice::Grpc));
+    }
+}
