@@ -43,8 +43,9 @@ fn a_production_context_says_so_in_red_on_every_screen() {
     let mut p = page(fixtures::running_rollout());
     production(&mut p);
     crate::snap_all!("production_page", &p);
-    update(&mut p, Action::Key(Key::ch('?')));
-    snap("production_help", &p);
+    // `?` says it, on the list (the page's keys are in the rebound keys' help below).
+    update(&mut s, Action::Key(Key::ch('?')));
+    snap("production_help", &s);
 }
 
 /// Keys typed one by one.
@@ -145,8 +146,25 @@ fn rebound_keys_are_the_keys_in_force_in_the_footer_and_help() {
         matches!(effects.as_slice(), [Effect::SaveReport { .. }]),
         "{effects:?}"
     );
+    update(&mut s, Action::Key(Key::plain(KeyCode::Esc)));
+    assert_eq!(s.screen, ichor_app::state::Screen::Operations);
     update(&mut s, Action::Key(Key::ch('?')));
     snap("rebound_keys_help", &s);
+    // On the page, `?` names the report key as rebound.
+    let mut p = page(fixtures::running_rollout());
+    p.keys = rebound();
+    update(&mut p, Action::Key(Key::ch('?')));
+    let term = draw(&p, Lang::En, 160, 48, Theme::default());
+    let buf = term.backend().buffer();
+    let rows: Vec<String> = (0..48)
+        .map(|y| (0..160).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("│ W write a report to a file │")),
+        "{rows:#?}"
+    );
 }
 
 #[test]

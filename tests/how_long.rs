@@ -237,7 +237,7 @@ fn rotated() -> (Operation, Cluster) {
     let mut cluster = cluster_of(&op);
     cluster.bundle_backup_stale = Some(StaleBundle {
         reason: "CARotated".into(),
-        message: "the secrets bundle backup predates the CA rotation of prod-eu; export it again"
+        message: "the backup of the secrets bundle of prod-eu predates its new CA; export it again"
             .into(),
         since: Some(ago(4)),
     });

@@ -82,7 +82,7 @@ fn with_lock(
             status: "True".into(),
             reason: "CARotated".into(),
             message: format!(
-                "the secrets bundle backup predates the CA rotation of {}; export it again",
+                "the backup of the secrets bundle of {} predates its new CA; export it again",
                 name_of(cluster)
             ),
             last_transition_time: Some(format_time(at)),

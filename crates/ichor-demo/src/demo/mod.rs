@@ -232,7 +232,7 @@ fn seed_prod_eu(
             status: "True".into(),
             reason: "CARotated".into(),
             message:
-                "the secrets bundle backup predates the CA rotation of prod-eu; export it again"
+                "the backup of the secrets bundle of prod-eu predates its new CA; export it again"
                     .into(),
             last_transition_time: Some(at(now, 30 * 24 * 60 - 50)),
         }],
