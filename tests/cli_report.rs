@@ -15,7 +15,7 @@ use common::paths::{Path, User, dashboard_client};
 use ichor_demo::apiserver::EmbeddedApi;
 use ichor_demo::apiserver::auth::users;
 use ichor_demo::controller::Controller;
-use ichor_resources::{TalosOperation, names};
+use ichor_resources::{TalosOperation, TalosOperationStatus, names};
 use ichor_tui::cli::verbs::Exit;
 use ichor_tui::cli::verbs::args::{ReportFormat, Verb};
 use ichor_views::i18n::Lang;
@@ -23,10 +23,10 @@ use jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, PostParams};
 use std::time::Duration;
 
-/// c1 with c1-w-a slow (3×) and c1-w-b failing a Talos upgrade to v1.9.3, whose actor's name
-/// carries an escape; the upgrade `up` driven a second at a time until the failure paused it.
-/// The workers' pace is the median of 4 s (c1-w-c) and 12 s (c1-w-a).
-async fn failed_run() -> EmbeddedApi {
+/// c1 with c1-w-a slow (`slow`×) and c1-w-b failing a Talos upgrade to v1.9.3, whose actor's
+/// name carries an escape; the upgrade `up` driven a second at a time from 2026-11-29 10:00
+/// until `done` says of its status. The write log is then cleared.
+async fn run_until(slow: &str, done: impl Fn(&TalosOperationStatus) -> bool) -> EmbeddedApi {
     let api = world();
     let annotate = |machine: &str, key: &str, value: &str| {
         assert!(api.edit("machines", "default", machine, |m| {
@@ -37,7 +37,7 @@ async fn failed_run() -> EmbeddedApi {
     assert!(api.edit("talosclusters", "default", "c1", |c| {
         c["spec"]["talosVersion"] = "v1.9.3".into();
     }));
-    annotate("c1-w-a", names::DEMO_SLOW, "3");
+    annotate("c1-w-a", names::DEMO_SLOW, slow);
     annotate("c1-w-b", names::DEMO_FAIL, "talos");
     let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 1.0);
     let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
@@ -57,11 +57,18 @@ async fn failed_run() -> EmbeddedApi {
         now += SignedDuration::from_secs(1);
         ctrl.reconcile(now).await.unwrap();
         let st = ops.get("up").await.unwrap().status.unwrap_or_default();
-        if st.failure_reason.is_some() {
+        if done(&st) {
+            api.clear_write_log();
             return api;
         }
     }
-    panic!("the run never failed");
+    panic!("the run never got there");
+}
+
+/// The run with c1-w-a 3× slow, until c1-w-b's failure paused it. The workers' pace is the
+/// median of 4 s (c1-w-c) and 12 s (c1-w-a).
+async fn failed_run() -> EmbeddedApi {
+    run_until("3", |st| st.failure_reason.is_some()).await
 }
 
 /// The report, its lines that say the present moment (the creation the API stamped, the time
@@ -163,7 +170,56 @@ async fn a_report_in_json_has_a_stable_shape(path: Path) {
     assert!(r.out.is_empty() && !r.err.is_empty(), "{path:?}");
 }
 
+/// `operation get` of a run whose c1-w-a (10× slow) has run past its bound: read now, days
+/// after the run's clock, its step has taken days against a pace of 4 s.
+async fn get_says_the_slow_machine_and_the_estimate(path: Path) {
+    let api = run_until("10", |st| {
+        st.machines
+            .iter()
+            .any(|m| m.name == "c1-w-a" && m.message.contains("waiting"))
+    })
+    .await;
+    let c = dashboard_client(path, &api, User::Viewer, Duration::from_secs(5)).await;
+    let get = |output: &str| Verb::Get {
+        name: "up".into(),
+        output: crate::cli_verbs::output(output),
+        watch: false,
+    };
+    let r = ran_guarded(c.as_ref(), get("table"), None, Lang::En, Guard::default()).await;
+    assert_eq!(r.exit, Exit::Done, "{path:?}: {}", r.err);
+    for said in [
+        "Running for ",
+        "under a minute left at the pace so far",
+        "⚠ c1-w-a is slow: ",
+        "the pace so far is 4s, slow past 34s.",
+        "StepSlow: up: still waiting for the machine to report Ready after the reboot",
+    ] {
+        assert!(r.out.contains(said), "{path:?}: {said:?} in\n{}", r.out);
+    }
+    let row = r.out.lines().find(|l| l.starts_with("c1-w-a"));
+    assert!(
+        row.is_some_and(|l| l.contains("⚠ Slow") && l.contains("d of ~4s")),
+        "{path:?}: {}",
+        r.out
+    );
+    let r = ran_guarded(c.as_ref(), get("json"), None, Lang::En, Guard::default()).await;
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let timing = &v["timing"];
+    assert_eq!(
+        (
+            &timing["phase"],
+            &timing["slow"],
+            &timing["estimate"]["known"]
+        ),
+        (&"Running".into(), &true.into(), &true.into()),
+        "{path:?}: {timing}"
+    );
+    assert_eq!(timing["running"][0]["paceSeconds"], 4, "{path:?}: {timing}");
+    assert!(api.write_log().is_empty(), "a get writes nothing");
+}
+
 crate::matrix!(
+    get_says_the_slow_machine_and_the_estimate,
     a_report_says_the_run_for_a_ticket,
     a_report_in_json_has_a_stable_shape,
 );

@@ -47,19 +47,19 @@ pub fn state_with_time_at(
     }
 }
 
-/// A span of an estimate: minutes rounded up, hours and minutes past the hour; under a minute
-/// said so.
-pub(crate) fn estimate_span(t: &Texts, d: SignedDuration) -> String {
+/// A span of an estimate of a minute or more: minutes rounded up, hours and minutes past the
+/// hour; `None` under a minute (said in words of its own).
+pub(crate) fn estimate_span(t: &Texts, d: SignedDuration) -> Option<String> {
     let s = d.as_secs().max(0);
     if s < 60 {
-        return t.t("estimate-under-minute");
+        return None;
     }
     let minutes = (s + 59) / 60;
     let n = |v: i64| fluent_bundle::FluentValue::from(v);
-    match minutes {
+    Some(match minutes {
         m if m < 60 => t.tn("dur-minutes", &[("n", n(m))]),
         m => t.tn("dur-hours-minutes", &[("h", n(m / 60)), ("m", n(m % 60))]),
-    }
+    })
 }
 
 /// The estimate as the page says it; `None` when there is nothing to estimate.
@@ -67,18 +67,20 @@ pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
     match e {
         Estimate::None => None,
         Estimate::NoPaceYet => Some(t.t("estimate-none-yet")),
-        Estimate::About { left, .. } => {
-            Some(t.tr("estimate-about", &[("time", &estimate_span(t, *left))]))
-        }
+        Estimate::About { left, .. } => Some(match estimate_span(t, *left) {
+            Some(span) => t.tr("estimate-about", &[("time", &span)]),
+            None => t.t("estimate-under-minute"),
+        }),
     }
 }
 
-/// The estimate as a list row says it ("~12m"); nothing before there is a pace.
+/// The estimate as a list row says it ("~12m", "<1m"); nothing before there is a pace.
 pub(crate) fn estimate_short(t: &Texts, e: &Estimate) -> Option<String> {
     match e {
-        Estimate::About { left, .. } => {
-            Some(t.tr("estimate-short", &[("time", &estimate_span(t, *left))]))
-        }
+        Estimate::About { left, .. } => Some(match estimate_span(t, *left) {
+            Some(span) => t.tr("estimate-short", &[("time", &span)]),
+            None => t.t("estimate-short-under-minute"),
+        }),
         _ => None,
     }
 }
@@ -331,8 +333,11 @@ mod tests {
         );
         assert_eq!(next_estimate_change(now, &Estimate::NoPaceYet), None);
         let t = Texts::new(crate::i18n::Lang::En);
-        assert_eq!(estimate_span(&t, s(750)), "13m");
-        assert_eq!(estimate_span(&t, s(3600 + 61)), "1h 2m");
-        assert_eq!(estimate_span(&t, s(59)), "under a minute");
+        assert_eq!(estimate_span(&t, s(750)).as_deref(), Some("13m"));
+        assert_eq!(estimate_span(&t, s(3600 + 61)).as_deref(), Some("1h 2m"));
+        assert_eq!(estimate_span(&t, s(59)), None);
+        let about = |left| estimate_text(&t, &about(left, 0)).unwrap();
+        assert_eq!(about(59), "under a minute left at the pace so far");
+        assert_eq!(about(61), "about 2m left at the pace so far");
     }
 }
