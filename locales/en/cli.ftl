@@ -34,10 +34,16 @@ report-failure = Failure
 report-at-end = What the machines run
 report-cluster-unread = The cluster could not be read: what the machines run is not known.
 report-totals = Totals
-report-count = { $machines } machines: { $done } done, { $failed } failed, { $skipped } skipped, { $left } not done
+report-count = { $machines ->
+    [one] { $machines } machine
+   *[other] { $machines } machines
+}: { $done } done, { $failed } failed, { $skipped } skipped, { $left } not done
 report-took = Took { $time }
 report-pace = Median time of a { $role } machine: { $time }
-report-warning-count = { $n } warnings
+report-warning-count = { $n ->
+    [one] { $n } warning
+   *[other] { $n } warnings
+}
 report-made = Report made { $time } by ichor-tui.
 cli-production = Context { $context } is production: the cluster's name is asked for before every write.
 cli-needs-confirm-cluster = Context { $context } is production: --yes writes only with --confirm-cluster NAME naming the cluster. Nothing was written.

@@ -325,5 +325,9 @@ mod tests {
         assert_eq!(super::span(Some(D::from_secs(245))), "4m 5s");
         assert_eq!(super::span(Some(D::from_secs(3723))), "1h 2m 3s");
         assert_eq!(super::cell("a|b\u{1b}[2J"), "a\\|b\u{fffd}[2J");
+        let t = crate::i18n::Texts::new(crate::i18n::Lang::En);
+        let n = |v: usize| fluent_bundle::FluentValue::from(v);
+        assert_eq!(t.tn("report-warning-count", &[("n", n(1))]), "1 warning");
+        assert_eq!(t.tn("report-warning-count", &[("n", n(3))]), "3 warnings");
     }
 }
