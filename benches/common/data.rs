@@ -185,5 +185,6 @@ pub fn rollout_cluster() -> ichor_model::Cluster {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     }
 }

@@ -9,11 +9,13 @@ mod conn;
 mod dialog;
 mod live;
 mod notice;
+mod pace;
 
 pub use conn::Conn;
 pub use dialog::*;
 pub use live::{Live, LiveMode, Notifications, Outcome};
 pub use notice::*;
+pub use pace::Pace;
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -292,6 +294,22 @@ pub struct ClusterPage {
     pub scroll: usize,
 }
 
+impl ClusterPage {
+    /// The page of `cluster`, as read.
+    pub fn of(cluster: Cluster) -> ClusterPage {
+        ClusterPage {
+            namespace: cluster.namespace.clone(),
+            name: cluster.name.clone(),
+            cluster: Loaded {
+                data: Some(cluster),
+                error: None,
+                loading: false,
+            },
+            scroll: 0,
+        }
+    }
+}
+
 /// The focused text field, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Input {
@@ -367,6 +385,24 @@ pub struct Session {
     pub context: Option<String>,
     /// The kubeconfig's contexts, which `:ctx` switches between (empty: no kubeconfig).
     pub contexts: Vec<String>,
+    /// The context is marked production in the config: the status bar and the frame say so,
+    /// and every write asks for the cluster's name typed.
+    pub production: bool,
+}
+
+impl Session {
+    /// The name the context goes by: the kubeconfig's context, else the in-process route's
+    /// (`demo` for the demo); `None` for a server.
+    pub fn context_name(&self) -> Option<&str> {
+        if self.demo && self.context.is_none() {
+            return Some("demo");
+        }
+        match (&self.context, &self.route) {
+            (Some(c), _) => Some(c),
+            (None, Route::InProcess { context, .. }) if !context.is_empty() => Some(context),
+            _ => None,
+        }
+    }
 }
 
 /// Everything the dashboard shows.
@@ -399,6 +435,10 @@ pub struct State {
     pub live: Live,
     /// The outcomes said with the bell, and whether to say them.
     pub notifications: Notifications,
+    /// The slow rule and the machines' roles the times are read with.
+    pub pace: Pace,
+    /// The keys the config rebinds (`[keys]`).
+    pub keys: crate::rebind::KeyOverrides,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
     /// When the visible screen polls next; `None`: no poll.
@@ -450,6 +490,8 @@ impl State {
             conn: Conn::Ok,
             live: Live::default(),
             notifications: Notifications::default(),
+            pace: Pace::default(),
+            keys: Default::default(),
             last_ok: None,
             next_poll: None,
             seq: 0,
