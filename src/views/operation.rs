@@ -166,7 +166,12 @@ pub(super) fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 /// The page's state: gone (and when it was last seen) once a read says it no longer exists;
 /// else its phase, and the time of the data beside it while that may be out of date (nothing
 /// counts on then); else its phase with the time in it.
-fn state_view(state: &State, ctx: &Ctx<'_>, op: &Operation) -> (String, Style) {
+fn state_view(
+    state: &State,
+    ctx: &Ctx<'_>,
+    op: &Operation,
+    timing: &ichor_model::Timing,
+) -> (String, Style) {
     let t = ctx.texts;
     if let Some(seen) = state.detail.as_ref().and_then(|d| d.gone()) {
         let text = match seen {
@@ -181,11 +186,7 @@ fn state_view(state: &State, ctx: &Ctx<'_>, op: &Operation) -> (String, Style) {
             let stale = t.tr("state-data-from", &[("time", &hhmm(state, at))]);
             (format!("{text}{stale}"), style)
         }
-        None => {
-            let timing = state.pace.timing(op, state.now);
-            let text = super::pace::state_with_time(state, t, text, &timing);
-            (text, style)
-        }
+        None => (super::pace::state_with_time(state, t, text, timing), style),
     }
 }
 
@@ -197,7 +198,8 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         field(&t.t("field-name"), sanitize(&op.name)),
         Style::default(),
     );
-    let (state_text, state_style) = state_view(state, ctx, op);
+    let timing = state.pace.timing(op, super::pace::as_of(state));
+    let (state_text, state_style) = state_view(state, ctx, op, &timing);
     lines.push(field(&t.t("field-state"), state_text), state_style);
     if let (Some(cur), Some(tgt)) = (&op.current, &op.target) {
         let change = format!("{} → {}", sanitize(cur), sanitize(tgt));
@@ -239,7 +241,10 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         .clamp(5, 40);
     let progress = format!("{} {count}", bar(op.fraction(), bar_w));
     lines.push(field(&t.t("field-progress"), progress), Style::default());
-    if let Some(e) = super::pace::estimate_text(t, &timing.estimate) {
+    // An estimate counts on from the data: only while it is fresh and the operation is there.
+    let gone = state.detail.as_ref().and_then(|d| d.gone());
+    let fresh = state.data_time().is_none() && gone.is_none();
+    if let Some(e) = super::pace::estimate_text(t, &timing.estimate).filter(|_| fresh) {
         lines.push(field(&t.t("field-estimate"), e), ctx.theme.dim());
     }
 }
@@ -267,7 +272,13 @@ pub(super) fn notes(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
     }
     let d = state.detail.as_ref();
     let events = d.and_then(|d| d.events.data.as_deref()).unwrap_or_default();
-    super::pace::slow_notes(state, ctx, &state.pace.timing(op, state.now), events, lines);
+    super::pace::slow_notes(
+        state,
+        ctx,
+        &state.pace.timing(op, super::pace::as_of(state)),
+        events,
+        lines,
+    );
     if let Some(holder) = op.lock_holder() {
         let holder = sanitize(holder);
         let said = match op.lock_condition().and_then(|c| c.last_transition_time) {
@@ -411,7 +422,7 @@ fn machines(
         .max()
         .unwrap_or(0);
     let columns = machine_columns(t, roles);
-    let timing = state.pace.timing(op, state.now);
+    let timing = state.pace.timing(op, super::pace::as_of(state));
     let rows: Vec<Row> = window
         .range()
         .filter_map(|i| op.machines.get(i).map(|m| (i, m)))

@@ -16,9 +16,15 @@ use ratatui::style::{Color, Modifier, Style};
 /// The most slow machines named on a page (the rest are counted).
 const SLOW_NAMED: usize = 2;
 
+/// The time the page's clocks stop at: now while its data is fresh, else the time of its data
+/// (stale or gone: nothing counts on).
+pub(crate) fn as_of(state: &State) -> Timestamp {
+    state.data_time().unwrap_or(state.now)
+}
+
 /// The state's words with its time: "Running for 3m" (ticking), "Paused since 12:03".
 pub(crate) fn state_with_time(state: &State, t: &Texts, said: String, timing: &Timing) -> String {
-    state_with_time_at(t, state.now, &state.tz, said, timing)
+    state_with_time_at(t, as_of(state), &state.tz, said, timing)
 }
 
 /// [`state_with_time`] as of `now`, clock times in `tz` (the CLI's).
@@ -103,8 +109,8 @@ fn next_estimate_change(now: Timestamp, e: &Estimate) -> Option<Timestamp> {
 /// When what this operation's page says of its times next changes by themselves: its running
 /// time, a machine's, the estimate, or a machine turning slow.
 pub fn next_change(state: &State, op: &Operation) -> Option<Timestamp> {
-    let timing = state.pace.timing(op, state.now);
-    let now = state.now;
+    let timing = state.pace.timing(op, as_of(state));
+    let now = as_of(state);
     let running = match timing.phase {
         Some(PhaseSince::Running(since)) => Some(next_duration_change(since, now)),
         _ => None,
@@ -141,7 +147,7 @@ fn next_list_change_of(now: Timestamp, timing: &Timing) -> Option<Timestamp> {
 
 /// A running machine's time: "40s of ~4s" once its role has a pace.
 pub(crate) fn machine_time(state: &State, t: &Texts, m: &MachineTime) -> String {
-    machine_time_at(t, state.now, m)
+    machine_time_at(t, as_of(state), m)
 }
 
 /// [`machine_time`] as of `now`.
