@@ -421,7 +421,12 @@ fn machines(
         .map(|m| width(&role_of(&m.name)))
         .max()
         .unwrap_or(0);
-    let columns = machine_columns(t, roles);
+    // While it runs, the time column keeps the width of a time against a pace.
+    let time_w = match op.phase {
+        Phase::Running => super::pace::paced_time_width(state, t, op).max(6),
+        _ => 6,
+    };
+    let columns = machine_columns(t, roles, time_w);
     let timing = state.pace.timing(op, super::pace::as_of(state));
     let rows: Vec<Row> = window
         .range()
@@ -461,8 +466,9 @@ fn machines(
     ListTable::new(columns, rows, &ctx.theme).render(table, buf);
 }
 
-/// The machines' columns; the roles' as wide as `roles` (the widest shown).
-fn machine_columns(t: &crate::i18n::Texts, roles: usize) -> Vec<Column> {
+/// The machines' columns; the roles' as wide as `roles` (the widest shown), the times' at
+/// least `time_w`.
+fn machine_columns(t: &crate::i18n::Texts, roles: usize, time_w: usize) -> Vec<Column> {
     vec![
         Column::new("#").min(3).right().shrink(5).hide(3),
         Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
@@ -476,7 +482,7 @@ fn machine_columns(t: &crate::i18n::Texts, roles: usize) -> Vec<Column> {
             .shrink(3)
             .hide(4),
         Column::new(t.t("col-elapsed"))
-            .min(6)
+            .min(time_w)
             .right()
             .whole()
             .shrink(4)

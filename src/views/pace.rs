@@ -162,6 +162,26 @@ pub fn machine_time_at(t: &Texts, now: Timestamp, m: &MachineTime) -> String {
     }
 }
 
+/// How wide a running machine's time against its role's pace is said ("3m of ~3m"), for the
+/// paces so far of `op`: its time column keeps this width while it runs, so a machine that
+/// finishes redraws its own cells, not the table.
+pub(crate) fn paced_time_width(state: &State, t: &Texts, op: &Operation) -> usize {
+    let none = ichor_model::Roles::default();
+    let roles = state
+        .pace
+        .roles(&op.namespace, &op.cluster)
+        .unwrap_or(&none);
+    op.role_paces(roles)
+        .into_iter()
+        .map(|p| {
+            let p = duration_text(t, p);
+            let said = t.tr("machine-time-pace", &[("time", &p), ("pace", &p)]);
+            ichor_model::inert::width(&said)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// The newest Warning event of `machine`, among the page's events (newest first).
 pub(crate) fn last_warning<'a>(
     events: &'a [OperationEvent],

@@ -262,6 +262,16 @@ impl Operation {
         }
     }
 
+    /// The pace so far of each role that has one (the median time of its machines that
+    /// finished), in the roles' order.
+    pub fn role_paces(&self, roles: &Roles) -> Vec<SignedDuration> {
+        Paces::of(self, roles)
+            .by_role
+            .into_values()
+            .map(|(d, _)| d)
+            .collect()
+    }
+
     /// The operation's times as of `now`: its phase, each running machine's time against the
     /// pace of its role, and the estimate of the end.
     pub fn timing(&self, roles: &Roles, rule: SlowRule, now: Timestamp) -> Timing {
