@@ -1,10 +1,12 @@
 //! Settings: flags win over the user's config file, which wins over the defaults.
 
+pub(crate) mod rules;
+
 use serde::{Deserialize, Deserializer};
 use std::path::{Path, PathBuf};
 
 /// `~/.config/ichor-tui/config.toml`: the user's defaults.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct FileConfig {
     pub(crate) kubeconfig: Option<PathBuf>,
@@ -24,9 +26,21 @@ pub(crate) struct FileConfig {
     pub(crate) ascii: Option<bool>,
     pub(crate) read_only: Option<bool>,
     pub(crate) ambiguous_width: Option<AmbiguousWidth>,
-    /// Bell and desktop notification when an operation shown completes, fails or awaits
-    /// credentials (default true).
+    /// Bell and desktop notification when an operation shown completes, fails, awaits
+    /// credentials or turns slow (default true).
     pub(crate) notify: Option<bool>,
+    /// `[timing]`: when a running machine is slow.
+    #[serde(default)]
+    pub(crate) timing: rules::Timing,
+    /// `[[contexts]]`: contexts marked production or read only.
+    #[serde(default)]
+    pub(crate) contexts: Vec<rules::ContextRule>,
+    /// `[keys]` as written (checked into [`FileConfig::key_overrides`] as the file is read).
+    #[serde(default)]
+    pub(crate) keys: rules::KeysTable,
+    /// The keys `[keys]` rebinds, checked.
+    #[serde(skip)]
+    pub(crate) key_overrides: ichor_app::rebind::KeyOverrides,
 }
 
 impl FileConfig {
@@ -65,7 +79,7 @@ impl FileConfig {
     /// Parses the text of `path`; an error is one line, `FILE:LINE:COLUMN: what`, without the
     /// snippet toml would print.
     pub(crate) fn parse(text: &str, path: &Path) -> anyhow::Result<FileConfig> {
-        toml::from_str(text).map_err(|e| {
+        let mut config: FileConfig = toml::from_str(text).map_err(|e| {
             let at = match e.span() {
                 Some(span) => {
                     let (line, column) = ichor_model::error_text::line_column(text, span.start);
@@ -78,7 +92,14 @@ impl FileConfig {
                 200,
             );
             anyhow::anyhow!("config file {}{at}: {what}", path.display())
-        })
+        })?;
+        config.key_overrides = rules::overrides(&config.keys, text, path)?;
+        Ok(config)
+    }
+
+    /// The context rules, in the order written.
+    pub(crate) fn context_rules(&self) -> rules::ContextRules {
+        rules::ContextRules(self.contexts.clone())
     }
 }
 

@@ -487,3 +487,83 @@ fn a_token_is_not_sent_over_plain_http_beyond_loopback() {
     );
     assert!(!exit.stderr.contains("plain HTTP"), "{}", exit.stderr);
 }
+
+#[test]
+fn a_key_bound_twice_or_an_unknown_action_is_refused_at_start_by_its_line() {
+    let home = tempfile::tempdir().unwrap();
+    let unknown = write(
+        home.path(),
+        "unknown.toml",
+        b"lang = \"en\"\n[keys]\npause = \"P\"\npasue = \"x\"\n",
+    );
+    let exit = run(home.path(), &["--demo", "--config", &unknown]);
+    assert!(
+        exit.line().starts_with(&format!(
+            "ichor-tui: config file {unknown}:4:1: [keys] has no action \"pasue\"; the actions are up, down,"
+        )),
+        "{}",
+        exit.stderr
+    );
+    assert_eq!(exit.code, Some(1));
+    let clash = write(
+        home.path(),
+        "clash.toml",
+        b"[keys]\nrefresh = \"F\"\npause = \"d\"\n",
+    );
+    let exit = run(home.path(), &["--demo", "--config", &clash]);
+    assert_eq!(
+        exit.line(),
+        format!(
+            "ichor-tui: config file {clash}:3:9: [keys] pause: d is already delete's key on the Operations screen"
+        )
+    );
+    assert_eq!(exit.code, Some(1));
+}
+
+#[test]
+fn a_production_or_read_only_context_guards_the_commands() {
+    let home = tempfile::tempdir().unwrap();
+    // The demo's context is `demo`.
+    let production = write(
+        home.path(),
+        "production.toml",
+        b"[[contexts]]\nmatch = \"de*\"\nproduction = true\n",
+    );
+    let pause = |config: &str, more: &[&str]| {
+        let mut args = vec![
+            "--demo",
+            "--config",
+            config,
+            "operation",
+            "pause",
+            "staging-talos-x7k2p",
+            "--yes",
+        ];
+        args.extend_from_slice(more);
+        run(home.path(), &args)
+    };
+    let exit = pause(&production, &[]);
+    assert_eq!(
+        exit.line(),
+        "Context demo is production: --yes writes only with --confirm-cluster NAME naming the cluster. Nothing was written."
+    );
+    assert_eq!(exit.code, Some(2));
+    let exit = pause(&production, &["--confirm-cluster", "prod-eu"]);
+    assert_eq!(
+        exit.line(),
+        "--confirm-cluster prod-eu is not staging, the cluster of this write: nothing was written."
+    );
+    assert_eq!(exit.code, Some(1));
+    let read_only = write(
+        home.path(),
+        "read-only.toml",
+        b"[[contexts]]\nmatch = \"demo\"\nread-only = true\n",
+    );
+    let exit = pause(&read_only, &["--confirm-cluster", "staging"]);
+    assert!(
+        exit.line().starts_with("Read-only"),
+        "a read-only context writes nothing: {}",
+        exit.stderr
+    );
+    assert_eq!(exit.code, Some(1));
+}

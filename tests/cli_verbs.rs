@@ -95,6 +95,9 @@ pub async fn ran_polling(
         answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
         poll,
         tz: jiff::tz::TimeZone::UTC,
+        production: None,
+        confirm_cluster: None,
+        slow: Default::default(),
     };
     let exit = run(client, "default", &verb, &mut io).await;
     Ran {

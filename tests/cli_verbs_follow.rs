@@ -42,6 +42,14 @@ async fn follow_ends_0_on_completion_and_3_on_a_failure(path: Path) {
     assert!(r.out.contains("Following c1-kubernetes-"), "{}", r.out);
     assert!(r.out.contains("c1-cp-a: Running"), "{}", r.out);
     assert!(r.out.contains("c1-cp-a: Done"), "{}", r.out);
+    // The state lines say the estimate: none before a machine finished, then at the pace.
+    assert!(
+        r.out
+            .contains("Running · 0/5 · no estimate yet: no machine has finished"),
+        "{}",
+        r.out
+    );
+    assert!(r.out.contains("left at the pace so far"), "{}", r.out);
     assert!(r.out.trim_end().ends_with("completed."), "{}", r.out);
     // A machine marked to fail: the failure pause is exit 3, naming the machine.
     let api = world();

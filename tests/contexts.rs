@@ -61,6 +61,8 @@ async fn reached(d: &mut Driver, api: &EmbeddedApi, context: &str, user: User) {
         all_namespaces: false,
         user: Some(user.name().into()),
         pushes: false,
+        production: false,
+        read_only: false,
     };
     d.act(Action::ContextReached(Box::new(reached))).await;
 }

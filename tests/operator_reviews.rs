@@ -104,6 +104,16 @@ fn snap_small_renamed(name: &str, state: &State, from: &str, to: &str) {
         if !from.is_empty() {
             screen = screen.replace(from, to);
         }
+        // The operation was created now: the clock time its state is new since says it one way.
+        let created = state
+            .detail
+            .as_ref()
+            .and_then(|d| d.op.data.as_ref()?.created_at);
+        if let Some(at) = created {
+            let clock = at.to_zoned(state.tz.clone()).strftime("%H:%M").to_string();
+            screen = screen.replace(&format!("since {clock}"), "since HH:MM");
+            screen = screen.replace(&format!("{clock} から"), "HH:MM から");
+        }
         crate::snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
     }
 }

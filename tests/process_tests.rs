@@ -12,8 +12,12 @@ mod backend_auto;
 mod build_script;
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_guards.rs"]
+mod cli_guards;
 #[path = "cli_habits.rs"]
 mod cli_habits;
+#[path = "cli_report.rs"]
+mod cli_report;
 #[path = "cli_verbs.rs"]
 mod cli_verbs;
 #[path = "completion.rs"]

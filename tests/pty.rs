@@ -168,7 +168,7 @@ fn a_session_from_list_to_start_pause_resume_delete_and_quit() {
     pty.send("y");
     pty.wait_text(&format!("Paused {name}:"));
     refresh_until(&mut pty, "Paused or Pausing", |s| {
-        field(s, "State").is_some_and(|v| v.ends_with("Paused") || v.ends_with("Pausing"))
+        field(s, "State").is_some_and(|v| v.contains("Paused") || v.contains("Pausing"))
     });
 
     // Resume it.
@@ -177,7 +177,7 @@ fn a_session_from_list_to_start_pause_resume_delete_and_quit() {
     pty.send("y");
     pty.wait_text(&format!("Resumed {name}."));
     refresh_until(&mut pty, "Running or Completed", |s| {
-        field(s, "State").is_some_and(|v| v.ends_with("Running") || v.ends_with("Completed"))
+        field(s, "State").is_some_and(|v| v.contains("Running") || v.contains("Completed"))
     });
 
     // Delete it: back on the list, one fewer.

@@ -223,7 +223,10 @@ fn the_status_bar_says_the_time_of_the_data_and_who_does_not_answer() {
     // A key's answer during the outage (hidden under the banner) is not said after it.
     tui.send(":");
     tui.send("nosuchcommand");
+    tui.wait_text(":nosuchcommand");
     tui.send(keys::ENTER);
+    // The command is answered (its line closed) before the API comes back.
+    tui.wait_for("the command answered", |s| !s.contains("nosuchcommand"));
     proxy.start();
     let screen = tui.wait_for("live again", |s| {
         s.lines()

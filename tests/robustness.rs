@@ -43,6 +43,7 @@ fn cluster(name: &str) -> Cluster {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     }
 }
 

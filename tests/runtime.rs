@@ -119,9 +119,12 @@ async fn a_running_list_polls_every_3_s_and_redraws_only_what_changes() {
     assert_eq!(polls, 1 + 10, "{stats:?}");
     // The ages are 27m and 2m exactly at t=0 and change only at t=60 s: in 30 s, identical data
     // draws nothing new, and is not even laid out: the frames laid out are the loading one,
-    // the list, and the list once the caller's permissions (which keys are offered) arrived.
+    // the list, the list once the caller's permissions (which keys are offered) arrived, and
+    // the list at t=18 s, when the rollout's estimate at the pace so far (its running step has
+    // 2m 18s of its 3 min pace left) goes down a minute; at 120 columns the estimate's column
+    // gives way to the others, so nothing new is drawn.
     assert_eq!(stats.draws, 2, "{stats:?}");
-    assert_eq!(stats.renders, 3, "{stats:?}");
+    assert_eq!(stats.renders, 4, "{stats:?}");
     assert_eq!(stats.wakeups, 10, "only the 3 s polls wake it: {stats:?}");
 }
 
@@ -253,6 +256,8 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
                     namespace: "default".into(),
                     all_namespaces: false,
                     user: Some("bob".into()),
+                    production: false,
+                    read_only: false,
                 })
             }))
         }
@@ -307,4 +312,36 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
         "never a's: {screen}"
     );
     assert!(b.count("list") >= 1);
+}
+
+#[tokio::test]
+async fn the_report_key_writes_the_report_to_a_new_file() {
+    let op = fixtures::running_rollout();
+    let fake = FakeClient::with_operations(vec![op.clone()]);
+    fake.clusters
+        .lock()
+        .unwrap()
+        .push(fixtures::cluster_of(&op));
+    let dir = tempfile::tempdir().unwrap();
+    let of = (op.namespace.as_str(), op.name.as_str());
+    let tz = jiff::tz::TimeZone::UTC;
+    let path = ichor_runtime::report::save(&fake, Lang::Ja, tz.clone(), dir.path(), of)
+        .await
+        .unwrap();
+    let file = std::path::Path::new(&path);
+    assert_eq!(file.parent(), Some(dir.path()));
+    let name = file.file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        name.starts_with("ichor-report-prod-eu-talos-8xk2m-") && name.ends_with(".md"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.starts_with("# レポート："), "{text}");
+    assert!(text.chars().all(|c| c == '\n' || !c.is_control()));
+    // An operation that cannot be read: why, and no file.
+    let gone = ichor_runtime::report::save(&fake, Lang::En, tz, dir.path(), ("default", "gone"))
+        .await
+        .unwrap_err();
+    assert!(!gone.is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

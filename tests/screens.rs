@@ -584,6 +584,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     };
     let bad = Cluster {
         namespace: "default".into(),
@@ -598,6 +599,7 @@ fn clusters_with_an_unreadable_cluster_and_machine() {
         unreadable: Some("spec: missing field `talosVersion`".into()),
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     };
     let mut s = loaded_list();
     update(&mut s, Action::Key(Key::ch('2')));
@@ -648,6 +650,7 @@ fn a_terminal_too_small_says_so_and_that_keys_are_off() {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     };
     update(
         &mut form,

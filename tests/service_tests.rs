@@ -22,6 +22,8 @@ mod finalizer_delete;
 mod list;
 #[path = "machine_versions.rs"]
 mod machine_versions;
+#[path = "pace.rs"]
+mod pace;
 #[path = "push.rs"]
 mod push;
 #[path = "robustness.rs"]

@@ -12,10 +12,14 @@ mod contexts;
 mod events_all;
 #[path = "events_screen.rs"]
 mod events_screen;
+#[path = "guards.rs"]
+mod guards;
 #[path = "habits.rs"]
 mod habits;
 #[path = "help_screens.rs"]
 mod help_screens;
+#[path = "how_long.rs"]
+mod how_long;
 #[path = "list_screen.rs"]
 mod list_screen;
 #[path = "locales.rs"]

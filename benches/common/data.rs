@@ -110,8 +110,9 @@ pub fn listed(ops: Vec<Operation>, w: u16, h: u16) -> State {
 /// A 15-machine Talos rollout under way: 3 control planes and 12 workers, five done, the sixth
 /// running.
 pub fn rollout() -> Operation {
-    // Newer than every operation of `operations(n)`, so it is the list's first row.
-    let created = now() - SignedDuration::from_secs(5 * 60);
+    // Newer than every operation of `operations(n)`, so it is the list's first row; its
+    // machines take 40 s each, and the one under way started 20 s ago (within its pace).
+    let created = now() - SignedDuration::from_secs(5 * 40 + 20);
     let mut op = operations(1).remove(0);
     op.name = "prod-eu-talos-r8s2k".into();
     op.cluster = "prod-eu".into();
@@ -185,5 +186,6 @@ pub fn rollout_cluster() -> ichor_model::Cluster {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     }
 }

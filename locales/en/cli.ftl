@@ -16,6 +16,41 @@ cli-plan-changed = Run the command again to see the new plan.
 cli-asking-ichor-ui = Looking for ichor-ui ({ $service }) through { $server }: each question may take { $seconds } s, then the cluster is read directly.
 cli-reading-directly = { $why }: the cluster is read directly.
 
+
+## A run's report (operation report, and w on an operation's page).
+report-title = Report: { $kind } on cluster { $cluster } ({ $name })
+report-created = Created
+report-started = Started
+report-finished = Finished
+report-max-unavailable = Max unavailable
+report-order = The plan's order
+report-skipped = Skipped: { $machines }
+report-machines = Machines
+report-col-step = STEP
+report-col-started = STARTED
+report-col-finished = FINISHED
+report-col-result = RESULT
+report-warnings = Warnings
+report-no-warnings = No warning was recorded.
+report-events-unread = The events could not be read, so the warnings are not known: { $why }
+report-failure = Failure
+report-at-end = What the machines run
+report-cluster-unread = The cluster could not be read: what the machines run is not known.
+report-totals = Totals
+report-count = { $machines ->
+    [one] { $machines } machine
+   *[other] { $machines } machines
+}: { $done } done, { $failed } failed, { $skipped } skipped, { $left } not done
+report-took = Took { $time }
+report-pace = Median time of a { $role } machine: { $time }
+report-warning-count = { $n ->
+    [one] { $n } warning
+   *[other] { $n } warnings
+}
+report-made = Report made { $time } by ichor-tui.
+cli-production = Context { $context } is production: the cluster's name is asked for before every write.
+cli-needs-confirm-cluster = Context { $context } is production: --yes writes only with --confirm-cluster NAME naming the cluster. Nothing was written.
+cli-confirm-cluster-mismatch = --confirm-cluster { $typed } is not { $cluster }, the cluster of this write: nothing was written.
 # ichor-tui version: this binary, the route the flags reach, the server's and Kubernetes' versions.
 version-client = Client Version: { $version }
 version-commit = Commit: { $commit }

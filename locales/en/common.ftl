@@ -95,7 +95,7 @@ mphase-failed = Failed
 mphase-skipped = Skipped
 role-controlplane = control
 role-worker = worker
-why-read-only = Read-only: ichor-tui was started with --read-only, so nothing can be changed from here.
+why-read-only = Read-only: ichor-tui was started with --read-only or the config marks this context read only, so nothing can be changed from here.
 why-nothing-selected = No operation is selected.
 why-finished = The operation has finished: there is nothing to pause or resume.
 why-already-paused = The operation is already paused.
@@ -219,3 +219,12 @@ key-complete = complete a command (command line)
 key-search = search (Enter finds; Esc clears)
 key-search-next = next line found
 key-search-prev = previous line found
+
+## Production contexts and the slow notification (issue 38).
+badge-production = PRODUCTION { $context }
+help-production = Production context { $context }: every pause, resume, delete and start asks for the cluster's name typed, then Enter.
+confirm-type-name = Production: type the cluster name { $cluster } to confirm, then Enter.
+footer-typed-confirm = type the name · Enter confirm · Esc cancel
+name-not-typed = Not done: the cluster name { $cluster } was not typed. Nothing was written.
+notify-slow = { $name } is slow: a machine takes far longer than its peers (cluster { $cluster })
+dur-hours-minutes = { $h }h { $m }m

@@ -35,7 +35,7 @@ error-spec-written-create-failed = { $field }: { $current } → { $target } was 
 error-annotation-not-removed = The operation was created, but the annotation { $annotation } could not be removed from cluster { $cluster } ({ $detail }). Remove it by hand: kubectl annotate taloscluster { $cluster } { $annotation }-
 error-read-only = { $by ->
         [server] { $what }: this server is read-only (serve --read-only): it starts, pauses, resumes and deletes nothing.
-       *[client] Read-only (--read-only): nothing can be changed from here.
+       *[client] Read-only (--read-only, or the config marks the context read only): nothing can be changed from here.
     }
 error-permission-denied = Permission denied: { $detail }
 error-unauthenticated = { $via ->

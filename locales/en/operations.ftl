@@ -106,3 +106,25 @@ events-count-known = Older events not loaded: the newest { $n } of { $total } ar
 events-count-loading-all = Loading all { $total } events (at most { $max }); the newest { $n } are shown meanwhile.
 events-count-all-capped = The newest { $n } of { $total } events are loaded: at most { $max } are loaded.
 key-load-all-events = load all events (at most 1000)
+
+## How long (issue 38): the time in a phase, the pace so far, slow machines and the estimate.
+state-for = { $state } for { $time }
+state-since = { $state } since { $time }
+state-slow = Slow
+mphase-slow = Slow
+field-estimate = Estimate
+col-left = LEFT
+estimate-about = about { $time } left at the pace so far
+estimate-none-yet = no estimate yet: no machine has finished
+estimate-short = ~{ $time }
+estimate-under-minute = under a minute left at the pace so far
+estimate-short-under-minute = <1m
+machine-time-pace = { $time } of ~{ $pace }
+machine-slow = { $machine } is slow: { $time } in this step; the pace so far is { $pace }, slow past { $bound }.
+machine-slow-more = { $n } more machines are slow.
+last-warning = Last warning ({ $time }): { $reason }: { $message }
+waiting-for-lock-since = Waiting since { $time } for the cluster lock held by { $holder }
+bundle-stale = The cluster's secrets bundle backup is stale since { $time }: { $message }. Run ichor cluster bundle-export { $name }.
+key-report = write a report to a file
+report-saved = The report of { $name } was written to { $path }
+report-failed = The report of { $name } could not be written: { $why }

@@ -105,3 +105,4 @@ review-shut-down = Cluster { $cluster } was shut down at { $time } by { $user } 
 versions-running-other = { $spec } ({ $n } of { $total } run { $running })
 versions-running-other-short = { $spec } ({ $n } differ)
 review-runs-target = { $n } of the { $total } machines already report { $target } ({ $machines }). The plan does not leave them out: they are in the steps, in the order the executor handles the machines. The executor takes the target from the spec when each machine's turn comes.
+review-production = This is a production context: every start asks for the cluster's name typed.

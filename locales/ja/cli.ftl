@@ -16,6 +16,35 @@ cli-plan-changed = 新しい計画を見るには、コマンドをもう一度�
 cli-asking-ichor-ui = { $server } を通じて ichor-ui（{ $service }）を探しています。各問い合わせは { $seconds } 秒まで待ち、答えがなければクラスターを直接読みます。
 cli-reading-directly = { $why }。クラスターを直接読みます。
 
+
+## 実行レポート（operation report、オペレーション画面の w）。
+report-title = レポート：{ $kind } · クラスター { $cluster }（{ $name }）
+report-created = 作成
+report-started = 開始
+report-finished = 終了
+report-max-unavailable = 最大同時処理数
+report-order = 計画の順序
+report-skipped = スキップ：{ $machines }
+report-machines = マシン
+report-col-step = 手順
+report-col-started = 開始
+report-col-finished = 終了
+report-col-result = 結果
+report-warnings = 警告
+report-no-warnings = 警告は記録されていません。
+report-events-unread = イベントを読み取れなかったため、警告は不明です：{ $why }
+report-failure = 失敗
+report-at-end = マシンが稼働しているバージョン
+report-cluster-unread = クラスターを読み取れなかったため、マシンが稼働しているバージョンは不明です。
+report-totals = 合計
+report-count = マシン { $machines } 台：完了 { $done } 台、失敗 { $failed } 台、スキップ { $skipped } 台、未完了 { $left } 台
+report-took = 所要時間 { $time }
+report-pace = { $role } マシンの所要時間の中央値：{ $time }
+report-warning-count = 警告 { $n } 件
+report-made = { $time } に ichor-tui で作成したレポートです。
+cli-production = コンテキスト { $context } は本番環境です。書き込みの前に毎回クラスター名の入力を求めます。
+cli-needs-confirm-cluster = コンテキスト { $context } は本番環境です。--yes で書き込むには、クラスターを --confirm-cluster NAME で指定してください。何も書き込んでいません。
+cli-confirm-cluster-mismatch = --confirm-cluster { $typed } は、この書き込みのクラスター { $cluster } ではありません。何も書き込んでいません。
 # ichor-tui version：このバイナリ、フラグで届く経路、サーバーと Kubernetes のバージョン。
 version-client = クライアントのバージョン：{ $version }
 version-commit = コミット：{ $commit }

@@ -104,7 +104,7 @@ mphase-failed = 失敗
 mphase-skipped = スキップ
 role-controlplane = コントロールプレーン
 role-worker = ワーカー
-why-read-only = 読み取り専用です（--read-only で起動）。ここからは何も変更できません。
+why-read-only = 読み取り専用です（--read-only で起動、または設定でこのコンテキストを読み取り専用に指定）。ここからは何も変更できません。
 why-nothing-selected = オペレーションが選択されていません。
 why-finished = このオペレーションは終了しています。一時停止も再開もできません。
 why-already-paused = このオペレーションはすでに一時停止しています。
@@ -223,3 +223,12 @@ key-complete = コマンドを補完（コマンドライン）
 key-search = 検索（Enter で検索、Esc で解除）
 key-search-next = 次の一致行
 key-search-prev = 前の一致行
+
+## 本番コンテキストと遅延の通知（issue 38）。
+badge-production = 本番環境 { $context }
+help-production = 本番コンテキスト { $context }：一時停止・再開・削除・開始のたびに、クラスター名の入力と Enter を求めます。
+confirm-type-name = 本番環境です。確認のため、クラスター名 { $cluster } を入力して Enter を押してください。
+footer-typed-confirm = 名前を入力 · Enter 確定 · Esc キャンセル
+name-not-typed = 実行していません：クラスター名 { $cluster } が入力されませんでした。何も書き込んでいません。
+notify-slow = { $name } が遅れています：ほかのマシンよりかなり時間がかかっています（クラスター { $cluster }）
+dur-hours-minutes = { $h } 時間 { $m } 分

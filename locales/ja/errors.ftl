@@ -51,7 +51,7 @@ error-spec-written-create-failed = { $resource_kind } { $resource_name } の { $
 error-annotation-not-removed = オペレーションは作成されましたが、クラスター { $cluster } からアノテーション { $annotation } を削除できませんでした（{ $detail }）。手動で削除してください（kubectl annotate taloscluster { $cluster } { $annotation }-）。
 error-read-only = { $by ->
         [server] { $what }：このサーバーは読み取り専用（serve --read-only）のため、開始・一時停止・再開・削除は行いません。
-       *[client] 読み取り専用のため（--read-only）、ここからは何も変更できません。
+       *[client] 読み取り専用のため（--read-only、または設定でコンテキストを読み取り専用に指定）、ここからは何も変更できません。
     }
 error-permission-denied = 権限がありません：{ $detail }
 error-unauthenticated = { $via ->

@@ -105,3 +105,25 @@ events-count-known = 古いイベントは読み込んでいません。{ $total
 events-count-loading-all = { $total } 件のイベントをすべて読み込んでいます（最大 { $max } 件）。その間は新しい { $n } 件を表示しています。
 events-count-all-capped = { $total } 件中、新しい { $n } 件を読み込みました。読み込めるのは最大 { $max } 件です。
 key-load-all-events = すべてのイベントを読み込む（最大 1000 件）
+
+## 所要時間（issue 38）：フェーズの経過時間、これまでのペース、遅れているマシン、終了の見込み。
+state-for = { $state }（{ $time }）
+state-since = { $state }（{ $time } から）
+state-slow = 遅延中
+mphase-slow = 遅延
+field-estimate = 見込み
+col-left = 残り
+estimate-about = 今のペースで残り約 { $time }
+estimate-none-yet = まだ見込みは出せません（完了したマシンがありません）
+estimate-short = 約 { $time }
+estimate-under-minute = 今のペースで残り 1 分未満
+estimate-short-under-minute = 1 分未満
+machine-time-pace = { $time }／約 { $pace }
+machine-slow = { $machine } が遅れています。この手順で { $time } 経過しました。これまでのペースは { $pace } で、{ $bound } を超えると遅延とみなします。
+machine-slow-more = ほかに { $n } 台のマシンが遅れています。
+last-warning = 最後の警告（{ $time }）：{ $reason }：{ $message }
+waiting-for-lock-since = { $time } から、{ $holder } が保持するクラスターロックの解放を待っています
+bundle-stale = { $time } から、クラスターのシークレットバンドルのバックアップが古くなっています：{ $message }。ichor cluster bundle-export { $name } を実行してください。
+key-report = レポートをファイルに書き出す
+report-saved = { $name } のレポートを { $path } に書き出しました
+report-failed = { $name } のレポートを書き出せませんでした：{ $why }

@@ -104,3 +104,4 @@ review-shut-down = クラスター { $cluster } は { $time } に { $user } が�
 versions-running-other = { $spec }（{ $total } 台中 { $n } 台は { $running } で稼働）
 versions-running-other-short = { $spec }（{ $n } 台相違）
 review-runs-target = { $total } 台中 { $n } 台（{ $machines }）はすでに { $target } を報告しています。計画はこれらも除外せず、実行側がマシンを処理する順に手順へ含めています。実行側は各マシンの順番が来たときに spec から目標バージョンを読み取ります。
+review-production = 本番コンテキストです。開始のたびにクラスター名の入力を求めます。

@@ -167,6 +167,13 @@ pub enum Action {
         sub: u64,
         event: LiveEvent,
     },
+    /// The clusters whose machines' roles the list's rows are read with.
+    Roles(Result<Vec<Cluster>, ApiError>),
+    /// The report of an operation was written to a file (its path), or why not.
+    ReportSaved {
+        name: String,
+        result: Result<String, String>,
+    },
 }
 
 /// What became of a subscription.
@@ -189,6 +196,7 @@ pub enum Slot {
     Events,
     Cluster(ClusterFor),
     Clusters,
+    Roles,
     Plan,
     Permissions(String),
 }
@@ -243,6 +251,16 @@ pub enum Effect {
         seq: u64,
         namespace: Option<String>,
     },
+    /// The clusters of the namespace (`None`: every namespace), for their machines' roles.
+    ListRoles {
+        namespace: Option<String>,
+    },
+    /// The report of an operation (read whole: the operation, its cluster, all its events),
+    /// written to a file in the working directory (the loop does it).
+    SaveReport {
+        namespace: String,
+        name: String,
+    },
     /// PlanOperation: writes nothing.
     Plan {
         seq: u64,
@@ -289,6 +307,8 @@ impl Effect {
             Effect::GetManifest { .. } => "reading the operation's resource",
             Effect::ListEvents { .. } => "reading the events",
             Effect::ListClusters { .. } => "listing clusters",
+            Effect::ListRoles { .. } => "reading the machines' roles",
+            Effect::SaveReport { .. } => "writing the operation's report",
             Effect::GetCluster { .. } => "reading the cluster",
             Effect::Plan { .. } => "planning the operation",
             Effect::Create { .. } => "starting the operation",
@@ -313,9 +333,11 @@ impl Effect {
             Effect::ListEvents { .. } => Slot::Events,
             Effect::GetCluster { purpose, .. } => Slot::Cluster(*purpose),
             Effect::ListClusters { .. } => Slot::Clusters,
+            Effect::ListRoles { .. } => Slot::Roles,
             Effect::Plan { .. } => Slot::Plan,
             Effect::Permissions { namespace } => Slot::Permissions(namespace.clone()),
             Effect::Write { .. }
+            | Effect::SaveReport { .. }
             | Effect::Create { .. }
             | Effect::FindStart { .. }
             | Effect::Watch { .. }
@@ -342,4 +364,8 @@ pub struct Reached {
     pub user: Option<String>,
     /// The new backend pushes (WatchOperations).
     pub pushes: bool,
+    /// The config marks the new context production.
+    pub production: bool,
+    /// Writes are off there: `--read-only`, or the config marks the context read only.
+    pub read_only: bool,
 }

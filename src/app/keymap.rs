@@ -2,10 +2,11 @@
 //! are generated from the same tables, so they cannot drift.
 
 use super::action::{Key, KeyCode};
+use super::rebind::KeyOverrides;
 use super::state::Screen;
 
 /// What a key asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KeyCommand {
     Up,
     Down,
@@ -45,6 +46,8 @@ pub enum KeyCommand {
     DeleteWord,
     /// `a` in the events view: loads the older events too (all, bounded).
     LoadAllEvents,
+    /// `w` on an operation's page: its report written to a file.
+    Report,
 }
 
 /// One row of a key table.
@@ -175,6 +178,13 @@ pub(crate) const OPERATION: &[Binding] = &[
         KeyCommand::Events,
         "e",
         "key-events",
+        false,
+    ),
+    b(
+        &[Key::ch('w')],
+        KeyCommand::Report,
+        "w",
+        "key-report",
         false,
     ),
 ];
@@ -534,11 +544,24 @@ fn moves(screen: Screen) -> &'static [Binding] {
     }
 }
 
-/// The command a key means on `screen`.
-pub(crate) fn lookup(screen: Screen, key: Key) -> Option<KeyCommand> {
-    all(screen)
-        .find(|bd| bd.keys.contains(&key))
+/// The command a key means on `screen`, with the keys the config rebinds.
+pub(crate) fn lookup(keys: &KeyOverrides, screen: Screen, key: Key) -> Option<KeyCommand> {
+    bindings(keys, screen)
+        .find(|bd| keys.keys_of(bd).contains(&key))
         .map(|bd| bd.command)
+}
+
+/// Every binding of a screen in force (see [`all`]): a command the config rebinds keeps one
+/// row, with the config's keys ([`KeyOverrides::keys_of`], [`KeyOverrides::label`]).
+pub fn bindings(keys: &KeyOverrides, screen: Screen) -> impl Iterator<Item = &'static Binding> {
+    let mut rebound = Vec::new();
+    all(screen).filter(move |b| {
+        if !keys.rebinds(b.command) || rebound.contains(&b.command) {
+            return !keys.rebinds(b.command);
+        }
+        rebound.push(b.command);
+        true
+    })
 }
 
 /// The command a key means in a dialog table.
@@ -558,24 +581,4 @@ pub fn all(screen: Screen) -> impl Iterator<Item = &'static Binding> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashSet;
-
-    #[test]
-    fn no_key_means_two_things_on_one_screen() {
-        for screen in [
-            Screen::Operations,
-            Screen::Operation,
-            Screen::Clusters,
-            Screen::Cluster,
-        ] {
-            let mut seen = HashSet::new();
-            for bd in all(screen) {
-                for k in bd.keys {
-                    assert!(seen.insert(*k), "{screen:?}: {k:?} bound twice");
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -5,6 +5,7 @@ pub mod action;
 pub mod commands;
 pub mod keymap;
 pub mod new_operation;
+pub mod rebind;
 pub mod state;
 pub(crate) mod text_field;
 pub mod update;

@@ -112,6 +112,7 @@ pub(crate) fn open(state: &mut State, cluster: Cluster) -> Vec<Effect> {
         start_error: None,
         settling: false,
         seq: 0,
+        production: state.session.production,
     })));
     Vec::new()
 }

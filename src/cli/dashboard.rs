@@ -32,6 +32,26 @@ pub(super) struct Connected {
     kubeconfig: Option<(crate::kubeconfig::LoadedKubeconfig, String)>,
 }
 
+/// The name the demo's context goes by (in the status bar, and in the config's `[[contexts]]`).
+const DEMO_CONTEXT: &str = "demo";
+
+impl Connected {
+    /// The name of the context the service was reached through: the kubeconfig's, else the
+    /// in-process route's (`demo` for the demo); `None` for a server.
+    pub(super) fn context_name(&self) -> Option<String> {
+        if self.demo.is_some() {
+            return Some(DEMO_CONTEXT.to_string());
+        }
+        match (&self.kubeconfig, &self.route) {
+            (Some((_, c)), _) => Some(c.clone()),
+            (None, ichor_app::state::Route::InProcess { context, .. }) if !context.is_empty() => {
+                Some(context.clone())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// The service in this process over `kube`, for the dashboard.
 /// The list's rows come from a watch of `scope` (`None`: every namespace) made with the same
 /// credentials.
@@ -136,7 +156,7 @@ fn context_reacher(
         Box::pin(async move {
             let reached = tokio::time::timeout(
                 REACH_LIMIT,
-                through_context(&settings, loaded, context, retry_tx),
+                through_context(&settings, loaded, context.clone(), retry_tx),
             )
             .await;
             let c = match reached {
@@ -155,6 +175,8 @@ fn context_reacher(
                 route: c.route,
                 namespace: c.namespace,
                 all_namespaces: settings.all_namespaces,
+                production: settings.production(Some(&context)),
+                read_only: settings.read_only_in(Some(&context)),
             })
         })
     })
@@ -183,7 +205,7 @@ pub(super) async fn connect(
                 settings,
                 d.kube(),
                 token,
-                "demo",
+                DEMO_CONTEXT,
                 &namespace,
                 None,
                 retry_tx,
@@ -255,7 +277,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         }
         None => (None, Vec::new()),
     };
-    let session = Session {
+    let mut session = Session {
         route: connected.route,
         demo: cli.demo,
         namespace: connected.namespace,
@@ -265,10 +287,16 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         server_version: Default::default(),
         context,
         contexts,
+        production: false,
     };
+    // The config's rules for the context in force (the demo's is `demo`).
+    session.production = settings.production(session.context_name());
+    session.read_only = settings.read_only_in(session.context_name());
     let clock = Clock::new(jiff::Timestamp::now());
     let mut state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
     state.notifications.on = settings.notify;
+    state.pace.rule = settings.slow;
+    state.keys = settings.keys.clone();
     let mut runtime = Runtime {
         state,
         client: connected.client,

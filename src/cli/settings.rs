@@ -28,6 +28,24 @@ pub(crate) struct Settings {
     pub(crate) ca_file: Option<PathBuf>,
     /// `--as` and `--as-group`.
     pub(crate) impersonate: Option<crate::kubeconfig::Impersonate>,
+    /// When a running machine is slow (`[timing]`).
+    pub(crate) slow: ichor_model::SlowRule,
+    /// The contexts marked production or read only (`[[contexts]]`).
+    pub(crate) contexts: crate::config::rules::ContextRules,
+    /// The keys rebound (`[keys]`).
+    pub(crate) keys: ichor_app::rebind::KeyOverrides,
+}
+
+impl Settings {
+    /// Whether the config marks `context` production.
+    pub(crate) fn production(&self, context: Option<&str>) -> bool {
+        self.contexts.production(context)
+    }
+
+    /// Whether writes are off in `context`: `--read-only`, or the config marks it read only.
+    pub(crate) fn read_only_in(&self, context: Option<&str>) -> bool {
+        self.read_only || self.contexts.read_only(context)
+    }
 }
 
 impl Settings {
@@ -97,6 +115,9 @@ impl Settings {
             token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
             ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
             impersonate,
+            slow: file.timing.rule(),
+            contexts: file.context_rules(),
+            keys: file.key_overrides.clone(),
         })
     }
 }

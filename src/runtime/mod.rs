@@ -8,6 +8,7 @@ mod workers;
 use workers::Workers;
 mod panics;
 mod perform;
+pub mod report;
 pub mod terminal;
 
 pub(crate) use panics::{payload_text, report_panic};
@@ -85,6 +86,10 @@ pub struct Reached {
     pub all_namespaces: bool,
     /// Who the context's credentials are, when known before the first answer.
     pub user: Option<String>,
+    /// The config marks the context production.
+    pub production: bool,
+    /// Writes are off there (`--read-only`, or the config marks the context read only).
+    pub read_only: bool,
 }
 
 /// A context being reached: the new connection, or why there is none (one line, bounded).
@@ -153,6 +158,26 @@ impl Runtime {
                 | Effect::Notify { .. }
                 | Effect::SwitchContext(_) => {
                     local.push(e);
+                    continue;
+                }
+                Effect::SaveReport { namespace, name } => {
+                    let client = self.client.clone();
+                    let lang = self.texts.lang();
+                    let (tz, tx) = (self.state.tz.clone(), tx.clone());
+                    tokio::spawn(async move {
+                        let dir = std::env::current_dir().map_err(|e| e.to_string());
+                        let saved = match dir {
+                            Ok(dir) => {
+                                let of = (namespace.as_str(), name.as_str());
+                                report::save(client.as_ref(), lang, tz, &dir, of).await
+                            }
+                            Err(e) => Err(e),
+                        };
+                        let _ = tx.send(Action::ReportSaved {
+                            name,
+                            result: saved,
+                        });
+                    });
                     continue;
                 }
                 Effect::Watch { sub, request } => {
@@ -326,6 +351,7 @@ impl Runtime {
             Outcome::Completed => "notify-completed",
             Outcome::Failed => "notify-failed",
             Outcome::AwaitsCredentials => "notify-awaits-credentials",
+            Outcome::Slow => "notify-slow",
         };
         let t = &self.texts;
         (
@@ -467,6 +493,8 @@ impl Runtime {
             all_namespaces: reached.all_namespaces,
             user: reached.user,
             pushes: self.client.pushes(),
+            production: reached.production,
+            read_only: reached.read_only,
         }))
     }
 }

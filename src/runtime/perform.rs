@@ -21,6 +21,9 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
             seq,
             result: client.list_clusters(namespace.as_deref()).await,
         },
+        Effect::ListRoles { namespace } => {
+            Action::Roles(client.list_clusters(namespace.as_deref()).await)
+        }
         Effect::Plan { seq, request } => Action::Planned {
             seq,
             result: client.plan_operation(&request).await,
@@ -58,6 +61,7 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
         }
         // The runtime keeps the subscription itself (see `live`).
         Effect::Watch { .. }
+        | Effect::SaveReport { .. }
         | Effect::Notify { .. }
         | Effect::Suspend
         | Effect::Quit

@@ -101,7 +101,10 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
         badges.push(format!("[{}]", t.t("badge-ichor-ui-not-reached")));
     }
     let badge = badges.join(" ");
-    let room = usize::from(area.width).saturating_sub(width(&badge) + 1);
+    let production = super::production::label(state, ctx).map(|l| format!(" {l} "));
+    let room = usize::from(area.width)
+        .saturating_sub(width(&badge) + 1)
+        .saturating_sub(production.as_deref().map_or(0, width));
     let (bar, badge_style) = if ctx.theme.color {
         (
             Style::default().fg(Color::Black).bg(Color::Cyan),
@@ -116,12 +119,14 @@ pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buf
             Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED),
         )
     };
-    Line::from(vec![
+    let first = production.map(|p| Span::styled(p, super::production::style(ctx)));
+    let spans = first.into_iter().chain([
         Span::raw(format!("{} ", fit(&status_text(state, ctx, room), room))),
         Span::styled(badge, badge_style),
-    ])
-    .style(bar)
-    .render(area, buf);
+    ]);
+    Line::from(spans.collect::<Vec<_>>())
+        .style(bar)
+        .render(area, buf);
 }
 
 /// How fresh the data on screen is. While it may be out of date (the side the dashboard reads
@@ -336,6 +341,9 @@ fn notice_text(n: &Notice, state: &State, ctx: &Ctx<'_>) -> (String, Style) {
         | Notice::ContextSwitching(_)
         | Notice::ContextSwitched(_)
         | Notice::ContextFailed(..) => super::contexts::notice_text(n, state, ctx),
+        Notice::ReportSaved(..) | Notice::ReportFailed(..) | Notice::NameNotTyped(_) => {
+            super::pace::notice_text(n, ctx)
+        }
         Notice::UnknownCommand(text) => (
             t.tr(
                 "unknown-command",
@@ -458,6 +466,9 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
         return format!(" {}", t.t("footer-filter"));
     }
     match &state.dialog {
+        Some(Dialog::Confirm(c)) if c.typed.is_some() => {
+            return format!(" {}", t.t("footer-typed-confirm"));
+        }
         Some(Dialog::Confirm(_)) => return format!(" {}", t.t("footer-confirm")),
         Some(Dialog::Read(r)) if r.what != ReadingOf::Keys => {
             return format!(" {}", search_footer(state, r, ctx));
@@ -495,7 +506,8 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
     if state.pending.is_some() {
         hints.push(t.t("footer-stop-waiting"));
     }
-    for bd in keymap::all(state.screen).filter(|b| b.footer) {
+    for bd in keymap::bindings(&state.keys, state.screen).filter(|b| b.footer) {
+        let label = state.keys.label(bd);
         // While a write is pending, Esc stops waiting for it.
         if bd.command == KeyCommand::Back && state.pending.is_some() {
             continue;
@@ -507,12 +519,10 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
             continue;
         }
         match availability(state, bd.command, target) {
-            Avail::Yes => hints.push(format!("{} {}", bd.label, t.t(bd.hint))),
-            Avail::No(Why::ResumeAfterFailure) => hints.push(format!(
-                "{} ✗ {}",
-                bd.label,
-                t.t("footer-resume-after-failure")
-            )),
+            Avail::Yes => hints.push(format!("{label} {}", t.t(bd.hint))),
+            Avail::No(Why::ResumeAfterFailure) => {
+                hints.push(format!("{label} ✗ {}", t.t("footer-resume-after-failure")))
+            }
             Avail::No(_) => {}
         }
     }

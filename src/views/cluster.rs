@@ -114,6 +114,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, c: &Cluster, lines: &mut Lines
         );
         lines.hanging("", &said, ctx.theme.fg(Color::Yellow));
     }
+    super::pace::stale_bundle(state, ctx, c, lines);
 }
 
 /// The cluster's last shutdown: when, by whom; and, when nothing was started since, that its

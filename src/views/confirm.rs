@@ -34,6 +34,12 @@ fn body(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> (Lines, u16) {
     // The text between a margin of one column on each side.
     let mut body = Lines::new(usize::from(text_w) + 1).margin(1);
     body.wrapped(&t.tr(body_id, &[("name", &name)]), Default::default());
+    if c.typed.is_some() {
+        // A production context: the cluster's name typed is the yes.
+        body.blank();
+        let ask = t.tr("confirm-type-name", &[("cluster", &sanitize(&c.cluster))]);
+        body.wrapped(&ask, ctx.theme.alarm());
+    }
     (body, text_w)
 }
 
@@ -64,7 +70,16 @@ pub(crate) fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     block.render(rect, buf);
     let [_, text] = Layout::horizontal([Constraint::Length(1), Constraint::Fill(1)]).areas(inner);
     body.draw(text, buf);
-    let prompt = t.t(&format!("confirm-{id}-prompt"));
+    let prompt = match &c.typed {
+        Some(typed) => {
+            let status = match *typed == c.cluster {
+                true => t.t("review-name-ok"),
+                false => t.t("review-name-mismatch"),
+            };
+            format!("[{}▏] {status}", sanitize(typed))
+        }
+        None => t.t(&format!("confirm-{id}-prompt")),
+    };
     let [_, last] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(text);
     Line::from(Span::styled(
         truncate(&prompt, usize::from(last.width)),

@@ -50,9 +50,16 @@ fn rows(state: &State, r: &Reading, ctx: &Ctx<'_>) -> Vec<(String, String)> {
 /// filter, the command line), and the y/N question when a write is offered.
 fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
     let t = ctx.texts;
-    let row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
+    let row = |b: &Binding| (state.keys.label(b).into_owned(), t.t(b.hint));
     let mut rows = Vec::new();
-    for b in keymap::all(state.screen).filter(|b| may_write(state, b.command)) {
+    if state.session.production {
+        let context = super::text::sanitize(state.session.context_name().unwrap_or_default());
+        rows.push((
+            "⚠".to_string(),
+            t.tr("help-production", &[("context", &context)]),
+        ));
+    }
+    for b in keymap::bindings(&state.keys, state.screen).filter(|b| may_write(state, b.command)) {
         // The sort keys after the list's own, before the keys of every screen.
         if b.command == KeyCommand::SwitchScreen && state.screen == Screen::Operations {
             let sorts = keymap::SORT_KEYS.iter();
@@ -64,10 +71,16 @@ fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
             rows.extend(commands.map(|(_, typed, hint)| (typed.to_string(), t.t(hint))));
         }
     }
-    rows.extend(keymap::COMMAND_LINE.iter().chain(keymap::TEXT).map(row));
+    let text_row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
+    rows.extend(
+        keymap::COMMAND_LINE
+            .iter()
+            .chain(keymap::TEXT)
+            .map(text_row),
+    );
     let writes =
         keymap::all(state.screen).any(|b| is_write(b.command) && may_write(state, b.command));
-    if writes {
+    if writes && !state.session.production {
         rows.push(("y / N".to_string(), t.t("help-confirm")));
     }
     rows

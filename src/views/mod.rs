@@ -19,8 +19,11 @@ pub use ichor_i18n as i18n;
 pub(crate) mod new_operation;
 pub(crate) mod operation;
 pub(crate) mod operations;
+pub mod pace;
 pub mod plan_words;
+pub(crate) mod production;
 pub(crate) mod reading;
+pub mod report;
 pub(crate) mod route;
 pub(crate) mod style;
 pub mod text;
@@ -123,6 +126,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Screen::Clusters => clusters::render(state, ctx, body, buf),
         Screen::Cluster => cluster::render(state, ctx, body, buf),
     }
+    production::frame(state, ctx, body, buf);
     chrome::footer(state, ctx, area, footer, buf);
     if let Some(d) = &state.dialog {
         render_dialog(state, d, ctx, area, buf);
@@ -181,10 +185,17 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         return times.into_iter().filter(|t| *t > now).min();
     }
     match state.screen {
-        Screen::Operations => times.extend(operations::visible_since(state).map(change)),
+        Screen::Operations => {
+            times.extend(operations::visible_since(state).map(change));
+            times.extend(
+                operations::visible_ops(state).filter_map(|o| pace::next_list_change(state, o)),
+            );
+        }
         Screen::Operation => {
             times.extend(operation::visible_since(state).map(change));
             times.extend(events::visible_at(state).map(change));
+            let op = state.detail.as_ref().and_then(|d| d.op.data.as_ref());
+            times.extend(op.and_then(|o| pace::next_change(state, o)));
         }
         Screen::Clusters | Screen::Cluster => {}
     }

@@ -94,7 +94,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         }
         Some(op) => {
             facts(state, ctx, op, &mut lines);
-            notes(ctx, op, false, &mut lines);
+            notes(state, ctx, op, false, &mut lines);
             Some(op)
         }
         None => None,
@@ -164,8 +164,14 @@ pub(super) fn unreadable(ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
 }
 
 /// The page's state: gone (and when it was last seen) once a read says it no longer exists;
-/// else its phase, and the time of the data beside it while that may be out of date.
-fn state_view(state: &State, ctx: &Ctx<'_>, op: &Operation) -> (String, Style) {
+/// else its phase, and the time of the data beside it while that may be out of date (nothing
+/// counts on then); else its phase with the time in it.
+fn state_view(
+    state: &State,
+    ctx: &Ctx<'_>,
+    op: &Operation,
+    timing: &ichor_model::Timing,
+) -> (String, Style) {
     let t = ctx.texts;
     if let Some(seen) = state.detail.as_ref().and_then(|d| d.gone()) {
         let text = match seen {
@@ -180,7 +186,7 @@ fn state_view(state: &State, ctx: &Ctx<'_>, op: &Operation) -> (String, Style) {
             let stale = t.tr("state-data-from", &[("time", &hhmm(state, at))]);
             (format!("{text}{stale}"), style)
         }
-        None => (text, style),
+        None => (super::pace::state_with_time(state, t, text, timing), style),
     }
 }
 
@@ -192,7 +198,8 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         field(&t.t("field-name"), sanitize(&op.name)),
         Style::default(),
     );
-    let (state_text, state_style) = state_view(state, ctx, op);
+    let timing = state.pace.timing(op, super::pace::as_of(state));
+    let (state_text, state_style) = state_view(state, ctx, op, &timing);
     lines.push(field(&t.t("field-state"), state_text), state_style);
     if let (Some(cur), Some(tgt)) = (&op.current, &op.target) {
         let change = format!("{} → {}", sanitize(cur), sanitize(tgt));
@@ -234,10 +241,17 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         .clamp(5, 40);
     let progress = format!("{} {count}", bar(op.fraction(), bar_w));
     lines.push(field(&t.t("field-progress"), progress), Style::default());
+    // An estimate counts on from the data: only while it is fresh and the operation is there.
+    let gone = state.detail.as_ref().and_then(|d| d.gone());
+    let fresh = state.data_time().is_none() && gone.is_none();
+    if let Some(e) = super::pace::estimate_text(t, &timing.estimate).filter(|_| fresh) {
+        lines.push(field(&t.t("field-estimate"), e), ctx.theme.dim());
+    }
 }
 
-/// What needs saying besides: the CA pass, the lock waited for, the failure and what to do.
-pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
+/// What needs saying besides: the CA pass, the slow machines, the lock waited for (and since
+/// when), the failure and what to do.
+pub(super) fn notes(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
     let t = ctx.texts;
     if let Some(ca) = &op.ca_rotation {
         let said = match ca.pass_view() {
@@ -256,13 +270,35 @@ pub(super) fn notes(ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Line
             ctx.theme.fg(Color::Cyan),
         );
     }
+    let d = state.detail.as_ref();
+    let events = d.and_then(|d| d.events.data.as_deref()).unwrap_or_default();
+    super::pace::slow_notes(
+        state,
+        ctx,
+        &state.pace.timing(op, super::pace::as_of(state)),
+        events,
+        lines,
+    );
     if let Some(holder) = op.lock_holder() {
-        lines.push(
-            t.tr("waiting-for-lock", &[("holder", &sanitize(holder))]),
-            ctx.theme.fg(Color::Yellow),
-        );
+        let holder = sanitize(holder);
+        let said = match op.lock_condition().and_then(|c| c.last_transition_time) {
+            Some(at) => t.tr(
+                "waiting-for-lock-since",
+                &[("holder", &holder), ("time", &hhmm(state, at))],
+            ),
+            None => t.tr("waiting-for-lock", &[("holder", &holder)]),
+        };
+        lines.hanging("", &said, ctx.theme.fg(Color::Yellow));
     }
     rotation_notes(ctx, op, lines);
+    // A completed rotation's page says what the cluster says of its bundle's backup.
+    let cluster = d.and_then(|d| d.cluster.as_ref());
+    if op.kind == Some(OperationKind::CaRotation)
+        && op.phase == Phase::Completed
+        && let Some(c) = cluster
+    {
+        super::pace::stale_bundle(state, ctx, c, lines);
+    }
     if op.paused_by_failure() || op.phase == Phase::Failed {
         for (i, part) in failure_text(t, op, whole).iter().enumerate() {
             let mark = if i == 0 { "✗ " } else { "  " };
@@ -347,6 +383,12 @@ fn machine_window(d: &DetailState, op: &Operation, table: Rect) -> Window {
     Window::new(op.machines.len(), scroll, rows)
 }
 
+/// A running machine past its bound: "⚠ Slow", in yellow.
+fn slow_phase(t: &crate::i18n::Texts, theme: &super::style::Theme) -> (String, Style) {
+    let style = theme.fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    (format!("⚠ {}", t.t("mphase-slow")), style)
+}
+
 /// A machine's role as the cluster says it; nothing while the cluster is not read.
 fn role_of(state: &State, t: &crate::i18n::Texts, name: &str) -> String {
     state
@@ -379,41 +421,32 @@ fn machines(
         .map(|m| width(&role_of(&m.name)))
         .max()
         .unwrap_or(0);
-    let columns = vec![
-        Column::new("#").min(3).right().shrink(5).hide(3),
-        Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
-        Column::new(t.t("col-role"))
-            .min(roles.max(width(&t.t("col-role"))))
-            .shrink(2)
-            .hide(0),
-        Column::new(t.t("col-phase"))
-            .min(widest_machine_phase(t))
-            .whole()
-            .shrink(3)
-            .hide(4),
-        Column::new(t.t("col-elapsed"))
-            .min(6)
-            .right()
-            .whole()
-            .shrink(4)
-            .hide(2),
-        Column::new(t.t("col-message"))
-            .min(10)
-            .fill()
-            .shrink(0)
-            .hide(1),
-    ];
+    // While it runs, the time column keeps the width of a time against a pace.
+    let time_w = match op.phase {
+        Phase::Running => super::pace::paced_time_width(state, t, op).max(6),
+        _ => 6,
+    };
+    let columns = machine_columns(t, roles, time_w);
+    let timing = state.pace.timing(op, super::pace::as_of(state));
     let rows: Vec<Row> = window
         .range()
         .filter_map(|i| op.machines.get(i).map(|m| (i, m)))
         .map(|(i, m)| {
-            let (phase, phase_style) = machine_phase_view(t, &ctx.theme, &m.phase);
+            let running = timing.running.iter().find(|r| r.name == m.name);
+            let (phase, phase_style) = match running {
+                Some(r) if r.slow => slow_phase(t, &ctx.theme),
+                _ => machine_phase_view(t, &ctx.theme, &m.phase),
+            };
+            let time = match running {
+                Some(r) => super::pace::machine_time(state, t, r),
+                None => elapsed(state, t, m.started_at, m.finished_at),
+            };
             Row::new(vec![
                 Cell::new((i + 1).to_string()),
                 Cell::name(sanitize(&m.name)),
                 Cell::new(role_of(&m.name)).style(ctx.theme.dim()),
                 Cell::new(phase).style(phase_style),
-                Cell::new(elapsed(state, t, m.started_at, m.finished_at)),
+                Cell::new(time),
                 Cell::new(sanitize(&m.message)),
             ])
         })
@@ -431,4 +464,33 @@ fn machines(
         line.draw(rest, buf);
     }
     ListTable::new(columns, rows, &ctx.theme).render(table, buf);
+}
+
+/// The machines' columns; the roles' as wide as `roles` (the widest shown), the times' at
+/// least `time_w`.
+fn machine_columns(t: &crate::i18n::Texts, roles: usize, time_w: usize) -> Vec<Column> {
+    vec![
+        Column::new("#").min(3).right().shrink(5).hide(3),
+        Column::new(t.t("col-machine")).min(12).shrink(1).hide(5),
+        Column::new(t.t("col-role"))
+            .min(roles.max(width(&t.t("col-role"))))
+            .shrink(2)
+            .hide(0),
+        Column::new(t.t("col-phase"))
+            .min(widest_machine_phase(t))
+            .whole()
+            .shrink(3)
+            .hide(4),
+        Column::new(t.t("col-elapsed"))
+            .min(time_w)
+            .right()
+            .whole()
+            .shrink(4)
+            .hide(2),
+        Column::new(t.t("col-message"))
+            .min(10)
+            .fill()
+            .shrink(0)
+            .hide(1),
+    ]
 }

@@ -8,15 +8,20 @@ use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
 use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
 use ichor_app::state::{Input, State};
-use ichor_model::{Operation, Order, SortBy};
+use ichor_model::{Operation, Order, SortBy, Timing};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier};
 use ratatui::widgets::Widget;
 
 /// The creation times whose ages are on screen (for the clock).
 pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
+    visible_ops(state).filter_map(|o| o.created_at)
+}
+
+/// The operations whose rows are on screen.
+pub(crate) fn visible_ops(state: &State) -> impl Iterator<Item = &Operation> + '_ {
     let rows = usize::from(state.size.1.saturating_sub(super::CHROME_ROWS));
     let ops = state.ops.all.data.as_deref().unwrap_or_default();
     state
@@ -25,7 +30,7 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
         .iter()
         .skip(state.ops.list.offset)
         .take(rows)
-        .filter_map(move |&i| ops.get(i).and_then(|o| o.created_at))
+        .filter_map(move |&i| ops.get(i))
 }
 
 /// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first
@@ -33,7 +38,7 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
 /// cluster and the namespace, and only then the name (cut in the middle, marked `…`: operations differ at the end
 /// of their names); the state and the age are shown whole. Columns are hidden only when even
 /// that does not fit (40 columns): the name and the state are the last.
-fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
+fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order, estimates: bool) -> Vec<Column> {
     let t = ctx.texts;
     // The column the list is ordered by says so, and which way (↑: its own direction, A to
     // Z, newest first, what needs attention first; ↓: the other).
@@ -65,6 +70,19 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order) -> Vec<Column> {
             .shrink(7)
             .hide(6),
         Column::new(t.t("col-progress")).shrink(1).hide(1),
+    ]);
+    // The estimate, where a row has one and there is room (hidden first).
+    if estimates {
+        cols.push(
+            Column::new(t.t("col-left"))
+                .right()
+                .whole()
+                .spare()
+                .shrink(0)
+                .hide(0),
+        );
+    }
+    cols.extend([
         Column::new(head("col-age", Some(SortBy::Age)))
             .right()
             .whole()
@@ -90,7 +108,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let Some(all) = ops.all.data.as_ref() else {
         block.render(area, buf);
         ListTable::new(
-            columns(ctx, state.session.all_namespaces, state.ops.order),
+            columns(ctx, state.session.all_namespaces, state.ops.order, false),
             Vec::new(),
             &ctx.theme,
         )
@@ -103,20 +121,8 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         message(&msg, Default::default(), rows_area, buf);
         return;
     };
-    let mut height = usize::from(rows_area.height);
-    // The banner says refused credentials, and what to do; the error is said once.
-    if let Some(e) = super::words::screen_error(state, ops.all.error.as_ref()) {
-        // Keep the last data on screen and say why it is not fresher.
-        height = height.saturating_sub(1);
-        let mut line = Lines::new(usize::from(rows_area.width.saturating_sub(1)));
-        line.push(
-            super::text::fit(&error_text(t, e), line.width),
-            ctx.theme.fg(Color::Red),
-        );
-        let [_, last] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)])
-            .areas(indented(rows_area));
-        line.draw(last, buf);
-    }
+    let banner = usize::from(banner(state, ctx, rows_area, buf));
+    let height = usize::from(rows_area.height).saturating_sub(banner);
     // The banner may take rows `update` counted as list rows: keep the selection in view.
     let offset = ops
         .list
@@ -127,11 +133,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         block = block.title_bottom(more);
     }
     block.render(area, buf);
-    let rows: Vec<Row> = ops.visible[window.range()]
-        .iter()
-        .filter_map(|&i| all.get(i))
-        .map(|op| row(state, ctx, op))
-        .collect();
+    let (rows, estimates) = rows(state, ctx, &ops.visible[window.range()], all);
     if rows.is_empty() {
         // With a filter the server filters too: nothing held can mean nothing matched.
         empty(
@@ -146,7 +148,12 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
     let selected = (window.range().contains(&ops.list.selected))
         .then(|| ops.list.selected - window.range().start);
     ListTable::new(
-        columns(ctx, state.session.all_namespaces, state.ops.order),
+        columns(
+            ctx,
+            state.session.all_namespaces,
+            state.ops.order,
+            estimates,
+        ),
         rows,
         &ctx.theme,
     )
@@ -158,6 +165,41 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
         },
         buf,
     );
+}
+
+/// The banner, on the last row of `area`, that says refused credentials and what to do (the
+/// error said once; the last data stays on screen). Whether it is shown.
+fn banner(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) -> bool {
+    let Some(e) = super::words::screen_error(state, state.ops.all.error.as_ref()) else {
+        return false;
+    };
+    let mut line = Lines::new(usize::from(area.width.saturating_sub(1)));
+    line.push(
+        super::text::fit(&error_text(ctx.texts, e), line.width),
+        ctx.theme.fg(Color::Red),
+    );
+    let [_, last] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(indented(area));
+    line.draw(last, buf);
+    area.height > 0
+}
+
+/// The rows of the operations `visible` (indexes into `all`), with their times; and whether
+/// one of them has an estimate (then the list has its column).
+fn rows(state: &State, ctx: &Ctx<'_>, visible: &[usize], all: &[Operation]) -> (Vec<Row>, bool) {
+    let shown: Vec<(&Operation, Timing)> = visible
+        .iter()
+        .filter_map(|&i| all.get(i))
+        .map(|op| (op, state.pace.timing(op, state.now)))
+        .collect();
+    let estimates = shown
+        .iter()
+        .any(|(_, timing)| super::pace::estimate_short(ctx.texts, &timing.estimate).is_some());
+    let rows = shown
+        .iter()
+        .map(|(op, timing)| row(state, ctx, op, timing, estimates))
+        .collect();
+    (rows, estimates)
 }
 
 /// Whether the rows held are the server's answer to the filter as typed now.
@@ -237,8 +279,9 @@ fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut 
 }
 
 /// One operation's row. An object that cannot be read: its kind and state say so, and the last
-/// column why.
-fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
+/// column why. A running operation with a slow machine says so in its state, in yellow; its
+/// estimate has a column when one row has one.
+fn row(state: &State, ctx: &Ctx<'_>, op: &Operation, timing: &Timing, estimates: bool) -> Row {
     let t = ctx.texts;
     let age = op
         .created_at
@@ -256,11 +299,19 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
             Cell::new(sanitize(&op.cluster)),
             Cell::new(format!("⚠ {}", t.t("state-unreadable"))).style(ctx.theme.alarm()),
             Cell::new(""),
-            Cell::new(age),
-            Cell::new(sanitize(why)),
         ]);
+        if estimates {
+            cells.push(Cell::new(""));
+        }
+        cells.extend([Cell::new(age), Cell::new(sanitize(why))]);
     } else {
-        let (state_text, state_style) = phase_view(t, &ctx.theme, op);
+        let (state_text, state_style) = match timing.slow() {
+            true => (
+                format!("⚠ {}", t.t("state-slow")),
+                ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            ),
+            false => phase_view(t, &ctx.theme, op),
+        };
         cells.extend([
             Cell::new(kind_text(t, op.kind, &op.kind_raw)).short(kind_short(
                 t,
@@ -271,6 +322,12 @@ fn row(state: &State, ctx: &Ctx<'_>, op: &Operation) -> Row {
             Cell::new(sanitize(&op.cluster)),
             Cell::new(state_text).style(state_style),
             Cell::bar(op.fraction(), machine_count(op)),
+        ]);
+        if estimates {
+            let e = super::pace::estimate_short(t, &timing.estimate).unwrap_or_default();
+            cells.push(Cell::new(e).style(ctx.theme.dim()));
+        }
+        cells.extend([
             Cell::new(age),
             Cell::new(sanitize(op.actor.as_deref().unwrap_or(""))),
         ]);

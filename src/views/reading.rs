@@ -177,7 +177,7 @@ fn operation(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
     );
     super::operation::facts(state, ctx, op, lines);
     // The failure with the controller's reason whole, even where it repeats the machine's.
-    super::operation::notes(ctx, op, true, lines);
+    super::operation::notes(state, ctx, op, true, lines);
     if !op.conditions.is_empty() {
         heading(ctx, "reading-conditions", lines);
         for c in &op.conditions {

@@ -91,6 +91,7 @@ pub(crate) fn machine_phase_view(
 /// The widest a machine's phase is said (its glyph and word): a column of phases that keeps this
 /// width stays put as phases change, so a change redraws one cell, not the table.
 pub(crate) fn widest_machine_phase(t: &Texts) -> usize {
+    let slow = width(&format!("⚠ {}", t.t("mphase-slow")));
     [
         MachinePhase::Pending,
         MachinePhase::Running,
@@ -100,6 +101,7 @@ pub(crate) fn widest_machine_phase(t: &Texts) -> usize {
     ]
     .iter()
     .map(|p| width(&machine_phase_view(t, &Theme::default(), p).0))
+    .chain([slow])
     .max()
     .unwrap_or(0)
 }

@@ -277,6 +277,7 @@ pub fn waiting_for_lock() -> Operation {
         status: "True".into(),
         reason: "LockHeld".into(),
         message: "cluster lock held by prod-eu-talos-8xk2m".into(),
+        last_transition_time: None,
     }];
     op
 }
@@ -457,5 +458,6 @@ pub fn cluster_of(op: &ichor_model::Operation) -> ichor_model::Cluster {
         unreadable: None,
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     }
 }

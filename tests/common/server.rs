@@ -119,7 +119,8 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
 
 /// Serves `api` on 127.0.0.1 and a free port.
 pub async fn start(api: &EmbeddedApi, opts: Options) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let connections = opts.bounds.unwrap_or_default().connections;
+    let listener = ichor_server::bind(([127, 0, 0, 1], 0).into(), connections).unwrap();
     start_on(api, listener, opts)
 }
 

@@ -193,3 +193,57 @@ async fn streams_with_distinct_queries_are_bounded() {
         .expect("joining a kept list costs nothing");
     assert!(api.write_log().is_empty());
 }
+
+/// A token under review is not a connection without one: when the Kubernetes API takes longer
+/// than [`ichor_server::AUTHENTICATED_WITHIN`] to review a dashboard's token (as it does for the
+/// last of 1,000 dashboards connecting at once on a busy server), the connection waits for the
+/// review and the stream is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_reviewed_slowly_keeps_its_connection() {
+    use ichor_demo::apiserver::{Fault, FaultRule};
+    let api = world();
+    api.seed(&super::common::op("c1-talos-a", "c1", "talos", 1))
+        .unwrap();
+    let server = start(&api, Options::default()).await;
+    for p in [Protocol::Grpc, Protocol::Connect] {
+        // A token of its own each time: a reviewed token is remembered.
+        let token = format!("slow-token-{p:?}");
+        api.add_token(&token, &format!("slow-{p:?}"), &["ichor:viewers"]);
+        api.fail_when(
+            FaultRule::on("create", "tokenreviews"),
+            Fault::Delay(ichor_server::AUTHENTICATED_WITHIN + Duration::from_secs(2)),
+        );
+        let c = client_over(&server.url(false), Some(&token), p);
+        let stream = tokio::time::timeout(NEVER, subscribed(&c))
+            .await
+            .expect("answered");
+        assert!(stream.is_ok(), "{p:?}: {:?}", stream.err());
+    }
+    assert!(api.write_log().is_empty());
+}
+
+/// The kernel queues a fleet's connections while serve is busy: 1,500 dashboards connecting
+/// before serve accepts any (tokio's own `bind` queues 1,024, and the kernel drops the rest's
+/// handshakes) all complete their connection at once.
+#[tokio::test]
+async fn a_fleets_connections_wait_in_the_queue() {
+    const FLEET: usize = 1500;
+    let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok());
+    if somaxconn.is_some_and(|m| m < FLEET) {
+        return;
+    }
+    let listener = ichor_server::bind(([127, 0, 0, 1], 0).into(), ichor_server::MAX_CONNECTIONS).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connects = (0..FLEET).map(|_| {
+        tokio::time::timeout(
+            Duration::from_millis(900),
+            tokio::net::TcpStream::connect(addr),
+        )
+    });
+    let done = futures::future::join_all(connects).await;
+    let failed = done.iter().filter(|r| !matches!(r, Ok(Ok(_)))).count();
+    assert_eq!(failed, 0, "{failed} of {FLEET} connections were not queued");
+    drop(listener);
+}

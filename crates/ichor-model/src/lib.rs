@@ -9,8 +9,10 @@ mod events;
 pub mod inert;
 mod kind;
 mod list;
+mod pace;
 mod progress;
 mod reach;
+mod report;
 mod running;
 mod shown;
 mod version;
@@ -26,8 +28,10 @@ pub use list::{
     DEFAULT_PAGE_SIZE, ListQuery, ListRow, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order,
     Progress, SortBy, View, list_order,
 };
+pub use pace::{Estimate, MAX_ESTIMATE, MachineTime, PhaseSince, Roles, SlowRule, Timing};
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
+pub use report::{Report, ReportMachine, Totals};
 pub use running::{Component, RunningApart};
 pub use shown::{StateOf, StateWord, kind_matches, lock_holder};
 
@@ -173,6 +177,8 @@ pub struct Condition {
     pub status: String,
     pub reason: String,
     pub message: String,
+    /// When the status last changed (`lastTransitionTime`), when the cluster says.
+    pub last_transition_time: Option<Timestamp>,
 }
 
 /// A TalosOperation with its status as the controller reports it (nothing derived).
@@ -254,6 +260,13 @@ impl Operation {
             deleting: self.deleting.is_some(),
             unreadable: self.unreadable.is_some(),
         })
+    }
+
+    /// The `ClusterLockHeld` condition, when the operation waits for the cluster lock.
+    pub fn lock_condition(&self) -> Option<&Condition> {
+        self.conditions
+            .iter()
+            .find(|c| c.type_ == LOCK_HELD_CONDITION && c.status == "True")
     }
 
     /// A pause or resume was asked for and the controller has not acted on it yet.
@@ -469,7 +482,22 @@ pub struct Cluster {
     pub last_shutdown: Option<ShutdownRecord>,
     /// The kube-proxy confirmation annotation is on the cluster though no start is under way.
     pub stray_confirmation: bool,
+    /// The cluster's `BundleBackupStale` condition, when it is True: the backup of the
+    /// secrets bundle predates a CA rotation.
+    pub bundle_backup_stale: Option<StaleBundle>,
 }
+
+/// The cluster's `BundleBackupStale` condition (True): its texts are the cluster's (untrusted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleBundle {
+    pub reason: String,
+    pub message: String,
+    /// When it turned True, when the cluster says.
+    pub since: Option<Timestamp>,
+}
+
+/// The type of the cluster condition that says the secrets bundle's backup is stale.
+pub const BUNDLE_BACKUP_STALE: &str = "BundleBackupStale";
 
 /// A shutdown that completed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -319,12 +319,20 @@ impl Operation {
         ListRow::matches(self, needle_lower)
     }
 
-    /// The operation as a list row carries it: its machines counted, not listed.
+    /// The operation as a list row carries it: its machines counted, not listed; an
+    /// unfinished one keeps its machines' phases and times (without their messages), which
+    /// its pace, its slow machines and its estimate are read from.
     pub fn summarized(mut self) -> Operation {
         if self.summary.is_none() {
             self.summary = Some(Progress::of(&self.machines));
         }
-        self.machines = Vec::new();
+        if self.phase.is_finished() || self.unreadable.is_some() {
+            self.machines = Vec::new();
+        } else {
+            for m in &mut self.machines {
+                m.message = String::new();
+            }
+        }
         self
     }
 }

@@ -49,6 +49,13 @@ pub mod names {
     pub const CONFIRM_KUBE_PROXY_SWITCH: &str = "ichor.maesh.dev/confirm-kube-proxy-switch";
     /// Demo only: a Machine annotation naming the operation kind that fails on this machine.
     pub const DEMO_FAIL: &str = "demo.ichor.maesh.dev/fail";
+    /// Demo only: a Machine annotation making its steps take this many times as long (a whole
+    /// number from 1 to 100); past two ordinary steps the simulated controller says it waits
+    /// for the machine, with a Warning Event on it.
+    pub const DEMO_SLOW: &str = "demo.ichor.maesh.dev/slow";
+    /// TalosCluster condition: the backup of the cluster's secrets bundle predates a CA
+    /// rotation (set by the controller when a rotation completes).
+    pub const BUNDLE_BACKUP_STALE: &str = "BundleBackupStale";
     /// Argo CD tracking annotation.
     pub const ARGOCD_TRACKING_ID: &str = "argocd.argoproj.io/tracking-id";
     /// Argo CD (label tracking) and the common instance label.

@@ -11,7 +11,7 @@
 //! have a bound of their own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
-use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
+use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding, UnderReview};
 use super::metrics::Metrics;
 use super::protocol::{self, Protocol, refusal_to};
 use ichor_model::ApiError;
@@ -145,6 +145,8 @@ where
             };
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
+            // Its connection waits while the token is decided here, and no longer.
+            let under_review = parts.extensions.remove::<UnderReview>();
             let mut said_caller = None;
             let mut health_place = None;
             let path = parts.uri.path();
@@ -174,6 +176,7 @@ where
                         return Ok(refusal_to(&parts.headers, &e));
                     }
                 }
+                drop(under_review);
             }
             let body_due = started + BODY_TIMEOUT;
             let (body_deadline, what) = match deadline {

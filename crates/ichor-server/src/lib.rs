@@ -25,7 +25,7 @@ pub(crate) mod head;
 pub(crate) mod health;
 pub use health::Health;
 pub(crate) mod listen;
-pub use listen::{AUTHENTICATED_WITHIN, MAX_CONNECTIONS};
+pub use listen::{AUTHENTICATED_WITHIN, MAX_CONNECTIONS, bind};
 pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
@@ -373,9 +373,7 @@ pub struct ListenOptions {
 pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
     let addr = opts.addr;
     check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
-    let listener = TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
+    let listener = listen::bind(addr, opts.bounds.connections).with_context(|| format!("listening on {addr}"))?;
     let local = listener
         .local_addr()
         .context("reading the listen address")?;

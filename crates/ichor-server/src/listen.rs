@@ -7,9 +7,13 @@
 //! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]). A connection that
 //! has not carried an authenticated call within [`AUTHENTICATED_WITHIN`] of its accept is
 //! closed, whatever it holds (a health stream needs no token): no one holds a connection
-//! without a token for long. One with no call in flight is closed as an idle one is (HTTP/2's
-//! GOAWAY), so a client that connected early loses no call; one that holds calls is cut off. A call counts as in flight on its connection until its answer's
-//! body ends, so a connection that holds a stream is busy, never idle.
+//! without a token for long. A token not yet decided is not "without a token": while a call
+//! that sent one waits for its turn and its review ([`UnderReview`]), the connection waits too
+//! (the last of 1,000 dashboards connecting at once waits for 1,000 reviews) and is judged
+//! once the gate has decided. One with no call in flight is closed as an idle one is (HTTP/2's
+//! GOAWAY), so a client that connected early loses no call; one that holds calls is cut off.
+//! A call counts as in flight on its connection until its answer's body ends, so a connection
+//! that holds a stream is busy, never idle.
 
 use super::metrics::Metrics;
 use bytes::Bytes;
@@ -32,6 +36,24 @@ use tonic::body::Body;
 /// accepted when one closes.
 pub const MAX_CONNECTIONS: usize = 2048;
 
+/// A listener on `addr` whose kernel queue (the connections completed before serve accepts
+/// them) holds `connections`, as many as serve holds open (`--max-connections`, by default
+/// [`MAX_CONNECTIONS`]); the kernel caps it at `net.core.somaxconn`, 4,096 since Linux 5.4.
+/// tokio's own `bind` queues 1,024: a fleet of dashboards reconnecting at once after a restart
+/// overflows it, the kernel drops their handshakes, and a client retrying its SYN after 1 and
+/// 3 s passes its connect timeout. `SO_REUSEADDR` as tokio's `bind` sets it; within a tokio
+/// runtime.
+pub fn bind(addr: std::net::SocketAddr, connections: usize) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(u32::try_from(connections).unwrap_or(u32::MAX))
+}
+
 /// Calls at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
 pub(crate) const MAX_STREAMS_PER_CONNECTION: u32 = 100;
 
@@ -46,6 +68,10 @@ pub(crate) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time from a connection's accept to its first authenticated call (the gate marks it,
 /// [`Authenticated`]); a connection without one is closed then, its calls and streams with it.
 pub const AUTHENTICATED_WITHIN: Duration = HEADER_TIMEOUT;
+
+/// How often a connection past [`AUTHENTICATED_WITHIN`] whose token is under review looks
+/// again (the review itself is bounded by the call's deadline or the client's timeout).
+const REVIEW_RECHECK: Duration = Duration::from_millis(250);
 
 /// How long a connection closed for want of an authenticated call has to finish closing before
 /// it is cut off.
@@ -241,6 +267,9 @@ impl<S: RequestService> Conn<S> {
                 _ = &mut unauthenticated, if !vouched => {
                     if activity.authenticated.load(Ordering::Relaxed) {
                         vouched = true;
+                    } else if activity.reviewing.load(Ordering::Relaxed) > 0 {
+                        // A token is being reviewed: judged again once it is.
+                        unauthenticated.as_mut().reset(Instant::now() + REVIEW_RECHECK);
                     } else if !closing && activity.in_flight.load(Ordering::Relaxed) == 0 {
                         // Nothing held: closed as an idle one is (HTTP/2 GOAWAY), and cut off
                         // if the client goes on regardless.
@@ -292,6 +321,10 @@ fn one_call<S: RequestService>(
     let left = super::drain::Left::new();
     let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
     req.extensions_mut().insert(Authenticated(activity.clone()));
+    if req.headers().contains_key(http::header::AUTHORIZATION) {
+        req.extensions_mut()
+            .insert(UnderReview::begin(activity.clone()));
+    }
     let fut = tower::ServiceExt::oneshot(service.clone(), req);
     async move {
         let r = match fut.await {
@@ -313,6 +346,8 @@ struct Activity {
     used: AtomicBool,
     /// A call on it was authenticated (a token reviewed, or anonymous where that is allowed).
     authenticated: AtomicBool,
+    /// Its calls whose tokens are still to be decided ([`UnderReview`]).
+    reviewing: std::sync::atomic::AtomicUsize,
     /// Milliseconds from `started` to the last call's end.
     last_ms: std::sync::atomic::AtomicU64,
 }
@@ -334,6 +369,7 @@ impl Activity {
             in_flight: Default::default(),
             used: AtomicBool::new(false),
             authenticated: AtomicBool::new(false),
+            reviewing: Default::default(),
             last_ms: Default::default(),
         }
     }
@@ -363,6 +399,32 @@ impl Authenticated {
     /// The connection carried an authenticated call: it is not closed for want of one.
     pub(crate) fn mark(&self) {
         self.0.authenticated.store(true, Ordering::Relaxed);
+    }
+}
+
+/// In a request's extensions while the call's token waits to be decided (its turn to be set
+/// up, then its review): the connection counts it ([`Activity::reviewing`]) until the gate
+/// takes it out and drops it, or the request is dropped.
+#[derive(Clone)]
+pub(crate) struct UnderReview {
+    _reviewing: Arc<Reviewing>,
+}
+
+/// One token being decided on a connection.
+struct Reviewing(Arc<Activity>);
+
+impl UnderReview {
+    fn begin(a: Arc<Activity>) -> UnderReview {
+        a.reviewing.fetch_add(1, Ordering::Relaxed);
+        UnderReview {
+            _reviewing: Arc::new(Reviewing(a)),
+        }
+    }
+}
+
+impl Drop for Reviewing {
+    fn drop(&mut self) {
+        self.0.reviewing.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

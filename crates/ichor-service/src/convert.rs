@@ -101,6 +101,7 @@ pub(crate) fn operation(op: &TalosOperation) -> Operation {
                 status: c.status.clone(),
                 reason: c.reason.clone(),
                 message: c.message.clone(),
+                last_transition_time: c.last_transition_time.as_deref().and_then(parse_time),
             })
             .collect(),
         created_at: op.metadata.creation_timestamp.as_ref().map(|t| t.0),
@@ -172,6 +173,7 @@ pub(crate) fn unreadable_cluster(
         unreadable: Some(u.why.clone()),
         last_shutdown: None,
         stray_confirmation: false,
+        bundle_backup_stale: None,
     }
 }
 
@@ -282,7 +284,28 @@ pub(crate) fn cluster(
         unreadable: None,
         last_shutdown: last_shutdown(&c.metadata.name.clone().unwrap_or_default(), operations),
         stray_confirmation: has_confirmation(c),
+        bundle_backup_stale: bundle_backup_stale(c),
     }
+}
+
+/// The longest text kept of a cluster condition's reason and message (cut with `…`).
+const MAX_CONDITION_TEXT: usize = 400;
+
+/// The cluster's `BundleBackupStale` condition, when it is True (cluster text: bounded here,
+/// made inert where it is shown).
+fn bundle_backup_stale(c: &TalosCluster) -> Option<ichor_model::StaleBundle> {
+    let cond = c
+        .status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|x| x.type_ == ichor_model::BUNDLE_BACKUP_STALE && x.status == "True")?;
+    let cut = |s: &str| ichor_model::inert::truncate(s, MAX_CONDITION_TEXT);
+    Some(ichor_model::StaleBundle {
+        reason: cut(&cond.reason),
+        message: cut(&cond.message),
+        since: cond.last_transition_time.as_deref().and_then(parse_time),
+    })
 }
 
 /// Whether the cluster carries the kube-proxy confirmation annotation (ADR 0013). Outside a

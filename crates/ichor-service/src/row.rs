@@ -2,11 +2,13 @@
 //! an [`Operation`] (616 bytes inline, and a heap string for each text). The strings that
 //! repeat from row to row (namespace, cluster, kind, actor, versions) are held once and shared;
 //! the rest are boxed `str`s; what few rows carry (a failure, conditions, a pause, a delete
-//! under way, why the object could not be read) sits behind one pointer that most rows leave
-//! empty. Measured with heaptrack on the dashboard at 10,000 operations: the boxed
+//! under way, why the object could not be read, an unfinished operation's machines) sits
+//! behind one pointer that most rows leave empty. Measured with heaptrack on the dashboard at 10,000 operations: the boxed
 //! `Operation`s alone were 6 MB.
 
-use ichor_model::{CaRotation, Condition, Operation, OperationKind, Phase, Progress};
+use ichor_model::{
+    CaRotation, Condition, MachineProgress, Operation, OperationKind, Phase, Progress,
+};
 use jiff::Timestamp;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -58,6 +60,9 @@ struct Rare {
     paused_at: Option<Timestamp>,
     unreadable: Option<Box<str>>,
     deleting: Option<Vec<String>>,
+    /// An unfinished operation's machines, their phases and times (see
+    /// [`Operation::summarized`]).
+    machines: Vec<MachineProgress>,
 }
 
 impl Rare {
@@ -70,6 +75,7 @@ impl Rare {
             && self.paused_at.is_none()
             && self.unreadable.is_none()
             && self.deleting.is_none()
+            && self.machines.is_empty()
     }
 }
 
@@ -119,6 +125,7 @@ impl Row {
             paused_at: op.paused_at,
             unreadable: boxed(op.unreadable),
             deleting: op.deleting,
+            machines: op.machines,
         };
         Row {
             namespace: strings.get(&op.namespace),
@@ -184,7 +191,7 @@ impl Row {
             paused: self.paused,
             phase: self.phase.clone(),
             failure_reason: rare.and_then(|r| text(&r.failure_reason)),
-            machines: Vec::new(),
+            machines: rare.map(|r| r.machines.clone()).unwrap_or_default(),
             ca_rotation: rare.and_then(|r| r.ca_rotation.clone()),
             conditions: rare.map(|r| r.conditions.clone()).unwrap_or_default(),
             created_at: self.created_at,

@@ -3,7 +3,7 @@
 use super::basics::{bad_answer, non_empty, time_from_proto, time_to_proto};
 use super::proto;
 use ichor_model::{
-    ApiError, Cluster, ClusterMachine, OperationRef, Phase, ShutdownRecord, Tracking,
+    ApiError, Cluster, ClusterMachine, OperationRef, Phase, ShutdownRecord, StaleBundle, Tracking,
 };
 
 /// A shutdown record for the wire.
@@ -61,6 +61,14 @@ pub fn cluster_to_proto(c: &Cluster) -> proto::Cluster {
         unreadable: c.unreadable.clone(),
         last_shutdown: c.last_shutdown.as_ref().map(shutdown_to_proto),
         stray_confirmation: c.stray_confirmation,
+        bundle_backup_stale: c
+            .bundle_backup_stale
+            .as_ref()
+            .map(|b| proto::BundleBackupStale {
+                reason: b.reason.clone(),
+                message: b.message.clone(),
+                since: time_to_proto(b.since),
+            }),
     }
 }
 
@@ -99,6 +107,11 @@ pub fn cluster_from_proto(c: proto::Cluster) -> Cluster {
         unreadable: c.unreadable,
         last_shutdown: c.last_shutdown.map(shutdown_from_proto),
         stray_confirmation: c.stray_confirmation,
+        bundle_backup_stale: c.bundle_backup_stale.map(|b| StaleBundle {
+            since: time_from_proto(&b.since),
+            reason: b.reason,
+            message: b.message,
+        }),
     }
 }
 

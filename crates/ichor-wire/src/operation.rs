@@ -46,6 +46,7 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
                 status: c.status.clone(),
                 reason: c.reason.clone(),
                 message: c.message.clone(),
+                last_transition_time: time_to_proto(c.last_transition_time),
             })
             .collect(),
         created_at: time_to_proto(o.created_at),
@@ -112,6 +113,7 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
             .map(|c| Condition {
                 type_: c.r#type,
                 status: c.status,
+                last_transition_time: time_from_proto(&c.last_transition_time),
                 reason: c.reason,
                 message: c.message,
             })

@@ -39,6 +39,7 @@ fn sample_operation() -> Operation {
             status: "True".into(),
             reason: "Held".into(),
             message: "held by x".into(),
+            last_transition_time: ts("2026-10-26T10:01:00Z"),
         }],
         created_at: ts("2026-10-26T09:59:59Z"),
         started_at: ts("2026-10-26T10:00:00Z"),
@@ -248,6 +249,11 @@ fn clusters_survive_the_wire() {
             still_down: false,
         }),
         stray_confirmation: true,
+        bundle_backup_stale: Some(ichor_model::StaleBundle {
+            reason: "RotatedCA".into(),
+            message: "the backup predates the rotation".into(),
+            since: Some(Timestamp::UNIX_EPOCH),
+        }),
     };
     assert_eq!(cluster_from_proto(cluster_to_proto(&c)), c);
 }

@@ -171,15 +171,19 @@ pub struct NewOperation {
     /// The last start's outcome is not known yet: Start is not offered until it is settled.
     pub settling: bool,
     pub(crate) seq: u64,
+    /// The context is production: every start needs the cluster's name typed.
+    pub production: bool,
 }
 
 impl NewOperation {
-    /// Shutdown and CA rotation need the cluster name typed before Start.
+    /// Shutdown and CA rotation need the cluster name typed before Start, and every start in
+    /// a production context.
     pub fn needs_typed_name(&self) -> bool {
-        matches!(
-            self.kind,
-            OperationKind::Shutdown | OperationKind::CaRotation
-        )
+        self.production
+            || matches!(
+                self.kind,
+                OperationKind::Shutdown | OperationKind::CaRotation
+            )
     }
 
     /// Whether Start is offered: the plan is on screen, nothing blocks it and the caller may
@@ -227,6 +231,11 @@ pub struct Confirm {
     pub asked: AskedAbout,
     /// What the question was asked about: the write is refused if the operation differs.
     pub(crate) confirmed: Confirmed,
+    /// The operation's cluster.
+    pub cluster: String,
+    /// In a production context, the cluster's name as typed so far: the write needs it typed
+    /// exactly, then Enter (`None`: y/N).
+    pub typed: Option<String>,
 }
 
 /// Where an operation was when a question about it was asked.

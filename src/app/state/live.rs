@@ -38,6 +38,8 @@ pub enum Outcome {
     Failed,
     /// A CA rotation waits for the operator to fetch the new credentials.
     AwaitsCredentials,
+    /// A machine of it runs far longer than its peers did (see `ichor_model::SlowRule`).
+    Slow,
 }
 
 /// The outcome last seen of each operation shown (by uid: one replaced under its name is
@@ -47,4 +49,6 @@ pub struct Notifications {
     /// Say them (`--no-notify` turns it off; off in tests that do not ask for it).
     pub on: bool,
     pub seen: std::collections::HashMap<String, Option<Outcome>>,
+    /// Whether each operation shown (by uid) was slow when last looked at.
+    pub slow: std::collections::HashMap<String, bool>,
 }

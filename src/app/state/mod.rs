@@ -9,11 +9,15 @@ mod conn;
 mod dialog;
 mod live;
 mod notice;
+mod pace;
+mod viewport;
 
 pub use conn::Conn;
 pub use dialog::*;
 pub use live::{Live, LiveMode, Notifications, Outcome};
 pub use notice::*;
+pub use pace::Pace;
+pub use viewport::*;
 
 /// The screens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,107 +67,6 @@ impl<T> Default for Loaded<T> {
 pub struct ListView {
     pub selected: usize,
     pub offset: usize,
-}
-
-/// The smallest terminal the screens are laid out for. Below it the views draw only that the
-/// terminal is too small, and no key but quit acts (see [`State::on_screen`]).
-pub const MIN_SIZE: (u16, u16) = (40, 12);
-
-/// Whether a terminal of `size` is large enough for the screens (a dialog may need more: the
-/// views say so in [`Viewport::drawn`]).
-pub fn fits(size: (u16, u16)) -> bool {
-    size.0 >= MIN_SIZE.0 && size.1 >= MIN_SIZE.1
-}
-
-/// How many rows the screens show, as the views lay them out: the runtime tells the app (the
-/// layout is the views' to know), and the app scrolls and pages by it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Viewport {
-    /// Rows of a list (operations, clusters).
-    pub list_rows: usize,
-    /// Rows of a page's table (an operation's machines).
-    pub page_rows: usize,
-    /// The open dialog's text that scrolls (the Review, the keys, a whole text).
-    pub dialog: ScrollRoom,
-    /// Where a text read finds what is searched for in it (`/`).
-    pub search: SearchRoom,
-    /// What the views laid out, and whether they could draw it whole; `None` until a view has
-    /// laid anything out (the app driven without views, as tests of `update` alone drive it).
-    pub drawn: Option<Drawn>,
-}
-
-impl Default for Viewport {
-    /// An 80×24 terminal's, until the runtime says otherwise.
-    fn default() -> Self {
-        Viewport {
-            list_rows: 18,
-            page_rows: 18,
-            dialog: ScrollRoom::default(),
-            search: SearchRoom::default(),
-            drawn: None,
-        }
-    }
-}
-
-/// What the views laid out last: for which terminal size and dialog, and whether it was drawn
-/// whole (the screen and the open dialog fit) or only as "terminal too small".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Drawn {
-    pub shown: Shown,
-    pub whole: bool,
-}
-
-/// What a frame is laid out for, as far as keys go: the terminal's size and the open dialog.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shown {
-    pub size: (u16, u16),
-    pub dialog: Option<DialogShown>,
-}
-
-/// A text that scrolls: how many lines it runs to at this size, and how many show at once.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ScrollRoom {
-    pub lines: usize,
-    pub rows: usize,
-}
-
-/// The lines of a text read that hold what is searched for, as the views laid it out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SearchRoom {
-    /// How many lines hold it.
-    pub matches: usize,
-    /// The first after the current match (or from the first line shown), from the top again
-    /// past the end.
-    pub next: Option<usize>,
-    /// The last before the current match (or before the first line shown), from the end
-    /// again past the top.
-    pub prev: Option<usize>,
-}
-
-impl ScrollRoom {
-    /// The first line shown when scrolled to the end.
-    pub fn last_start(&self) -> usize {
-        self.lines.saturating_sub(self.rows)
-    }
-}
-
-/// The first machine row to show on an operation's page when the person has not scrolled:
-/// follow the machine that matters (the failed one, else the running one).
-pub fn follow_scroll(op: &Operation, rows: usize) -> usize {
-    use ichor_model::MachinePhase;
-    let focus = op
-        .machines
-        .iter()
-        .position(|m| m.phase == MachinePhase::Failed)
-        .or_else(|| {
-            op.machines
-                .iter()
-                .position(|m| m.phase == MachinePhase::Running)
-        });
-    match focus {
-        Some(f) if f >= rows.saturating_sub(1) => f.saturating_sub(rows / 3),
-        _ => 0,
-    }
 }
 
 /// The Operations screen.
@@ -292,6 +195,22 @@ pub struct ClusterPage {
     pub scroll: usize,
 }
 
+impl ClusterPage {
+    /// The page of `cluster`, as read.
+    pub fn of(cluster: Cluster) -> ClusterPage {
+        ClusterPage {
+            namespace: cluster.namespace.clone(),
+            name: cluster.name.clone(),
+            cluster: Loaded {
+                data: Some(cluster),
+                error: None,
+                loading: false,
+            },
+            scroll: 0,
+        }
+    }
+}
+
 /// The focused text field, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Input {
@@ -367,6 +286,24 @@ pub struct Session {
     pub context: Option<String>,
     /// The kubeconfig's contexts, which `:ctx` switches between (empty: no kubeconfig).
     pub contexts: Vec<String>,
+    /// The context is marked production in the config: the status bar and the frame say so,
+    /// and every write asks for the cluster's name typed.
+    pub production: bool,
+}
+
+impl Session {
+    /// The name the context goes by: the kubeconfig's context, else the in-process route's
+    /// (`demo` for the demo); `None` for a server.
+    pub fn context_name(&self) -> Option<&str> {
+        if self.demo && self.context.is_none() {
+            return Some("demo");
+        }
+        match (&self.context, &self.route) {
+            (Some(c), _) => Some(c),
+            (None, Route::InProcess { context, .. }) if !context.is_empty() => Some(context),
+            _ => None,
+        }
+    }
 }
 
 /// Everything the dashboard shows.
@@ -399,6 +336,10 @@ pub struct State {
     pub live: Live,
     /// The outcomes said with the bell, and whether to say them.
     pub notifications: Notifications,
+    /// The slow rule and the machines' roles the times are read with.
+    pub pace: Pace,
+    /// The keys the config rebinds (`[keys]`).
+    pub keys: crate::rebind::KeyOverrides,
     /// When data last arrived.
     pub last_ok: Option<Timestamp>,
     /// When the visible screen polls next; `None`: no poll.
@@ -450,6 +391,8 @@ impl State {
             conn: Conn::Ok,
             live: Live::default(),
             notifications: Notifications::default(),
+            pace: Pace::default(),
+            keys: Default::default(),
             last_ok: None,
             next_poll: None,
             seq: 0,

@@ -43,6 +43,12 @@ pub enum Notice {
     ContextSwitched(String),
     /// Context NAME could not be reached; the one in use stays: why (bounded, inert).
     ContextFailed(String, String),
+    /// The report of operation NAME was written to PATH.
+    ReportSaved(String, String),
+    /// The report of operation NAME could not be written: why (bounded, inert).
+    ReportFailed(String, String),
+    /// The cluster's name typed to confirm a write in a production context was not its name.
+    NameNotTyped(String),
 }
 
 /// A write Kubernetes RBAC refused the caller, named as a Review names it (verb and resource).

@@ -190,10 +190,11 @@ pub(super) fn on_context_reached(state: &mut State, reached: Reached) -> Vec<Eff
         namespace: reached.namespace,
         all_namespaces: reached.all_namespaces,
         user: reached.user,
-        read_only: state.session.read_only,
+        read_only: reached.read_only,
         server_version: Default::default(),
         context: Some(reached.context.clone()),
         contexts: std::mem::take(&mut state.session.contexts),
+        production: reached.production,
     };
     let mut fresh = State::new(session, state.now, state.tz.clone());
     fresh.size = state.size;
@@ -205,6 +206,8 @@ pub(super) fn on_context_reached(state: &mut State, reached: Reached) -> Vec<Eff
         fresh.live.mode = LiveMode::Waiting;
     }
     fresh.notifications = std::mem::take(&mut state.notifications);
+    fresh.pace.rule = state.pace.rule;
+    fresh.keys = std::mem::take(&mut state.keys);
     fresh.notice = Some(Notice::ContextSwitched(reached.context));
     *state = fresh;
     start(state)

@@ -64,7 +64,7 @@ pub(super) fn on_key(state: &mut State, key: Key) -> Vec<Effect> {
     if let Some(effects) = sort_key(state, key) {
         return effects;
     }
-    let Some(cmd) = keymap::lookup(state.screen, key) else {
+    let Some(cmd) = keymap::lookup(&state.keys, state.screen, key) else {
         return Vec::new();
     };
     run(state, cmd)
@@ -122,6 +122,9 @@ fn load_all_events(state: &mut State) -> Vec<Effect> {
 }
 
 pub(super) fn on_confirm_key(state: &mut State, c: Confirm, key: Key) -> Vec<Effect> {
+    if c.typed.is_some() {
+        return super::guard::on_typed_confirm_key(state, c, key);
+    }
     match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') if !key.ctrl => {
             state.dialog = None;
@@ -266,6 +269,7 @@ pub(super) fn run(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
         KeyCommand::Refresh => return refresh(state),
         KeyCommand::Help => state.dialog = Some(Dialog::keys()),
         KeyCommand::Events => state.dialog = Some(Dialog::Events { scroll: 0 }),
+        KeyCommand::Report => return super::guard::report(state),
         KeyCommand::Quit => return quit(state),
         KeyCommand::Suspend => return vec![Effect::Suspend],
     }
@@ -354,6 +358,8 @@ pub(super) fn ask(state: &mut State, cmd: KeyCommand) -> Vec<Effect> {
                     name: op.name.clone(),
                     asked: AskedAbout::of(&op),
                     confirmed: op.confirmed(),
+                    cluster: op.cluster.clone(),
+                    typed: state.session.production.then(String::new),
                 }));
             }
         }

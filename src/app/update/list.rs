@@ -148,6 +148,7 @@ pub(super) fn land_page(state: &mut State, page: OperationPage) -> Vec<Effect> {
     }
     refilter(state);
     effects.extend(ask_permissions(state, shown_namespaces(state)));
+    effects.extend(super::pace::ask_roles(state));
     effects.extend(more_after_a_poll(state));
     effects
 }

@@ -95,11 +95,25 @@ pub(super) fn land_operation(
         }
     };
     state.quiet = d.op.error.is_none() && d.op.data.as_ref() == Some(&op);
+    // A CA rotation that completed changed its cluster (its bundle's backup is stale now):
+    // the page reads the cluster again.
+    let rotated = op.kind == Some(ichor_model::OperationKind::CaRotation)
+        && op.phase == ichor_model::Phase::Completed
+        && d.op.data.as_ref().is_some_and(|o| !o.phase.is_finished());
     d.op.data = Some(op.clone());
     d.op.error = None;
     d.seen_at = Some(state.now);
     state.last_ok = Some(state.now);
-    super::notify::look(state, &[op])
+    let mut effects = super::notify::look(state, std::slice::from_ref(&op));
+    if rotated {
+        effects.push(Effect::GetCluster {
+            seq: state.seq,
+            purpose: ClusterFor::OperationPage,
+            namespace: op.namespace,
+            name: op.cluster,
+        });
+    }
+    effects
 }
 
 /// A write was answered.
@@ -166,6 +180,9 @@ pub(super) fn on_clusters(
                 .selected()
                 .map(|c| (c.namespace.clone(), c.name.clone()));
             clusters.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+            for c in &clusters {
+                state.pace.learn(c);
+            }
             let shown = clusters.iter().map(|c| c.namespace.clone()).collect();
             state.clusters.all.data = Some(clusters);
             // The selection follows its cluster (refilter keeps it by name).
@@ -394,6 +411,9 @@ pub(super) fn on_cluster(
     name: String,
     result: Result<Cluster, ApiError>,
 ) -> Vec<Effect> {
+    if let Ok(c) = &result {
+        state.pace.learn(c);
+    }
     match purpose {
         ClusterFor::OperationPage => {
             if let Some(d) = state.detail.as_mut() {

@@ -2,12 +2,14 @@
 //! (the runtime sets `state.now`), so a test drives the whole app with a list of Actions.
 
 mod command;
+mod guard;
 mod keys;
 mod list;
 mod live;
 mod loaded;
 mod nav;
 mod notify;
+mod pace;
 mod reading;
 
 use keys::permitted;
@@ -96,13 +98,7 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Viewport(v) => nav::on_viewport(state, v),
         Action::Redraw => Vec::new(),
         Action::Terminate => quit(state),
-        Action::Tick => {
-            let mut effects = loaded::look_for_settling_start(state);
-            if !state.pushed() && state.next_poll.is_some_and(|at| at <= state.now) {
-                effects.extend(fetch_current(state));
-            }
-            effects
-        }
+        Action::Tick => on_tick(state),
         Action::Pushed { sub, update } => live::on_pushed(state, sub, *update),
         Action::Live { sub, event } => live::on_live(state, sub, event),
         Action::Operations { seq, result } => {
@@ -165,7 +161,19 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
         Action::ContextFailed { context, message } => {
             command::on_context_failed(state, context, message)
         }
+        Action::Roles(result) => pace::on_roles(state, result),
+        Action::ReportSaved { name, result } => guard::on_report_saved(state, name, result),
     }
+}
+
+/// The clock moved: a start settling, an operation shown turning slow, a poll due.
+fn on_tick(state: &mut State) -> Vec<Effect> {
+    let mut effects = loaded::look_for_settling_start(state);
+    effects.extend(notify::look_shown(state));
+    if !state.pushed() && state.next_poll.is_some_and(|at| at <= state.now) {
+        effects.extend(fetch_current(state));
+    }
+    effects
 }
 
 /// Asks what the caller may do in each namespace shown (and the session's) not asked yet.

@@ -120,6 +120,10 @@ pub struct Confirm {
     /// every check it makes).
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// The cluster this write is on, named to confirm it: in a context the config marks
+    /// production, --yes writes only with it (and it must name the write's cluster).
+    #[arg(long, value_name = "NAME")]
+    pub confirm_cluster: Option<String>,
 }
 
 /// `ichor-tui upgrade talos|kubernetes|ichor VERSION`.
@@ -240,6 +244,28 @@ pub enum OperationCommand {
     Resume(WriteArgs),
     /// Delete an operation (nothing is rolled back).
     Delete(WriteArgs),
+    /// A report of one operation for a change ticket: who, when, the plan's order, each
+    /// machine's times and result, the warnings, the failure, what the machines run, totals.
+    Report(ReportArgs),
+}
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ReportFormat {
+    /// Markdown in your language (safe to paste: no control characters).
+    #[default]
+    Markdown,
+    /// JSON in a stable shape.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The operation.
+    pub name: String,
+    /// markdown (default) or json.
+    #[arg(short = 'o', long, value_enum, default_value_t)]
+    pub output: ReportFormat,
 }
 
 #[derive(Debug, Args)]
@@ -313,6 +339,10 @@ pub enum Verb {
         name: String,
         yes: bool,
     },
+    Report {
+        name: String,
+        output: ReportFormat,
+    },
 }
 
 impl Verb {
@@ -342,6 +372,7 @@ impl Verb {
             },
             Verb::List { .. } => "ichor-tui operation list".into(),
             Verb::Get { .. } => "ichor-tui operation get".into(),
+            Verb::Report { .. } => "ichor-tui operation report".into(),
             Verb::Write { kind, .. } => format!(
                 "ichor-tui operation {}",
                 match kind {
@@ -432,6 +463,10 @@ impl OperationArgs {
             OperationCommand::Pause(a) => write(WriteKind::Pause, a),
             OperationCommand::Resume(a) => write(WriteKind::Resume, a),
             OperationCommand::Delete(a) => write(WriteKind::Delete, a),
+            OperationCommand::Report(a) => Verb::Report {
+                name: a.name.clone(),
+                output: a.output,
+            },
         }
     }
 }

@@ -23,6 +23,30 @@ pub fn verb_of(cli: &Cli) -> Option<(Verb, &Reach)> {
     })
 }
 
+/// The `--confirm-cluster` given to a write, if any.
+fn confirm_cluster_of(cli: &Cli) -> Option<String> {
+    use super::args::{ClusterCommand, OperationCommand};
+    let confirm = match cli.command.as_ref()? {
+        Command::Upgrade(a) => &a.start.confirm,
+        Command::Cni(a) => &a.start.confirm,
+        Command::Cluster(a) => match &a.command {
+            ClusterCommand::Shutdown(s) | ClusterCommand::RotateCa(s) => &s.confirm,
+        },
+        Command::Operation(a) => match &a.command {
+            OperationCommand::Pause(w)
+            | OperationCommand::Resume(w)
+            | OperationCommand::Delete(w) => &w.confirm,
+            _ => return None,
+        },
+        Command::Serve(_)
+        | Command::DemoCluster(_)
+        | Command::Version(_)
+        | Command::Completion(_)
+        | Command::Man(_) => return None,
+    };
+    confirm.confirm_cluster.clone()
+}
+
 /// The dashboard's settings as the command's flags give them (`top`: the command line, for the
 /// demo's speed).
 pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
@@ -120,6 +144,13 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
     if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route) {
         eprintln!("{line}");
     }
+    let context = connected.context_name();
+    if verb.writes() && settings.read_only_in(context.as_deref()) {
+        // The config marks the context read only: refused before anything is read.
+        let e = ichor_model::read_only_refusal(&verb.command());
+        eprintln!("{}", ichor_views::words::error_text(&texts, &e));
+        return Ok(std::process::ExitCode::from(Exit::Refused.code()));
+    }
     let stdin = std::io::stdin();
     let mut lock = stdin.lock();
     let mut out = std::io::stdout();
@@ -131,6 +162,9 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         answers: terminal.then_some(&mut lock as &mut dyn std::io::BufRead),
         poll: super::POLL,
         tz: jiff::tz::TimeZone::system(),
+        production: context.filter(|c| settings.production(Some(c))),
+        confirm_cluster: confirm_cluster_of(cli),
+        slow: settings.slow,
     };
     let exit = super::run(
         connected.client.as_ref(),

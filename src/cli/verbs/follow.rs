@@ -89,17 +89,22 @@ pub(crate) fn clock(tz: &jiff::tz::TimeZone) -> String {
         .to_string()
 }
 
-/// The lines a change from `last` to `op` prints.
+/// The lines a change from `last` to `op` prints; a state line printed says the estimate
+/// too (`estimate`), which alone prints nothing.
 fn changes(
     t: &Texts,
     tz: &jiff::tz::TimeZone,
-    last: Option<&Operation>,
-    op: &Operation,
+    (last, op): (Option<&Operation>, &Operation),
+    estimate: Option<String>,
 ) -> Vec<String> {
     let clock = clock(tz);
     let mut out = Vec::new();
     let line = state_line(t, op);
     if last.is_none_or(|l| state_line(t, l) != line) {
+        let line = match estimate {
+            Some(e) => format!("{line} · {e}"),
+            None => line,
+        };
         out.push(format!("{clock} {}: {line}", sanitize(&op.name)));
     }
     for m in &op.machines {
@@ -251,6 +256,7 @@ pub(super) async fn follow(
         io.say(&line);
     }
     let mut last = first;
+    let mut roles: Option<ichor_model::Roles> = None;
     let mut told_credentials = false;
     let mut feed = Feed {
         updates: None,
@@ -270,7 +276,22 @@ pub(super) async fn follow(
             Ok(op) => op,
             Err(e) => return io.fail(&e),
         };
-        let lines = changes(io.texts, &io.tz, last.as_ref(), &op);
+        // The machines' roles, for the pace, read once.
+        if roles.is_none() {
+            let cluster = client.get_cluster(namespace, &op.cluster).await;
+            roles = Some(
+                cluster
+                    .map(|c| ichor_model::Roles::of(&c))
+                    .unwrap_or_default(),
+            );
+        }
+        let timing = op.timing(
+            roles.as_ref().unwrap_or(&Default::default()),
+            io.slow,
+            jiff::Timestamp::now(),
+        );
+        let estimate = ichor_views::pace::estimate_text(io.texts, &timing.estimate);
+        let lines = changes(io.texts, &io.tz, (last.as_ref(), &op), estimate);
         for line in lines {
             io.say(&line);
         }

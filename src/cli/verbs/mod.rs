@@ -11,9 +11,11 @@ pub mod args;
 mod ask;
 mod entry;
 mod follow;
+mod guard;
 pub mod jsonpath;
 mod output;
 mod plan_text;
+mod report;
 mod show;
 mod start;
 mod write;
@@ -68,6 +70,13 @@ pub struct Io<'a> {
     pub poll: Duration,
     /// The time zone of the clock times printed.
     pub tz: jiff::tz::TimeZone,
+    /// The context, when the config marks it production: every write asks for the cluster's
+    /// name typed, and `--yes` needs it given (`--confirm-cluster`).
+    pub production: Option<String>,
+    /// `--confirm-cluster NAME`: the cluster a write is on, named to confirm it.
+    pub confirm_cluster: Option<String>,
+    /// When a running machine is slow (`[timing]`).
+    pub slow: ichor_model::SlowRule,
 }
 
 /// How often `--follow` and `--watch` read, as the ADR's CLI polls.
@@ -135,7 +144,8 @@ pub async fn run(
                 Ok(op) => op,
                 Err(e) => return io.fail(&e),
             };
-            show::get(io, &op, output);
+            let around = show::Around::read(client, &op).await;
+            show::get(io, &op, &around, output);
             if *watch {
                 return follow::follow(client, namespace, name, io, Some(op), false).await;
             }
@@ -144,5 +154,6 @@ pub async fn run(
         Verb::Write { kind, name, yes } => {
             write::run(client, namespace, *kind, name, *yes, io).await
         }
+        Verb::Report { name, output } => report::run(client, namespace, name, *output, io).await,
     }
 }

@@ -287,29 +287,105 @@ fn target_word(op: &Operation) -> String {
     }
 }
 
+/// What `operation get` reads besides the operation, each as far as it can be read: its
+/// cluster (the machines' roles, for their pace) and its events (the slow machines' last
+/// Warnings).
+pub(crate) struct Around {
+    pub(crate) roles: ichor_model::Roles,
+    pub(crate) events: Vec<ichor_model::OperationEvent>,
+}
+
+impl Around {
+    pub(crate) async fn read(client: &dyn ichor_model::OperationClient, op: &Operation) -> Around {
+        let unfinished = !op.phase.is_finished() && op.unreadable.is_none();
+        if !unfinished {
+            return Around {
+                roles: Default::default(),
+                events: Vec::new(),
+            };
+        }
+        let roles = client
+            .get_cluster(&op.namespace, &op.cluster)
+            .await
+            .map(|c| ichor_model::Roles::of(&c))
+            .unwrap_or_default();
+        let events = client
+            .list_operation_events(&op.namespace, &op.name)
+            .await
+            .unwrap_or_default();
+        Around { roles, events }
+    }
+}
+
 /// `operation get`.
-pub(super) fn get(io: &mut Io<'_>, op: &Operation, output: &Output) -> Exit {
+pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: &Output) -> Exit {
     if *output == Output::Name {
         io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
         return Exit::Done;
     }
+    let now = jiff::Timestamp::now();
+    let timing = op.timing(&around.roles, io.slow, now);
     if !matches!(output, Output::Table | Output::Wide) {
-        return print_value(io, &operation_json(op, true), output);
+        let mut v = operation_json(op, true);
+        if let Value::Object(m) = &mut v {
+            m.insert("timing".into(), super::report::timing_json(&timing));
+        }
+        return print_value(io, &v, output);
     }
-    for line in detail(io.texts, op) {
+    let timed = Timed {
+        timing: &timing,
+        around,
+        now,
+        tz: &io.tz,
+    };
+    for line in detail(io.texts, op, &timed) {
         io.say(&line);
     }
     Exit::Done
 }
 
-/// The operation's facts, its failure and its machines, as lines.
-pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
+/// An operation's times as of a moment, with what was read around it, clock times in a zone.
+pub(crate) struct Timed<'a> {
+    pub(crate) timing: &'a ichor_model::Timing,
+    pub(crate) around: &'a Around,
+    pub(crate) now: jiff::Timestamp,
+    pub(crate) tz: &'a jiff::tz::TimeZone,
+}
+
+/// The operation's facts, its failure and its machines, as lines; with its times (as of
+/// `timed.now`), the slow machines and their last Warnings.
+pub(crate) fn detail(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let mut out = facts(t, op, timed);
+    if let Some(why) = &op.unreadable {
+        out.push(t.tr("operation-unreadable", &[("why", &sanitize(why))]));
+        return out;
+    }
+    out.extend(notes(t, op, timed));
+    out.extend(super::follow::failure_lines(t, op));
+    out.push(String::new());
+    if op.machines.is_empty() {
+        out.push(t.t("cli-no-machines"));
+        return out;
+    }
+    out.extend(machine_rows(t, op, timed));
+    out
+}
+
+/// The operation's facts, as a table of two columns.
+fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let state = ichor_views::pace::state_with_time_at(
+        t,
+        timed.now,
+        timed.tz,
+        state_word(t, op),
+        timed.timing,
+    );
     let mut facts = vec![
         (t.t("field-name"), sanitize(&op.name)),
         (t.t("field-namespace"), sanitize(&op.namespace)),
         (t.t("field-kind"), kind_word(t, op)),
         (t.t("field-cluster"), sanitize(&op.cluster)),
-        (t.t("field-state"), state_word(t, op)),
+        (t.t("field-state"), state),
     ];
     if let (Some(c), Some(target)) = (&op.current, &op.target) {
         facts.push((
@@ -321,36 +397,69 @@ pub(crate) fn detail(t: &Texts, op: &Operation) -> Vec<String> {
         facts.push((t.t("field-started-by"), sanitize(a)));
     }
     facts.push((t.t("field-progress"), progress(op)));
+    if let Some(e) = ichor_views::pace::estimate_text(t, &timed.timing.estimate) {
+        facts.push((t.t("field-estimate"), e));
+    }
     if let Some(pass) = super::follow::pass_text(t, op) {
         facts.push((t.t("field-ca-pass"), pass));
     }
     let rows: Vec<Vec<String>> = facts.into_iter().map(|(k, v)| vec![k, v]).collect();
-    let mut out = table(&rows);
-    if let Some(why) = &op.unreadable {
-        out.push(t.tr("operation-unreadable", &[("why", &sanitize(why))]));
-        return out;
+    table(&rows)
+}
+
+/// The slow machines with their last Warnings, and the lock waited for since when.
+fn notes(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let events = &timed.around.events;
+    let (said, _) = ichor_views::pace::slow_said(t, timed.tz, timed.timing, events, usize::MAX);
+    for s in said {
+        out.push(format!("⚠ {}", s.slow));
+        out.extend(s.last_warning.map(|w| format!("  {w}")));
     }
     if let Some(holder) = op.lock_holder() {
-        out.push(t.tr("waiting-for-lock", &[("holder", &sanitize(holder))]));
+        let holder = sanitize(holder);
+        let since = op.lock_condition().and_then(|c| c.last_transition_time);
+        out.push(match since {
+            Some(at) => {
+                let time = at.to_zoned(timed.tz.clone()).strftime("%H:%M").to_string();
+                t.tr(
+                    "waiting-for-lock-since",
+                    &[("holder", &holder), ("time", &time)],
+                )
+            }
+            None => t.tr("waiting-for-lock", &[("holder", &holder)]),
+        });
     }
-    out.extend(super::follow::failure_lines(t, op));
-    out.push(String::new());
-    if op.machines.is_empty() {
-        out.push(t.t("cli-no-machines"));
-        return out;
-    }
+    out
+}
+
+/// The machines: each one's phase (slow said), time (against the pace while it runs) and
+/// message.
+fn machine_rows(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
     let mut rows = vec![vec![
         t.t("col-machine"),
         t.t("col-phase"),
+        t.t("col-elapsed"),
         t.t("col-message"),
     ]];
     for m in &op.machines {
-        rows.push(vec![
-            sanitize(&m.name),
-            machine_phase_word(t, &m.phase),
-            sanitize(&m.message),
-        ]);
+        let running = timed.timing.running.iter().find(|r| r.name == m.name);
+        let phase = match running {
+            Some(r) if r.slow => format!("⚠ {}", t.t("mphase-slow")),
+            _ => machine_phase_word(t, &m.phase),
+        };
+        let time = match running {
+            Some(r) => ichor_views::pace::machine_time_at(t, timed.now, r),
+            None => m
+                .started_at
+                .zip(m.finished_at)
+                .map(|(s, f)| ichor_views::report::span(Some(f.duration_since(s))))
+                .unwrap_or_default(),
+        };
+        rows.push(vec![sanitize(&m.name), phase, time, sanitize(&m.message)]);
     }
-    out.extend(table(&rows).into_iter().map(|l| l.trim_end().to_string()));
-    out
+    table(&rows)
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect()
 }

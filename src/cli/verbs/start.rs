@@ -47,10 +47,14 @@ async fn reviewed(
         // Said at the top of the plan.
         return Err(Exit::Refused);
     }
+    // In a production context the guard asks for the name (or --confirm-cluster named it);
+    // elsewhere a shutdown and a CA rotation ask for it.
+    super::guard::confirmed(io, &plan.cluster, false)?;
     let typed = matches!(
         plan.kind,
         OperationKind::Shutdown | OperationKind::CaRotation
-    );
+    ) && io.production.is_none()
+        && io.confirm_cluster.is_none();
     if typed && !ask::typed_name(io, &plan.cluster) {
         return Err(Exit::Refused);
     }
@@ -82,6 +86,19 @@ pub(super) async fn run(
         Verb::Start { yes, follow, .. } => (*yes, *follow),
         _ => (false, false),
     };
+    let mut req = req;
+    if yes {
+        // With --yes the cluster confirmed is the one started on: named, or the one named
+        // by --confirm-cluster (the guard refuses a mismatch, or no name in production).
+        let cluster = req.cluster.clone().or_else(|| io.confirm_cluster.clone());
+        let named = cluster.clone().unwrap_or_default();
+        if (cluster.is_some() || io.production.is_some())
+            && let Err(exit) = super::guard::confirmed(io, &named, true)
+        {
+            return exit;
+        }
+        req.cluster = cluster;
+    }
     let mut req = if yes {
         // --yes asks for no plan (ADR 0068, Decision 5); one read first all the same, so the
         // client knows the server's version before it writes (the version-skew check).

@@ -64,6 +64,9 @@ pub(super) async fn run(
     }
     let shown = sanitize(&op.name);
     let (title, body, done) = ids(kind);
+    if yes && let Err(exit) = super::guard::confirmed(io, &op.cluster, true) {
+        return exit;
+    }
     if !yes {
         let body = if kind == WriteKind::Delete {
             delete_body(&op)
@@ -72,6 +75,10 @@ pub(super) async fn run(
         };
         let text = io.texts.t(body);
         io.say(&text);
+        // In a production context, the cluster's name typed first.
+        if let Err(exit) = super::guard::confirmed(io, &op.cluster, false) {
+            return exit;
+        }
         let question = io.tr(title, &[("name", &shown)]);
         if !ask::yes_no(io, &question) {
             let line = io.texts.t("cli-declined");

@@ -141,6 +141,9 @@ fn start_lines(d: &NewOperation, plan: &Plan, ctx: &Ctx<'_>, lines: &mut Lines) 
         } else {
             (t.t("review-name-mismatch"), ctx.theme.fg(Color::Yellow))
         };
+        if d.production {
+            lines.wrapped(&t.t("review-production"), ctx.theme.alarm());
+        }
         let ask = t.tr("review-type-name", &[("name", &sanitize(&d.cluster.name))]);
         lines.wrapped(&ask, ctx.theme.bold());
         lines.push(format!("{field} {status}"), style);

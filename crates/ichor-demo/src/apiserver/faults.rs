@@ -132,13 +132,21 @@ mod injection {
         Some(rules.remove(idx).1)
     }
 
-    /// The kind of a request for fault rules; `None` for dry runs and paths that name no resource.
+    /// The kind of a request for fault rules (a review is a create of its plural); `None` for
+    /// dry runs and paths that name no resource.
     fn request_kind(req: &http::Request<Bytes>) -> Option<RequestKind> {
         let query = Query::parse(req.uri().query());
         if query.dry_run() {
             return None;
         }
-        let target = parse_path(req.uri().path().trim_end_matches('/')).ok()?;
+        let path = req.uri().path().trim_end_matches('/');
+        if req.method() == http::Method::POST && crate::apiserver::authn::Review::at(path).is_some()
+        {
+            // A review (tokenreviews, selfsubjectaccessreviews, …) is a create of its plural.
+            let plural = path.rsplit('/').next().unwrap_or_default();
+            return Some(("create", plural.to_string()));
+        }
+        let target = parse_path(path).ok()?;
         let verb = match (req.method().as_str(), target.name.is_some()) {
             ("GET", true) => "get",
             ("GET", false) if query_bool(query.get("watch")) => "watch",

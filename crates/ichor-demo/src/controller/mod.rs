@@ -63,6 +63,34 @@ fn paused_on_failure(op: &TalosOperation) -> bool {
         .is_some_and(|s| s.phase == "Paused" && s.failure_reason.is_some())
 }
 
+/// `cluster` with the lock held by `holder` (or free) and, when a CA rotation completed at
+/// `rotated`, its `BundleBackupStale` condition.
+fn with_lock(
+    cluster: &TalosCluster,
+    holder: Option<String>,
+    rotated: Option<Timestamp>,
+) -> TalosCluster {
+    let mut c = cluster.clone();
+    let status = c.status.get_or_insert_with(Default::default);
+    status.lock_holder = holder;
+    if let Some(at) = rotated {
+        status
+            .conditions
+            .retain(|x| x.type_ != names::BUNDLE_BACKUP_STALE);
+        status.conditions.push(Condition {
+            type_: names::BUNDLE_BACKUP_STALE.into(),
+            status: "True".into(),
+            reason: "CARotated".into(),
+            message: format!(
+                "the backup of the secrets bundle of {} predates its new CA; export it again",
+                name_of(cluster)
+            ),
+            last_transition_time: Some(format_time(at)),
+        });
+    }
+    c
+}
+
 fn name_of<K: kube::Resource>(k: &K) -> String {
     k.meta().name.clone().unwrap_or_default()
 }
@@ -243,18 +271,31 @@ impl Controller {
         }
     }
 
-    async fn set_lock(&self, cluster: &TalosCluster, holder: Option<String>) -> anyhow::Result<()> {
-        let mut c = cluster.clone();
-        c.status.get_or_insert_with(Default::default).lock_holder = holder;
+    /// Sets (or frees) the cluster lock; `rotated`: a CA rotation completed at that moment, so
+    /// the cluster's secrets bundle backup is stale from then on (`BundleBackupStale`). The
+    /// rotation is not seen again (it completed): when the write loses a race, its condition
+    /// is written once more on a fresh read.
+    async fn set_lock(
+        &self,
+        cluster: &TalosCluster,
+        holder: Option<String>,
+        rotated: Option<Timestamp>,
+    ) -> anyhow::Result<()> {
         let api: Api<TalosCluster> = Api::namespaced(self.client.clone(), &ns_of(cluster));
-        match api
-            .replace_status(&name_of(cluster), &PostParams::default(), &c)
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
-            Err(e) => Err(e).context("writing the cluster lock"),
+        let name = name_of(cluster);
+        let mut read = cluster.clone();
+        for _ in 0..2 {
+            let c = with_lock(&read, holder.clone(), rotated);
+            match api.replace_status(&name, &PostParams::default(), &c).await {
+                Ok(_) => return Ok(()),
+                Err(kube::Error::Api(s)) if s.code == 409 && rotated.is_some() => {
+                    read = api.get_status(&name).await?;
+                }
+                Err(kube::Error::Api(s)) if s.code == 409 => return Ok(()),
+                Err(e) => return Err(e).context("writing the cluster lock"),
+            }
         }
+        Ok(())
     }
 
     /// One cluster's unfinished operations (`unreadable`: the names of the operations of its
@@ -280,7 +321,7 @@ impl Controller {
             _ => ops.iter().find(|o| !paused_on_failure(o)).map(name_of),
         };
         if holder != current {
-            self.set_lock(cluster, holder.clone()).await?;
+            self.set_lock(cluster, holder.clone(), None).await?;
         }
         for op in ops {
             let name = name_of(op);
@@ -425,7 +466,8 @@ impl Controller {
                 .await?;
         }
         if finished {
-            self.set_lock(cluster, None).await?;
+            let rotated = (kind == OperationKind::CaRotation).then_some(now);
+            self.set_lock(cluster, None, rotated).await?;
             if kind == OperationKind::Ichor {
                 tracing::debug!(cluster = %name_of(cluster), "ichor upgrade completed");
             }

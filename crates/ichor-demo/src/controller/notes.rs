@@ -5,7 +5,7 @@
 //! On the TalosOperation: `Started`, `WaitingForLock`, `Paused`, `Resumed`, `PassStarted` and
 //! `AwaitingCredentials` (CA rotation), `Completed`, and the Warnings `MachineFailed` and
 //! `Failed`. On each Machine, `related` to the operation: `StepStarted`, `StepCompleted` and
-//! the Warning `StepFailed`. On an object the controller cannot read (an operation, a cluster
+//! the Warnings `StepSlow` and `StepFailed`. On an object the controller cannot read (an operation, a cluster
 //! or a machine), the Warning `Unreadable`, once per resourceVersion.
 
 use ichor_resources::{MachineSteps, OperationKind, TalosOperationStatus, parse_time};
@@ -36,6 +36,9 @@ pub mod reasons {
     pub const STEP_COMPLETED: &str = "StepCompleted";
     /// A machine's step failed (Warning, on the machine).
     pub const STEP_FAILED: &str = "StepFailed";
+    /// A machine's step takes longer than it should; what it waits for (Warning, on the
+    /// machine).
+    pub const STEP_SLOW: &str = "StepSlow";
     /// An object cannot be read as its type: it is skipped (Warning, on the object).
     pub const UNREADABLE: &str = "Unreadable";
 }
@@ -152,6 +155,10 @@ impl Note {
     }
 }
 
+/// What a slow machine's step says once it has taken two ordinary steps.
+pub(crate) const SLOW_MESSAGE: &str =
+    "still waiting for the machine to report Ready after the reboot";
+
 /// What the notes of one operation need to know besides its status.
 pub(crate) struct Context<'a> {
     pub(crate) operation: &'a str,
@@ -237,6 +244,19 @@ fn machine_notes(op: &str, old: &TalosOperationStatus, new: &TalosOperationStatu
             .find(|o| o.name == m.name)
             .map_or("", |o| o.phase.as_str());
         match (before, m.phase.as_str()) {
+            ("Running", "Running") if m.message == SLOW_MESSAGE => {
+                let was = old.machines.iter().find(|o| o.name == m.name);
+                if was.is_some_and(|o| o.message != m.message) {
+                    out.push(
+                        Note::on_machine(
+                            &m.name,
+                            reasons::STEP_SLOW,
+                            format!("{op}: {}", m.message),
+                        )
+                        .warning(),
+                    );
+                }
+            }
             ("Running", "Running") => {}
             (_, "Running") => out.push(Note::step_started(op, &m.name, &m.message)),
             ("Running", "Completed") => out.push(Note::step_completed(op, &m.name, &m.message)),

@@ -107,11 +107,29 @@ impl Progress<'_> {
         })
     }
 
+    /// How many times as long the machine `name`'s steps take: the demo data's
+    /// [`names::DEMO_SLOW`] (a whole number from 1 to 100; anything else is 1).
+    fn slowness(&self, name: &str) -> i32 {
+        self.machines
+            .iter()
+            .find(|x| name_of(*x) == name)
+            .and_then(|x| x.metadata.annotations.as_ref()?.get(names::DEMO_SLOW))
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .map_or(1, |n| n.clamp(1, 100))
+    }
+
     /// The step under way: its machines whose time has come are done, or failed (which pauses
-    /// the operation with the failure).
+    /// the operation with the failure). A slow machine past two ordinary steps says what it
+    /// waits for.
     fn finish_due_machines(&self, st: &mut TalosOperationStatus) {
         for m in st.machines.iter_mut().filter(|m| m.phase == "Running") {
-            if self.elapsed(m.started_at.as_deref()) < self.step {
+            let slowness = self.slowness(&m.name);
+            let took = self.elapsed(m.started_at.as_deref());
+            let long = |n: i32| self.step.checked_mul(n).unwrap_or(SignedDuration::MAX);
+            if took < long(slowness) {
+                if slowness > 2 && took >= long(2) {
+                    m.message = super::notes::SLOW_MESSAGE.into();
+                }
                 continue;
             }
             m.finished_at = Some(format_time(self.now));

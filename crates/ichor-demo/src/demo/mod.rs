@@ -4,8 +4,10 @@
 mod events;
 mod extras;
 pub mod ichor_ui;
+mod slow;
 
 pub use self::extras::{HOSTILE_ENV, OPERATIONS_ENV, USERS_ENV, bench_token};
+pub use self::slow::{SLOW_ENV, SlowMachine};
 
 use self::extras::{DemoExtras, seed_extras};
 use crate::apiserver::EmbeddedApi;
@@ -173,10 +175,19 @@ fn names_of(ms: &[Machine]) -> Vec<String> {
 /// the Events of the operations in flight in [`NAMESPACE`], and ichor-ui in
 /// [`ichor_ui::NAMESPACE`] (no forward target).
 pub fn seed(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
+    seed_with(api, now, None)
+}
+
+/// [`seed`], with `slow`'s machine made slow.
+pub fn seed_with(
+    api: &EmbeddedApi,
+    now: Timestamp,
+    slow: Option<&SlowMachine>,
+) -> anyhow::Result<()> {
     seed_installation(api)?;
-    let prod_machines = seed_prod_eu(api)?;
-    let staging_machines = seed_staging(api, now)?;
-    seed_edge_tokyo(api, now)?;
+    let prod_machines = seed_prod_eu(api, now, slow)?;
+    let staging_machines = seed_staging(api, now, slow)?;
+    seed_edge_tokyo(api, now, slow)?;
     seed_history(api, now, &prod_machines, &staging_machines)?;
     events::seed_events(api, now)?;
     ichor_ui::seed(api)
@@ -204,12 +215,29 @@ fn annotate(machines: &mut [Machine], name: &str, key: &str, value: &str) {
 }
 
 /// prod-eu: tracked by Argo CD, one worker held. Returns its machines.
-fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
+fn seed_prod_eu(
+    api: &EmbeddedApi,
+    now: Timestamp,
+    slow: Option<&SlowMachine>,
+) -> anyhow::Result<Vec<Machine>> {
     let mut prod = cluster("prod-eu", "v1.9.2", "v1.32.3", "enabled");
     prod.metadata.annotations = Some(BTreeMap::from([(
         names::ARGOCD_TRACKING_ID.to_string(),
         "platform-prod-eu:ichor.maesh.dev/TalosCluster:default/prod-eu".to_string(),
     )]));
+    // Its CA rotation 30 days ago left the secrets bundle's backup stale.
+    prod.status = Some(ichor_resources::TalosClusterStatus {
+        conditions: vec![ichor_resources::Condition {
+            type_: names::BUNDLE_BACKUP_STALE.into(),
+            status: "True".into(),
+            reason: "CARotated".into(),
+            message:
+                "the backup of the secrets bundle of prod-eu predates its new CA; export it again"
+                    .into(),
+            last_transition_time: Some(at(now, 30 * 24 * 60 - 50)),
+        }],
+        lock_holder: None,
+    });
     api.seed(&prod)?;
     let mut prod_machines = machines("prod-eu", 3, 12);
     running(&mut prod_machines, ("v1.9.2", "v1.32.3"), (0, ""));
@@ -219,6 +247,7 @@ fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
         names::UPGRADE_HOLD,
         "RAID controller replacement scheduled (INC-4821)",
     );
+    SlowMachine::mark(slow, &mut prod_machines);
     for m in &prod_machines {
         api.seed(m)?;
     }
@@ -227,12 +256,17 @@ fn seed_prod_eu(api: &EmbeddedApi) -> anyhow::Result<Vec<Machine>> {
 
 /// staging: a Talos upgrade under way (the spec already names the target). Returns its
 /// machines.
-fn seed_staging(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<Vec<Machine>> {
+fn seed_staging(
+    api: &EmbeddedApi,
+    now: Timestamp,
+    slow: Option<&SlowMachine>,
+) -> anyhow::Result<Vec<Machine>> {
     let staging = cluster("staging", "v1.9.3", "v1.32.3", "enabled");
     api.seed(&staging)?;
     let mut staging_machines = machines("staging", 1, 3);
     // The control plane is done; the first worker is being upgraded.
     running(&mut staging_machines, ("v1.9.2", "v1.32.3"), (1, "v1.9.3"));
+    SlowMachine::mark(slow, &mut staging_machines);
     for m in &staging_machines {
         api.seed(m)?;
     }
@@ -275,7 +309,11 @@ fn seed_staging(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<Vec<Machine
 }
 
 /// edge-tokyo: a Talos upgrade paused by a failed worker.
-fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
+fn seed_edge_tokyo(
+    api: &EmbeddedApi,
+    now: Timestamp,
+    slow: Option<&SlowMachine>,
+) -> anyhow::Result<()> {
     let tokyo = cluster("edge-tokyo", "v1.9.3", "v1.32.2", "replaced");
     api.seed(&tokyo)?;
     let mut tokyo_machines = machines("edge-tokyo", 3, 5);
@@ -287,6 +325,7 @@ fn seed_edge_tokyo(api: &EmbeddedApi, now: Timestamp) -> anyhow::Result<()> {
         names::DEMO_FAIL,
         "talos",
     );
+    SlowMachine::mark(slow, &mut tokyo_machines);
     for m in &tokyo_machines {
         api.seed(m)?;
     }
@@ -438,13 +477,14 @@ pub struct DemoCluster {
 }
 
 impl DemoCluster {
-    /// Seeds the data (with the extras that [`HOSTILE_ENV`] and [`OPERATIONS_ENV`] ask for)
-    /// and starts the controller at `speed` (1: a machine step takes 4 s).
+    /// Seeds the data (with the extras that [`HOSTILE_ENV`] and [`OPERATIONS_ENV`] ask for, and
+    /// the slow machine [`SLOW_ENV`] names) and starts the controller at `speed` (1: a machine step takes 4 s).
     pub fn start(speed: f64) -> anyhow::Result<DemoCluster> {
         let extras = DemoExtras::from_env(|k| std::env::var(k).ok())?;
+        let slow = SlowMachine::from_env(|k| std::env::var(k).ok())?;
         let api = EmbeddedApi::default();
         let now = Timestamp::now();
-        seed(&api, now)?;
+        seed_with(&api, now, slow.as_ref())?;
         seed_extras(&api, now, extras)?;
         let controller = Controller::new(api.client(users::CONTROLLER_TOKEN), speed);
         let controller = tokio::spawn(controller.run());

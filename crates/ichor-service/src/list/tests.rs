@@ -142,9 +142,20 @@ fn the_summary_counts_the_machines_instead_of_listing_them() {
         view: View::Summary,
         ..ListQuery::default()
     };
-    let p = page(vec![op("a", 0, "prod", Phase::Running)], &q).unwrap();
+    // A finished operation's summary lists no machine; an unfinished one's keeps their phases
+    // and times (its pace and estimate are read from them), without their messages.
+    let done = page(vec![op("a", 0, "prod", Phase::Completed)], &q).unwrap();
+    assert!(done.operations[0].machines.is_empty());
+    let mut running = op("a", 0, "prod", Phase::Running);
+    running.machines[1].message = "rebooting".into();
+    let p = page(vec![running], &q).unwrap();
     let o = &p.operations[0];
-    assert!(o.machines.is_empty());
+    let kept: Vec<(&str, &str)> = o
+        .machines
+        .iter()
+        .map(|m| (m.name.as_str(), m.message.as_str()))
+        .collect();
+    assert_eq!(kept, [("cp-1", ""), ("w-1", ""), ("w-2", "")]);
     assert_eq!(
         o.summary,
         Some(ichor_model::Progress {

@@ -49,6 +49,7 @@ fn everything() -> Operation {
             status: "True".into(),
             reason: "Held".into(),
             message: "held by prod-other".into(),
+            last_transition_time: at(5),
         }],
         created_at: at(1),
         started_at: at(2),
