@@ -234,7 +234,8 @@ async fn a_fleets_connections_wait_in_the_queue() {
     if somaxconn.is_some_and(|m| m < FLEET) {
         return;
     }
-    let listener = ichor_server::bind(([127, 0, 0, 1], 0).into(), ichor_server::MAX_CONNECTIONS).unwrap();
+    let listener =
+        ichor_server::bind(([127, 0, 0, 1], 0).into(), ichor_server::MAX_CONNECTIONS).unwrap();
     let addr = listener.local_addr().unwrap();
     let connects = (0..FLEET).map(|_| {
         tokio::time::timeout(

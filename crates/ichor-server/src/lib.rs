@@ -373,7 +373,8 @@ pub struct ListenOptions {
 pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
     let addr = opts.addr;
     check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
-    let listener = listen::bind(addr, opts.bounds.connections).with_context(|| format!("listening on {addr}"))?;
+    let listener = listen::bind(addr, opts.bounds.connections)
+        .with_context(|| format!("listening on {addr}"))?;
     let local = listener
         .local_addr()
         .context("reading the listen address")?;
