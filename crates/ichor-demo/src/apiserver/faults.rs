@@ -226,7 +226,7 @@ mod injection {
                     None
                 }
                 Fault::ResetAfterApply => {
-                    let _applied = self.respond(req);
+                    let _applied = self.answer(req);
                     Some(Err(connection_reset()))
                 }
                 Fault::Late { answer, apply } => {
@@ -235,7 +235,7 @@ mod injection {
                     let in_hand = crate::apiserver::InHand::new(self);
                     tokio::spawn(async move {
                         tokio::time::sleep(apply).await;
-                        let _applied = api.respond(&late);
+                        let _applied = api.answer(&late);
                         drop(in_hand);
                     });
                     tokio::time::sleep(answer).await;

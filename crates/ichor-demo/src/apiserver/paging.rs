@@ -7,10 +7,11 @@ use super::responses::{Failure, fail};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
+use std::borrow::Borrow;
 
 /// One page of `items` (already in the store's order) and what its list answers with.
-pub(crate) struct Page<'a> {
-    pub(crate) items: Vec<&'a Value>,
+pub(crate) struct Page<T> {
+    pub(crate) items: Vec<T>,
     /// The list's `metadata`: its resourceVersion, and `continue` when there is more.
     pub(crate) metadata: Value,
 }
@@ -52,12 +53,12 @@ pub(crate) fn token_version(token: &str) -> Result<u64, Failure> {
 }
 
 /// The page `limit` and `continue` ask for, of a list read now at resourceVersion `rv`.
-pub(crate) fn page<'a>(
-    mut items: Vec<&'a Value>,
+pub(crate) fn page<T: Borrow<Value>>(
+    mut items: Vec<T>,
     limit: Option<&str>,
     cont: Option<&str>,
     rv: &str,
-) -> Result<Page<'a>, Failure> {
+) -> Result<Page<T>, Failure> {
     let limit = match limit.filter(|l| !l.is_empty()) {
         None => 0,
         Some(l) => l.parse::<usize>().map_err(|_| {
@@ -71,7 +72,7 @@ pub(crate) fn page<'a>(
     let mut list_rv = rv.to_string();
     if let Some(t) = cont.filter(|c| !c.is_empty()) {
         let (first_rv, ns, name) = decode(t)?;
-        items.retain(|v| key(v) > (ns.as_str(), name.as_str()));
+        items.retain(|v| key(v.borrow()) > (ns.as_str(), name.as_str()));
         list_rv = first_rv;
     }
     let mut metadata = json!({"resourceVersion": list_rv});
@@ -79,7 +80,7 @@ pub(crate) fn page<'a>(
         let rest = items.len() - limit;
         items.truncate(limit);
         if let Some(last) = items.last() {
-            metadata["continue"] = json!(token(&list_rv, last));
+            metadata["continue"] = json!(token(&list_rv, last.borrow()));
             metadata["remainingItemCount"] = json!(rest);
         }
     }
@@ -116,7 +117,19 @@ mod tests {
 
     #[test]
     fn a_bad_token_or_limit_is_a_bad_request() {
-        assert_eq!(page(vec![], None, Some("%%"), "1").err().unwrap().0, 400);
-        assert_eq!(page(vec![], Some("x"), None, "1").err().unwrap().0, 400);
+        assert_eq!(
+            page(Vec::<&Value>::new(), None, Some("%%"), "1")
+                .err()
+                .unwrap()
+                .0,
+            400
+        );
+        assert_eq!(
+            page(Vec::<&Value>::new(), Some("x"), None, "1")
+                .err()
+                .unwrap()
+                .0,
+            400
+        );
     }
 }

@@ -31,7 +31,7 @@ impl EmbeddedApi {
     pub fn set_pod_ready(&self, namespace: &str, pod: &str, ready: bool) -> bool {
         let mut st = self.lock();
         let key = pod_key(namespace, pod);
-        let Some(mut obj) = st.objects.get(&key).cloned() else {
+        let Some(mut obj) = st.objects.get(&key).map(|v| Value::clone(v)) else {
             return false;
         };
         set_readiness(&mut obj, ready);
@@ -122,7 +122,7 @@ impl EmbeddedApi {
         self.lock()
             .objects
             .get(&(plural.to_string(), namespace.to_string(), name.to_string()))
-            .cloned()
+            .map(|v| Value::clone(v))
     }
 
     /// The names of the pods in `namespace` whose labels include all of `labels`.
@@ -258,7 +258,7 @@ impl ApiState {
             .objects
             .iter()
             .filter(|((p, ns, _), _)| p == "services" && ns == namespace)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| Value::clone(v))
             .collect();
         for svc in services {
             let Some(selector) = svc.pointer("/spec/selector").and_then(Value::as_object) else {
@@ -271,7 +271,7 @@ impl ApiState {
                 .filter(|((p, ns, _), _)| p == "pods" && ns == namespace)
                 .map(|(_, v)| v)
                 .filter(|pod| selects(selector, pod))
-                .cloned()
+                .map(|v| Value::clone(v))
                 .collect();
             let endpoints = endpoints_of(namespace, &name, &svc, &pods);
             self.put(

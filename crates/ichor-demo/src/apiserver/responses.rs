@@ -7,6 +7,7 @@ use super::watch::Watch;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// A response body: a whole answer, or a watch's stream of events.
 pub(crate) type Body = http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>;
@@ -22,7 +23,8 @@ pub(crate) type Failure = (u16, Value);
 /// What a request is answered with: a JSON value, JSON already encoded, or a watch.
 pub(crate) enum Reply {
     Json(Value),
-    Raw(Vec<u8>),
+    /// A list, encoded once the store's lock is let go (its items are shared with the store).
+    List(ListOut),
     /// A written object with the warnings for its `Warning` headers (unknown fields pruned).
     Warned(Vec<String>, Value),
     /// Plain text (the health endpoints).
@@ -30,14 +32,20 @@ pub(crate) enum Reply {
     Watch(Box<Watch>),
 }
 
-/// A list response that borrows its items from the store.
+/// A list response whose items are the store's own (shared, not copied): a list of 10,000
+/// objects holds the store's lock for the time it takes to pick them, not to encode them.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ListOut<'a> {
+pub(crate) struct ListOut {
     pub(crate) api_version: String,
     pub(crate) kind: String,
     pub(crate) metadata: Value,
-    pub(crate) items: Vec<&'a Value>,
+    #[serde(serialize_with = "shared_items")]
+    pub(crate) items: Vec<Arc<Value>>,
+}
+
+fn shared_items<S: serde::Serializer>(items: &[Arc<Value>], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(items.iter().map(|i| &**i))
 }
 
 /// A Kubernetes `Status` failure body.

@@ -18,6 +18,7 @@ use super::{ApiState, EmbeddedApi, cluster, discovery, paging, portforward, requ
 use bytes::Bytes;
 use http::{Method, Request};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 /// What a request names, once its path is understood.
 pub(crate) struct Target {
@@ -359,15 +360,15 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
     let fields = FieldSelector::parse(rt, call.query.get("fieldSelector").unwrap_or(""))
         .map_err(|e| fail(400, "BadRequest", e))?;
     let (at, gone) = snapshot_version(call)?;
-    let snapshot = match at {
+    let mut items: Vec<Arc<Value>> = match at {
         Some(v) => st
             .list_at(&call.target, &selector, v)
             .map_err(|()| gone.failure())?,
-        None => Vec::new(),
-    };
-    let mut items = match at {
-        Some(_) => snapshot.iter().map(|c| c.as_ref()).collect(),
-        None => st.list_items(&call.target, &selector),
+        None => st
+            .list_items(&call.target, &selector)
+            .into_iter()
+            .cloned()
+            .collect(),
     };
     if !fields.is_empty() {
         items.retain(|obj| fields.matches_object(rt.plural, obj));
@@ -383,6 +384,7 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
         &rv,
     )?;
     if call.wants_table() {
+        let items: Vec<&Value> = items.iter().map(|i| &**i).collect();
         let mut table = table::table(rt, &items, &rv, jiff::Timestamp::now(), call.include()?);
         table["metadata"] = metadata;
         return Ok((200, Reply::Json(table)));
@@ -399,22 +401,21 @@ fn list(st: &ApiState, call: &Call) -> Result<(u16, Reply), Failure> {
                           "metadata": metadata, "items": items});
         return Ok((200, Reply::Json(list)));
     }
-    // Serialised from the stored objects as they are: no copy of a large list.
     if rt.group == "events.k8s.io" {
-        let items: Vec<Value> = items.into_iter().map(to_events_v1).collect();
+        let items: Vec<Value> = items.iter().map(|i| to_events_v1(i)).collect();
         let list = json!({"apiVersion": rt.api_version(), "kind": "EventList",
                           "metadata": metadata, "items": items});
         return Ok((200, Reply::Json(list)));
     }
+    // The stored objects as they are, encoded once the lock is let go: no copy of a large
+    // list, and no write waits for its encoding.
     let list = ListOut {
         api_version: rt.api_version(),
         kind: format!("{}List", rt.kind),
         metadata,
         items,
     };
-    let bytes = serde_json::to_vec(&list)
-        .map_err(|e| fail(500, "InternalError", format!("encoding the list: {e}")))?;
-    Ok((200, Reply::Raw(bytes)))
+    Ok((200, Reply::List(list)))
 }
 
 /// The resourceVersion a list is served at when not the newest: a continue token's (the

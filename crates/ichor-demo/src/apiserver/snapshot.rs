@@ -11,8 +11,8 @@ use super::routing::Target;
 use super::selector::LabelSelector;
 use super::watch::ChangeType;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// What a snapshot that is gone is answered with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,25 +42,25 @@ fn name_of(v: &Value) -> (String, String) {
 impl ApiState {
     /// The objects of `t` that `selector` matches as they were at resourceVersion `rv`, in
     /// the store's order.
-    pub(crate) fn list_at<'a>(
-        &'a self,
+    pub(crate) fn list_at(
+        &self,
         t: &Target,
         selector: &LabelSelector,
         rv: u64,
-    ) -> Result<Vec<Cow<'a, Value>>, ()> {
+    ) -> Result<Vec<Arc<Value>>, ()> {
         let changes = self
             .watches
             .changes_since(t.rt.plural, rv)
             .map_err(|_| ())?;
         if changes.is_empty() {
             let now = self.list_items(t, selector);
-            return Ok(now.into_iter().map(Cow::Borrowed).collect());
+            return Ok(now.into_iter().cloned().collect());
         }
         let everything = LabelSelector::default();
-        let mut at: BTreeMap<(String, String), Cow<'a, Value>> = self
+        let mut at: BTreeMap<(String, String), Arc<Value>> = self
             .list_items(t, &everything)
             .into_iter()
-            .map(|v| (name_of(v), Cow::Borrowed(v)))
+            .map(|v| (name_of(v), v.clone()))
             .collect();
         for c in changes.iter().rev() {
             if t.namespace.as_ref().is_some_and(|ns| *ns != c.namespace) {
@@ -74,7 +74,7 @@ impl ApiState {
                     }
                 }
                 (_, Some(prior)) => {
-                    at.insert(name_of(&prior), Cow::Owned(prior));
+                    at.insert(name_of(&prior), Arc::new(prior));
                 }
             }
         }

@@ -15,6 +15,7 @@ use super::selector::LabelSelector;
 use super::validation::{invalid, validate, validate_name};
 use super::{ApiState, EmbeddedApi};
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// A stored object's key: (plural, namespace, name).
 pub(crate) type Key = (String, String, String);
@@ -83,12 +84,12 @@ impl ApiState {
     pub(crate) fn get(&self, t: &Target) -> Result<Value, Failure> {
         self.objects
             .get(&Self::key(t, &t.name()))
-            .cloned()
+            .map(|v| Value::clone(v))
             .ok_or_else(|| object_not_found(t))
     }
 
     /// The objects a list answers, borrowed from the store.
-    pub(crate) fn list_items(&self, t: &Target, selector: &LabelSelector) -> Vec<&Value> {
+    pub(crate) fn list_items(&self, t: &Target, selector: &LabelSelector) -> Vec<&Arc<Value>> {
         self.objects
             .iter()
             .filter(|((p, ns, _), _)| {
@@ -195,7 +196,7 @@ impl ApiState {
         if is_deleting(&obj) && !has_finalizers(&obj) {
             // The last finalizer removed: the object goes (one DELETED change, no MODIFIED).
             let key = Self::key(t, &name);
-            self.objects.insert(key.clone(), obj.clone());
+            self.objects.insert(key.clone(), Arc::new(obj.clone()));
             self.take_object(&key);
             self.write_log.record(verb, t, &name, who);
             return Ok(obj);
@@ -459,7 +460,7 @@ impl EmbeddedApi {
         let mut st = self.lock();
         let rv = st.next_resource_version();
         let key = (plural.to_string(), namespace.to_string(), name.to_string());
-        let Some(mut obj) = st.objects.get(&key).cloned() else {
+        let Some(mut obj) = st.objects.get(&key).map(|v| Value::clone(v)) else {
             return false;
         };
         let spec = obj.get("spec").cloned();
@@ -488,6 +489,6 @@ impl EmbeddedApi {
         self.lock()
             .objects
             .get(&(plural.to_string(), namespace.to_string(), name.to_string()))
-            .cloned()
+            .map(|v| Value::clone(v))
     }
 }

@@ -30,12 +30,19 @@ pub(crate) struct Listed<K> {
 }
 
 /// Every `K` of every namespace, read object by object.
-pub(crate) async fn list<K: Tolerant>(client: &kube::Client) -> anyhow::Result<Listed<K>> {
+pub(crate) async fn list<K: Tolerant + Send + 'static>(
+    client: &kube::Client,
+) -> anyhow::Result<Listed<K>> {
     let api: Api<K> = Api::all(client.clone());
     let req = kube::core::Request::new(api.resource_url())
         .list(&ListParams::default())
         .context("building the list request")?;
     let body = client.request_text(req).await?;
-    let (items, unreadable, _) = decode_list::<K>(&body).context("reading the list")?;
+    // Read on a thread of its own: 10,000 operations take ~100 ms to read, time the API's
+    // requests (this process serves them) would otherwise wait for a runtime thread.
+    let (items, unreadable, _) = tokio::task::spawn_blocking(move || decode_list::<K>(&body))
+        .await
+        .context("reading the list")?
+        .context("reading the list")?;
     Ok(Listed { items, unreadable })
 }

@@ -160,14 +160,14 @@ impl ApiState {
             Some(_) => ChangeType::Modified,
             None => ChangeType::Added,
         };
-        self.watches.record(kind, &key, rv, &obj, old);
-        self.objects.insert(key, obj);
+        self.watches.record(kind, &key, rv, &obj, old.map(|o| &**o));
+        self.objects.insert(key, Arc::new(obj));
     }
 
     /// Removes the object under `key`, a change of its own under a new resourceVersion.
     /// Returns it as it was.
     pub(crate) fn take_object(&mut self, key: &Key) -> Option<Value> {
-        let obj = self.objects.remove(key)?;
+        let obj = Arc::unwrap_or_clone(self.objects.remove(key)?);
         let rv = self.next_resource_version();
         let mut gone = obj.clone();
         if let Some(meta) = gone.get_mut("metadata").and_then(Value::as_object_mut) {
