@@ -254,8 +254,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
     /// At most this many streams of live updates at once, everyone's together; past it a
-    /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A stream costs
-    /// about 4 KiB (docs/limits.md).
+    /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A dashboard's
+    /// stream and connection cost serve about 62 KiB (docs/performance.md).
     #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_STREAMS, value_parser = bound)]
     pub max_streams: usize,
     /// At most this many connections open at once (each dashboard holds one); the next waits

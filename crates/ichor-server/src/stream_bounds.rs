@@ -21,10 +21,11 @@ pub const MAX_STREAMS_PER_CALLER: usize = 8;
 /// people.
 pub const MAX_ANONYMOUS_STREAMS: usize = 64;
 
-/// How many streams serve holds at once, everyone's together: each costs about 80 KiB at the
-/// dashboard's 100 summaries a page (`cargo bench --bench subscribers`: serve's peak 25 MiB with
-/// 20, 106 MiB with 1,000, at 10,000 operations), so 2,048 stay within about 200 MiB; twice the
-/// thousand dashboards a restart must take back at once.
+/// How many streams serve holds at once, everyone's together: a dashboard's stream, with its
+/// connection, costs about 62 KiB (`cargo bench --bench fleet` at 10,007 operations: serve's
+/// peak 85.6 MiB with 1,000 dashboards, 646.6 MiB with 10,000), so 2,048 stay within about
+/// 130 MiB; twice the thousand dashboards a restart must take back at once. `serve
+/// --max-streams` raises it for a larger fleet.
 pub const MAX_STREAMS: usize = 2048;
 
 /// How many distinct queries (filters, order, page size) the streams keep up to date in one
