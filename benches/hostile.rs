@@ -270,11 +270,7 @@ fn report(phases: &[Phase], idle_kb: u32, tally: &Tally, size: &Size) {
 }
 
 fn run(size: &Size) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     let _inside = rt.enter();
     let home = tempfile::tempdir().expect("a temporary directory");
     let started = Instant::now();

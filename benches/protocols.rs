@@ -243,11 +243,7 @@ fn measure(rt: &Runtime, plan: &Plan, n: usize) {
 
 fn main() {
     let full = common::full();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     // tonic's lazy channel is made inside the runtime.
     let _inside = rt.enter();
     // The smoke run (cargo test) lists 100 operations where the measure lists 1,000: it only

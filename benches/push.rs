@@ -29,11 +29,7 @@ fn main() {
     } else {
         (5, Duration::from_millis(300))
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     rt.block_on(async {
         for route in ["in-process", "grpc", "connect"] {
             let (mut latencies, requests) = measure(route, changes, idle).await;

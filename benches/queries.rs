@@ -232,11 +232,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Size) {
 
 fn main() {
     let full = common::full();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     let size = if full {
         Size {
             operations: common::env_or("ICHOR_QUERIES_OPERATIONS", 10_000),

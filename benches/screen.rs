@@ -132,11 +132,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if common::full() { 200 } else { 3 });
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     rt.block_on(async {
         for route in ["in-process", "server", "tunnel"] {
             let local = tokio::task::LocalSet::new();

@@ -306,11 +306,7 @@ async fn create_operation(kubeconfig: &Path, name: &str) {
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     let page_size = common::env_or("ICHOR_SUBSCRIBERS_PAGE", 100);
     let (counts, operations, window): (Vec<usize>, usize, Duration) = if full {
         let counts = std::env::var("ICHOR_SUBSCRIBERS")

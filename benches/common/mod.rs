@@ -21,6 +21,15 @@ pub fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// The benches' runtime: two worker threads, as many as the machine the figures come from has.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
 /// Whether `cargo bench` started us (rather than `cargo test`).
 pub fn full() -> bool {
     std::env::args().any(|a| a == "--bench")

@@ -251,11 +251,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
 fn main() {
     raise_open_files();
     let full = common::full();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     let serve =
         std::env::var_os("ICHOR_FLEET_SERVE").map_or_else(|| PathBuf::from(BIN), PathBuf::from);
     let deltas = common::env_or("ICHOR_FLEET_DELTAS", 1) != 0;

@@ -178,11 +178,7 @@ fn serve_measures(rt: &tokio::runtime::Runtime, backends: Vec<many::Backend>, wi
 
 fn main() {
     let full = common::full();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = common::runtime();
     // tonic's lazy channel is made inside the runtime.
     let _inside = rt.enter();
     if !full {
