@@ -47,6 +47,16 @@ pub(super) fn follow_interest(state: &mut State) -> Vec<Effect> {
     }]
 }
 
+/// Live updates are off (broken, not unsupported) and the backend answers again: a new
+/// subscription now, which replaces the one waiting out its backoff.
+pub(super) fn subscribe_again_if_off(state: &mut State) -> Vec<Effect> {
+    if !matches!(state.live.mode, LiveMode::Off { .. }) {
+        return Vec::new();
+    }
+    state.live.request = None;
+    follow_interest(state)
+}
+
 /// An update of the subscription: its page lands where a polled page lands, its operation
 /// where a read of the page's operation lands; no poll is scheduled on this road.
 pub(super) fn on_pushed(state: &mut State, sub: u64, update: WatchUpdate) -> Vec<Effect> {

@@ -380,14 +380,20 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
     Vec::new()
 }
 
-/// The retrying client reports on its waits.
+/// The retrying client reports on its waits. A read answered again ends the outage: live
+/// updates that broke with it are asked for again at once, not after the subscription's
+/// backoff (up to 30 s).
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
     let was_ok = state.conn == Conn::Ok;
     state.conn = state.conn.after(ev, state.now);
-    if was_ok != (state.conn == Conn::Ok) {
-        drop_key_answers(state);
+    if was_ok == (state.conn == Conn::Ok) {
+        return Vec::new();
     }
-    Vec::new()
+    drop_key_answers(state);
+    match state.conn {
+        Conn::Ok => super::live::subscribe_again_if_off(state),
+        _ => Vec::new(),
+    }
 }
 
 /// An outage began or ended: what the dashboard said to a key pressed before (why a command
