@@ -3,26 +3,16 @@
 //! `--confirm-cluster NAME` naming the write's cluster; a `--confirm-cluster` that names another
 //! cluster is refused in any context. Every refusal asserts the write log is empty.
 
-use crate::cli_verbs::{Ran, Typed, seed, start, world};
+use crate::cli_verbs::{Guard, Ran, Typed, ran_as, seed, start, world};
 use crate::common;
 
 use common::names;
 use common::paths::{Path, User, dashboard_client};
 use ichor_model::{OperationClient, OperationKind};
+use ichor_tui::cli::verbs::Exit;
 use ichor_tui::cli::verbs::args::{Verb, WriteKind};
-use ichor_tui::cli::verbs::{Exit, Io, run};
-use ichor_views::i18n::{Lang, Texts};
-use std::io::BufRead;
+use ichor_views::i18n::Lang;
 use std::time::Duration;
-
-/// How the context and the flags guard a run.
-#[derive(Clone, Copy, Default)]
-pub struct Guard<'a> {
-    /// The context, when the config marks it production.
-    pub production: Option<&'a str>,
-    /// `--confirm-cluster`.
-    pub confirm: Option<&'a str>,
-}
 
 /// Runs `verb` in `default` on `client` as the binary does, guarded by `guard`.
 pub async fn ran_guarded(
@@ -32,26 +22,7 @@ pub async fn ran_guarded(
     lang: Lang,
     guard: Guard<'_>,
 ) -> Ran {
-    let texts = Texts::new(lang);
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut typed = typed;
-    let mut io = Io {
-        texts: &texts,
-        out: &mut out,
-        err: &mut err,
-        answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
-        poll: Duration::from_millis(40),
-        tz: jiff::tz::TimeZone::UTC,
-        production: guard.production.map(str::to_string),
-        confirm_cluster: guard.confirm.map(str::to_string),
-        slow: Default::default(),
-    };
-    let exit = run(client, "default", &verb, &mut io).await;
-    Ran {
-        exit,
-        out: String::from_utf8(out).unwrap(),
-        err: String::from_utf8(err).unwrap(),
-    }
+    ran_as(client, verb, typed, lang, Duration::from_millis(40), guard).await
 }
 
 fn pause(yes: bool) -> Verb {

@@ -6,7 +6,8 @@
 //! machines run and the totals; in English and Japanese, and in JSON; with no control
 //! character from the cluster's text.
 
-use crate::cli_guards::{Guard, ran_guarded};
+use crate::cli_guards::ran_guarded;
+use crate::cli_verbs::Guard;
 use crate::cli_verbs::world;
 use crate::common;
 

@@ -85,6 +85,28 @@ pub async fn ran_polling(
     lang: Lang,
     poll: Duration,
 ) -> Ran {
+    ran_as(client, verb, typed, lang, poll, Guard::default()).await
+}
+
+/// How the context and the flags guard a run.
+#[derive(Clone, Copy, Default)]
+pub struct Guard<'a> {
+    /// The context, when the config marks it production.
+    pub production: Option<&'a str>,
+    /// `--confirm-cluster`.
+    pub confirm: Option<&'a str>,
+}
+
+/// Runs `verb` in `default` on `client` as the binary does: `typed` a terminal's answers,
+/// `poll` the interval of `--follow` and `--watch` without pushes, `guard` the context's.
+pub async fn ran_as(
+    client: &dyn OperationClient,
+    verb: Verb,
+    typed: Option<Typed>,
+    lang: Lang,
+    poll: Duration,
+    guard: Guard<'_>,
+) -> Ran {
     let texts = Texts::new(lang);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut typed = typed;
@@ -95,8 +117,8 @@ pub async fn ran_polling(
         answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
         poll,
         tz: jiff::tz::TimeZone::UTC,
-        production: None,
-        confirm_cluster: None,
+        production: guard.production.map(str::to_string),
+        confirm_cluster: guard.confirm.map(str::to_string),
         slow: Default::default(),
     };
     let exit = run(client, "default", &verb, &mut io).await;

@@ -247,18 +247,7 @@ fn rotated() -> (Operation, Cluster) {
 #[test]
 fn a_completed_rotation_and_its_cluster_say_the_bundle_backup_is_stale() {
     let (op, cluster) = rotated();
-    let mut s = fixtures::opened(op.clone());
-    let seq = s.seq;
-    update(
-        &mut s,
-        Action::Cluster {
-            seq,
-            purpose: ichor_app::action::ClusterFor::OperationPage,
-            namespace: op.namespace.clone(),
-            name: op.cluster.clone(),
-            result: Ok(cluster.clone()),
-        },
-    );
+    let s = fixtures::page_with(op, cluster.clone());
     snap("rotation_bundle_stale_page", &s);
     let mut c = fixtures::state();
     c.screen = ichor_app::state::Screen::Cluster;

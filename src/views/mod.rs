@@ -188,7 +188,9 @@ pub fn next_clock_change(state: &State) -> Option<Timestamp> {
         Screen::Operations => {
             times.extend(operations::visible_since(state).map(change));
             times.extend(
-                operations::visible_ops(state).filter_map(|o| pace::next_list_change(state, o)),
+                state
+                    .list_rows_shown()
+                    .filter_map(|o| pace::next_list_change(state, o)),
             );
         }
         Screen::Operation => {

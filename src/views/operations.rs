@@ -17,20 +17,7 @@ use ratatui::widgets::Widget;
 
 /// The creation times whose ages are on screen (for the clock).
 pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + '_ {
-    visible_ops(state).filter_map(|o| o.created_at)
-}
-
-/// The operations whose rows are on screen.
-pub(crate) fn visible_ops(state: &State) -> impl Iterator<Item = &Operation> + '_ {
-    let rows = usize::from(state.size.1.saturating_sub(super::CHROME_ROWS));
-    let ops = state.ops.all.data.as_deref().unwrap_or_default();
-    state
-        .ops
-        .visible
-        .iter()
-        .skip(state.ops.list.offset)
-        .take(rows)
-        .filter_map(move |&i| ops.get(i))
+    state.list_rows_shown().filter_map(|o| o.created_at)
 }
 
 /// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first

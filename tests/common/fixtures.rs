@@ -401,8 +401,13 @@ pub fn opened(op: Operation) -> State {
 /// The page of `op`, with its cluster read (the machines' roles from their names: `cp` is a
 /// control plane).
 pub fn page(op: ichor_model::Operation) -> State {
-    let mut s = opened(op.clone());
     let cluster = cluster_of(&op);
+    page_with(op, cluster)
+}
+
+/// The page of `op`, with `cluster` read for it.
+pub fn page_with(op: ichor_model::Operation, cluster: ichor_model::Cluster) -> State {
+    let mut s = opened(op.clone());
     let seq = s.seq;
     update(
         &mut s,

@@ -457,6 +457,17 @@ impl State {
             && matches!(self.screen, Screen::Operations | Screen::Operation)
     }
 
+    /// The list's operations whose rows are on screen (as many as the views show at this size).
+    pub fn list_rows_shown(&self) -> impl Iterator<Item = &Operation> + '_ {
+        let all = self.ops.all.data.as_deref().unwrap_or_default();
+        self.ops
+            .visible
+            .iter()
+            .skip(self.ops.list.offset)
+            .take(self.viewport.list_rows.max(1))
+            .filter_map(move |&i| all.get(i))
+    }
+
     /// Whether the data on screen may be out of date: the side it is read from does not answer,
     /// the visible screen's last load failed, or its live updates broke and nothing has been
     /// read since.

@@ -68,18 +68,7 @@ pub(super) fn shown(state: &State) -> Vec<Operation> {
             .iter()
             .filter_map(|d| d.op.data.clone())
             .collect(),
-        Screen::Operations => {
-            let all = state.ops.all.data.as_deref().unwrap_or_default();
-            let rows = state.viewport.list_rows.max(1);
-            state
-                .ops
-                .visible
-                .iter()
-                .skip(state.ops.list.offset)
-                .take(rows)
-                .filter_map(|&i| all.get(i).cloned())
-                .collect()
-        }
+        Screen::Operations => state.list_rows_shown().cloned().collect(),
         Screen::Clusters | Screen::Cluster => Vec::new(),
     }
 }
