@@ -70,6 +70,7 @@ pub fn operations(n: usize) -> Vec<Operation> {
                 actor: Some(format!("user{}@example.com", i % 13)),
                 paused_by: None,
                 paused_at: None,
+                history: Vec::new(),
                 current: None,
                 target: None,
                 unreadable: None,

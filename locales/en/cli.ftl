@@ -41,8 +41,16 @@ report-count = { $machines ->
     [one] { $machines } machine
    *[other] { $machines } machines
 }: { $done } done, { $failed } failed, { $skipped } skipped, { $left } not done
-report-took = Took { $time }
-report-pace = Median time of a { $role } machine: { $time }
+report-took = Took { $time }, from its start to its end
+report-took-so-far = Not finished: { $time } since its start, when this report was made
+report-order-machine = { $machine } ({ $role })
+report-timeline = Timeline
+report-timeline-empty = Nothing was recorded.
+report-timeline-started = the controller started it
+report-timeline-machine-failed = machine { $machine } failed
+report-timeline-completed = completed
+report-timeline-failed = failed
+report-pace = Pace of a { $role } machine (the median of those that were not slow): { $time }
 report-warning-count = { $n ->
     [one] { $n } warning
    *[other] { $n } warnings

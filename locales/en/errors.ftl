@@ -100,6 +100,17 @@ error-write-outcome-unknown = { $action ->
         [resume] The resume of { $operation }
        *[delete] The delete of { $operation }
     } got no answer, and the cluster could not be read to find out whether it happened ({ $detail }). Nothing was retried: check the operations list when the API answers.
+error-write-target-gone = { $action ->
+        [start] The start on cluster { $operation }
+        [pause] The pause of { $operation }
+        [resume] The resume of { $operation }
+       *[delete] The delete of { $operation }
+    } got no answer, and reading the cluster shows the operation is gone: whether the { $action ->
+        [start] start
+        [pause] pause
+        [resume] resume
+       *[delete] delete
+    } happened before it went cannot be known. Nothing was retried.
 error-operation-replaced = { $operation } is no longer the operation you confirmed: it is gone, and the name now belongs to another operation ({ $phase }), which was not touched.
 error-version-skew = This ichor-tui is { $client } and the server is { $server }: more than one minor version apart, so writes are refused (reads work). Upgrade the { $upgrade ->
         [client] dashboard (ichor-tui)

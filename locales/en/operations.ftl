@@ -33,6 +33,20 @@ field-progress = Progress
 field-ca-pass = Stage
 paused-by = paused by { $user } at { $time }
 resumed-by = resumed by { $user } at { $time }
+field-history = History
+history-entry = { $time } { $said }
+history-no-time = (time unknown)
+history-start = started by { $user }
+history-pause = pause asked by { $user }
+history-resume = resume asked by { $user }
+history-delete = delete asked by { $user }
+history-confirm-kube-proxy = kube-proxy switch confirmed by { $user }
+history-other = { $action } by { $user }
+history-outcome = { $said } ({ $outcome })
+history-earlier = { $n ->
+    [one] 1 earlier entry (Enter: all)
+   *[other] { $n } earlier entries (Enter: all)
+}
 machines-done = { $done }/{ $total } machines
 machine-passes-done = { $done }/{ $total } machine passes
 ca-preparing = Preparing: the new CAs are not saved yet
@@ -114,11 +128,29 @@ state-slow = Slow
 mphase-slow = Slow
 field-estimate = Estimate
 col-left = LEFT
-estimate-about = about { $time } left at the pace so far
+estimate-about = about { $time } left { $basis }
 estimate-none-yet = no estimate yet: no machine has finished
 estimate-short = ~{ $time }
-estimate-under-minute = under a minute left at the pace so far
+estimate-under-minute = under a minute left { $basis }
 estimate-short-under-minute = <1m
+estimate-short-slow = ⚠ slow
+pace-basis-so-far = at the pace so far
+pace-basis-prior = at the pace of the last { $n ->
+    [one] run
+   *[other] { $n } runs
+} of this kind on this cluster
+estimate-then-about = about { $time } left
+estimate-then-under-minute = under a minute left
+estimate-after-slow = after { $machine }, slow for { $time }{ $more }; then { $then } { $basis }
+estimate-slow-more = {" "}(and { $n ->
+    [one] 1 more slow machine
+   *[other] { $n } more slow machines
+})
+estimate-halted = { $n ->
+    [one] 1 machine left
+   *[other] { $n } machines left
+}; no estimate while no step starts
+estimate-halted-none-left = every machine is done; resuming completes it
 machine-time-pace = { $time } of ~{ $pace }
 machine-slow = { $machine } is slow: { $time } in this step; the pace so far is { $pace }, slow past { $bound }.
 machine-slow-more = { $n } more machines are slow.

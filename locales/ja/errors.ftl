@@ -123,6 +123,17 @@ error-write-outcome-unknown = { $action ->
         [resume] { $operation } の再開
        *[delete] { $operation } の削除
     }は応答がなく、実行されたかどうかを確認するためにクラスターを読むこともできませんでした（{ $detail }）。再試行はしていません。API が応答するようになったら一覧で確認してください。
+error-write-target-gone = { $action ->
+        [start] クラスター { $operation } での開始
+        [pause] { $operation } の一時停止
+        [resume] { $operation } の再開
+       *[delete] { $operation } の削除
+    }は応答がなく、クラスターを読むとオペレーションはもう存在しません。なくなる前に{ $action ->
+        [start] 開始
+        [pause] 一時停止
+        [resume] 再開
+       *[delete] 削除
+    }が実行されたかどうかは分かりません。再試行はしていません。
 error-operation-replaced = { $operation } は確認したオペレーションではなくなりました。確認したものは存在せず、同じ名前の別のオペレーション（{ $phase ->
         [Pending] 待機中
         [Running] 実行中

@@ -248,6 +248,11 @@ impl<C: OperationClient> Retrying<C> {
                 Reason::OperationReplaced,
                 &[("phase", &phase)],
             )),
+            Ok(Found::Gone) => Err(refused(
+                Code::NotFound,
+                Reason::WriteTargetGone,
+                &[("detail", &cause.message)],
+            )),
             Err(e) => Err(refused(
                 Code::Unavailable,
                 Reason::WriteOutcomeUnknown,
@@ -311,6 +316,8 @@ enum Found<T> {
     NotApplied,
     /// The confirmed operation is gone and another one has its name.
     Replaced { phase: String },
+    /// The operation is gone: whether the write landed before it went cannot be known.
+    Gone,
 }
 
 /// Whether a write's error leaves its outcome unknown: no answer came from the service.
@@ -414,11 +421,15 @@ impl<C: OperationClient> OperationClient for Retrying<C> {
             r => return r,
         };
         let read = async {
-            let op = self
+            let op = match self
                 .plain("checking whether the write happened", || {
                     self.inner.get_operation(namespace, name)
                 })
-                .await?;
+                .await
+            {
+                Err(e) if e.code == Code::NotFound => return Ok(Found::Gone),
+                r => r?,
+            };
             Ok(if confirmed.is_some_and(|c| c.uid != op.uid) {
                 Found::Replaced {
                     phase: op.phase.as_str().to_string(),

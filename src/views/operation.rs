@@ -93,7 +93,7 @@ pub(crate) fn render(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer)
             None
         }
         Some(op) => {
-            facts(state, ctx, op, &mut lines);
+            facts(state, ctx, op, false, &mut lines);
             notes(state, ctx, op, false, &mut lines);
             Some(op)
         }
@@ -192,7 +192,7 @@ fn state_view(
 
 /// What the operation is: name, state, versions, who started (and paused) it, how long it has
 /// run and how far it is.
-pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
+pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
     let t = ctx.texts;
     lines.push(
         field(&t.t("field-name"), sanitize(&op.name)),
@@ -211,12 +211,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
         .map(sanitize)
         .unwrap_or_else(|| t.t("unknown"));
     lines.push(field(&t.t("field-started-by"), actor), Style::default());
-    if let Some(by) = &op.paused_by {
-        let when = op.paused_at.map(|at| hhmm(state, at)).unwrap_or_default();
-        let id = if op.paused { "paused-by" } else { "resumed-by" };
-        let said = t.tr(id, &[("user", &sanitize(by)), ("time", &when)]);
-        lines.push(field("", said), ctx.theme.dim());
-    }
+    history_field(state, ctx, op, whole, lines);
     let took = elapsed(state, t, op.started_at.or(op.created_at), op.finished_at);
     lines.push(field(&t.t("field-elapsed"), took), Style::default());
     let advance = op.advance();
@@ -246,6 +241,44 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Li
     let fresh = state.data_time().is_none() && gone.is_none();
     if let Some(e) = super::pace::estimate_text(t, &timing.estimate).filter(|_| fresh) {
         lines.push(field(&t.t("field-estimate"), e), ctx.theme.dim());
+    }
+}
+
+/// Who paused, resumed or asked for a delete, and when (the last few on the page, every one
+/// when read whole); an operation paused before the history was kept says who last paused or
+/// resumed it.
+fn history_field(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, lines: &mut Lines) {
+    let t = ctx.texts;
+    let max = if whole {
+        usize::MAX
+    } else {
+        super::history::ON_PAGE
+    };
+    let (shown, earlier) = super::history::shown(&op.history, max);
+    if shown.is_empty() {
+        if let (Some(by), true) = (&op.paused_by, op.history.is_empty()) {
+            let when = op.paused_at.map(|at| hhmm(state, at)).unwrap_or_default();
+            let id = if op.paused { "paused-by" } else { "resumed-by" };
+            let said = t.tr(id, &[("user", &sanitize(by)), ("time", &when)]);
+            lines.push(field("", said), ctx.theme.dim());
+        }
+        return;
+    }
+    let clock = super::history::clock_in(&state.tz, state.now);
+    let mut said: Vec<String> = shown
+        .iter()
+        .map(|e| super::history::entry_at(t, e, &clock))
+        .collect();
+    if earlier > 0 {
+        said.insert(0, t.tn("history-earlier", &[("n", earlier.into())]));
+    }
+    for (i, s) in said.iter().enumerate() {
+        let label = if i == 0 {
+            t.t("field-history")
+        } else {
+            String::new()
+        };
+        lines.hanging(&fit(&label, LABEL_WIDTH), s, Style::default());
     }
 }
 

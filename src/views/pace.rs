@@ -9,7 +9,9 @@ use super::widgets::lines::Lines;
 use super::words::{date_time, duration_text, next_duration_change};
 use crate::i18n::Texts;
 use ichor_app::state::State;
-use ichor_model::{Cluster, Estimate, MachineTime, Operation, OperationEvent, PhaseSince, Timing};
+use ichor_model::{
+    Cluster, Estimate, MachineTime, Operation, OperationEvent, PaceBasis, PhaseSince, Timing,
+};
 use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
@@ -37,7 +39,7 @@ pub fn state_with_time_at(
 ) -> String {
     let clock = |at: Timestamp| at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
     match timing.phase {
-        Some(PhaseSince::Running(since)) => t.tr(
+        Some(PhaseSince::Running(since) | PhaseSince::Pausing(since)) => t.tr(
             "state-for",
             &[
                 ("state", &said),
@@ -70,34 +72,98 @@ pub(crate) fn estimate_span(t: &Texts, d: SignedDuration) -> Option<String> {
 
 /// The estimate as the page says it; `None` when there is nothing to estimate.
 pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
+    let left = |d: SignedDuration| match estimate_span(t, d) {
+        Some(span) => t.tr("estimate-then-about", &[("time", &span)]),
+        None => t.t("estimate-then-under-minute"),
+    };
     match e {
         Estimate::None => None,
         Estimate::NoPaceYet => Some(t.t("estimate-none-yet")),
-        Estimate::About { left, .. } => Some(match estimate_span(t, *left) {
-            Some(span) => t.tr("estimate-about", &[("time", &span)]),
-            None => t.t("estimate-under-minute"),
-        }),
+        Estimate::Halted { machines_left: 0 } => Some(t.t("estimate-halted-none-left")),
+        Estimate::Halted { machines_left } => {
+            Some(t.tn("estimate-halted", &[("n", (*machines_left).into())]))
+        }
+        Estimate::About { left: d, basis, .. } => {
+            let at_pace = pace_basis(t, *basis);
+            Some(match estimate_span(t, *d) {
+                Some(span) => t.tr("estimate-about", &[("time", &span), ("basis", &at_pace)]),
+                None => t.tr("estimate-under-minute", &[("basis", &at_pace)]),
+            })
+        }
+        Estimate::AfterSlow {
+            machine,
+            slow_for,
+            more,
+            then,
+            basis,
+            ..
+        } => Some(t.tr(
+            "estimate-after-slow",
+            &[
+                ("machine", &sanitize(machine)),
+                ("time", &duration_text(t, *slow_for)),
+                ("more", &slow_more(t, *more)),
+                ("then", &left(*then)),
+                ("basis", &pace_basis(t, *basis)),
+            ],
+        )),
     }
 }
 
-/// The estimate as a list row says it ("~12m", "<1m"); nothing before there is a pace.
+/// Where the estimate's pace comes from, in words.
+fn pace_basis(t: &Texts, b: PaceBasis) -> String {
+    match b {
+        PaceBasis::SoFar => t.t("pace-basis-so-far"),
+        PaceBasis::PriorRuns(n) => t.tn("pace-basis-prior", &[("n", n.into())]),
+    }
+}
+
+/// "and 2 more slow machines", when there are more.
+fn slow_more(t: &Texts, more: usize) -> String {
+    match more {
+        0 => String::new(),
+        n => t.tn("estimate-slow-more", &[("n", n.into())]),
+    }
+}
+
+/// The estimate as a list row says it ("~12m", "<1m", "⚠ slow"); nothing before there is a
+/// pace or while nothing runs.
 pub(crate) fn estimate_short(t: &Texts, e: &Estimate) -> Option<String> {
     match e {
         Estimate::About { left, .. } => Some(match estimate_span(t, *left) {
             Some(span) => t.tr("estimate-short", &[("time", &span)]),
             None => t.t("estimate-short-under-minute"),
         }),
+        Estimate::AfterSlow { .. } => Some(t.t("estimate-short-slow")),
         _ => None,
     }
 }
 
 /// When the estimate's words next change by themselves: while a step under way has time left
-/// at the pace, the time left goes down a second a second.
+/// at the pace, the time left goes down a second a second; while one is past its pace, it goes
+/// up a second a second; a slow machine's time is said as a duration.
 fn next_estimate_change(now: Timestamp, e: &Estimate) -> Option<Timestamp> {
-    let Estimate::About { left, running_left } = e else {
-        return None;
+    let (left, running) = match e {
+        Estimate::About {
+            growing: true,
+            left,
+            ..
+        } => {
+            // Minutes are rounded up: the words change as the time left passes a whole minute.
+            let l = left.as_secs().max(0);
+            let after = match l {
+                0..60 => 60 - l,
+                _ if l % 60 == 0 => 1,
+                _ => 60 - l % 60 + 1,
+            };
+            return Some(now + SignedDuration::from_secs(after));
+        }
+        Estimate::About {
+            left, running_left, ..
+        } => (left.as_secs(), running_left.as_secs()),
+        Estimate::AfterSlow { since, .. } => return Some(next_duration_change(*since, now)),
+        _ => return None,
     };
-    let (left, running) = (left.as_secs(), running_left.as_secs());
     let after = match left {
         l if l > 60 => l - 60 * ((l + 59) / 60 - 1),
         60 => 1,
@@ -112,7 +178,9 @@ pub fn next_change(state: &State, op: &Operation) -> Option<Timestamp> {
     let timing = state.pace.timing(op, as_of(state));
     let now = as_of(state);
     let running = match timing.phase {
-        Some(PhaseSince::Running(since)) => Some(next_duration_change(since, now)),
+        Some(PhaseSince::Running(since) | PhaseSince::Pausing(since)) => {
+            Some(next_duration_change(since, now))
+        }
         _ => None,
     };
     let machines = timing
@@ -335,6 +403,8 @@ mod tests {
         let about = |left, running| Estimate::About {
             left: SignedDuration::from_secs(left),
             running_left: SignedDuration::from_secs(running),
+            growing: false,
+            basis: PaceBasis::SoFar,
         };
         let s = SignedDuration::from_secs;
         // 12m 30s left reads "13m" until 12m, 30 s from now.

@@ -175,7 +175,7 @@ fn operation(state: &State, ctx: &Ctx<'_>, op: &Operation, lines: &mut Lines) {
         field(&t.t("field-cluster"), sanitize(&op.cluster)),
         Style::default(),
     );
-    super::operation::facts(state, ctx, op, lines);
+    super::operation::facts(state, ctx, op, true, lines);
     // The failure with the controller's reason whole, even where it repeats the machine's.
     super::operation::notes(state, ctx, op, true, lines);
     if !op.conditions.is_empty() {

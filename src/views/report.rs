@@ -1,9 +1,10 @@
 //! A run's report as Markdown, in the person's language, to paste into a change ticket: what
 //! the operation was, who started it and when, the plan's order, each machine's start, end,
 //! time and result, the warnings, the failure and what to do, what the machines run at the
-//! end, and the totals. Every text from the cluster has its control characters removed and
-//! its `|` escaped, so nothing of it can reach a terminal or break the tables; the report
-//! itself holds no control character but its line ends.
+//! end, who did what when (the timeline), and the totals. Every text from the cluster has its
+//! control characters removed and is escaped for Markdown ([`cell`]): no link, image, HTML,
+//! emphasis or code span of it survives, and no `|` of it breaks a table; the report itself
+//! holds no control character but its line ends.
 
 use super::text::sanitize;
 use super::words::kind_text;
@@ -12,9 +13,28 @@ use ichor_model::{MachinePhase, Report, ReportMachine};
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 
-/// Cluster text for a Markdown table cell or line: inert, `|` escaped.
-fn cell(s: &str) -> String {
-    sanitize(s).replace('\\', "\\\\").replace('|', "\\|")
+/// Cluster text for a Markdown table cell or line: inert, and escaped so that it reads as the
+/// text it is wherever it is pasted (CommonMark and GitHub's Markdown): every character that
+/// starts a link, an image, an HTML tag, an entity, emphasis or a code span is backslash-escaped,
+/// `|` too (GitHub tables), and the starts of the autolinks GitHub makes of bare text (`://`,
+/// `www.`, `@`) are broken by an escape, which the rendered text does not show.
+pub fn cell(s: &str) -> String {
+    let clean = sanitize(s);
+    let mut out = String::with_capacity(clean.len() + 8);
+    let mut chars = clean.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '<' | '>' | '!' | '|' | '~' | '&'
+            | '@' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ':' if chars.peek() == Some(&'/') => out.push_str(":\\"),
+            '.' if out.ends_with("www") || out.ends_with("WWW") => out.push_str("\\."),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A moment as the report says it: date, time and the zone's offset.
@@ -27,17 +47,24 @@ fn when(t: Option<jiff::Timestamp>, tz: &TimeZone) -> String {
     .unwrap_or_else(|| "—".into())
 }
 
-/// A span to the second: "1h 2m 3s", "4m 5s", "6s".
-pub fn span(d: Option<SignedDuration>) -> String {
+/// A span to the second in the person's language: "1h 2m 3s", "4m 5s", "6s" ("4 分 5 秒").
+pub fn span(t: &Texts, d: Option<SignedDuration>) -> String {
     let Some(d) = d else {
         return "—".into();
     };
     let s = d.as_secs().max(0);
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, s) => format!("{m}m {s}s"),
-        (h, m, s) => format!("{h}h {m}m {s}s"),
-    }
+    let n = |v: i64| fluent_bundle::FluentValue::from(v);
+    let part = |id: &str, v: i64| t.tn(id, &[("n", n(v))]);
+    let parts = match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, s) => vec![part("dur-seconds", s)],
+        (0, m, s) => vec![part("dur-minutes", m), part("dur-seconds", s)],
+        (h, m, s) => vec![
+            part("dur-hours", h),
+            part("dur-minutes", m),
+            part("dur-seconds", s),
+        ],
+    };
+    parts.join(" ")
 }
 
 /// A machine's result in words.
@@ -70,6 +97,7 @@ pub fn markdown(t: &Texts, r: &Report, tz: &TimeZone) -> String {
         order(t, r, &mut out);
         machines(t, r, tz, &mut out);
     }
+    timeline(t, r, tz, &mut out);
     warnings(t, r, tz, &mut out);
     failure(t, r, &mut out);
     at_the_end(t, r, &mut out);
@@ -135,7 +163,13 @@ fn order(t: &Texts, r: &Report, out: &mut Vec<String>) {
             .iter()
             .filter(|m| m.step == step)
             .map(|m| match &m.role {
-                Some(role) => format!("{} ({})", cell(&m.name), super::words::role_word(t, role)),
+                Some(role) => t.tr(
+                    "report-order-machine",
+                    &[
+                        ("machine", &cell(&m.name)),
+                        ("role", &super::words::role_word(t, role)),
+                    ],
+                ),
                 None => cell(&m.name),
             })
             .collect();
@@ -148,7 +182,8 @@ fn order(t: &Texts, r: &Report, out: &mut Vec<String>) {
         .map(|m| cell(&m.name))
         .collect();
     if !skipped.is_empty() {
-        out.push(t.tr("report-skipped", &[("machines", &skipped.join(", "))]));
+        let sep = t.t("list-separator");
+        out.push(t.tr("report-skipped", &[("machines", &skipped.join(&sep))]));
     }
     out.push(String::new());
 }
@@ -182,10 +217,51 @@ fn machines(t: &Texts, r: &Report, tz: &TimeZone, out: &mut Vec<String>) {
             role.unwrap_or_else(|| "—".into()),
             when(m.started_at, tz),
             when(m.finished_at, tz),
-            span(m.took),
+            span(t, m.took),
             result(t, m),
             cell(&m.message),
         ));
+    }
+    out.push(String::new());
+}
+
+/// Who did what, when, beside what the controller recorded: the history's entries (a start,
+/// each pause and resume asked, a delete asked, the kube-proxy confirmation) with the run's
+/// start, its end and a failed machine's failure, oldest first.
+fn timeline(t: &Texts, r: &Report, tz: &TimeZone, out: &mut Vec<String>) {
+    let op = &r.operation;
+    let mut said: Vec<(Option<jiff::Timestamp>, String)> = op
+        .history
+        .iter()
+        .map(|e| (e.at, cell(&super::history::entry_words(t, e))))
+        .collect();
+    if let Some(at) = op.started_at {
+        said.push((Some(at), t.t("report-timeline-started")));
+    }
+    if let Some(m) = op.failed_machine() {
+        let failed = t.tr(
+            "report-timeline-machine-failed",
+            &[("machine", &cell(&m.name))],
+        );
+        said.push((m.finished_at, failed));
+    }
+    let end = match op.phase {
+        ichor_model::Phase::Completed => Some("report-timeline-completed"),
+        ichor_model::Phase::Failed => Some("report-timeline-failed"),
+        _ => None,
+    };
+    if let (Some(id), Some(at)) = (end, op.finished_at) {
+        said.push((Some(at), t.t(id)));
+    }
+    // Stable: entries of the same second keep the order they were made in.
+    said.sort_by_key(|(at, _)| *at);
+    out.push(format!("## {}", t.t("report-timeline")));
+    out.push(String::new());
+    if said.is_empty() {
+        out.push(t.t("report-timeline-empty"));
+    }
+    for (at, what) in said {
+        out.push(format!("- {} · {what}", when(at, tz)));
     }
     out.push(String::new());
 }
@@ -291,10 +367,11 @@ fn totals(t: &Texts, r: &Report, out: &mut Vec<String>) {
             ],
         )
     ));
-    out.push(format!(
-        "- {}",
-        t.tr("report-took", &[("time", &span(n.took))])
-    ));
+    let took = match n.ended {
+        true => "report-took",
+        false => "report-took-so-far",
+    };
+    out.push(format!("- {}", t.tr(took, &[("time", &span(t, n.took))])));
     for (role, pace) in &n.pace {
         let role = match role.as_str() {
             "" => t.t("unknown"),
@@ -304,7 +381,7 @@ fn totals(t: &Texts, r: &Report, out: &mut Vec<String>) {
             "- {}",
             t.tr(
                 "report-pace",
-                &[("role", &role), ("time", &span(Some(*pace)))]
+                &[("role", &role), ("time", &span(t, Some(*pace)))]
             )
         ));
     }
@@ -317,17 +394,44 @@ fn totals(t: &Texts, r: &Report, out: &mut Vec<String>) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn spans_are_said_to_the_second() {
+    fn spans_are_said_to_the_second_in_the_persons_language() {
         use jiff::SignedDuration as D;
-        assert_eq!(super::span(None), "—");
-        assert_eq!(super::span(Some(D::from_secs(6))), "6s");
-        assert_eq!(super::span(Some(D::from_secs(245))), "4m 5s");
-        assert_eq!(super::span(Some(D::from_secs(3723))), "1h 2m 3s");
-        assert_eq!(super::cell("a|b\u{1b}[2J"), "a\\|b\u{fffd}[2J");
-        let t = crate::i18n::Texts::new(crate::i18n::Lang::En);
+        let en = Texts::new(crate::i18n::Lang::En);
+        let ja = Texts::new(crate::i18n::Lang::Ja);
+        assert_eq!(span(&en, None), "—");
+        assert_eq!(span(&en, Some(D::from_secs(6))), "6s");
+        assert_eq!(span(&en, Some(D::from_secs(245))), "4m 5s");
+        assert_eq!(span(&en, Some(D::from_secs(3723))), "1h 2m 3s");
+        assert_eq!(span(&ja, Some(D::from_secs(245))), "4 分 5 秒");
         let n = |v: usize| fluent_bundle::FluentValue::from(v);
-        assert_eq!(t.tn("report-warning-count", &[("n", n(1))]), "1 warning");
-        assert_eq!(t.tn("report-warning-count", &[("n", n(3))]), "3 warnings");
+        assert_eq!(en.tn("report-warning-count", &[("n", n(1))]), "1 warning");
+        assert_eq!(en.tn("report-warning-count", &[("n", n(3))]), "3 warnings");
+    }
+
+    #[test]
+    fn cluster_text_holds_no_live_markdown() {
+        assert_eq!(cell("a|b\u{1b}[2J"), "a\\|b\u{fffd}\\[2J");
+        assert_eq!(
+            cell("![beacon](http://x.example/p.png)"),
+            "\\!\\[beacon\\]\\(http:\\//x.example/p.png\\)"
+        );
+        assert_eq!(
+            cell("<img src=x onerror=alert(1)>"),
+            "\\<img src=x onerror=alert\\(1\\)\\>"
+        );
+        assert_eq!(cell("see www.example.com"), "see www\\.example.com");
+        assert_eq!(
+            cell("`code` *b* _i_ ~s~ &amp;"),
+            "\\`code\\` \\*b\\* \\_i\\_ \\~s\\~ \\&amp;"
+        );
+        assert_eq!(cell("alice@example.com"), "alice\\@example.com");
+        assert_eq!(
+            cell("staging-w01 v1.9.3"),
+            "staging-w01 v1.9.3",
+            "plain words stay plain"
+        );
     }
 }

@@ -64,6 +64,7 @@ pub fn base(
         actor: Some("alice@example.com".into()),
         paused_by: None,
         paused_at: None,
+        history: Vec::new(),
         current: None,
         target: None,
         unreadable: None,

@@ -109,6 +109,7 @@ reasons! {
     WriteNotApplied => "WRITE_NOT_APPLIED", "error-write-not-applied",
     WriteOutcomeUnknown => "WRITE_OUTCOME_UNKNOWN", "error-write-outcome-unknown",
     OperationReplaced => "OPERATION_REPLACED", "error-operation-replaced",
+    WriteTargetGone => "WRITE_TARGET_GONE", "error-write-target-gone",
     WriteAbandoned => "WRITE_ABANDONED", "error-write-abandoned",
     VersionSkew => "VERSION_SKEW", "error-version-skew",
     LimitReached => "LIMIT_REACHED", "error-limit-reached",

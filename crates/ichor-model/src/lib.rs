@@ -6,6 +6,7 @@ mod delta;
 mod error;
 pub mod error_text;
 mod events;
+mod history;
 pub mod inert;
 mod kind;
 mod list;
@@ -24,11 +25,17 @@ pub use error::{ApiError, Code, Reason, Refusal};
 pub use events::{
     EventsWanted, MAX_EVENT_MESSAGE, MAX_EVENTS, MAX_EVENTS_ALL, OperationEvent, OperationEvents,
 };
+pub use history::{
+    HistoryAction, HistoryEntry, HistoryOutcome, MAX_ACTOR, MAX_HISTORY,
+    appended as history_appended, last_pause_or_resume,
+};
 pub use list::{
     DEFAULT_PAGE_SIZE, ListQuery, ListRow, MAX_FILTER_CHARS, MAX_PAGE_SIZE, OperationPage, Order,
     Progress, SortBy, View, list_order,
 };
-pub use pace::{Estimate, MAX_ESTIMATE, MachineTime, PhaseSince, Roles, SlowRule, Timing};
+pub use pace::{
+    Estimate, MAX_ESTIMATE, MachineTime, PaceBasis, PhaseSince, PriorPaces, Roles, SlowRule, Timing,
+};
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
 pub use report::{Report, ReportMachine, Totals};
@@ -209,9 +216,14 @@ pub struct Operation {
     pub finished_at: Option<Timestamp>,
     /// Who started it (`ichor.maesh.dev/actor`).
     pub actor: Option<String>,
-    /// Who last paused or resumed it, and when.
+    /// Who last asked for a pause or a resume, and when they asked (the last such entry of
+    /// [`Operation::history`]; for an operation paused before the history was kept, the older
+    /// `paused-by`/`paused-at` annotations).
     pub paused_by: Option<String>,
     pub paused_at: Option<Timestamp>,
+    /// Who did what to it through OperationService, oldest first (at most [`MAX_HISTORY`];
+    /// empty in a summary).
+    pub history: Vec<HistoryEntry>,
     /// The value before and the target, as recorded when it was started through the service.
     pub current: Option<String>,
     pub target: Option<String>,

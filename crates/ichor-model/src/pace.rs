@@ -1,6 +1,7 @@
-//! How long: the time an operation and each running machine have spent in their current phase,
-//! the pace so far (the median time of the machines of the same role that finished), whether a
-//! running machine is slow, and an estimate of the end at the pace so far.
+//! How long: the time an operation and each running machine have spent in their current phase
+//! (each counted from the moment it names: `since.rs`), the pace so far (the time the machines
+//! of a role that finished took, by a statistic one outlier cannot move), whether a running
+//! machine is slow, and an estimate of the end (`estimate.rs`).
 //!
 //! Everything is derived from the status as the controller reports it (times from the cluster:
 //! untrusted). A time in the future counts from now, a machine that finished before it started
@@ -98,6 +99,9 @@ impl Roles {
 pub enum PhaseSince {
     /// Running (since it started, or since it was last resumed).
     Running(Timestamp),
+    /// A pause was asked for and has not taken effect yet: since it was asked.
+    Pausing(Timestamp),
+    /// Paused: since the pause took effect (the step under way when it was asked finished).
     Paused(Timestamp),
     /// Waiting for the cluster lock another operation holds (since the condition said so).
     WaitingForLock(Timestamp),
@@ -114,9 +118,10 @@ pub struct MachineTime {
     /// When its step started, and how long it has run.
     pub since: Timestamp,
     pub in_step: SignedDuration,
-    /// The median time of the machines of its role that finished; `None` before one did.
+    /// The pace of its role in this run (see [`Paces`]); `None` before a machine of its role
+    /// finished.
     pub pace: Option<SignedDuration>,
-    /// How many finished machines the pace is the median of.
+    /// How many finished machines the pace is read from.
     pub paced_by: usize,
     /// The time past which it is slow (see [`SlowRule`]).
     pub bound: Option<SignedDuration>,
@@ -131,20 +136,81 @@ impl MachineTime {
     }
 }
 
-/// How long the rest will take at the pace so far.
+/// Where the pace an estimate counts with comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaceBasis {
+    /// The machines of this run that finished.
+    SoFar,
+    /// For a role none of whose machines has finished yet: the last completed runs of the same
+    /// kind on the same cluster (how many).
+    PriorRuns(usize),
+}
+
+/// How long the rest will take.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Estimate {
-    /// Nothing to estimate: the operation does not run (finished, paused, waiting) or walks
-    /// no machines.
+    /// Nothing to estimate: the operation is finished, has not started, or walks no machines.
     None,
-    /// No machine has finished yet: there is no pace.
+    /// Pausing, paused or stopped by a failure: no step will start, so no time is said; how
+    /// many machines (machine passes, for a CA rotation) are left.
+    Halted { machines_left: usize },
+    /// No machine has finished yet, in this run or a completed one before it: there is no pace.
     NoPaceYet,
     /// About `left` (at most [`MAX_ESTIMATE`]); `running_left` of it is what the steps under
-    /// way have left, which goes down as they run (the rest only changes as machines finish).
+    /// way have left. While every running machine is within its pace it goes down a second a
+    /// second; once one is past its pace (`growing`), it is expected to need its overrun again,
+    /// so the estimate grows with it.
     About {
         left: SignedDuration,
         running_left: SignedDuration,
+        growing: bool,
+        basis: PaceBasis,
     },
+    /// A running machine is slow (see [`SlowRule`]): nothing can say when it ends, so the
+    /// estimate names it and says the rest after it.
+    AfterSlow {
+        /// The slow machine that has run longest in its step.
+        machine: String,
+        /// Its time in the step so far.
+        slow_for: SignedDuration,
+        /// When its step started.
+        since: Timestamp,
+        /// How many other machines are slow.
+        more: usize,
+        /// The rest once the slow ones finish (the other steps under way and those to come).
+        then: SignedDuration,
+        basis: PaceBasis,
+    },
+}
+
+/// The pace of each role in the last completed runs of the same kind on the same cluster, for
+/// the estimate before a machine of the role has finished in this run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PriorPaces {
+    /// By role, the pace and how many machines it is read from.
+    pub by_role: BTreeMap<String, (SignedDuration, usize)>,
+    /// How many runs they were read from.
+    pub runs: usize,
+}
+
+impl PriorPaces {
+    /// The paces of `runs` (completed operations with their machines), their machines' roles
+    /// read from `roles`; the same statistic as this run's ([`Paces`]).
+    pub fn of(runs: &[Operation], roles: &Roles, rule: SlowRule) -> PriorPaces {
+        let mut by_role: BTreeMap<String, Vec<SignedDuration>> = BTreeMap::new();
+        for op in runs {
+            for (role, d) in finished_times(op, roles) {
+                by_role.entry(role).or_default().push(d);
+            }
+        }
+        PriorPaces {
+            by_role: by_role
+                .into_iter()
+                .filter_map(|(r, d)| robust_pace(d, rule).map(|p| (r, p)))
+                .collect(),
+            runs: runs.len(),
+        }
+    }
 }
 
 /// The times of an operation, as of a moment.
@@ -189,83 +255,93 @@ pub(crate) fn median(mut d: Vec<SignedDuration>) -> Option<SignedDuration> {
     }
 }
 
-/// The paces so far: by role, and of every machine that finished.
-struct Paces {
-    by_role: BTreeMap<String, (SignedDuration, usize)>,
-    any: Option<(SignedDuration, usize)>,
-}
-
-impl Paces {
-    fn of(op: &Operation, roles: &Roles) -> Paces {
-        let mut by_role: BTreeMap<String, Vec<SignedDuration>> = BTreeMap::new();
-        for m in op
-            .machines
-            .iter()
-            .filter(|m| m.phase == MachinePhase::Completed)
-        {
-            let Some(d) = m
+/// The time each machine of `op` that completed took, with its role.
+fn finished_times<'a>(
+    op: &'a Operation,
+    roles: &'a Roles,
+) -> impl Iterator<Item = (String, SignedDuration)> + 'a {
+    op.machines
+        .iter()
+        .filter(|m| m.phase == MachinePhase::Completed)
+        .filter_map(move |m| {
+            let d = m
                 .started_at
                 .zip(m.finished_at)
-                .and_then(|(s, f)| span(s, f))
-            else {
-                continue;
-            };
-            by_role
-                .entry(roles.of_machine(&m.name).to_string())
-                .or_default()
-                .push(d);
+                .and_then(|(s, f)| span(s, f))?;
+            Some((roles.of_machine(&m.name).to_string(), d))
+        })
+}
+
+/// The pace of some machines' times, and how many it is read from: the median of those that
+/// were not slow. Which were slow is judged against the lower median (the middle time, or the
+/// lower of the two middle ones), so one machine that took minutes among machines that took
+/// seconds neither sets the pace nor moves it ({4 s, 4 m}: 4 s). `None` when empty.
+pub(crate) fn robust_pace(
+    mut times: Vec<SignedDuration>,
+    rule: SlowRule,
+) -> Option<(SignedDuration, usize)> {
+    times.sort();
+    let lower = *times.get(times.len().checked_sub(1)? / 2)?;
+    let bound = rule.bound(lower);
+    let kept: Vec<SignedDuration> = times.into_iter().filter(|d| *d <= bound).collect();
+    let n = kept.len();
+    median(kept).map(|m| (m, n))
+}
+
+/// The paces of a run: by role, and of every machine that finished; with the prior runs'
+/// for the roles none of whose machines has finished yet.
+pub(crate) struct Paces<'a> {
+    by_role: BTreeMap<String, (SignedDuration, usize)>,
+    any: Option<(SignedDuration, usize)>,
+    prior: Option<&'a PriorPaces>,
+}
+
+impl<'a> Paces<'a> {
+    fn of(op: &Operation, roles: &Roles, rule: SlowRule, prior: Option<&'a PriorPaces>) -> Self {
+        let mut by_role: BTreeMap<String, Vec<SignedDuration>> = BTreeMap::new();
+        for (role, d) in finished_times(op, roles) {
+            by_role.entry(role).or_default().push(d);
         }
         let all: Vec<SignedDuration> = by_role.values().flatten().copied().collect();
-        let n = all.len();
         Paces {
-            any: median(all).map(|d| (d, n)),
+            any: robust_pace(all, rule),
             by_role: by_role
                 .into_iter()
-                .filter_map(|(r, d)| {
-                    let n = d.len();
-                    median(d).map(|m| (r, (m, n)))
-                })
+                .filter_map(|(r, d)| robust_pace(d, rule).map(|p| (r, p)))
                 .collect(),
+            prior: prior.filter(|p| !p.by_role.is_empty()),
         }
     }
 
-    /// The pace of `role`'s machines, and how many it is the median of.
+    /// The pace of `role`'s machines in this run, and how many it is read from.
     fn of_role(&self, role: &str) -> Option<(SignedDuration, usize)> {
         self.by_role.get(role).copied()
     }
 
-    /// The pace of `role`, else of every machine that finished (for the estimate).
-    fn for_estimate(&self, role: &str) -> Option<SignedDuration> {
-        self.of_role(role).or(self.any).map(|(d, _)| d)
+    /// The pace the estimate counts `role`'s machines with: this run's, else the prior runs',
+    /// else this run's of every role, else the prior runs' of any role; and whether it came
+    /// from the prior runs.
+    pub(crate) fn for_estimate(&self, role: &str) -> Option<(SignedDuration, bool)> {
+        let prior_role = || self.prior.and_then(|p| p.by_role.get(role));
+        let prior_any = || self.prior.and_then(|p| p.by_role.values().max());
+        self.of_role(role)
+            .map(|(d, _)| (d, false))
+            .or_else(|| prior_role().map(|(d, _)| (*d, true)))
+            .or_else(|| self.any.map(|(d, _)| (d, false)))
+            .or_else(|| prior_any().map(|(d, _)| (*d, true)))
+    }
+
+    /// How many prior runs the estimate may count with.
+    pub(crate) fn prior_runs(&self) -> usize {
+        self.prior.map_or(0, |p| p.runs)
     }
 }
 
 impl Operation {
-    /// The operation's phase and since when, as far as the status says.
-    fn phase_since(&self) -> Option<PhaseSince> {
-        if let Some(c) = self.lock_condition()
-            && matches!(self.phase, Phase::Pending | Phase::Unknown)
-        {
-            return c.last_transition_time.map(PhaseSince::WaitingForLock);
-        }
-        match &self.phase {
-            Phase::Running => {
-                let resumed = self
-                    .paused_at
-                    .filter(|_| !self.paused)
-                    .filter(|r| self.started_at.is_none_or(|s| *r > s));
-                resumed.or(self.started_at).map(PhaseSince::Running)
-            }
-            Phase::Paused => self.paused_at.map(PhaseSince::Paused),
-            Phase::Pending | Phase::Unknown => self.created_at.map(PhaseSince::Pending),
-            _ => None,
-        }
-    }
-
-    /// The pace so far of each role that has one (the median time of its machines that
-    /// finished), in the roles' order.
+    /// The pace so far of each role that has one, in the roles' order (the default
+    /// [`SlowRule`] judges which finished machines were slow).
     pub fn role_paces(&self, roles: &Roles) -> Vec<SignedDuration> {
-        Paces::of(self, roles)
+        Paces::of(self, roles, SlowRule::default(), None)
             .by_role
             .into_values()
             .map(|(d, _)| d)
@@ -275,7 +351,19 @@ impl Operation {
     /// The operation's times as of `now`: its phase, each running machine's time against the
     /// pace of its role, and the estimate of the end.
     pub fn timing(&self, roles: &Roles, rule: SlowRule, now: Timestamp) -> Timing {
-        let paces = Paces::of(self, roles);
+        self.timing_with(roles, rule, None, now)
+    }
+
+    /// [`Operation::timing`], the estimate counting with `prior`'s paces for the roles none of
+    /// whose machines has finished in this run.
+    pub fn timing_with(
+        &self,
+        roles: &Roles,
+        rule: SlowRule,
+        prior: Option<&PriorPaces>,
+        now: Timestamp,
+    ) -> Timing {
+        let paces = Paces::of(self, roles, rule, prior);
         let running: Vec<MachineTime> = self
             .machines
             .iter()
@@ -298,41 +386,11 @@ impl Operation {
                 })
             })
             .collect();
-        let estimate = self.estimate(roles, &paces, &running);
+        let estimate = estimate::of(self, roles, &paces, &running);
         Timing {
             phase: self.phase_since(),
             running,
             estimate,
-        }
-    }
-
-    fn estimate(&self, roles: &Roles, paces: &Paces, running: &[MachineTime]) -> Estimate {
-        let walks = self.kind.is_some_and(OperationKind::touches_machines);
-        if self.phase != Phase::Running || !walks || self.machines.is_empty() {
-            return Estimate::None;
-        }
-        if paces.any.is_none() {
-            return Estimate::NoPaceYet;
-        }
-        let pace = |name: &str| paces.for_estimate(roles.of_machine(name));
-        let running_left = running
-            .iter()
-            .filter_map(|m| pace(&m.name).map(|p| p.saturating_sub(m.in_step)))
-            .filter(|d| d.is_positive())
-            .max()
-            .unwrap_or(SignedDuration::ZERO)
-            .min(MAX_ESTIMATE);
-        let mut left = running_left;
-        for step in self.steps_left(roles) {
-            let t = step.iter().filter_map(|m| pace(m)).max();
-            left = left
-                .checked_add(t.unwrap_or(SignedDuration::ZERO))
-                .unwrap_or(MAX_ESTIMATE)
-                .min(MAX_ESTIMATE);
-        }
-        Estimate::About {
-            left,
-            running_left: running_left.min(left),
         }
     }
 
@@ -422,6 +480,9 @@ fn group_steps<'a>(
         }
     }
 }
+
+mod estimate;
+mod since;
 
 #[cfg(test)]
 mod tests;

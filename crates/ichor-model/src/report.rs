@@ -3,8 +3,9 @@
 //! failure, what the machines run at the end, and the totals. The same data for the CLI's
 //! `operation report` (Markdown or JSON) and the dashboard's report key; words are the views'.
 
-use crate::pace::{Roles, median};
+use crate::pace::{Roles, SlowRule, robust_pace};
 use crate::{Cluster, MachinePhase, Operation, OperationEvent, OperationKind, RunningApart};
+use crate::{HistoryAction, Phase};
 use jiff::{SignedDuration, Timestamp};
 
 /// One machine of the run.
@@ -35,9 +36,13 @@ pub struct Totals {
     pub skipped: usize,
     /// Pending or running when the report was made.
     pub left: usize,
-    /// From the operation's start to its end (or to the report, while it runs).
+    /// From the operation's start to its end, or to the report while it has not ended
+    /// (`ended` false).
     pub took: Option<SignedDuration>,
-    /// The median time of a finished machine, by role (`""`: role not known).
+    /// The run ended: completed, failed, stopped by a failed machine, or deleted.
+    pub ended: bool,
+    /// The pace of a finished machine, by role (`""`: role not known): the median of the
+    /// machines that were not slow, as the dashboard's estimate counts it.
     pub pace: Vec<(String, SignedDuration)>,
     pub warnings: usize,
 }
@@ -141,9 +146,36 @@ impl Report {
     }
 }
 
+/// When the run ended, if it did: its finish; a pause a failed machine caused, when that machine
+/// failed; a delete asked for, when it was asked.
+fn ended_at(op: &Operation) -> Option<Timestamp> {
+    let failed = || {
+        op.machines
+            .iter()
+            .filter(|m| m.phase == MachinePhase::Failed)
+            .filter_map(|m| m.finished_at)
+            .max()
+    };
+    let last_finish = || op.machines.iter().filter_map(|m| m.finished_at).max();
+    let deleted = || {
+        op.history
+            .iter()
+            .rev()
+            .find(|e| e.action == HistoryAction::Delete)
+            .and_then(|e| e.at)
+    };
+    match &op.phase {
+        Phase::Completed | Phase::Failed => op.finished_at.or_else(failed).or_else(last_finish),
+        _ if op.paused_by_failure() => failed().or_else(last_finish),
+        _ if op.deleting.is_some() => deleted(),
+        _ => None,
+    }
+}
+
 fn totals(op: &Operation, machines: &[ReportMachine], warnings: usize, at: Timestamp) -> Totals {
     let count = |p: MachinePhase| machines.iter().filter(|m| m.phase == p).count();
-    let end = op.finished_at.or((!op.phase.is_finished()).then_some(at));
+    let ended = ended_at(op);
+    let end = ended.unwrap_or(at);
     let mut by_role: std::collections::BTreeMap<String, Vec<SignedDuration>> = Default::default();
     for m in machines
         .iter()
@@ -167,12 +199,12 @@ fn totals(op: &Operation, machines: &[ReportMachine], warnings: usize, at: Times
             .count(),
         took: op
             .started_at
-            .zip(end)
-            .map(|(s, e)| e.duration_since(s))
+            .map(|s| end.duration_since(s))
             .filter(|d| !d.is_negative()),
+        ended: ended.is_some(),
         pace: by_role
             .into_iter()
-            .filter_map(|(r, d)| median(d).map(|m| (r, m)))
+            .filter_map(|(r, d)| robust_pace(d, SlowRule::default()).map(|(m, _)| (r, m)))
             .collect(),
         warnings,
     }

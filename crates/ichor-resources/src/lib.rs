@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod history;
 pub mod tolerant;
 
 /// A time as the controller and OperationService write it in statuses and annotations.
@@ -41,9 +42,14 @@ pub mod names {
     pub const CURRENT: &str = "ichor.maesh.dev/current";
     /// TalosOperation annotation: the target of the start (set by CreateOperation).
     pub const TARGET: &str = "ichor.maesh.dev/target";
-    /// TalosOperation annotation: who last paused or resumed the operation.
+    /// TalosOperation annotation: who did what to the operation through OperationService, a JSON
+    /// list of `{action, actor, at, outcome}` (see [`crate::history`]).
+    pub const HISTORY: &str = "ichor.maesh.dev/history";
+    /// TalosOperation annotation: who last paused or resumed the operation (written before the
+    /// history was kept; read only, for operations paused then).
     pub const PAUSED_BY: &str = "ichor.maesh.dev/paused-by";
-    /// TalosOperation annotation: when the operation was last paused or resumed (RFC 3339).
+    /// TalosOperation annotation: when the operation was last paused or resumed (RFC 3339;
+    /// read only, as [`PAUSED_BY`]).
     pub const PAUSED_AT: &str = "ichor.maesh.dev/paused-at";
     /// TalosCluster annotation the admission policy requires on a `spec.cni.kubeProxy` change.
     pub const CONFIRM_KUBE_PROXY_SWITCH: &str = "ichor.maesh.dev/confirm-kube-proxy-switch";

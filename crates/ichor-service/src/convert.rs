@@ -51,6 +51,7 @@ pub(crate) fn unreadable_operation(u: &Unreadable) -> Operation {
         actor: ann(names::ACTOR),
         paused_by: None,
         paused_at: None,
+        history: Vec::new(),
         current: None,
         target: None,
         unreadable: Some(u.why.clone()),
@@ -64,6 +65,17 @@ pub(crate) fn unreadable_operation(u: &Unreadable) -> Operation {
 pub(crate) fn operation(op: &TalosOperation) -> Operation {
     let ann = |k: &str| annotation(&op.metadata, k);
     let st = op.status.clone().unwrap_or_default();
+    let history = ann(names::HISTORY)
+        .map(|v| ichor_resources::history::decode(&v))
+        .unwrap_or_default();
+    let (paused_by, paused_at) = match ichor_model::last_pause_or_resume(&history) {
+        Some(e) => (Some(e.actor.clone()), e.at),
+        // Paused or resumed before the history was kept.
+        None => (
+            ann(names::PAUSED_BY),
+            ann(names::PAUSED_AT).as_deref().and_then(parse_time),
+        ),
+    };
     Operation {
         namespace: op.metadata.namespace.clone().unwrap_or_default(),
         name: op.metadata.name.clone().unwrap_or_default(),
@@ -108,8 +120,9 @@ pub(crate) fn operation(op: &TalosOperation) -> Operation {
         started_at: st.started_at.as_deref().and_then(parse_time),
         finished_at: st.finished_at.as_deref().and_then(parse_time),
         actor: ann(names::ACTOR),
-        paused_by: ann(names::PAUSED_BY),
-        paused_at: ann(names::PAUSED_AT).as_deref().and_then(parse_time),
+        paused_by,
+        paused_at,
+        history,
         current: ann(CURRENT),
         target: ann(TARGET),
         unreadable: None,

@@ -11,6 +11,7 @@ pub(crate) mod manifest;
 pub(crate) mod permissions;
 pub(crate) mod plan;
 mod push;
+mod record;
 pub(crate) mod row;
 pub mod shared;
 mod start;

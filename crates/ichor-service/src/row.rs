@@ -200,6 +200,7 @@ impl Row {
             actor: shared(&self.actor),
             paused_by: rare.and_then(|r| text(&r.paused_by)),
             paused_at: rare.and_then(|r| r.paused_at),
+            history: Vec::new(),
             current: shared(&self.current),
             target: shared(&self.target),
             unreadable: rare.and_then(|r| text(&r.unreadable)),

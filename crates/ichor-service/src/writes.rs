@@ -6,11 +6,11 @@
 
 use super::access::Caller;
 use super::conflicts::Conflicts;
+use super::record;
 use super::tolerant::Unreadable;
 use super::validate::{self, NameOf};
 use super::{OperationService, convert, op_not_found};
-use ichor_model::{ApiError, Code, Confirmed, Operation, Reason};
-use ichor_resources::format_time;
+use ichor_model::{ApiError, Code, Confirmed, HistoryAction, HistoryOutcome, Operation, Reason};
 use ichor_resources::{TalosOperation, names};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
 use serde_json::json;
@@ -100,13 +100,18 @@ impl OperationService {
             if op.paused == paused {
                 return Ok(op);
             }
+            // Who asked, in the same request as the pause: one cannot land without the other.
+            let action = match paused {
+                true => HistoryAction::Pause,
+                false => HistoryAction::Resume,
+            };
+            let entry = record::entry(action, &self.access.actor(caller), HistoryOutcome::Applied);
             let patch = json!({
                 "metadata": {
                     "uid": current.metadata.uid,
                     "resourceVersion": current.metadata.resource_version,
                     "annotations": {
-                        names::PAUSED_BY: self.access.actor(caller),
-                        names::PAUSED_AT: format_time(jiff::Timestamp::now()),
+                        names::HISTORY: record::history_with(&current, entry.clone()),
                     }
                 },
                 "spec": {"paused": paused}
@@ -119,7 +124,10 @@ impl OperationService {
                 )
                 .await
             {
-                Ok(o) => return Ok(convert::operation(&o)),
+                Ok(o) => {
+                    self.record_event(caller, &o, &entry).await;
+                    return Ok(convert::operation(&o));
+                }
                 // Changed (or replaced) between the read and the write: read it again.
                 Err(e) => conflicts
                     .absorb(e)
@@ -142,10 +150,24 @@ impl OperationService {
         validate::name(NameOf::Operation, name)?;
         validate::confirmed(confirmed)?;
         let api: Api<TalosOperation> = self.api(caller, Some(namespace));
+        let entry = record::entry(
+            HistoryAction::Delete,
+            &self.access.actor(caller),
+            HistoryOutcome::Asked,
+        );
         let mut conflicts = Conflicts::new();
         while conflicts.another() {
             let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
+            let current = match self.note_delete(&api, &current, &entry).await {
+                Ok(noted) => noted,
+                Err(e) => {
+                    conflicts
+                        .absorb(e)
+                        .map_err(|e| op_not_found(namespace, name, e))?;
+                    continue;
+                }
+            };
             let dp = DeleteParams {
                 preconditions: Some(Preconditions {
                     uid: current.metadata.uid.clone(),
@@ -158,13 +180,57 @@ impl OperationService {
                 .call("deleting the operation", api.delete(name, &dp))
                 .await
             {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    self.record_event(caller, &current, &entry).await;
+                    return Ok(());
+                }
                 Err(e) => conflicts
                     .absorb(e)
                     .map_err(|e| op_not_found(namespace, name, e))?,
             }
         }
         Err(conflicts.exhausted("deleting the operation"))
+    }
+}
+
+impl OperationService {
+    /// Writes the entry of a delete asked for onto the operation, preconditioned on the read
+    /// the delete was checked against, and answers the operation as written: the delete is
+    /// then preconditioned on that write, so nothing changed between them. A caller who may
+    /// delete operations but not patch them deletes without the entry (the Event still
+    /// names them).
+    async fn note_delete(
+        &self,
+        api: &Api<TalosOperation>,
+        current: &TalosOperation,
+        entry: &ichor_model::HistoryEntry,
+    ) -> Result<TalosOperation, ApiError> {
+        // Noted by an earlier pass of this delete, whose delete then met a change.
+        if record::held(current).last() == Some(entry) {
+            return Ok(current.clone());
+        }
+        let name = current.metadata.name.as_deref().unwrap_or_default();
+        let patch = json!({
+            "metadata": {
+                "uid": current.metadata.uid,
+                "resourceVersion": current.metadata.resource_version,
+                "annotations": {
+                    names::HISTORY: record::history_with(current, entry.clone()),
+                }
+            }
+        });
+        let patched = self
+            .access
+            .call(
+                "recording the delete on the operation",
+                api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)),
+            )
+            .await;
+        match patched {
+            Ok(o) => Ok(o),
+            Err(e) if e.code == Code::PermissionDenied => Ok(current.clone()),
+            Err(e) => Err(e),
+        }
     }
 }
 

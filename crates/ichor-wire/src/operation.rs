@@ -5,7 +5,8 @@ use super::basics::{
 };
 use super::proto;
 use ichor_model::{
-    ApiError, CaRotation, Condition, MachinePhase, MachineProgress, Operation, Phase,
+    ApiError, CaRotation, Condition, HistoryEntry, MAX_HISTORY, MachinePhase, MachineProgress,
+    Operation, Phase,
 };
 
 /// An operation for the wire.
@@ -66,6 +67,16 @@ pub fn operation_to_proto(o: &Operation) -> proto::Operation {
         deleting: o.deleting.as_ref().map(|f| proto::Deleting {
             finalizers: f.clone(),
         }),
+        history: o
+            .history
+            .iter()
+            .map(|e| proto::HistoryEntry {
+                action: e.action.as_str().to_string(),
+                actor: e.actor.clone(),
+                at: time_to_proto(e.at),
+                outcome: e.outcome.as_str().to_string(),
+            })
+            .collect(),
     }
 }
 
@@ -130,7 +141,18 @@ pub fn operation_from_proto(o: proto::Operation) -> Operation {
         resource_version: o.resource_version,
         summary: o.summary.map(super::list::progress_from_proto),
         deleting: o.deleting.map(|d| d.finalizers),
+        history: history_from_proto(o.history),
     }
+}
+
+/// The history a peer sent, read as the cluster's own: the last [`MAX_HISTORY`] entries,
+/// each made inert and bounded.
+fn history_from_proto(h: Vec<proto::HistoryEntry>) -> Vec<HistoryEntry> {
+    let skip = h.len().saturating_sub(MAX_HISTORY);
+    h.iter()
+        .skip(skip)
+        .map(|e| HistoryEntry::read(&e.action, &e.actor, time_from_proto(&e.at), &e.outcome))
+        .collect()
 }
 
 /// The operation an answer must carry.

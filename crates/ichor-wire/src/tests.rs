@@ -47,6 +47,12 @@ fn sample_operation() -> Operation {
         actor: Some("operator".into()),
         paused_by: Some("admin".into()),
         paused_at: ts("2026-10-26T10:05:00Z"),
+        history: vec![ichor_model::HistoryEntry::read(
+            "pause",
+            "admin",
+            ts("2026-10-26T10:05:00Z"),
+            "applied",
+        )],
         current: None,
         target: None,
         unreadable: None,

@@ -6,7 +6,7 @@
 use super::args::ReportFormat;
 use super::{Exit, Io};
 use ichor_model::inert::sanitize;
-use ichor_model::{Estimate, OperationClient, PhaseSince, Report, Timing};
+use ichor_model::{Estimate, HistoryEntry, OperationClient, PaceBasis, PhaseSince, Report, Timing};
 use serde_json::{Value, json};
 
 pub(super) async fn run(
@@ -50,15 +50,42 @@ fn text(s: Option<&str>) -> Value {
 pub(crate) fn timing_json(timing: &Timing) -> Value {
     let (phase, since) = match timing.phase {
         Some(PhaseSince::Running(at)) => ("Running", Some(at)),
+        Some(PhaseSince::Pausing(at)) => ("Pausing", Some(at)),
         Some(PhaseSince::Paused(at)) => ("Paused", Some(at)),
         Some(PhaseSince::WaitingForLock(at)) => ("WaitingForLock", Some(at)),
         Some(PhaseSince::Pending(at)) => ("Pending", Some(at)),
         None => ("", None),
     };
-    let estimate = match timing.estimate {
+    let basis = |b: PaceBasis| match b {
+        PaceBasis::SoFar => json!({"from": "thisRun"}),
+        PaceBasis::PriorRuns(n) => json!({"from": "priorRuns", "runs": n}),
+    };
+    let estimate = match &timing.estimate {
         Estimate::None => json!(null),
         Estimate::NoPaceYet => json!({"known": false}),
-        Estimate::About { left, .. } => json!({"known": true, "leftSeconds": left.as_secs()}),
+        Estimate::Halted { machines_left } => {
+            json!({"known": false, "halted": true, "machinesLeft": machines_left})
+        }
+        Estimate::About { left, basis: b, .. } => {
+            json!({"known": true, "leftSeconds": left.as_secs(), "pace": basis(*b)})
+        }
+        Estimate::AfterSlow {
+            machine,
+            slow_for,
+            more,
+            then,
+            basis: b,
+            ..
+        } => json!({
+            "known": false,
+            "afterSlow": {
+                "machine": sanitize(machine),
+                "slowForSeconds": slow_for.as_secs(),
+                "moreSlow": more,
+            },
+            "thenSeconds": then.as_secs(),
+            "pace": basis(*b),
+        }),
     };
     let running: Vec<Value> = timing
         .running
@@ -82,6 +109,24 @@ pub(crate) fn timing_json(timing: &Timing) -> Value {
         "estimate": estimate,
         "running": running,
     })
+}
+
+/// Who did what, in the stable JSON shape (`operation get -o json` carries it too): each entry
+/// as read, inert.
+pub(crate) fn history_json(history: &[HistoryEntry]) -> Value {
+    Value::Array(
+        history
+            .iter()
+            .map(|e| {
+                json!({
+                    "action": sanitize(e.action.as_str()),
+                    "actor": sanitize(&e.actor),
+                    "at": time(e.at),
+                    "outcome": sanitize(e.outcome.as_str()),
+                })
+            })
+            .collect(),
+    )
 }
 
 /// The report in the stable JSON shape.
@@ -136,6 +181,7 @@ pub(crate) fn report_json(r: &Report) -> Value {
             },
         );
         m.insert("clusterRead".into(), json!(r.cluster_read));
+        m.insert("history".into(), history_json(&r.operation.history));
         m.insert(
             "totals".into(),
             json!({
@@ -145,6 +191,7 @@ pub(crate) fn report_json(r: &Report) -> Value {
                 "skipped": n.skipped,
                 "left": n.left,
                 "tookSeconds": secs(n.took),
+                "ended": n.ended,
                 "paceSecondsByRole": pace,
                 "warnings": n.warnings,
             }),

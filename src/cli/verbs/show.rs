@@ -453,7 +453,7 @@ fn machine_rows(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
             None => m
                 .started_at
                 .zip(m.finished_at)
-                .map(|(s, f)| ichor_views::report::span(Some(f.duration_since(s))))
+                .map(|(s, f)| ichor_views::report::span(t, Some(f.duration_since(s))))
                 .unwrap_or_default(),
         };
         rows.push(vec![sanitize(&m.name), phase, time, sanitize(&m.message)]);

@@ -69,6 +69,7 @@ fn operation(name: &str, kind: OperationKind, phase: Phase, created: Timestamp) 
         actor: Some("operator".into()),
         paused_by: None,
         paused_at: None,
+        history: Vec::new(),
         current: Some("v1.9.2".into()),
         target: Some("v1.9.3".into()),
         unreadable: None,

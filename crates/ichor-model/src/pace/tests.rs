@@ -169,18 +169,38 @@ fn the_estimate_walks_the_steps_left_at_the_pace_so_far() {
         t.estimate,
         Estimate::About {
             left: secs(200 + 300 + 300),
-            running_left: secs(200)
+            running_left: secs(200),
+            growing: false,
+            basis: PaceBasis::SoFar,
         }
     );
     let steps = op.steps_left(&r);
     assert_eq!(steps, vec![vec!["w1", "w2"], vec!["w3"]]);
-    // Past its pace, the running step has nothing left (not a negative time).
+    // Past its pace (300 s) but not yet slow (600 s): it is expected to need its overrun
+    // again, so the estimate grows as it runs on.
+    let at_500 = op.timing(&r, SlowRule::default(), at(300 + 500)).estimate;
+    let at_550 = op.timing(&r, SlowRule::default(), at(300 + 550)).estimate;
+    assert_eq!(
+        at_500,
+        Estimate::About {
+            left: secs(200 + 600),
+            running_left: secs(200),
+            growing: true,
+            basis: PaceBasis::SoFar,
+        }
+    );
+    assert!(matches!(at_550, Estimate::About { left, .. } if left == secs(250 + 600)));
+    // Slow: the estimate names it and says the rest after it.
     let t = op.timing(&r, SlowRule::default(), at(5_000));
     assert_eq!(
         t.estimate,
-        Estimate::About {
-            left: secs(600),
-            running_left: secs(0)
+        Estimate::AfterSlow {
+            machine: "cp2".into(),
+            slow_for: secs(4_700),
+            since: at(300),
+            more: 0,
+            then: secs(600),
+            basis: PaceBasis::SoFar,
         }
     );
 }
@@ -216,7 +236,9 @@ fn a_shutdown_and_a_rotation_group_as_their_executors_do() {
         t.estimate,
         Estimate::About {
             left: secs(70),
-            running_left: secs(0)
+            running_left: secs(0),
+            growing: false,
+            basis: PaceBasis::SoFar,
         }
     );
     op.ca_rotation = Some(CaRotation {
@@ -247,11 +269,15 @@ fn only_a_running_operation_is_estimated() {
     let t = op.timing(&r, SlowRule::default(), at(100));
     assert_eq!(
         (t.estimate, t.phase),
-        (Estimate::None, Some(PhaseSince::Paused(at(50))))
+        (
+            Estimate::Halted { machines_left: 1 },
+            Some(PhaseSince::Paused(at(50)))
+        )
     );
     // Resumed after it started: running since the resume.
     op.phase = Phase::Running;
     op.paused = false;
+    op.paused_at = Some(at(50));
     assert_eq!(
         op.timing(&r, SlowRule::default(), at(100)).phase,
         Some(PhaseSince::Running(at(50)))
@@ -310,4 +336,158 @@ fn hostile_times_neither_panic_nor_count() {
     }
     // No worker finished: no bound, however long the control planes took.
     assert!(t.running[0].slow_at().is_none() && !t.slow());
+}
+
+fn said(action: &str, who: &str, t: i64) -> crate::HistoryEntry {
+    crate::HistoryEntry::read(action, who, Some(at(t)), "applied")
+}
+
+/// A worker rollout: w1 took 4 s; w2 runs from 100; w3 to come.
+fn workers(w2: MachinePhase, w2_end: Option<i64>) -> Operation {
+    let mut op = rolling(
+        vec![
+            m("w1", Done, Some(0), Some(4)),
+            m("w2", w2, Some(100), w2_end),
+            m("w3", Pending, None, None),
+        ],
+        1,
+    );
+    op.history = vec![said("start", "alice", 0)];
+    op
+}
+
+#[test]
+fn pausing_counts_from_the_pause_and_paused_from_when_it_took_effect() {
+    let r = roles(&CLUSTER);
+    let mut op = workers(Running, None);
+    op.paused = true;
+    op.history.push(said("pause", "alice", 110));
+    // Two seconds after the pause asked: pausing for 2 s, not since the start.
+    let t = op.timing(&r, SlowRule::default(), at(112));
+    assert_eq!(t.phase, Some(PhaseSince::Pausing(at(110))));
+    assert_eq!(t.estimate, Estimate::Halted { machines_left: 2 });
+    // w2's step ends at 130: the pause took effect then.
+    op.machines[1] = m("w2", Done, Some(100), Some(130));
+    op.phase = Phase::Paused;
+    let t = op.timing(&r, SlowRule::default(), at(500));
+    assert_eq!(t.phase, Some(PhaseSince::Paused(at(130))));
+    assert_eq!(t.estimate, Estimate::Halted { machines_left: 1 });
+    // Nothing was running when it was asked: it took effect when asked.
+    op.history.push(said("resume", "bob", 600));
+    op.history.push(said("pause", "bob", 700));
+    let t = op.timing(&r, SlowRule::default(), at(800));
+    assert_eq!(t.phase, Some(PhaseSince::Paused(at(700))));
+    // Resumed by bob at 900: running since the resume, whoever started it.
+    op.history.push(said("resume", "bob", 900));
+    op.paused = false;
+    op.phase = Phase::Running;
+    let t = op.timing(&r, SlowRule::default(), at(950));
+    assert_eq!(t.phase, Some(PhaseSince::Running(at(900))));
+}
+
+#[test]
+fn a_pause_a_failure_caused_counts_from_the_failure() {
+    let mut op = workers(MachinePhase::Failed, Some(150));
+    op.phase = Phase::Paused;
+    op.failure_reason = Some("w2 failed".into());
+    let t = op.timing(&roles(&CLUSTER), SlowRule::default(), at(400));
+    assert_eq!(t.phase, Some(PhaseSince::Paused(at(150))));
+    assert_eq!(t.estimate, Estimate::Halted { machines_left: 2 });
+}
+
+#[test]
+fn a_slow_machine_sets_no_pace_for_the_others() {
+    // w2 took 240 s against w1's 4 s: the workers' pace stays 4 s for w3.
+    let mut op = workers(Done, Some(340));
+    op.machines[2] = m("w3", Running, Some(340), None);
+    let t = op.timing(&roles(&CLUSTER), SlowRule::default(), at(340));
+    assert_eq!(
+        (t.running[0].pace, t.running[0].paced_by),
+        (Some(secs(4)), 1)
+    );
+    assert_eq!(
+        t.estimate,
+        Estimate::About {
+            left: secs(4),
+            running_left: secs(4),
+            growing: false,
+            basis: PaceBasis::SoFar,
+        }
+    );
+    assert_eq!(
+        robust_pace(vec![secs(4), secs(240)], SlowRule::default()),
+        Some((secs(4), 1))
+    );
+    assert_eq!(
+        robust_pace(vec![secs(240)], SlowRule::default()),
+        Some((secs(240), 1))
+    );
+    assert_eq!(
+        robust_pace(
+            vec![secs(4), secs(6), secs(5), secs(400)],
+            SlowRule::default()
+        ),
+        Some((secs(5), 3))
+    );
+    assert_eq!(robust_pace(vec![], SlowRule::default()), None);
+}
+
+#[test]
+fn a_slow_machine_is_named_and_the_rest_said_after_it() {
+    let op = workers(Running, None);
+    // 4 minutes into a step whose pace is 4 s.
+    let t = op.timing(&roles(&CLUSTER), SlowRule::default(), at(340));
+    assert!(t.slow());
+    assert_eq!(
+        t.estimate,
+        Estimate::AfterSlow {
+            machine: "w2".into(),
+            slow_for: secs(240),
+            since: at(100),
+            more: 0,
+            then: secs(4),
+            basis: PaceBasis::SoFar,
+        }
+    );
+}
+
+#[test]
+fn before_a_role_has_a_pace_the_last_runs_give_it_said_so() {
+    let r = roles(&CLUSTER);
+    let mut last = rolling(
+        vec![
+            m("cp1", Done, Some(0), Some(60)),
+            m("w1", Done, Some(60), Some(66)),
+            m("w2", Done, Some(66), Some(74)),
+        ],
+        1,
+    );
+    last.phase = Phase::Completed;
+    let prior = PriorPaces::of(&[last.clone(), last], &r, SlowRule::default());
+    assert_eq!(prior.runs, 2);
+    assert_eq!(prior.by_role.get("worker"), Some(&(secs(7), 4)));
+    let op = rolling(
+        vec![
+            m("cp1", Running, Some(0), None),
+            m("w1", Pending, None, None),
+            m("w2", Pending, None, None),
+        ],
+        1,
+    );
+    assert_eq!(
+        op.timing(&r, SlowRule::default(), at(10)).estimate,
+        Estimate::NoPaceYet
+    );
+    let t = op.timing_with(&r, SlowRule::default(), Some(&prior), at(10));
+    assert_eq!(
+        t.estimate,
+        Estimate::About {
+            left: secs(50 + 7 + 7),
+            running_left: secs(50),
+            growing: false,
+            basis: PaceBasis::PriorRuns(2),
+        }
+    );
+    // The running machine's own time is judged against this run only: no bound yet.
+    assert_eq!(t.running[0].bound, None);
 }

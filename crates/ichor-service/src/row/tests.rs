@@ -57,6 +57,7 @@ fn everything() -> Operation {
         actor: Some("alice@example.com".into()),
         paused_by: Some("bob".into()),
         paused_at: at(4),
+        history: Vec::new(),
         current: Some("v1.9.2".into()),
         target: Some("v1.9.3".into()),
         unreadable: None,

@@ -24,9 +24,12 @@ pub(crate) use requests::RequestLog;
 
 use super::access::Caller;
 use super::conflicts::{self, Conflicts};
-use super::{OperationService, World, convert, plan};
-use ichor_model::{ApiError, Code, Created, OperationKind, OperationRequest, Plan, Reason};
-use ichor_resources::{TalosOperation, TalosOperationSpec, names};
+use super::{OperationService, World, convert, plan, record};
+use ichor_model::{
+    ApiError, Code, Created, HistoryAction, HistoryOutcome, OperationKind, OperationRequest, Plan,
+    Reason,
+};
+use ichor_resources::{TalosOperation, TalosOperationSpec, history, names};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, PostParams};
 use requests::Binding;
@@ -68,6 +71,14 @@ fn operation_object(plan: &Plan, actor: (&str, &str), request_id: &str) -> Talos
         (names::ACTOR.to_string(), actor.to_string()),
         (names::ACTOR_ROUTE.to_string(), route.to_string()),
         (names::REQUEST_ID.to_string(), request_id.to_string()),
+        (
+            names::HISTORY.to_string(),
+            history::encode(&[record::entry(
+                HistoryAction::Start,
+                actor,
+                HistoryOutcome::Created,
+            )]),
+        ),
     ]);
     if !plan.target.is_empty() {
         annotations.insert(convert::CURRENT.to_string(), plan.current.clone());
@@ -248,6 +259,19 @@ impl OperationService {
         // A confirmation found on the cluster before this start wrote anything is stray: an
         // earlier start was stopped before taking it back. Any start takes it back.
         let stray = convert::has_confirmation(&world.cluster);
+        let confirmed_switch = plan.kind == OperationKind::Cni && spec_written.is_some();
+        let mut op = op;
+        if confirmed_switch {
+            // The person's confirmation of the switch, kept with the start it was given for.
+            let entry = record::entry(
+                HistoryAction::ConfirmKubeProxySwitch,
+                &actor,
+                HistoryOutcome::Applied,
+            );
+            let value = record::history_with(&op, entry);
+            let annotations = op.metadata.annotations.get_or_insert_default();
+            annotations.insert(names::HISTORY.to_string(), value);
+        }
         let written = Written {
             caller,
             ns,
@@ -255,7 +279,7 @@ impl OperationService {
             op: &op,
             request_id,
             actor,
-            confirmation: stray || (plan.kind == OperationKind::Cni && spec_written.is_some()),
+            confirmation: stray || confirmed_switch,
             stray,
             spec_written,
         };
@@ -304,6 +328,9 @@ impl OperationService {
                 return Err(self.settle(settling, held.take(), &error).await);
             }
         };
+        for entry in record::held(&created) {
+            self.record_event(caller, &created, &entry).await;
+        }
         let mut warnings = Vec::new();
         if w.confirmation {
             match self.remove_confirmation(caller, ns, cluster).await {
