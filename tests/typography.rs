@@ -166,8 +166,16 @@ fn rendered_ja_messages() -> Vec<(String, String)> {
             let vars = m.value.as_ref().map(fluent::variables).unwrap_or_default();
             let mut args = FluentArgs::new();
             for var in vars {
-                // An age is a duration in Japanese words ("4 分"); the rest are Latin.
-                let value = if var == "age" { "4 分" } else { "x1" };
+                // An age, a span, a pace and a bound are durations in Japanese words
+                // ("4 分"), a role and the estimate's parts Japanese words; the rest are Latin.
+                let value = match var.as_str() {
+                    "age" | "span" | "pace" | "bound" => "4 分",
+                    "role" => "ワーカー",
+                    "basis" => "今のペースで",
+                    "then" => "残り約 4 分",
+                    "more" => "、ほかに 1 台も遅延中",
+                    _ => "x1",
+                };
                 args.set(var, FluentValue::from(value));
             }
             if let Ok(s) = texts.format_strict(m.id.name, &args) {

@@ -50,7 +50,7 @@ report-timeline-started = the controller started it
 report-timeline-machine-failed = machine { $machine } failed
 report-timeline-completed = completed
 report-timeline-failed = failed
-report-pace = Pace of a { $role } machine (the median of those that were not slow): { $time }
+report-pace = Pace of a { $role } machine (the median of those that were not slow): { $span }
 report-warning-count = { $n ->
     [one] { $n } warning
    *[other] { $n } warnings

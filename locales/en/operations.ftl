@@ -109,7 +109,10 @@ events-forbidden = You may not read events in this namespace (RBAC), so what the
 events-unavailable = This server does not list events.
 events-unreadable = Events could not be read: { $why }
 events-heading-capped = Events (the newest { $n } loaded, older events not loaded; e: all)
-events-count = { $n } events, all loaded.
+events-count = { $n ->
+    [one] 1 event, loaded.
+   *[other] { $n } events, all loaded.
+}
 events-count-capped = Older events not loaded: the newest { $n } are shown (the server sends at most { $n }).
 # :ops CLUSTER: the list of one cluster's operations.
 operations-cluster = {" "}· cluster { $cluster }
@@ -128,20 +131,20 @@ state-slow = Slow
 mphase-slow = Slow
 field-estimate = Estimate
 col-left = LEFT
-estimate-about = about { $time } left { $basis }
+estimate-about = about { $span } left { $basis }
 estimate-none-yet = no estimate yet: no machine has finished
 estimate-short = ~{ $time }
 estimate-under-minute = under a minute left { $basis }
 estimate-short-under-minute = <1m
-estimate-short-slow = ⚠ slow
+estimate-short-slow = >{ $span }
 pace-basis-so-far = at the pace so far
 pace-basis-prior = at the pace of the last { $n ->
     [one] run
    *[other] { $n } runs
 } of this kind on this cluster
-estimate-then-about = about { $time } left
+estimate-then-about = about { $span } left
 estimate-then-under-minute = under a minute left
-estimate-after-slow = after { $machine }, slow for { $time }{ $more }; then { $then } { $basis }
+estimate-after-slow = after { $machine }, slow for { $span }{ $more }; then { $then } { $basis }
 estimate-slow-more = {" "}(and { $n ->
     [one] 1 more slow machine
    *[other] { $n } more slow machines
@@ -149,10 +152,14 @@ estimate-slow-more = {" "}(and { $n ->
 estimate-halted = { $n ->
     [one] 1 machine left
    *[other] { $n } machines left
-}; no estimate while no step starts
+}; no estimate while paused
+estimate-halted-failed = { $n ->
+    [one] 1 machine not reached
+   *[other] { $n } machines not reached
+}: nothing more runs in this operation
 estimate-halted-none-left = every machine is done; resuming completes it
 machine-time-pace = { $time } of ~{ $pace }
-machine-slow = { $machine } is slow: { $time } in this step; the pace so far is { $pace }, slow past { $bound }.
+machine-slow = { $machine } is slow: { $span } in this step; the pace so far is { $pace }, slow past { $bound }.
 machine-slow-more = { $n } more machines are slow.
 last-warning = Last warning ({ $time }): { $reason }: { $message }
 waiting-for-lock-since = Waiting since { $time } for the cluster lock held by { $holder }

@@ -88,7 +88,7 @@ fn count_text(ctx: &Ctx<'_>, d: &DetailState, id: &str) -> String {
             ctx.texts.tr(which, &args)
         }
         None if held.older_not_loaded() => ctx.texts.tr(&format!("{id}-capped"), &[("n", &n)]),
-        None => ctx.texts.tr(id, &[("n", &n)]),
+        None => ctx.texts.tn(id, &[("n", held.events.len().into())]),
     }
 }
 

@@ -200,7 +200,11 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
     );
     let timing = state.pace.timing(op, super::pace::as_of(state));
     let (state_text, state_style) = state_view(state, ctx, op, &timing);
-    lines.push(field(&t.t("field-state"), state_text), state_style);
+    lines.hanging(
+        &fit(&t.t("field-state"), LABEL_WIDTH),
+        &state_text,
+        state_style,
+    );
     if let (Some(cur), Some(tgt)) = (&op.current, &op.target) {
         let change = format!("{} → {}", sanitize(cur), sanitize(tgt));
         lines.push(field(&t.t("field-target"), change), Style::default());
@@ -239,8 +243,14 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
     // An estimate counts on from the data: only while it is fresh and the operation is there.
     let gone = state.detail.as_ref().and_then(|d| d.gone());
     let fresh = state.data_time().is_none() && gone.is_none();
-    if let Some(e) = super::pace::estimate_text(t, &timing.estimate).filter(|_| fresh) {
-        lines.push(field(&t.t("field-estimate"), e), ctx.theme.dim());
+    // A failed machine's stop is the failure's to say (below), what is left included.
+    let said = match &timing.estimate {
+        ichor_model::Estimate::Halted { failed: true, .. } => None,
+        e => super::pace::estimate_text(t, e),
+    };
+    if let Some(e) = said.filter(|_| fresh) {
+        let label = fit(&t.t("field-estimate"), LABEL_WIDTH);
+        lines.hanging(&label, &e, ctx.theme.dim());
     }
 }
 

@@ -73,20 +73,30 @@ pub(crate) fn estimate_span(t: &Texts, d: SignedDuration) -> Option<String> {
 /// The estimate as the page says it; `None` when there is nothing to estimate.
 pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
     let left = |d: SignedDuration| match estimate_span(t, d) {
-        Some(span) => t.tr("estimate-then-about", &[("time", &span)]),
+        Some(span) => t.tr("estimate-then-about", &[("span", &span)]),
         None => t.t("estimate-then-under-minute"),
     };
     match e {
         Estimate::None => None,
         Estimate::NoPaceYet => Some(t.t("estimate-none-yet")),
-        Estimate::Halted { machines_left: 0 } => Some(t.t("estimate-halted-none-left")),
-        Estimate::Halted { machines_left } => {
-            Some(t.tn("estimate-halted", &[("n", (*machines_left).into())]))
+        Estimate::Halted {
+            machines_left: 0,
+            failed: false,
+        } => Some(t.t("estimate-halted-none-left")),
+        Estimate::Halted {
+            machines_left,
+            failed,
+        } => {
+            let id = match failed {
+                true => "estimate-halted-failed",
+                false => "estimate-halted",
+            };
+            Some(t.tn(id, &[("n", (*machines_left).into())]))
         }
         Estimate::About { left: d, basis, .. } => {
             let at_pace = pace_basis(t, *basis);
             Some(match estimate_span(t, *d) {
-                Some(span) => t.tr("estimate-about", &[("time", &span), ("basis", &at_pace)]),
+                Some(span) => t.tr("estimate-about", &[("span", &span), ("basis", &at_pace)]),
                 None => t.tr("estimate-under-minute", &[("basis", &at_pace)]),
             })
         }
@@ -101,7 +111,7 @@ pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
             "estimate-after-slow",
             &[
                 ("machine", &sanitize(machine)),
-                ("time", &duration_text(t, *slow_for)),
+                ("span", &duration_text(t, *slow_for)),
                 ("more", &slow_more(t, *more)),
                 ("then", &left(*then)),
                 ("basis", &pace_basis(t, *basis)),
@@ -134,7 +144,12 @@ pub(crate) fn estimate_short(t: &Texts, e: &Estimate) -> Option<String> {
             Some(span) => t.tr("estimate-short", &[("time", &span)]),
             None => t.t("estimate-short-under-minute"),
         }),
-        Estimate::AfterSlow { .. } => Some(t.t("estimate-short-slow")),
+        // At least the rest after the slow machine, whose end nothing can say.
+        Estimate::AfterSlow { then, .. } => {
+            let at_least = (*then).max(SignedDuration::from_secs(60));
+            let span = estimate_span(t, at_least).unwrap_or_default();
+            Some(t.tr("estimate-short-slow", &[("span", &span)]))
+        }
         _ => None,
     }
 }
@@ -285,7 +300,7 @@ pub fn slow_said(
                 "machine-slow",
                 &[
                     ("machine", &sanitize(&m.name)),
-                    ("time", &duration_text(t, m.in_step)),
+                    ("span", &duration_text(t, m.in_step)),
                     (
                         "pace",
                         &m.pace.map(|p| duration_text(t, p)).unwrap_or_default(),

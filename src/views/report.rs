@@ -235,6 +235,8 @@ fn timeline(t: &Texts, r: &Report, tz: &TimeZone, out: &mut Vec<String>) {
         .iter()
         .map(|e| (e.at, cell(&super::history::entry_words(t, e))))
         .collect();
+    // A delete request carries no entry: OperationService's Event is its record.
+    said.extend(r.deletes.iter().map(|e| (e.at(), cell(&e.message))));
     if let Some(at) = op.started_at {
         said.push((Some(at), t.t("report-timeline-started")));
     }
@@ -381,7 +383,7 @@ fn totals(t: &Texts, r: &Report, out: &mut Vec<String>) {
             "- {}",
             t.tr(
                 "report-pace",
-                &[("role", &role), ("time", &span(t, Some(*pace)))]
+                &[("role", &role), ("span", &span(t, Some(*pace)))]
             )
         ));
     }

@@ -1,8 +1,9 @@
 //! Who did what to an operation: every write made through OperationService (a start, a pause, a
-//! resume, a delete asked, the kube-proxy confirmation) is kept on the operation itself as an
-//! entry naming the person the service acted as, the time and the outcome (the annotation
+//! resume, the kube-proxy confirmation) is kept on the operation itself as an entry naming the
+//! person the service acted as, the time and the outcome (the annotation
 //! `ichor.maesh.dev/history`, the last [`MAX_HISTORY`]), written in the same request as the
-//! write. It is cluster data: whoever may edit the operation may write anything there, so it is
+//! write; every one of them, a delete asked for too, is also an Event naming the person (a
+//! delete request has no body to carry an entry: its Event is its record). It is cluster data: whoever may edit the operation may write anything there, so it is
 //! read tolerantly (ichor-resources decodes it) and what is kept is bounded and made inert.
 
 use crate::inert::{sanitize, truncate};
@@ -21,7 +22,8 @@ pub enum HistoryAction {
     Start,
     Pause,
     Resume,
-    /// A delete was asked for (the operation goes once its finalizers let it).
+    /// A delete was asked for (recorded as an Event; an entry of this action is read if a
+    /// peer wrote one).
     Delete,
     /// The kube-proxy switch confirmed (the cluster's confirmation annotation set for the
     /// start's spec write, and removed again).
@@ -62,8 +64,7 @@ pub enum HistoryOutcome {
     /// The write landed with the entry (a pause or resume asked: the controller acts on it
     /// next; the kube-proxy confirmation given).
     Applied,
-    /// A delete was asked for; the entry was written just before the delete, which was sent
-    /// with that write's resourceVersion as its precondition.
+    /// A delete was asked for.
     Asked,
     Other(String),
 }

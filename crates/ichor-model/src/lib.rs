@@ -38,7 +38,7 @@ pub use pace::{
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
 pub use reach::{Fallback, ServerVersion};
-pub use report::{Report, ReportMachine, Totals};
+pub use report::{DELETE_REQUESTED, Report, ReportMachine, Totals};
 pub use running::{Component, RunningApart};
 pub use shown::{StateOf, StateWord, kind_matches, lock_holder};
 

@@ -153,7 +153,11 @@ pub enum Estimate {
     None,
     /// Pausing, paused or stopped by a failure: no step will start, so no time is said; how
     /// many machines (machine passes, for a CA rotation) are left.
-    Halted { machines_left: usize },
+    Halted {
+        machines_left: usize,
+        /// A failed machine stopped it: the machines left will not run in this operation.
+        failed: bool,
+    },
     /// No machine has finished yet, in this run or a completed one before it: there is no pace.
     NoPaceYet,
     /// About `left` (at most [`MAX_ESTIMATE`]); `running_left` of it is what the steps under

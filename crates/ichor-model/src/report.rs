@@ -6,6 +6,9 @@
 use crate::pace::{Roles, SlowRule, robust_pace};
 use crate::{Cluster, MachinePhase, Operation, OperationEvent, OperationKind, RunningApart};
 use crate::{HistoryAction, Phase};
+
+/// The reason of the Event OperationService records when a delete is asked for.
+pub const DELETE_REQUESTED: &str = "DeleteRequested";
 use jiff::{SignedDuration, Timestamp};
 
 /// One machine of the run.
@@ -56,6 +59,8 @@ pub struct Report {
     pub machines: Vec<ReportMachine>,
     /// The Warning events, oldest first.
     pub warnings: Vec<OperationEvent>,
+    /// The deletes asked for (OperationService's Events), oldest first.
+    pub deletes: Vec<OperationEvent>,
     /// The cluster could not be read: the roles and what the machines run are not known.
     pub cluster_read: bool,
     /// The events could not be read (the warnings are then not known), and why.
@@ -102,12 +107,21 @@ impl Report {
         let mut warnings: Vec<OperationEvent> =
             events.iter().filter(|e| e.warning).cloned().collect();
         warnings.sort_by_key(OperationEvent::at);
-        let totals = totals(op, &machines, warnings.len(), at);
+        let totals = totals(op, &machines, events, at);
         Report {
             operation: op.clone(),
             at,
             machines,
             warnings,
+            deletes: {
+                let mut d: Vec<OperationEvent> = events
+                    .iter()
+                    .filter(|e| e.reason == DELETE_REQUESTED && e.object_kind == "TalosOperation")
+                    .cloned()
+                    .collect();
+                d.sort_by_key(OperationEvent::at);
+                d
+            },
             cluster_read: cluster.is_some(),
             events_error: None,
             talos_apart: cluster.and_then(|c| c.running_apart(crate::Component::Talos)),
@@ -148,7 +162,7 @@ impl Report {
 
 /// When the run ended, if it did: its finish; a pause a failed machine caused, when that machine
 /// failed; a delete asked for, when it was asked.
-fn ended_at(op: &Operation) -> Option<Timestamp> {
+fn ended_at(op: &Operation, events: &[OperationEvent]) -> Option<Timestamp> {
     let failed = || {
         op.machines
             .iter()
@@ -157,12 +171,19 @@ fn ended_at(op: &Operation) -> Option<Timestamp> {
             .max()
     };
     let last_finish = || op.machines.iter().filter_map(|m| m.finished_at).max();
+    // The Event OperationService records for a delete (a delete request carries no entry).
     let deleted = || {
-        op.history
+        let asked = events
+            .iter()
+            .filter(|e| e.reason == DELETE_REQUESTED && e.object_kind == "TalosOperation")
+            .filter_map(OperationEvent::at)
+            .max();
+        let entry = op
+            .history
             .iter()
             .rev()
-            .find(|e| e.action == HistoryAction::Delete)
-            .and_then(|e| e.at)
+            .find(|e| e.action == HistoryAction::Delete);
+        asked.or(entry.and_then(|e| e.at))
     };
     match &op.phase {
         Phase::Completed | Phase::Failed => op.finished_at.or_else(failed).or_else(last_finish),
@@ -172,9 +193,15 @@ fn ended_at(op: &Operation) -> Option<Timestamp> {
     }
 }
 
-fn totals(op: &Operation, machines: &[ReportMachine], warnings: usize, at: Timestamp) -> Totals {
+fn totals(
+    op: &Operation,
+    machines: &[ReportMachine],
+    events: &[OperationEvent],
+    at: Timestamp,
+) -> Totals {
     let count = |p: MachinePhase| machines.iter().filter(|m| m.phase == p).count();
-    let ended = ended_at(op);
+    let warnings = events.iter().filter(|e| e.warning).count();
+    let ended = ended_at(op, events);
     let end = ended.unwrap_or(at);
     let mut by_role: std::collections::BTreeMap<String, Vec<SignedDuration>> = Default::default();
     for m in machines

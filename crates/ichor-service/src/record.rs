@@ -1,7 +1,8 @@
 //! What the service keeps of each write it makes, beside the write: the history entry on the
-//! operation (written in the same request as a pause, a resume or a create; just before a
-//! delete, which is preconditioned on it) and a Kubernetes Event naming the person, for
-//! `kubectl get events` and the Events view. The Event is written as the caller, after the
+//! operation (written in the same request as a pause, a resume or a create, so one cannot land
+//! without the other) and a Kubernetes Event naming the person, for `kubectl get events`, the
+//! Events view and the report. A delete request carries no body to hold an entry: its record
+//! is the Event alone, which outlives the operation. The Event is written as the caller, after the
 //! write, under a short deadline of its own; one that cannot be written is logged, never
 //! failing a write that landed.
 
@@ -53,7 +54,7 @@ fn reason(action: &HistoryAction) -> &'static str {
         HistoryAction::Start => "StartRequested",
         HistoryAction::Pause => "PauseRequested",
         HistoryAction::Resume => "ResumeRequested",
-        HistoryAction::Delete => "DeleteRequested",
+        HistoryAction::Delete => ichor_model::DELETE_REQUESTED,
         HistoryAction::ConfirmKubeProxySwitch => "KubeProxySwitchConfirmed",
         HistoryAction::Other(_) => "Requested",
     }
@@ -73,14 +74,43 @@ fn message(action: &HistoryAction, actor: &str, route: &str) -> String {
     format!("{what} by {actor} (through {route})")
 }
 
+/// The operation an Event is about.
+pub(crate) struct Subject {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) uid: String,
+    pub(crate) resource_version: String,
+}
+
+impl Subject {
+    pub(crate) fn of(op: &TalosOperation) -> Subject {
+        let m = &op.metadata;
+        Subject {
+            namespace: m.namespace.clone().unwrap_or_default(),
+            name: m.name.clone().unwrap_or_default(),
+            uid: m.uid.clone().unwrap_or_default(),
+            resource_version: m.resource_version.clone().unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn of_operation(op: &ichor_model::Operation) -> Subject {
+        Subject {
+            namespace: op.namespace.clone(),
+            name: op.name.clone(),
+            uid: op.uid.clone(),
+            resource_version: op.resource_version.clone(),
+        }
+    }
+}
+
 /// The Event recording `entry` on `op`.
-fn event(op: &TalosOperation, entry: &HistoryEntry, route: &str) -> Event {
-    let name = op.metadata.name.clone().unwrap_or_default();
+fn event(op: &Subject, entry: &HistoryEntry, route: &str) -> Event {
+    let name = op.name.clone();
     let at = entry.at.unwrap_or_else(Timestamp::now);
     Event {
         metadata: ObjectMeta {
             name: Some(format!("{name}.{:016x}", fastrand::u64(..))),
-            namespace: op.metadata.namespace.clone(),
+            namespace: Some(op.namespace.clone()),
             ..Default::default()
         },
         involved_object: ObjectReference {
@@ -91,9 +121,9 @@ fn event(op: &TalosOperation, entry: &HistoryEntry, route: &str) -> Event {
             )),
             kind: Some("TalosOperation".into()),
             name: Some(name),
-            namespace: op.metadata.namespace.clone(),
-            uid: op.metadata.uid.clone(),
-            resource_version: op.metadata.resource_version.clone(),
+            namespace: Some(op.namespace.clone()),
+            uid: Some(op.uid.clone()),
+            resource_version: Some(op.resource_version.clone()),
             ..Default::default()
         },
         reason: Some(reason(&entry.action).into()),
@@ -114,31 +144,27 @@ fn event(op: &TalosOperation, entry: &HistoryEntry, route: &str) -> Event {
 }
 
 impl OperationService {
-    /// Records `entry` on `op` (as written) as an Event made as the caller; logged, never
-    /// failing, when it cannot be written.
-    pub(crate) async fn record_event(
-        &self,
-        caller: &Caller,
-        op: &TalosOperation,
-        entry: &HistoryEntry,
-    ) {
-        let Some(ns) = op.metadata.namespace.as_deref() else {
-            return;
-        };
-        let api: Api<Event> = self.api(caller, Some(ns));
+    /// Records `entry` on `op` as an Event made as the caller, in the background: the write's
+    /// answer does not wait for it. One that cannot be written in [`EVENT_DEADLINE`] is logged,
+    /// never failing the write that landed.
+    pub(crate) fn record_event(&self, caller: &Caller, op: &Subject, entry: &HistoryEntry) {
+        let api: Api<Event> = Api::namespaced(self.access.as_caller(caller), &op.namespace);
         let ev = event(op, entry, self.access.route(caller));
-        let sent =
-            tokio::time::timeout(EVENT_DEADLINE, api.create(&PostParams::default(), &ev)).await;
-        let why = match sent {
-            Ok(Ok(_)) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => format!("no answer in {} s", EVENT_DEADLINE.as_secs()),
-        };
-        tracing::warn!(
-            operation = op.metadata.name.as_deref().unwrap_or_default(),
-            action = entry.action.as_str(),
-            "the event recording who asked was not written: {}",
-            ichor_model::inert::truncate(&ichor_model::inert::sanitize(&why), 200)
-        );
+        let (operation, action) = (op.name.clone(), entry.action.as_str().to_string());
+        tokio::spawn(async move {
+            let sent =
+                tokio::time::timeout(EVENT_DEADLINE, api.create(&PostParams::default(), &ev)).await;
+            let why = match sent {
+                Ok(Ok(_)) => return,
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => format!("no answer in {} s", EVENT_DEADLINE.as_secs()),
+            };
+            tracing::warn!(
+                operation,
+                action,
+                "the event recording who asked was not written: {}",
+                ichor_model::inert::truncate(&ichor_model::inert::sanitize(&why), 200)
+            );
+        });
     }
 }

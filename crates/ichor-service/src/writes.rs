@@ -125,7 +125,7 @@ impl OperationService {
                 .await
             {
                 Ok(o) => {
-                    self.record_event(caller, &o, &entry).await;
+                    self.record_event(caller, &record::Subject::of(&o), &entry);
                     return Ok(convert::operation(&o));
                 }
                 // Changed (or replaced) between the read and the write: read it again.
@@ -159,15 +159,6 @@ impl OperationService {
         while conflicts.another() {
             let (current, op) = self.read_for_write(caller, namespace, name).await?;
             check_confirmed(&op, confirmed)?;
-            let current = match self.note_delete(&api, &current, &entry).await {
-                Ok(noted) => noted,
-                Err(e) => {
-                    conflicts
-                        .absorb(e)
-                        .map_err(|e| op_not_found(namespace, name, e))?;
-                    continue;
-                }
-            };
             let dp = DeleteParams {
                 preconditions: Some(Preconditions {
                     uid: current.metadata.uid.clone(),
@@ -181,7 +172,7 @@ impl OperationService {
                 .await
             {
                 Ok(_) => {
-                    self.record_event(caller, &current, &entry).await;
+                    self.record_event(caller, &record::Subject::of(&current), &entry);
                     return Ok(());
                 }
                 Err(e) => conflicts
@@ -190,47 +181,6 @@ impl OperationService {
             }
         }
         Err(conflicts.exhausted("deleting the operation"))
-    }
-}
-
-impl OperationService {
-    /// Writes the entry of a delete asked for onto the operation, preconditioned on the read
-    /// the delete was checked against, and answers the operation as written: the delete is
-    /// then preconditioned on that write, so nothing changed between them. A caller who may
-    /// delete operations but not patch them deletes without the entry (the Event still
-    /// names them).
-    async fn note_delete(
-        &self,
-        api: &Api<TalosOperation>,
-        current: &TalosOperation,
-        entry: &ichor_model::HistoryEntry,
-    ) -> Result<TalosOperation, ApiError> {
-        // Noted by an earlier pass of this delete, whose delete then met a change.
-        if record::held(current).last() == Some(entry) {
-            return Ok(current.clone());
-        }
-        let name = current.metadata.name.as_deref().unwrap_or_default();
-        let patch = json!({
-            "metadata": {
-                "uid": current.metadata.uid,
-                "resourceVersion": current.metadata.resource_version,
-                "annotations": {
-                    names::HISTORY: record::history_with(current, entry.clone()),
-                }
-            }
-        });
-        let patched = self
-            .access
-            .call(
-                "recording the delete on the operation",
-                api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)),
-            )
-            .await;
-        match patched {
-            Ok(o) => Ok(o),
-            Err(e) if e.code == Code::PermissionDenied => Ok(current.clone()),
-            Err(e) => Err(e),
-        }
     }
 }
 

@@ -63,8 +63,11 @@ pub(crate) fn timing_json(timing: &Timing) -> Value {
     let estimate = match &timing.estimate {
         Estimate::None => json!(null),
         Estimate::NoPaceYet => json!({"known": false}),
-        Estimate::Halted { machines_left } => {
-            json!({"known": false, "halted": true, "machinesLeft": machines_left})
+        Estimate::Halted {
+            machines_left,
+            failed,
+        } => {
+            json!({"known": false, "halted": true, "machinesLeft": machines_left, "failed": failed})
         }
         Estimate::About { left, basis: b, .. } => {
             json!({"known": true, "leftSeconds": left.as_secs(), "pace": basis(*b)})

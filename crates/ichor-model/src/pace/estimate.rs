@@ -40,6 +40,7 @@ pub(super) fn of(
         let a = op.advance();
         return Estimate::Halted {
             machines_left: a.total.saturating_sub(a.done),
+            failed: op.paused_by_failure(),
         };
     }
     if op.phase != Phase::Running {

@@ -270,7 +270,10 @@ fn only_a_running_operation_is_estimated() {
     assert_eq!(
         (t.estimate, t.phase),
         (
-            Estimate::Halted { machines_left: 1 },
+            Estimate::Halted {
+                machines_left: 1,
+                failed: false
+            },
             Some(PhaseSince::Paused(at(50)))
         )
     );
@@ -365,13 +368,25 @@ fn pausing_counts_from_the_pause_and_paused_from_when_it_took_effect() {
     // Two seconds after the pause asked: pausing for 2 s, not since the start.
     let t = op.timing(&r, SlowRule::default(), at(112));
     assert_eq!(t.phase, Some(PhaseSince::Pausing(at(110))));
-    assert_eq!(t.estimate, Estimate::Halted { machines_left: 2 });
+    assert_eq!(
+        t.estimate,
+        Estimate::Halted {
+            machines_left: 2,
+            failed: false
+        }
+    );
     // w2's step ends at 130: the pause took effect then.
     op.machines[1] = m("w2", Done, Some(100), Some(130));
     op.phase = Phase::Paused;
     let t = op.timing(&r, SlowRule::default(), at(500));
     assert_eq!(t.phase, Some(PhaseSince::Paused(at(130))));
-    assert_eq!(t.estimate, Estimate::Halted { machines_left: 1 });
+    assert_eq!(
+        t.estimate,
+        Estimate::Halted {
+            machines_left: 1,
+            failed: false
+        }
+    );
     // Nothing was running when it was asked: it took effect when asked.
     op.history.push(said("resume", "bob", 600));
     op.history.push(said("pause", "bob", 700));
@@ -392,7 +407,13 @@ fn a_pause_a_failure_caused_counts_from_the_failure() {
     op.failure_reason = Some("w2 failed".into());
     let t = op.timing(&roles(&CLUSTER), SlowRule::default(), at(400));
     assert_eq!(t.phase, Some(PhaseSince::Paused(at(150))));
-    assert_eq!(t.estimate, Estimate::Halted { machines_left: 2 });
+    assert_eq!(
+        t.estimate,
+        Estimate::Halted {
+            machines_left: 2,
+            failed: true
+        }
+    );
 }
 
 #[test]

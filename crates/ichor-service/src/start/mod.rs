@@ -162,6 +162,15 @@ impl OperationService {
         if let Some(lease) = held {
             self.release(caller, &req.namespace, &lease).await;
         }
+        // Who started it, as Events, once the claim is given back.
+        if let Ok(created) = result.as_ref()
+            && !created.found
+        {
+            let subject = record::Subject::of_operation(&created.operation);
+            for entry in &created.operation.history {
+                self.record_event(caller, &subject, entry);
+            }
+        }
         result
     }
 
@@ -328,9 +337,6 @@ impl OperationService {
                 return Err(self.settle(settling, held.take(), &error).await);
             }
         };
-        for entry in record::held(&created) {
-            self.record_event(caller, &created, &entry).await;
-        }
         let mut warnings = Vec::new();
         if w.confirmation {
             match self.remove_confirmation(caller, ns, cluster).await {
