@@ -1,11 +1,14 @@
 //! Pause, resume and delete, and what a confirmation binds: who and when, a resume after a failure, finished operations, the object read, the plan reviewed, a repeated start, a standing claim, an ichor upgrade's clusters, the permissions asked.
 
 use super::*;
+use ichor_model::{HistoryAction, HistoryOutcome};
 
 pub(super) async fn pause_and_resume_record_who_and_when(path: Path) {
     let api = world();
     seed_op(&api, "run", "talos", "Running", None).await;
     let c = connect(path, &api, User::Operator).await;
+    let admin = connect(path, &api, User::Admin).await;
+    let before = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(1);
     let paused = c
         .set_operation_paused("default", "run", true, None)
         .await
@@ -15,32 +18,92 @@ pub(super) async fn pause_and_resume_record_who_and_when(path: Path) {
         paused.paused_by.as_deref(),
         Some(actor(path, User::Operator))
     );
-    assert!(paused.paused_at.is_some());
-    let resumed = c
+    assert!(paused.paused_at.is_some_and(|at| at >= before));
+    // Resumed by another person: both are kept, each with its person, time and outcome.
+    let resumed = admin
         .set_operation_paused("default", "run", false, None)
         .await
         .unwrap();
     assert!(!resumed.paused);
-    let u = writer(path, User::Operator);
+    assert_eq!(resumed.paused_by.as_deref(), Some(actor(path, User::Admin)));
+    let history: Vec<(HistoryAction, &str, HistoryOutcome)> = resumed
+        .history
+        .iter()
+        .map(|e| (e.action.clone(), e.actor.as_str(), e.outcome.clone()))
+        .collect();
+    assert_eq!(
+        history,
+        [
+            (
+                HistoryAction::Pause,
+                actor(path, User::Operator),
+                HistoryOutcome::Applied
+            ),
+            (
+                HistoryAction::Resume,
+                actor(path, User::Admin),
+                HistoryOutcome::Applied
+            ),
+        ],
+        "{path:?}"
+    );
+    assert!(
+        resumed
+            .history
+            .iter()
+            .all(|e| e.at.is_some_and(|at| at >= before))
+    );
+    let read = c.get_operation("default", "run").await.unwrap();
+    assert_eq!(
+        read.history, resumed.history,
+        "{path:?}: read back as written"
+    );
+    let (u, a) = (writer(path, User::Operator), writer(path, User::Admin));
     assert_eq!(
         names(&api.write_log()),
         [
             format!("patch talosoperations by {u}"),
-            format!("patch talosoperations by {u}")
+            format!("patch talosoperations by {a}")
         ]
     );
+    // Each write an Event made as its person, naming them.
+    assert_eq!(
+        common::events_written(&api.write_log()),
+        [
+            format!("create events by {u}"),
+            format!("create events by {a}")
+        ]
+    );
+    let events = admin
+        .list_events("default", "run", ichor_model::EventsWanted::All)
+        .await
+        .unwrap();
+    let said: Vec<(String, String)> = events
+        .events
+        .iter()
+        .map(|e| (e.reason.clone(), e.message.clone()))
+        .collect();
+    for (reason, who) in [("PauseRequested", u), ("ResumeRequested", a)] {
+        assert!(
+            said.iter()
+                .any(|(r, m)| r == reason && m.contains(&format!("by {who}"))),
+            "{path:?}: {said:?}"
+        );
+    }
     // Pausing what is paused writes nothing.
     api.clear_write_log();
     c.set_operation_paused("default", "run", false, None)
         .await
         .unwrap();
     assert!(api.write_log().is_empty());
-    // A conflict is retried with a fresh read.
+    // A conflict is retried with a fresh read: one write, one entry.
     api.conflict_next_writes(1);
-    c.set_operation_paused("default", "run", true, None)
+    let again = c
+        .set_operation_paused("default", "run", true, None)
         .await
         .unwrap();
-    assert_eq!(api.write_log().len(), 1);
+    assert_eq!(names(&api.write_log()).len(), 1);
+    assert_eq!(again.history.len(), 3);
 }
 
 pub(super) async fn resuming_a_pause_caused_by_a_failure_is_refused(path: Path) {

@@ -144,27 +144,25 @@ fn event(op: &Subject, entry: &HistoryEntry, route: &str) -> Event {
 }
 
 impl OperationService {
-    /// Records `entry` on `op` as an Event made as the caller, in the background: the write's
-    /// answer does not wait for it. One that cannot be written in [`EVENT_DEADLINE`] is logged,
-    /// never failing the write that landed.
-    pub(crate) fn record_event(&self, caller: &Caller, op: &Subject, entry: &HistoryEntry) {
+    /// Records `entry` on `op` as an Event made as the caller, once the write has landed and
+    /// before it is answered (so whoever reads after the answer finds it), under a deadline of
+    /// its own ([`EVENT_DEADLINE`]). One that cannot be written is logged, never failing the
+    /// write that landed.
+    pub(crate) async fn record_event(&self, caller: &Caller, op: &Subject, entry: &HistoryEntry) {
         let api: Api<Event> = Api::namespaced(self.access.as_caller(caller), &op.namespace);
         let ev = event(op, entry, self.access.route(caller));
-        let (operation, action) = (op.name.clone(), entry.action.as_str().to_string());
-        tokio::spawn(async move {
-            let sent =
-                tokio::time::timeout(EVENT_DEADLINE, api.create(&PostParams::default(), &ev)).await;
-            let why = match sent {
-                Ok(Ok(_)) => return,
-                Ok(Err(e)) => e.to_string(),
-                Err(_) => format!("no answer in {} s", EVENT_DEADLINE.as_secs()),
-            };
-            tracing::warn!(
-                operation,
-                action,
-                "the event recording who asked was not written: {}",
-                ichor_model::inert::truncate(&ichor_model::inert::sanitize(&why), 200)
-            );
-        });
+        let sent =
+            tokio::time::timeout(EVENT_DEADLINE, api.create(&PostParams::default(), &ev)).await;
+        let why = match sent {
+            Ok(Ok(_)) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => format!("no answer in {} s", EVENT_DEADLINE.as_secs()),
+        };
+        tracing::warn!(
+            operation = op.name.as_str(),
+            action = entry.action.as_str(),
+            "the event recording who asked was not written: {}",
+            ichor_model::inert::truncate(&ichor_model::inert::sanitize(&why), 200)
+        );
     }
 }

@@ -125,7 +125,8 @@ impl OperationService {
                 .await
             {
                 Ok(o) => {
-                    self.record_event(caller, &record::Subject::of(&o), &entry);
+                    self.record_event(caller, &record::Subject::of(&o), &entry)
+                        .await;
                     return Ok(convert::operation(&o));
                 }
                 // Changed (or replaced) between the read and the write: read it again.
@@ -172,7 +173,8 @@ impl OperationService {
                 .await
             {
                 Ok(_) => {
-                    self.record_event(caller, &record::Subject::of(&current), &entry);
+                    self.record_event(caller, &record::Subject::of(&current), &entry)
+                        .await;
                     return Ok(());
                 }
                 Err(e) => conflicts

@@ -151,6 +151,8 @@ impl AuthConfig {
             &["create", "update", "patch", "delete"],
             &["talosoperations", "leases"],
         ));
+        // OperationService records each write as an Event made as the person who asked.
+        a.add_rule(Rule::new(g("ichor:operators"), &["create"], EVENTS));
         a.add_rule(Rule::new(g("ichor:cluster-editors"), READ, ALL_ICHOR));
         a.add_rule(Rule::new(
             g("ichor:cluster-editors"),
@@ -170,7 +172,8 @@ impl AuthConfig {
     pub(crate) fn grant_anonymous_callers(&mut self) {
         let server = Subject::User(users::SERVER.to_string());
         self.add_rule(Rule::new(server.clone(), &["*"], ALL_ICHOR));
-        self.add_rule(Rule::new(server, READ, EVENTS));
+        self.add_rule(Rule::new(server.clone(), READ, EVENTS));
+        self.add_rule(Rule::new(server, &["create"], EVENTS));
     }
 
     /// Every human demo user may find ichor-ui and port-forward to its pod in ichor-system: the

@@ -168,7 +168,7 @@ impl OperationService {
         {
             let subject = record::Subject::of_operation(&created.operation);
             for entry in &created.operation.history {
-                self.record_event(caller, &subject, entry);
+                self.record_event(caller, &subject, entry).await;
             }
         }
         result
