@@ -172,19 +172,13 @@ pub(crate) const OPERATION: &[Binding] = &[
         "key-delete",
         false,
     ),
+    b(&[Key::ch('w')], KeyCommand::Report, "w", "key-report", true),
     b(&[Key::ch('y')], KeyCommand::Manifest, "y", "key-yaml", true),
     b(
         &[Key::ch('e')],
         KeyCommand::Events,
         "e",
         "key-events",
-        false,
-    ),
-    b(
-        &[Key::ch('w')],
-        KeyCommand::Report,
-        "w",
-        "key-report",
         false,
     ),
 ];

@@ -408,10 +408,56 @@ pub(crate) fn footer(state: &State, ctx: &Ctx<'_>, frame: Rect, area: Rect, buf:
         return;
     }
     Line::styled(
-        fit(&footer_text(state, ctx), usize::from(area.width)),
+        fit(
+            &footer_fitted(state, ctx, usize::from(area.width)),
+            usize::from(area.width),
+        ),
         ctx.theme.dim(),
     )
     .render(area, buf);
+}
+
+/// The footer's words for a width: on a screen whose keys do not all fit, the keys that matter
+/// least are left out whole (`?` lists every one), never cut mid-word.
+fn footer_fitted(state: &State, ctx: &Ctx<'_>, w: usize) -> String {
+    let text = footer_text(state, ctx);
+    if width(&text) <= w || state.input != Input::None || state.dialog.is_some() {
+        return text;
+    }
+    let mut hints = screen_hints_ranked(state, ctx);
+    let said = |h: &[(String, u8)]| {
+        let words: Vec<&str> = h.iter().map(|(s, _)| s.as_str()).collect();
+        format!(" {}", words.join("  "))
+    };
+    while width(&said(&hints)) > w {
+        let Some((i, _)) = hints
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, (_, rank))| (*rank, usize::MAX - i))
+        else {
+            break;
+        };
+        if hints.get(i).is_some_and(|(_, rank)| *rank == u8::MAX) {
+            break;
+        }
+        hints.remove(i);
+    }
+    said(&hints)
+}
+
+/// How much a key's hint matters in a narrow footer: `?` (which lists the rest) is never left
+/// out; the writes, back and the page's own keys before the global ones and the views.
+fn hint_rank(command: KeyCommand) -> u8 {
+    match command {
+        KeyCommand::Help => u8::MAX,
+        KeyCommand::Back | KeyCommand::Pause | KeyCommand::Resume | KeyCommand::Delete => 8,
+        KeyCommand::Open | KeyCommand::New | KeyCommand::Filter => 7,
+        KeyCommand::Report => 6,
+        KeyCommand::Refresh => 5,
+        KeyCommand::Quit => 4,
+        KeyCommand::Manifest | KeyCommand::Events => 3,
+        _ => 2,
+    }
 }
 
 /// The command line: what is typed, what Tab would complete it to (dim), and the keys.
@@ -500,11 +546,19 @@ pub(crate) fn footer_text(state: &State, ctx: &Ctx<'_>) -> String {
 
 /// The keys of the screen, those that do something now, and resume's reason when it does not.
 fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
+    screen_hints_ranked(state, ctx)
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect()
+}
+
+/// [`screen_hints`], each with how much it matters ([`hint_rank`]).
+fn screen_hints_ranked(state: &State, ctx: &Ctx<'_>) -> Vec<(String, u8)> {
     let t = ctx.texts;
     let target = state.target();
     let mut hints = Vec::new();
     if state.pending.is_some() {
-        hints.push(t.t("footer-stop-waiting"));
+        hints.push((t.t("footer-stop-waiting"), u8::MAX));
     }
     for bd in keymap::bindings(&state.keys, state.screen).filter(|b| b.footer) {
         let label = state.keys.label(bd);
@@ -518,18 +572,20 @@ fn screen_hints(state: &State, ctx: &Ctx<'_>) -> Vec<String> {
         {
             continue;
         }
+        let rank = hint_rank(bd.command);
         match availability(state, bd.command, target) {
-            Avail::Yes => hints.push(format!("{label} {}", t.t(bd.hint))),
-            Avail::No(Why::ResumeAfterFailure) => {
-                hints.push(format!("{label} ✗ {}", t.t("footer-resume-after-failure")))
-            }
+            Avail::Yes => hints.push((format!("{label} {}", t.t(bd.hint)), rank)),
+            Avail::No(Why::ResumeAfterFailure) => hints.push((
+                format!("{label} ✗ {}", t.t("footer-resume-after-failure")),
+                rank,
+            )),
             Avail::No(_) => {}
         }
     }
     // New operations start from a cluster: the Operations list says how to get there (last,
-    // so a narrow footer cuts it before the keys every screen has).
+    // and the first left out of a narrow footer).
     if state.screen == Screen::Operations {
-        hints.push(t.t("footer-to-clusters"));
+        hints.push((t.t("footer-to-clusters"), 0));
     }
     hints
 }

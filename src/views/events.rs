@@ -21,7 +21,11 @@ const ON_PAGE: usize = 3;
 /// its message and how many times it happened; the part before the reason apart, so that a
 /// wrapped event goes on under its reason.
 fn text_of(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, ages: usize) -> (String, String) {
-    let age = age_of(state, ctx, e);
+    text_at(e, ages, age_of(state, ctx, e))
+}
+
+/// [`text_of`] with `when` said before it (its age, or its clock time).
+fn text_at(e: &OperationEvent, ages: usize, age: String) -> (String, String) {
     let mark = if e.warning { "!" } else { " " };
     let about = match e.object_kind.as_str() {
         "Machine" => format!("{}: ", sanitize(&e.object_name)),
@@ -61,9 +65,34 @@ fn line(
 }
 
 /// One event whole, wrapped to the lines' width under its reason.
+/// Read whole, an event says when it happened by the clock (its date too when not today's),
+/// so a burst of events reads in order and can be matched with a log, where ages all say `1m`.
 fn push_whole(state: &State, ctx: &Ctx<'_>, e: &OperationEvent, ages: usize, lines: &mut Lines) {
-    let (lead, rest) = text_of(state, ctx, e, ages);
+    let (lead, rest) = text_at(e, ages, clock_of(state, e));
     lines.hanging(&lead, &rest, style_of(ctx, e));
+}
+
+/// When the event was last seen, by the clock in the dashboard's time zone.
+fn clock_of(state: &State, e: &OperationEvent) -> String {
+    let day = state.now.to_zoned(state.tz.clone()).date();
+    e.at()
+        .map(|at| {
+            let z = at.to_zoned(state.tz.clone());
+            match z.date() == day {
+                true => z.strftime("%H:%M:%S").to_string(),
+                false => z.strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            }
+        })
+        .unwrap_or_default()
+}
+
+/// The width of the clock column for these events read whole.
+fn clocks_width(state: &State, events: &[OperationEvent]) -> usize {
+    events
+        .iter()
+        .map(|e| ichor_model::inert::width(&clock_of(state, e)))
+        .max()
+        .unwrap_or(0)
 }
 
 /// How many events were loaded, and what is known of the rest: the service sends the newest
@@ -100,9 +129,9 @@ pub(crate) fn whole(state: &State, ctx: &Ctx<'_>, d: &DetailState, lines: &mut L
         None if events.is_empty() => lines.wrapped(&ctx.texts.t("events-none"), ctx.theme.dim()),
         None => {
             lines.wrapped(&count_text(ctx, d, "events-count"), ctx.theme.dim());
-            let ages = ages_width(state, ctx, events);
+            let clocks = clocks_width(state, events);
             for e in events {
-                push_whole(state, ctx, e, ages, lines);
+                push_whole(state, ctx, e, clocks, lines);
             }
         }
     }
@@ -198,12 +227,12 @@ fn count_lines(ctx: &Ctx<'_>, d: &DetailState, area: Rect) -> Lines {
 
 /// Each event whole at `width`, over all of them (so the age column stays put as it scrolls).
 fn each_whole(state: &State, ctx: &Ctx<'_>, events: &[OperationEvent], width: usize) -> Vec<Lines> {
-    let ages = ages_width(state, ctx, events);
+    let clocks = clocks_width(state, events);
     events
         .iter()
         .map(|e| {
             let mut lines = Lines::new(width);
-            push_whole(state, ctx, e, ages, &mut lines);
+            push_whole(state, ctx, e, clocks, &mut lines);
             lines
         })
         .collect()

@@ -343,7 +343,8 @@ pub(super) fn notes(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
         super::pace::stale_bundle(state, ctx, c, lines);
     }
     if op.paused_by_failure() || op.phase == Phase::Failed {
-        for (i, part) in failure_text(t, op, whole).iter().enumerate() {
+        let gone = d.and_then(|d| d.gone()).is_some();
+        for (i, part) in failure_text(t, op, whole, gone).iter().enumerate() {
             let mark = if i == 0 { "✗ " } else { "  " };
             lines.hanging(mark, part, ctx.theme.alarm());
         }
@@ -354,7 +355,7 @@ pub(super) fn notes(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
 /// What the failure was, once: the failed machine and what it said (the operation's reason
 /// too, unless it only repeats it), or that the operation itself failed and why; then that
 /// nothing retries and nothing is rolled back.
-fn failure_text(t: &crate::i18n::Texts, op: &Operation, whole: bool) -> Vec<String> {
+fn failure_text(t: &crate::i18n::Texts, op: &Operation, whole: bool, gone: bool) -> Vec<String> {
     let reason = op
         .failure_reason
         .as_deref()
@@ -383,7 +384,11 @@ fn failure_text(t: &crate::i18n::Texts, op: &Operation, whole: bool) -> Vec<Stri
             None => t.t("failure-operation-no-reason"),
         }),
     }
-    parts.push(t.t("failure-advice"));
+    // Once it is gone there is nothing to delete: a new start is all there is to do.
+    parts.push(t.t(match gone {
+        true => "failure-advice-gone",
+        false => "failure-advice",
+    }));
     parts
 }
 

@@ -109,6 +109,15 @@ fn blocked(t: &Texts, plan: &Plan, out: &mut Vec<Said>) {
     };
     out.push(Said::new(Tone::Alarm, format!("✗ {}", t.t(id))));
     out.push(Said::new(Tone::Refused, error_text(t, &e)));
+    // Every reason at once, so one fix does not only reveal the next.
+    let also = plan
+        .also_blocked
+        .iter()
+        .chain(plan.denied.iter().filter(|_| plan.blocked.is_some()));
+    for r in also {
+        let e = ApiError::from_refusal(r.clone());
+        out.push(Said::new(Tone::Refused, error_text(t, &e)));
+    }
     out.push(Said::new(Tone::Plain, String::new()));
 }
 

@@ -42,7 +42,7 @@ pub use report::{DELETE_REQUESTED, Report, ReportMachine, Totals};
 pub use running::{Component, RunningApart};
 pub use shown::{StateOf, StateWord, kind_matches, lock_holder};
 
-pub use version::{Version, check_jump};
+pub use version::{Version, check_jump, skew_refusal};
 pub use watch::{HEARTBEAT, SILENCE_LIMIT, Updates, WatchRequest, WatchUpdate};
 
 use jiff::Timestamp;
@@ -374,8 +374,11 @@ pub struct Plan {
     /// The spec write a start makes; `None` when the spec already names the target or the kind
     /// writes no spec.
     pub spec_change: Option<SpecChange>,
-    /// Why a start would be refused, if it would.
+    /// Why a start would be refused, if it would: the first reason a person should hear.
     pub blocked: Option<Refusal>,
+    /// The other reasons it would be refused, in order, so a Review says them all at once
+    /// instead of one fix at a time.
+    pub also_blocked: Vec<Refusal>,
     /// CA rotation: the stages, and that the secrets bundle is replaced.
     pub stages: Vec<String>,
     pub replaces_secrets_bundle: bool,

@@ -1,7 +1,7 @@
 //! Versions as Talos, Kubernetes and ichor write them, and which upgrades the executors make in
 //! one operation. Used by the plan (the service) and the new-operation form (the app) alike.
 
-use super::{OperationKind, Reason, Refusal};
+use super::{ApiError, Code, OperationKind, Reason, Refusal};
 
 /// A version as Talos, Kubernetes and ichor write them: `v1.9.3`, `1.9.3`, `v1.10.0-beta.1`.
 /// Semantic Versioning 2.0 (the `semver` crate) decides what parses and how versions order, so
@@ -183,4 +183,31 @@ mod tests {
             assert_eq!(jump(kind, "v1.0.0", "v9.0.0"), None, "{kind:?}");
         }
     }
+}
+
+/// The refusal of a write to `server` from `client`, when they are more than one minor version
+/// apart (or of another major version); `None` when they may write to each other, or when a
+/// version cannot be read.
+pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> {
+    let (c, s) = (Version::parse(client)?, Version::parse(server)?);
+    let apart = c.major() != s.major() || c.minor().abs_diff(s.minor()) > 1;
+    if !apart {
+        return None;
+    }
+    let upgrade = if (s.major(), s.minor()) > (c.major(), c.minor()) {
+        "client"
+    } else {
+        "server"
+    };
+    let (cs, ss) = (c.to_string(), s.to_string());
+    Some(ApiError::said(
+        Code::FailedPrecondition,
+        Reason::VersionSkew,
+        &[
+            ("client", &cs),
+            ("server", &ss),
+            ("upgrade", upgrade),
+            ("what", what),
+        ],
+    ))
 }

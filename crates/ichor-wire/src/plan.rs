@@ -8,6 +8,9 @@ use super::operation::{operation_to_proto, required_operation};
 use super::proto;
 use ichor_model::{ApiError, Created, HeldMachine, Plan, PlanMachine, Warning};
 
+/// The most further refusals read from a peer's plan (there are fewer checks than this).
+const MAX_ALSO_BLOCKED: usize = 16;
+
 /// A plan for the wire.
 pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
     proto::PlanOperationResponse {
@@ -31,6 +34,11 @@ pub fn plan_to_proto(p: &Plan) -> proto::PlanOperationResponse {
             .blocked
             .as_ref()
             .map(|r| refusal_to_proto(r.reason, &r.params, &r.message)),
+        also_blocked: p
+            .also_blocked
+            .iter()
+            .map(|r| refusal_to_proto(r.reason, &r.params, &r.message))
+            .collect(),
         stages: p.stages.clone(),
         replaces_secrets_bundle: p.replaces_secrets_bundle,
         shared_with: p.shared_with.clone(),
@@ -98,6 +106,13 @@ pub fn plan_from_proto(p: proto::PlanOperationResponse) -> Result<Plan, ApiError
         target: p.target,
         spec_change: p.spec_change.map(spec_change_from_proto),
         blocked: p.blocked.map(refusal_from_proto),
+        // A peer's list, bounded: more reasons than there are checks is not a plan.
+        also_blocked: p
+            .also_blocked
+            .into_iter()
+            .take(MAX_ALSO_BLOCKED)
+            .map(refusal_from_proto)
+            .collect(),
         stages: p.stages,
         replaces_secrets_bundle: p.replaces_secrets_bundle,
         shared_with: p.shared_with,

@@ -115,6 +115,7 @@ fn plans_and_starts_survive_the_wire() {
             from: "v1.9.2".into(),
             to: "v1.9.3".into(),
         }),
+        also_blocked: Vec::new(),
         blocked: Some(Refusal::new(
             Reason::UnfinishedOperation,
             &[("operation", "x")],

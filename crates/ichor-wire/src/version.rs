@@ -3,8 +3,6 @@
 //! away from its own (reads still work). A server that names no version is unknown: shown as
 //! such, not refused.
 
-use ichor_model::{ApiError, Code, Reason, Version};
-
 /// The response header that names the server's version.
 pub const HEADER: &str = "ichor-version";
 
@@ -16,36 +14,12 @@ pub const CALLER_HEADER: &str = "ichor-caller";
 /// This build's version.
 pub const CLIENT: &str = env!("CARGO_PKG_VERSION");
 
-/// The refusal of a write to `server` from `client`, when they are more than one minor version
-/// apart (or of another major version); `None` when they may write to each other, or when a
-/// version cannot be read.
-pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> {
-    let (c, s) = (Version::parse(client)?, Version::parse(server)?);
-    let apart = c.major() != s.major() || c.minor().abs_diff(s.minor()) > 1;
-    if !apart {
-        return None;
-    }
-    let upgrade = if (s.major(), s.minor()) > (c.major(), c.minor()) {
-        "client"
-    } else {
-        "server"
-    };
-    let (cs, ss) = (c.to_string(), s.to_string());
-    Some(ApiError::said(
-        Code::FailedPrecondition,
-        Reason::VersionSkew,
-        &[
-            ("client", &cs),
-            ("server", &ss),
-            ("upgrade", upgrade),
-            ("what", what),
-        ],
-    ))
-}
+pub use ichor_model::skew_refusal;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ichor_model::Reason;
 
     #[test]
     fn writes_are_refused_beyond_one_minor_version() {

@@ -33,6 +33,13 @@ fn lay_out(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -> Laid {
     if let Some(e) = &d.start_error {
         doc.wrapped(&format!("✗ {}", error_text(t, e)), ctx.theme.alarm());
     }
+    // A server too far from this build refuses writes: said with the plan's own refusals, not
+    // only after Start.
+    if let Some(skew) = version_skew(state)
+        .filter(|_| d.start_error.as_ref().and_then(|e| e.reason) != Some(Reason::VersionSkew))
+    {
+        doc.wrapped(&format!("✗ {}", error_text(t, &skew)), ctx.theme.alarm());
+    }
     match &d.plan.data {
         Some(plan) => {
             plan_lines(plan, &state.tz, ctx, &mut doc);
@@ -92,6 +99,19 @@ pub(super) fn room(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect) -
     ScrollRoom {
         lines: laid.doc.len(),
         rows: usize::from(laid.doc_area.height),
+    }
+}
+
+/// The refusal a start would meet from this build itself: the server is more than one minor
+/// version away.
+fn version_skew(state: &State) -> Option<ichor_model::ApiError> {
+    match &state.session.server_version {
+        ichor_model::ServerVersion::Known(v) => ichor_model::skew_refusal(
+            env!("CARGO_PKG_VERSION"),
+            v.as_str(),
+            "starting an operation",
+        ),
+        _ => None,
     }
 }
 

@@ -284,6 +284,7 @@ pub(crate) fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, Ap
         target,
         spec_change,
         blocked: None,
+        also_blocked: Vec::new(),
         stages: Vec::new(),
         replaces_secrets_bundle: false,
         shared_with: Vec::new(),
@@ -310,7 +311,9 @@ pub(crate) fn compute(req: &Checked, inputs: &PlanInputs<'_>) -> Result<Plan, Ap
             .collect();
         plan.shared_with.sort();
     }
-    plan.blocked = refusals::blocked(kind, inputs, &plan);
+    let mut blocked = refusals::blocked(kind, inputs, &plan).into_iter();
+    plan.blocked = blocked.next();
+    plan.also_blocked = blocked.collect();
     plan.fingerprint = fingerprint(&plan);
     Ok(plan)
 }

@@ -9,12 +9,8 @@ use ichor_resources::TalosOperation;
 
 type Check = fn(OperationKind, &PlanInputs<'_>, &Plan) -> Option<Refusal>;
 
-/// The first reason a start would be refused, if any.
-pub(super) fn blocked(
-    kind: OperationKind,
-    inputs: &PlanInputs<'_>,
-    plan: &Plan,
-) -> Option<Refusal> {
+/// Every reason a start would be refused, the first first.
+pub(super) fn blocked(kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Vec<Refusal> {
     const CHECKS: [Check; 9] = [
         unfinished,
         unreadable_operation,
@@ -26,7 +22,10 @@ pub(super) fn blocked(
         tracked,
         no_machines,
     ];
-    CHECKS.iter().find_map(|check| check(kind, inputs, plan))
+    CHECKS
+        .iter()
+        .filter_map(|check| check(kind, inputs, plan))
+        .collect()
 }
 
 fn unfinished(_kind: OperationKind, inputs: &PlanInputs<'_>, plan: &Plan) -> Option<Refusal> {
