@@ -117,7 +117,7 @@ pub async fn ran_as(
         answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
         poll,
         tz: jiff::tz::TimeZone::UTC,
-        production: guard.production.map(str::to_string),
+        production: guard.production.map(Into::into),
         confirm_cluster: guard.confirm.map(str::to_string),
         slow: Default::default(),
     };

@@ -30,7 +30,7 @@ pub use list::{
 };
 pub use pace::{Estimate, MAX_ESTIMATE, MachineTime, PhaseSince, Roles, SlowRule, Timing};
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
-pub use reach::{Fallback, ServerVersion};
+pub use reach::{ApiServer, Fallback, ServerVersion};
 pub use report::{Report, ReportMachine, Totals};
 pub use running::{Component, RunningApart};
 pub use shown::{StateOf, StateWord, kind_matches, lock_holder};
