@@ -20,6 +20,40 @@ use ratatui::widgets::Widget;
 /// The most lines the banner takes.
 pub(crate) const BANNER_MAX: usize = 3;
 
+/// One try at the status bar's words: how much of the route, the program's name, the
+/// namespace (short or not), the user, and how much of the context and its API server.
+type Step = (Option<Detail>, bool, Option<bool>, bool, Option<Reaches>);
+
+/// The tries, widest first.
+const STEPS: [Step; 8] = [
+    (Some(Detail::All), true, Some(false), true, None),
+    (Some(Detail::NoVersion), true, Some(false), true, None),
+    (Some(Detail::NoVersion), true, Some(true), true, None),
+    (Some(Detail::NoVersion), false, Some(true), true, None),
+    (Some(Detail::Least), false, Some(true), true, None),
+    (Some(Detail::Least), false, None, true, None),
+    (Some(Detail::Least), false, None, false, None),
+    (None, false, None, false, None),
+];
+
+/// The tries with the API server known: it stays longer than the route, the user and the
+/// namespace (the context and the server are where a change lands).
+#[rustfmt::skip]
+const REACHING: [Step; 11] = [
+    (Some(Detail::All), true, Some(false), true, Some(Reaches::All)),
+    (Some(Detail::NoVersion), true, Some(false), true, Some(Reaches::All)),
+    (Some(Detail::NoVersion), true, Some(true), true, Some(Reaches::Short)),
+    (Some(Detail::NoVersion), false, Some(true), true, Some(Reaches::Short)),
+    (Some(Detail::Least), false, Some(true), true, Some(Reaches::Short)),
+    (Some(Detail::Least), false, Some(true), false, Some(Reaches::Short)),
+    (None, false, Some(true), false, Some(Reaches::Short)),
+    // The server whole before the namespace: two production servers are told apart.
+    (None, false, None, false, Some(Reaches::Short)),
+    (None, false, None, false, Some(Reaches::Cut)),
+    (None, false, None, false, Some(Reaches::Least)),
+    (None, false, None, false, None),
+];
+
 /// The status bar's words that fit in `room` columns.
 fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
     let t = ctx.texts;
@@ -47,71 +81,6 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
             false => format!(" {route}"),
         })
     };
-    // (how much of the route, the program's name, the namespace: short or not, the user, how
-    // much of the context and its API server)
-    type Step = (Option<Detail>, bool, Option<bool>, bool, Option<Reaches>);
-    const STEPS: [Step; 8] = [
-        (Some(Detail::All), true, Some(false), true, None),
-        (Some(Detail::NoVersion), true, Some(false), true, None),
-        (Some(Detail::NoVersion), true, Some(true), true, None),
-        (Some(Detail::NoVersion), false, Some(true), true, None),
-        (Some(Detail::Least), false, Some(true), true, None),
-        (Some(Detail::Least), false, None, true, None),
-        (Some(Detail::Least), false, None, false, None),
-        (None, false, None, false, None),
-    ];
-    // With the API server known, it stays longer than the route, the user and the namespace:
-    // the context and the server are where a change lands.
-    const REACHING: [Step; 11] = [
-        (
-            Some(Detail::All),
-            true,
-            Some(false),
-            true,
-            Some(Reaches::All),
-        ),
-        (
-            Some(Detail::NoVersion),
-            true,
-            Some(false),
-            true,
-            Some(Reaches::All),
-        ),
-        (
-            Some(Detail::NoVersion),
-            true,
-            Some(true),
-            true,
-            Some(Reaches::Short),
-        ),
-        (
-            Some(Detail::NoVersion),
-            false,
-            Some(true),
-            true,
-            Some(Reaches::Short),
-        ),
-        (
-            Some(Detail::Least),
-            false,
-            Some(true),
-            true,
-            Some(Reaches::Short),
-        ),
-        (
-            Some(Detail::Least),
-            false,
-            Some(true),
-            false,
-            Some(Reaches::Short),
-        ),
-        (None, false, Some(true), false, Some(Reaches::Short)),
-        // The server whole before the namespace: two production servers are told apart.
-        (None, false, None, false, Some(Reaches::Short)),
-        (None, false, None, false, Some(Reaches::Cut)),
-        (None, false, None, false, Some(Reaches::Least)),
-        (None, false, None, false, None),
-    ];
     let steps = match s.api_server {
         Some(_) => &REACHING[..],
         None => &STEPS[..],
