@@ -37,7 +37,8 @@ const STEPS: [Step; 8] = [
 ];
 
 /// The tries with the API server known: it stays longer than the route, the user and the
-/// namespace (the context and the server are where a change lands).
+/// namespace (the context and the server are where a change lands), and the route, which they
+/// tell more of, goes before the user.
 #[rustfmt::skip]
 const REACHING: [Step; 11] = [
     (Some(Detail::All), true, Some(false), true, Some(Reaches::All)),
@@ -45,7 +46,7 @@ const REACHING: [Step; 11] = [
     (Some(Detail::NoVersion), true, Some(true), true, Some(Reaches::Short)),
     (Some(Detail::NoVersion), false, Some(true), true, Some(Reaches::Short)),
     (Some(Detail::Least), false, Some(true), true, Some(Reaches::Short)),
-    (Some(Detail::Least), false, Some(true), false, Some(Reaches::Short)),
+    (None, false, Some(true), true, Some(Reaches::Short)),
     (None, false, Some(true), false, Some(Reaches::Short)),
     // The server whole before the namespace: two production servers are told apart.
     (None, false, None, false, Some(Reaches::Short)),
