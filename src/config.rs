@@ -1,5 +1,6 @@
 //! Settings: flags win over the user's config file, which wins over the defaults.
 
+pub(crate) mod contexts;
 pub(crate) mod rules;
 
 use serde::{Deserialize, Deserializer};
@@ -32,9 +33,9 @@ pub(crate) struct FileConfig {
     /// `[timing]`: when a running machine is slow.
     #[serde(default)]
     pub(crate) timing: rules::Timing,
-    /// `[[contexts]]`: contexts marked production or read only.
+    /// `[[contexts]]`: contexts marked production or read only, by name or API server.
     #[serde(default)]
-    pub(crate) contexts: Vec<rules::ContextRule>,
+    pub(crate) contexts: Vec<contexts::ContextRule>,
     /// `[keys]` as written (checked into [`FileConfig::key_overrides`] as the file is read).
     #[serde(default)]
     pub(crate) keys: rules::KeysTable,
@@ -98,8 +99,8 @@ impl FileConfig {
     }
 
     /// The context rules, in the order written.
-    pub(crate) fn context_rules(&self) -> rules::ContextRules {
-        rules::ContextRules(self.contexts.clone())
+    pub(crate) fn context_rules(&self) -> contexts::ContextRules {
+        contexts::ContextRules(self.contexts.clone())
     }
 }
 

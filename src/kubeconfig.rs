@@ -250,6 +250,28 @@ impl LoadedKubeconfig {
             .collect()
     }
 
+    /// Each context with the API server its cluster names (normalised; `None` when the
+    /// cluster is missing or its server is not an http(s) URL), as the config's `[[contexts]]`
+    /// rules compare them.
+    pub(crate) fn api_servers(&self) -> Vec<(String, Option<ichor_model::ApiServer>)> {
+        let kc = &self.kubeconfig;
+        let server_of = |cluster: &str| {
+            kc.clusters
+                .iter()
+                .find(|c| c.name == cluster)
+                .and_then(|c| c.cluster.as_ref())
+                .and_then(|c| c.server.as_deref())
+                .and_then(crate::config::contexts::api_server)
+        };
+        kc.contexts
+            .iter()
+            .map(|c| {
+                let server = c.context.as_ref().and_then(|c| server_of(&c.cluster));
+                (c.name.clone(), server)
+            })
+            .collect()
+    }
+
     /// The user (`AuthInfo`) a context names, for messages; the one impersonated, if any.
     pub(crate) fn user_of(&self, context: &str) -> Option<String> {
         if let Some(i) = &self.impersonate {
@@ -463,6 +485,39 @@ current-context: a\nusers:\n- name: alice\n  user:\n    token: t\n- name: bob\n 
             .token_file
             .clone();
         assert_eq!(tok, Some(dir.path().join("tok").display().to_string()));
+    }
+
+    #[test]
+    fn each_context_names_the_api_server_of_its_cluster() {
+        let text = "apiVersion: v1\nkind: Config\nclusters:\n\
+- name: c\n  cluster:\n    server: https://k:6443\n\
+- name: c-again\n  cluster:\n    server: HTTPS://K:6443/\n\
+- name: odd\n  cluster:\n    server: k:6443\n\
+contexts:\n\
+- name: a\n  context:\n    cluster: c\n\
+- name: b\n  context:\n    cluster: c-again\n\
+- name: d\n  context:\n    cluster: odd\n\
+- name: e\n  context:\n    cluster: absent\n";
+        let loaded = LoadedKubeconfig {
+            impersonate: None,
+            kubeconfig: Kubeconfig::from_yaml(text).unwrap(),
+            source: "/k/config".into(),
+        };
+        let servers: Vec<(String, Option<String>)> = loaded
+            .api_servers()
+            .into_iter()
+            .map(|(n, s)| (n, s.map(|s| s.url())))
+            .collect();
+        let k = Some("https://k:6443".to_string());
+        assert_eq!(
+            servers,
+            [
+                ("a".to_string(), k.clone()),
+                ("b".to_string(), k),
+                ("d".to_string(), None),
+                ("e".to_string(), None),
+            ]
+        );
     }
 
     #[test]

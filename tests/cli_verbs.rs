@@ -117,7 +117,7 @@ pub async fn ran_as(
         answers: typed.as_mut().map(|t| t as &mut dyn BufRead),
         poll,
         tz: jiff::tz::TimeZone::UTC,
-        production: guard.production.map(str::to_string),
+        production: guard.production.map(Into::into),
         confirm_cluster: guard.confirm.map(str::to_string),
         slow: Default::default(),
     };
@@ -575,7 +575,7 @@ crate::matrix!(
 #[path = "cli_verbs_follow.rs"]
 mod cli_verbs_follow;
 #[path = "cli_verbs_process.rs"]
-mod cli_verbs_process;
+pub(crate) mod cli_verbs_process;
 
 /// The demo controller, driven fast: each pass 5 s later than the last, every 150 ms (the
 /// commands poll every 40 ms, so they see every stage).

@@ -17,15 +17,15 @@ const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
 /// The embedded API over HTTP on loopback, a kubeconfig for its admin, and a runtime that
 /// keeps them (and the test's servers and controller) running.
-struct Cluster {
-    api: EmbeddedApi,
-    rt: tokio::runtime::Runtime,
-    home: tempfile::TempDir,
-    kubeconfig: String,
+pub(crate) struct Cluster {
+    pub(crate) api: EmbeddedApi,
+    pub(crate) rt: tokio::runtime::Runtime,
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) kubeconfig: String,
 }
 
 impl Cluster {
-    fn new() -> Cluster {
+    pub(crate) fn new() -> Cluster {
         let api = super::world();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -66,7 +66,7 @@ impl Cluster {
     }
 
     /// `ichor-tui ARGS` in a 120×30 pty.
-    fn pty(&self, args: &[&str]) -> Pty {
+    pub(crate) fn pty(&self, args: &[&str]) -> Pty {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.extend(self.reach());
         Spawn {
@@ -83,7 +83,7 @@ impl Cluster {
 
     /// `ichor-tui ARGS` without a terminal (its own session, stdin from /dev/null): the exit
     /// code, stdout and stderr.
-    fn run(&self, args: &[&str], reach: bool) -> (i32, String, String) {
+    pub(crate) fn run(&self, args: &[&str], reach: bool) -> (i32, String, String) {
         use std::os::unix::process::CommandExt as _;
         let mut cmd = Command::new(BIN);
         cmd.args(args)
@@ -131,7 +131,7 @@ impl Cluster {
         (status.code().unwrap_or(-1), out, err)
     }
 
-    fn written(&self) -> Vec<String> {
+    pub(crate) fn written(&self) -> Vec<String> {
         names(&self.api.write_log())
     }
 }

@@ -63,6 +63,7 @@ async fn reached(d: &mut Driver, api: &EmbeddedApi, context: &str, user: User) {
         pushes: false,
         production: false,
         read_only: false,
+        api_server: None,
     };
     d.act(Action::ContextReached(Box::new(reached))).await;
 }

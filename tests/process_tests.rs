@@ -22,6 +22,8 @@ mod cli_report;
 mod cli_verbs;
 #[path = "completion.rs"]
 mod completion;
+#[path = "production_process.rs"]
+mod production_process;
 #[path = "pty.rs"]
 mod pty;
 #[path = "pty_habits.rs"]

@@ -49,8 +49,8 @@ fn ctx_switches_the_kubeconfig_context_and_asks_who_and_what_again() {
         s.contains("user viewer") && s.contains("Operations (7)")
     });
     assert!(
-        screen.contains("(viewer)"),
-        "the route names the context: {screen}"
+        screen.contains("│ viewer · API 127.0.0.1:"),
+        "the status bar names the context and its API server: {screen}"
     );
     // The viewer may not start: the refusal says so, and nothing opens.
     pty.send("2");

@@ -258,6 +258,7 @@ async fn ctx_switches_the_client_and_a_late_answer_of_the_one_before_is_not_show
                     user: Some("bob".into()),
                     production: false,
                     read_only: false,
+                    api_server: None,
                 })
             }))
         }

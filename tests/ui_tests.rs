@@ -28,6 +28,8 @@ mod locales;
 mod operator_reads;
 #[path = "operator_reviews.rs"]
 mod operator_reviews;
+#[path = "production_screens.rs"]
+mod production_screens;
 #[path = "reading_search.rs"]
 mod reading_search;
 #[path = "route_screens.rs"]

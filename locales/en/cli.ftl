@@ -59,6 +59,8 @@ report-made = Report made { $time } by ichor-tui.
 cli-production = Context { $context } is production: the cluster's name is asked for before every write.
 cli-needs-confirm-cluster = Context { $context } is production: --yes writes only with --confirm-cluster NAME naming the cluster. Nothing was written.
 cli-confirm-cluster-mismatch = --confirm-cluster { $typed } is not { $cluster }, the cluster of this write: nothing was written.
+cli-production-server = Context { $context } reaches API server { $server }, which is production: the cluster's name is asked for before every write.
+cli-needs-confirm-cluster-server = Context { $context } reaches API server { $server }, which is production: --yes writes only with --confirm-cluster NAME naming the cluster. Nothing was written.
 # ichor-tui version: this binary, the route the flags reach, the server's and Kubernetes' versions.
 version-client = Client Version: { $version }
 version-commit = Commit: { $commit }

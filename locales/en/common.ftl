@@ -133,6 +133,12 @@ route-demo = demo
 route-tunnel = via ichor-ui (tunnel)
 route-in-process = in-process ({ $context })
 route-fallback = { $route }: { $why }
+# Beside the route: the kubeconfig context and the Kubernetes API server it reaches (in production the
+# label names the context: the server alone).
+route-in-process-here = in-process
+status-reaches = context { $context } · API { $server }
+status-reaches-short = { $context } · API { $server }
+status-api-server = API { $server }
 fallback-chosen = chosen
 fallback-not-found = ichor-ui not found
 fallback-not-ready = ichor-ui not ready
@@ -222,6 +228,7 @@ key-search-prev = previous line found
 
 ## Production contexts and the slow notification (issue 38).
 badge-production = PRODUCTION { $context }
+badge-production-alone = PRODUCTION
 help-production = Production context { $context }: every pause, resume, delete and start asks for the cluster's name typed, then Enter.
 confirm-type-name = Production: type the cluster name { $cluster } to confirm, then Enter.
 footer-typed-confirm = type the name · Enter confirm · Esc cancel

@@ -53,6 +53,8 @@ report-made = { $time } に ichor-tui で作成したレポートです。
 cli-production = コンテキスト { $context } は本番環境です。書き込みの前に毎回クラスター名の入力を求めます。
 cli-needs-confirm-cluster = コンテキスト { $context } は本番環境です。--yes で書き込むには、クラスターを --confirm-cluster NAME で指定してください。何も書き込んでいません。
 cli-confirm-cluster-mismatch = --confirm-cluster { $typed } は、この書き込みのクラスター { $cluster } ではありません。何も書き込んでいません。
+cli-production-server = コンテキスト { $context } の API サーバー { $server } は本番環境です。書き込みの前に毎回クラスター名の入力を求めます。
+cli-needs-confirm-cluster-server = コンテキスト { $context } の API サーバー { $server } は本番環境です。--yes で書き込むには、クラスターを --confirm-cluster NAME で指定してください。何も書き込んでいません。
 # ichor-tui version：このバイナリ、フラグで届く経路、サーバーと Kubernetes のバージョン。
 version-client = クライアントのバージョン：{ $version }
 version-commit = コミット：{ $commit }

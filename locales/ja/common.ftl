@@ -141,6 +141,12 @@ route-demo = デモ
 route-tunnel = ichor-ui 経由（トンネル）
 route-in-process = 直接接続（{ $context }）
 route-fallback = { $route }：{ $why }
+# Beside the route: the kubeconfig context and the Kubernetes API server it reaches (in production the
+# label names the context: the server alone).
+route-in-process-here = 直接接続
+status-reaches = コンテキスト { $context } · API { $server }
+status-reaches-short = { $context } · API { $server }
+status-api-server = API { $server }
 fallback-chosen = 指定
 fallback-not-found = ichor-ui が見つかりません
 fallback-not-ready = ichor-ui が準備できていません
@@ -226,6 +232,7 @@ key-search-prev = 前の一致行
 
 ## 本番コンテキストと遅延の通知（issue 38）。
 badge-production = 本番環境 { $context }
+badge-production-alone = 本番環境
 help-production = 本番コンテキスト { $context }：一時停止・再開・削除・開始のたびに、クラスター名の入力と Enter を求めます。
 confirm-type-name = 本番環境です。確認のため、クラスター名 { $cluster } を入力して Enter を押してください。
 footer-typed-confirm = 名前を入力 · Enter 確定 · Esc キャンセル

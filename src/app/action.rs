@@ -364,8 +364,10 @@ pub struct Reached {
     pub user: Option<String>,
     /// The new backend pushes (WatchOperations).
     pub pushes: bool,
-    /// The config marks the new context production.
+    /// The config marks the new context production (or its API server).
     pub production: bool,
     /// Writes are off there: `--read-only`, or the config marks the context read only.
     pub read_only: bool,
+    /// The API server the new context reaches.
+    pub api_server: Option<ichor_model::ApiServer>,
 }

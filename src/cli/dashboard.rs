@@ -33,24 +33,7 @@ pub(super) struct Connected {
 }
 
 /// The name the demo's context goes by (in the status bar, and in the config's `[[contexts]]`).
-const DEMO_CONTEXT: &str = "demo";
-
-impl Connected {
-    /// The name of the context the service was reached through: the kubeconfig's, else the
-    /// in-process route's (`demo` for the demo); `None` for a server.
-    pub(super) fn context_name(&self) -> Option<String> {
-        if self.demo.is_some() {
-            return Some(DEMO_CONTEXT.to_string());
-        }
-        match (&self.kubeconfig, &self.route) {
-            (Some((_, c)), _) => Some(c.clone()),
-            (None, ichor_app::state::Route::InProcess { context, .. }) if !context.is_empty() => {
-                Some(context.clone())
-            }
-            _ => None,
-        }
-    }
-}
+pub(super) const DEMO_CONTEXT: &str = "demo";
 
 /// The service in this process over `kube`, for the dashboard.
 /// The list's rows come from a watch of `scope` (`None`: every namespace) made with the same
@@ -156,7 +139,7 @@ fn context_reacher(
         Box::pin(async move {
             let reached = tokio::time::timeout(
                 REACH_LIMIT,
-                through_context(&settings, loaded, context.clone(), retry_tx),
+                through_context(&settings, loaded.clone(), context.clone(), retry_tx),
             )
             .await;
             let c = match reached {
@@ -169,14 +152,17 @@ fn context_reacher(
                     return Err(format!("not reached within {} s", REACH_LIMIT.as_secs()));
                 }
             };
+            // The rules' marks on the context and on every other that reaches its API server.
+            let in_force = settings.in_force(&loaded, &context);
             Ok(ichor_runtime::Reached {
                 user: c.user.or_else(|| c.client.user()),
                 client: c.client,
                 route: c.route,
                 namespace: c.namespace,
                 all_namespaces: settings.all_namespaces,
-                production: settings.production(Some(&context)),
-                read_only: settings.read_only_in(Some(&context)),
+                production: in_force.marks.production,
+                read_only: settings.read_only_in(&in_force),
+                api_server: in_force.api_server,
             })
         })
     })
@@ -214,7 +200,7 @@ pub(super) async fn connect(
             connected.demo = Some(d.into_parts());
             Ok(connected)
         }
-        Source::Remote(opts) => {
+        Source::Remote { options: opts, .. } => {
             let url = sanitize_url(&opts.url);
             let client = ichor_client::remote::RemoteClient::new(opts)?;
             let namespace = settings
@@ -256,6 +242,7 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
 
     let settings = settings_of(&cli, std::io::stdout().is_terminal())?;
     let source = Source::choose(&cli, &settings)?;
+    let in_force = source.in_force(&settings);
     // Nothing below runs without a terminal: crossterm would panic reading keys from a
     // non-terminal, and raw mode means nothing there.
     if let Some(why) = ichor_runtime::terminal::missing_terminal(
@@ -269,29 +256,29 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let connected = connect(&cli, &settings, source, retry_tx.clone()).await?;
     let settings = std::sync::Arc::new(settings);
     let mut host = ichor_runtime::terminal::TtyHost::new();
-    let (context, contexts) = match &connected.kubeconfig {
-        Some((loaded, context)) => {
+    let contexts = match &connected.kubeconfig {
+        Some((loaded, _)) => {
             let reacher = context_reacher(settings.clone(), loaded.clone(), retry_tx);
             host = host.reaching_contexts(reacher);
-            (Some(context.clone()), loaded.context_names())
+            loaded.context_names()
         }
-        None => (None, Vec::new()),
+        None => Vec::new(),
     };
-    let mut session = Session {
+    // The config's rules for the context in force (the demo's is `demo`; with `--server`, the
+    // kubeconfig's, which the status bar then names with its API server).
+    let session = Session {
         route: connected.route,
         demo: cli.demo,
         namespace: connected.namespace,
         all_namespaces: settings.all_namespaces,
         user: connected.user.or_else(|| connected.client.user()),
-        read_only: settings.read_only,
+        read_only: settings.read_only_in(&in_force),
         server_version: Default::default(),
-        context,
+        context: in_force.context.filter(|_| !cli.demo),
         contexts,
-        production: false,
+        production: in_force.marks.production,
+        api_server: in_force.api_server,
     };
-    // The config's rules for the context in force (the demo's is `demo`).
-    session.production = settings.production(session.context_name());
-    session.read_only = settings.read_only_in(session.context_name());
     let clock = Clock::new(jiff::Timestamp::now());
     let mut state = State::new(session, clock.now(), jiff::tz::TimeZone::system());
     state.notifications.on = settings.notify;

@@ -31,20 +31,61 @@ pub(crate) struct Settings {
     /// When a running machine is slow (`[timing]`).
     pub(crate) slow: ichor_model::SlowRule,
     /// The contexts marked production or read only (`[[contexts]]`).
-    pub(crate) contexts: crate::config::rules::ContextRules,
+    pub(crate) contexts: crate::config::contexts::ContextRules,
     /// The keys rebound (`[keys]`).
     pub(crate) keys: ichor_app::rebind::KeyOverrides,
 }
 
+/// The kubeconfig context whose `[[contexts]]` rules hold, the API server it reaches, and what
+/// the rules make of it (its own marks and those of its server's other contexts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InForce {
+    /// The context (`demo` for the demo); `None`: no kubeconfig (`--server` without one).
+    pub(crate) context: Option<String>,
+    /// The API server the context reaches (`None`: the demo's embedded one, or not a URL).
+    pub(crate) api_server: Option<ichor_model::ApiServer>,
+    pub(crate) marks: crate::config::contexts::Marks,
+}
+
 impl Settings {
-    /// Whether the config marks `context` production.
-    pub(crate) fn production(&self, context: Option<&str>) -> bool {
-        self.contexts.production(context)
+    /// The rules' marks on `context` of `loaded`, with every context of it that reaches the
+    /// same API server.
+    pub(crate) fn in_force(
+        &self,
+        loaded: &crate::kubeconfig::LoadedKubeconfig,
+        context: &str,
+    ) -> InForce {
+        let all = loaded.api_servers();
+        let api_server = all
+            .iter()
+            .find(|(n, _)| n == context)
+            .and_then(|(_, s)| s.clone());
+        let marks = self.contexts.marks(
+            context,
+            api_server.as_ref(),
+            all.iter().map(|(n, s)| (n.as_str(), s.as_ref())),
+        );
+        InForce {
+            context: Some(context.to_string()),
+            api_server,
+            marks,
+        }
     }
 
-    /// Whether writes are off in `context`: `--read-only`, or the config marks it read only.
-    pub(crate) fn read_only_in(&self, context: Option<&str>) -> bool {
-        self.read_only || self.contexts.read_only(context)
+    /// The demo's context, `demo`: marked by its name only (its API server is embedded, with
+    /// no URL a rule could name).
+    pub(crate) fn demo_in_force(&self) -> InForce {
+        let context = super::dashboard::DEMO_CONTEXT;
+        InForce {
+            context: Some(context.to_string()),
+            api_server: None,
+            marks: self.contexts.marks(context, None, []),
+        }
+    }
+
+    /// Whether writes are off: `--read-only`, or the rules mark the context in force read only.
+    pub(crate) fn read_only_in(&self, in_force: &InForce) -> bool {
+        self.read_only || in_force.marks.read_only
     }
 }
 
@@ -176,7 +217,12 @@ fn ichor_ui(at: Option<&str>, port: Option<&str>) -> anyhow::Result<ichor_client
 /// is checked, so a bad flag or file is said first, and before anything is contacted.
 pub(super) enum Source {
     Demo,
-    Remote(ichor_client::remote::RemoteOptions),
+    Remote {
+        options: ichor_client::remote::RemoteOptions,
+        /// The kubeconfig context whose `[[contexts]]` rules hold: the server named is
+        /// OperationService, not the API server, so the context `kubectl` would use decides.
+        rules_from: Option<(Box<crate::kubeconfig::LoadedKubeconfig>, String)>,
+    },
     Kubeconfig {
         loaded: Box<crate::kubeconfig::LoadedKubeconfig>,
         context: String,
@@ -184,6 +230,21 @@ pub(super) enum Source {
 }
 
 impl Source {
+    /// The context whose rules hold, and what they make of it.
+    pub(super) fn in_force(&self, settings: &Settings) -> InForce {
+        match self {
+            Source::Demo => settings.demo_in_force(),
+            Source::Remote {
+                rules_from: Some((loaded, context)),
+                ..
+            }
+            | Source::Kubeconfig { loaded, context } => settings.in_force(loaded, context),
+            Source::Remote {
+                rules_from: None, ..
+            } => InForce::default(),
+        }
+    }
+
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
         use ichor_client::remote::{RemoteOptions, TOKEN_ENV, load_token};
         if settings.impersonate.is_some() {
@@ -216,7 +277,10 @@ impl Source {
             opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
             opts.insecure_send_token_over_http = cli.insecure_send_token_over_http;
             opts.check_token_transport()?;
-            return Ok(Source::Remote(opts));
+            return Ok(Source::Remote {
+                options: opts,
+                rules_from: rules_context(settings)?,
+            });
         }
         let mut loaded = crate::kubeconfig::read(settings.kubeconfig.as_deref())?;
         loaded.impersonate = settings.impersonate.clone();
@@ -225,5 +289,28 @@ impl Source {
             loaded: Box::new(loaded),
             context,
         })
+    }
+}
+
+/// With `--server`, the kubeconfig context whose `[[contexts]]` rules hold: `--context` (which
+/// must exist), else the current context, of the kubeconfig `--kubeconfig`, `$KUBECONFIG` or
+/// `~/.kube/config` names. None when no kubeconfig is found, or it names no current context,
+/// and none was asked for by name (said in the log): a remote server needs no kubeconfig.
+fn rules_context(
+    settings: &Settings,
+) -> anyhow::Result<Option<(Box<crate::kubeconfig::LoadedKubeconfig>, String)>> {
+    let named = settings.kubeconfig.is_some() || settings.context.is_some();
+    let found = crate::kubeconfig::read(settings.kubeconfig.as_deref()).and_then(|loaded| {
+        let context = loaded.context(settings.context.as_deref())?;
+        Ok((Box::new(loaded), context))
+    });
+    match found {
+        Ok(found) => Ok(Some(found)),
+        Err(e) if named => Err(e),
+        Err(e) => {
+            let why = ichor_model::error_text::one_line(&e);
+            tracing::info!(%why, "--server: no kubeconfig context for the [[contexts]] rules");
+            Ok(None)
+        }
     }
 }

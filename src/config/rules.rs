@@ -1,8 +1,8 @@
-//! The config's tables beyond the flags' defaults: `[timing]` (when a machine is slow),
-//! `[[contexts]]` (contexts marked production or read only by a glob of their names) and
-//! `[keys]` (keys rebound by action name). Each is checked as the file is read: a value out of
-//! range, an unknown action, a key that cannot be read or that would mean two things on one
-//! screen is an error naming the file, the line and the column.
+//! The config's tables beyond the flags' defaults: `[timing]` (when a machine is slow) and
+//! `[keys]` (keys rebound by action name); `[[contexts]]` is [`super::contexts`]. Each is
+//! checked as the file is read: a value out of range, an unknown action, a key that cannot be
+//! read or that would mean two things on one screen is an error naming the file, the line and
+//! the column.
 
 use ichor_app::rebind::{ACTIONS, KeyOverrides, RebindError};
 use ichor_model::SlowRule;
@@ -57,41 +57,6 @@ fn margin<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SignedDuration>, D::
         return Err(bad());
     }
     Ok(Some(m))
-}
-
-/// `[[contexts]]`: the kubeconfig contexts whose names `match` (a glob: `*` any run of
-/// characters, `?` one) are production, read only, or both.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub(crate) struct ContextRule {
-    #[serde(rename = "match")]
-    pub(crate) pattern: String,
-    #[serde(default)]
-    pub(crate) production: bool,
-    #[serde(default)]
-    pub(crate) read_only: bool,
-}
-
-/// The context rules, in the order written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ContextRules(pub(crate) Vec<ContextRule>);
-
-impl ContextRules {
-    fn matching<'a>(&'a self, context: Option<&'a str>) -> impl Iterator<Item = &'a ContextRule> {
-        self.0.iter().filter(move |r| {
-            context.is_some_and(|c| wildmatch::WildMatch::new(&r.pattern).matches(c))
-        })
-    }
-
-    /// Whether a rule marks `context` production (`None`: no context, never).
-    pub(crate) fn production(&self, context: Option<&str>) -> bool {
-        self.matching(context).any(|r| r.production)
-    }
-
-    /// Whether a rule marks `context` read only.
-    pub(crate) fn read_only(&self, context: Option<&str>) -> bool {
-        self.matching(context).any(|r| r.read_only)
-    }
 }
 
 /// A `[keys]` value: one key or several.

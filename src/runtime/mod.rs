@@ -86,10 +86,12 @@ pub struct Reached {
     pub all_namespaces: bool,
     /// Who the context's credentials are, when known before the first answer.
     pub user: Option<String>,
-    /// The config marks the context production.
+    /// The config marks the context production (by its name, or by its API server's).
     pub production: bool,
     /// Writes are off there (`--read-only`, or the config marks the context read only).
     pub read_only: bool,
+    /// The API server the context reaches (the status bar names it).
+    pub api_server: Option<ichor_model::ApiServer>,
 }
 
 /// A context being reached: the new connection, or why there is none (one line, bounded).
@@ -495,6 +497,7 @@ impl Runtime {
             pushes: self.client.pushes(),
             production: reached.production,
             read_only: reached.read_only,
+            api_server: reached.api_server,
         }))
     }
 }

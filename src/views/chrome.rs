@@ -1,7 +1,7 @@
 //! The frame around every screen: the status bar, the banner under it (the connection, else the
 //! latest notice or the write waiting for its answer) and the footer of keys.
 
-use super::route::{Detail, route_text};
+use super::route::{Detail, Reaches, reaches_text, route_text};
 use super::style::Ctx;
 use super::text::{fit, sanitize, width};
 use super::widgets::lines::Lines;
@@ -19,6 +19,41 @@ use ratatui::widgets::Widget;
 
 /// The most lines the banner takes.
 pub(crate) const BANNER_MAX: usize = 3;
+
+/// One try at the status bar's words: how much of the route, the program's name, the
+/// namespace (short or not), the user, and how much of the context and its API server.
+type Step = (Option<Detail>, bool, Option<bool>, bool, Option<Reaches>);
+
+/// The tries, widest first.
+const STEPS: [Step; 8] = [
+    (Some(Detail::All), true, Some(false), true, None),
+    (Some(Detail::NoVersion), true, Some(false), true, None),
+    (Some(Detail::NoVersion), true, Some(true), true, None),
+    (Some(Detail::NoVersion), false, Some(true), true, None),
+    (Some(Detail::Least), false, Some(true), true, None),
+    (Some(Detail::Least), false, None, true, None),
+    (Some(Detail::Least), false, None, false, None),
+    (None, false, None, false, None),
+];
+
+/// The tries with the API server known: it stays longer than the route, the user and the
+/// namespace (the context and the server are where a change lands), and the route, which they
+/// tell more of, goes before the user.
+#[rustfmt::skip]
+const REACHING: [Step; 11] = [
+    (Some(Detail::All), true, Some(false), true, Some(Reaches::All)),
+    (Some(Detail::NoVersion), true, Some(false), true, Some(Reaches::All)),
+    (Some(Detail::NoVersion), true, Some(true), true, Some(Reaches::Short)),
+    (Some(Detail::NoVersion), false, Some(true), true, Some(Reaches::Short)),
+    (Some(Detail::Least), false, Some(true), true, Some(Reaches::Short)),
+    (None, false, Some(true), true, Some(Reaches::Short)),
+    (None, false, Some(true), false, Some(Reaches::Short)),
+    // The server whole before the namespace: two production servers are told apart.
+    (None, false, None, false, Some(Reaches::Short)),
+    (None, false, None, false, Some(Reaches::Cut)),
+    (None, false, None, false, Some(Reaches::Least)),
+    (None, false, None, false, None),
+];
 
 /// The status bar's words that fit in `room` columns.
 fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
@@ -47,21 +82,15 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
             false => format!(" {route}"),
         })
     };
-    // (how much of the route, the program's name, the namespace: short or not, the user)
-    const STEPS: [(Option<Detail>, bool, Option<bool>, bool); 8] = [
-        (Some(Detail::All), true, Some(false), true),
-        (Some(Detail::NoVersion), true, Some(false), true),
-        (Some(Detail::NoVersion), true, Some(true), true),
-        (Some(Detail::NoVersion), false, Some(true), true),
-        (Some(Detail::Least), false, Some(true), true),
-        (Some(Detail::Least), false, None, true),
-        (Some(Detail::Least), false, None, false),
-        (None, false, None, false),
-    ];
+    let steps = match s.api_server {
+        Some(_) => &REACHING[..],
+        None => &STEPS[..],
+    };
     let mut text = String::new();
-    for (detail, named, short_ns, with_user) in STEPS {
+    for &(detail, named, short_ns, with_user, reaches) in steps {
         let parts = [
             route(detail, named),
+            reaches.and_then(|r| reaches_text(s, t, r)),
             short_ns.and_then(namespace),
             user.clone().filter(|_| with_user),
             Some(fresh.clone()),
@@ -77,7 +106,8 @@ fn status_text(state: &State, ctx: &Ctx<'_>, room: usize) -> String {
     text
 }
 
-/// The status bar: program, backend, namespace, user, the age of the data, and badges.
+/// The status bar: program, backend, the context and its API server, namespace, user, the age
+/// of the data, and badges.
 pub(crate) fn status_bar(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let s = &state.session;

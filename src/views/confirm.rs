@@ -3,9 +3,9 @@
 use super::style::Ctx;
 use super::text::{sanitize, truncate};
 use super::widgets::lines::Lines;
-use super::widgets::overlay::{centered, clear, titled_block};
+use super::widgets::overlay::{centered, clear};
 use super::words::action_id;
-use ichor_app::state::{AskedAbout, Confirm, WriteAction};
+use ichor_app::state::{AskedAbout, Confirm, State, WriteAction};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -53,7 +53,7 @@ pub(crate) fn rows_needed(c: &Confirm, ctx: &Ctx<'_>, area: Rect) -> u16 {
 }
 
 /// Draws the question over `area`.
-pub(crate) fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(state: &State, c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let t = ctx.texts;
     let id = action_id(c.action);
     let name = sanitize(&c.name);
@@ -62,7 +62,9 @@ pub(crate) fn render(c: &Confirm, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
     let h = rows_needed(c, ctx, area);
     let rect = centered(area, text_w + 4, h);
     clear(rect, buf);
-    let block = titled_block(
+    let block = super::production::dialog_block(
+        state,
+        ctx,
         t.tr(&format!("confirm-{id}-title"), &[("name", &name)]),
         rect.width,
     );

@@ -4,7 +4,7 @@
 use super::style::Ctx;
 use super::text::{fit, sanitize};
 use super::widgets::lines::Lines;
-use super::widgets::overlay::{centered, clear, titled_block};
+use super::widgets::overlay::{centered, clear};
 use super::widgets::table::Window;
 use super::words::{duration_text, error_text};
 use ichor_app::state::{DetailState, Dialog, ReadingOf, ScrollRoom, State};
@@ -280,7 +280,7 @@ pub(crate) fn render_dialog(
     let (rect, rows, width) = dialog_layout(area, lines.len());
     clear(rect, buf);
     let title = t.tr("events-title", &[("name", &sanitize(&d.name))]);
-    let mut block = titled_block(title, rect.width);
+    let mut block = super::production::dialog_block(state, ctx, title, rect.width);
     match (events.is_empty(), why_none(ctx, d)) {
         (true, Some(why)) => lines.wrapped(&why, ctx.theme.dim()),
         (true, None) => lines.wrapped(&t.t("events-none"), ctx.theme.dim()),

@@ -4,7 +4,7 @@
 use super::style::Ctx;
 use super::text::{fit, width, wrap};
 use super::widgets::lines::Lines;
-use super::widgets::overlay::{centered, clear, titled_block};
+use super::widgets::overlay::{centered, clear};
 use super::widgets::table::Window;
 use ichor_app::keymap::{self, Binding, KeyCommand};
 use ichor_app::state::{Dialog, NewOpStep, Reading, ReadingOf, Screen, ScrollRoom, State};
@@ -226,7 +226,7 @@ pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf:
         // Some keys take two lines: the marker counts lines.
         shown = shown.of_text();
     }
-    let mut block = titled_block(t.t("help-title"), laid.rect.width);
+    let mut block = super::production::dialog_block(state, ctx, t.t("help-title"), laid.rect.width);
     if let Some(more) = shown.marker(t) {
         block = block.title_bottom(more);
     }

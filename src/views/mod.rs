@@ -140,7 +140,7 @@ fn render_dialog(state: &State, dialog: &Dialog, ctx: &Ctx<'_>, area: Rect, buf:
         // Over the screen alone: the dialog they were asked in is open again when they close.
         Dialog::Read(r) if r.what == ReadingOf::Keys => help::render(state, r, ctx, area, buf),
         Dialog::Read(r) => reading::render(state, r, ctx, area, buf),
-        Dialog::Confirm(c) => confirm::render(c, ctx, area, buf),
+        Dialog::Confirm(c) => confirm::render(state, c, ctx, area, buf),
         Dialog::NewOperation(d) => new_operation::render(state, d, ctx, area, buf),
         Dialog::Events { scroll } => events::render_dialog(state, ctx, *scroll, area, buf),
     }

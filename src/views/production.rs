@@ -1,7 +1,8 @@
 //! A production context looks like one: the status bar starts with PRODUCTION and the
-//! context's name, and the screen's frame is drawn in red with the same words in its top
-//! border, so no screen of it can be taken for another context's. Without colour the words
-//! say it (reversed in the status bar).
+//! context's name, and the screen's frame and every dialog's (the new-operation form, the
+//! Review, the y/N and typed-name questions, help, the YAML and the Events) are drawn in red with
+//! the same words in their top border, so no screen of it can be taken for another context's.
+//! Without colour the words say it (reversed, bold).
 
 use super::style::Ctx;
 use super::text::{sanitize, truncate, width};
@@ -9,6 +10,8 @@ use ichor_app::state::State;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
 /// The most columns the context's name takes in the label.
 const MAX_CONTEXT: usize = 40;
@@ -63,4 +66,42 @@ pub(crate) fn frame(state: &State, ctx: &Ctx<'_>, body: Rect, buf: &mut Buffer) 
     }
     let x = right.saturating_sub(u16::try_from(w).unwrap_or(u16::MAX) + 1);
     buf.set_string(x, body.top(), &text, style(ctx));
+}
+
+/// The block of a dialog `box_width` columns wide: its title at the left of the top border and,
+/// in production, the border in red and the label at the right, the context's name in it when
+/// the title fits whole beside it, else the word alone (the status bar names the context); the
+/// title gives way to the word.
+pub(crate) fn dialog_block<'a>(
+    state: &State,
+    ctx: &Ctx<'_>,
+    title: String,
+    box_width: u16,
+) -> Block<'a> {
+    use super::widgets::overlay::titled_block;
+    let Some(named) = label(state, ctx) else {
+        return titled_block(title, box_width);
+    };
+    // Between the corners: " title ", a column of border, " label " and a column of border
+    // (as the screens' frames place it).
+    let room = usize::from(box_width).saturating_sub(2);
+    let title_w = width(&title) + 2;
+    let fits = |label: &str| width(label) + 2 + 2 + title_w <= room;
+    let label = match fits(&named) {
+        true => named,
+        false => ctx.texts.t("badge-production-alone"),
+    };
+    let title_room = room.saturating_sub(width(&label) + 2 + 2 + 2);
+    let red = ctx.theme.fg(Color::Red).add_modifier(Modifier::BOLD);
+    let right = Line::from(vec![
+        Span::styled(format!(" {label} "), style(ctx)),
+        Span::raw("─"),
+    ]);
+    let mut block = Block::bordered()
+        .border_style(red)
+        .title_top(right.right_aligned());
+    if title_room > 0 {
+        block = block.title_top(format!(" {} ", truncate(&title, title_room)));
+    }
+    block
 }

@@ -6,7 +6,7 @@
 use super::style::Ctx;
 use super::text::{sanitize, wrap};
 use super::widgets::lines::Lines;
-use super::widgets::overlay::{clear, dialog_rects, titled_block};
+use super::widgets::overlay::{clear, dialog_rects};
 use super::widgets::table::Window;
 use super::words::{elapsed, error_text, kind_text, machine_phase_view, role_word};
 use ichor_app::state::{Reading, ReadingOf, ScrollRoom, SearchRoom, State};
@@ -74,7 +74,7 @@ pub(crate) fn render(state: &State, r: &Reading, ctx: &Ctx<'_>, area: Rect, buf:
     let (title, mut lines) = text(state, r, ctx, usize::from(inner.width));
     lines.highlight(&r.search.text, r.search.at);
     let window = Window::new(lines.len(), r.scroll, usize::from(inner.height)).of_text();
-    let mut block = titled_block(title, rect.width);
+    let mut block = super::production::dialog_block(state, ctx, title, rect.width);
     if let Some(m) = window.marker(ctx.texts) {
         block = block.title_bottom(m);
     }

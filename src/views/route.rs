@@ -58,7 +58,11 @@ pub(crate) fn route_text(
             why,
             asked,
         } => {
-            let base = t.tr("route-in-process", &[("context", &sanitize(context))]);
+            // The context is named beside its API server when that is known.
+            let base = match s.api_server {
+                Some(_) => t.t("route-in-process-here"),
+                None => t.tr("route-in-process", &[("context", &sanitize(context))]),
+            };
             match why.as_ref().filter(|_| detail > Detail::Least) {
                 Some(w) => t.tr(
                     "route-fallback",
@@ -86,4 +90,52 @@ pub(crate) fn route_text(
         }
     }
     text
+}
+
+/// How much of the context and its API server the status bar says.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Reaches {
+    /// The API server alone, short and cut.
+    Least,
+    /// The context and the API server, short and cut.
+    Cut,
+    /// The context and the API server's host, port and path.
+    Short,
+    /// Both labelled, and the API server's whole URL (normalised, as the config's `server`
+    /// rules compare it).
+    All,
+}
+
+/// The most columns the API server's short form takes; `Cut` and `Least` cut it further.
+const SERVER_SHORT: usize = 40;
+const SERVER_LEAST: usize = 24;
+
+/// The kubeconfig context and the API server it reaches, in words, when the server is known.
+/// In production the status bar's label already names the context: the server alone, then.
+pub(crate) fn reaches_text(
+    s: &ichor_app::state::Session,
+    t: &crate::i18n::Texts,
+    detail: Reaches,
+) -> Option<String> {
+    let server = s.api_server.as_ref()?;
+    let context = super::text::truncate(&sanitize(s.context_name().unwrap_or_default()), 40);
+    let short = || {
+        let port = match server.default_port() {
+            true => String::new(),
+            false => format!(":{}", server.port()),
+        };
+        sanitize(&format!("{}{port}{}", server.host(), server.path()))
+    };
+    let cut = super::text::truncate_middle;
+    let (id, server) = match detail {
+        Reaches::All => ("status-reaches", sanitize(&server.url())),
+        Reaches::Short => ("status-reaches-short", cut(&short(), SERVER_SHORT)),
+        Reaches::Cut => ("status-reaches-short", cut(&short(), SERVER_LEAST)),
+        Reaches::Least => ("status-api-server", cut(&short(), SERVER_LEAST)),
+    };
+    let id = match s.production {
+        true => "status-api-server",
+        false => id,
+    };
+    Some(t.tr(id, &[("context", &context), ("server", &server)]))
 }

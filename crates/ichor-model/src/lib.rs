@@ -37,7 +37,7 @@ pub use pace::{
     Estimate, MAX_ESTIMATE, MachineTime, PaceBasis, PhaseSince, PriorPaces, Roles, SlowRule, Timing,
 };
 pub use progress::{AWAITING_CREDENTIALS, Advance, RotationPass};
-pub use reach::{Fallback, ServerVersion};
+pub use reach::{ApiServer, Fallback, ServerVersion};
 pub use report::{DELETE_REQUESTED, Report, ReportMachine, Totals};
 pub use running::{Component, RunningApart};
 pub use shown::{StateOf, StateWord, kind_matches, lock_holder};

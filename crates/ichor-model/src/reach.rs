@@ -51,3 +51,97 @@ impl std::fmt::Display for Fallback {
         }
     }
 }
+
+/// A Kubernetes API server, as a kubeconfig's cluster or the config's `[[contexts]] server`
+/// names it, normalised so that two spellings of one URL are one server: the scheme and the host
+/// lowercased, the scheme's default port made explicit, the path's trailing slashes dropped, and
+/// no user info, query or fragment. Names are not resolved: an IP address and a DNS name of one
+/// machine are two servers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ApiServer {
+    scheme: String,
+    host: String,
+    port: u16,
+    path: String,
+}
+
+impl ApiServer {
+    /// A server from the parts of a URL (the caller parses it): `None` for a scheme other than
+    /// `http` or `https`, or no host.
+    pub fn new(scheme: &str, host: &str, port: Option<u16>, path: &str) -> Option<ApiServer> {
+        let scheme = scheme.to_ascii_lowercase();
+        let default = match scheme.as_str() {
+            "https" => 443,
+            "http" => 80,
+            _ => return None,
+        };
+        if host.is_empty() {
+            return None;
+        }
+        Some(ApiServer {
+            scheme,
+            host: host.to_ascii_lowercase(),
+            port: port.unwrap_or(default),
+            path: path.trim_end_matches('/').to_string(),
+        })
+    }
+
+    /// The whole URL, normalised: `https://api.example.com:443`.
+    pub fn url(&self) -> String {
+        format!("{}://{}:{}{}", self.scheme, self.host, self.port, self.path)
+    }
+
+    /// The host (an IPv6 address in brackets).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, made explicit.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The path after the port, without trailing slashes (often empty).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether the port is the scheme's default (a short form leaves it out).
+    pub fn default_port(&self) -> bool {
+        matches!(
+            (self.scheme.as_str(), self.port),
+            ("https", 443) | ("http", 80)
+        )
+    }
+}
+
+impl std::fmt::Display for ApiServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.url())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApiServer;
+
+    #[test]
+    fn one_server_however_its_url_is_spelt() {
+        let a = ApiServer::new("HTTPS", "API.Example.com", None, "/").unwrap();
+        let b = ApiServer::new("https", "api.example.com", Some(443), "").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.url(), "https://api.example.com:443");
+        assert!(a.default_port());
+        let c = ApiServer::new("https", "api.example.com", Some(6443), "/k8s/c-1//").unwrap();
+        assert_ne!(a, c);
+        assert_eq!(c.url(), "https://api.example.com:6443/k8s/c-1");
+        assert!(!c.default_port());
+        // http and https on the same host and port are two servers.
+        assert_ne!(
+            ApiServer::new("http", "h", Some(8080), ""),
+            ApiServer::new("https", "h", Some(8080), "")
+        );
+        assert_eq!(ApiServer::new("ftp", "h", None, ""), None);
+        assert_eq!(ApiServer::new("https", "", None, ""), None);
+    }
+}

@@ -286,9 +286,13 @@ pub struct Session {
     pub context: Option<String>,
     /// The kubeconfig's contexts, which `:ctx` switches between (empty: no kubeconfig).
     pub contexts: Vec<String>,
-    /// The context is marked production in the config: the status bar and the frame say so,
-    /// and every write asks for the cluster's name typed.
+    /// The context is marked production in the config (by its name, or by its API server's or
+    /// another context's to the same server): the status bar, the frame and every dialog say
+    /// so, and every write asks for the cluster's name typed.
     pub production: bool,
+    /// The Kubernetes API server the context reaches (the status bar names it beside the
+    /// context); `None` for the demo's embedded one, and without a kubeconfig.
+    pub api_server: Option<ichor_model::ApiServer>,
 }
 
 impl Session {

@@ -195,6 +195,7 @@ pub(super) fn on_context_reached(state: &mut State, reached: Reached) -> Vec<Eff
         context: Some(reached.context.clone()),
         contexts: std::mem::take(&mut state.session.contexts),
         production: reached.production,
+        api_server: reached.api_server,
     };
     let mut fresh = State::new(session, state.now, state.tz.clone());
     fresh.size = state.size;

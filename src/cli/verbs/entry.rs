@@ -129,9 +129,12 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
     let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
     // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
     let side = texts.t(match source {
-        Source::Remote(_) => "side-server",
+        Source::Remote { .. } => "side-server",
         Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
     });
+    // The context whose `[[contexts]]` rules hold, with every other that reaches its API
+    // server (with `--server` too: the kubeconfig's context decides).
+    let in_force = source.in_force(&settings);
     say_retries(texts.clone(), side, retry_rx);
     if let Source::Kubeconfig { loaded, context } = &source {
         let server = loaded.client_config(context).await?.cluster_url.to_string();
@@ -144,8 +147,7 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
     if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route) {
         eprintln!("{line}");
     }
-    let context = connected.context_name();
-    if verb.writes() && settings.read_only_in(context.as_deref()) {
+    if verb.writes() && settings.read_only_in(&in_force) {
         // The config marks the context read only: refused before anything is read.
         let e = ichor_model::read_only_refusal(&verb.command());
         eprintln!("{}", ichor_views::words::error_text(&texts, &e));
@@ -162,7 +164,10 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         answers: terminal.then_some(&mut lock as &mut dyn std::io::BufRead),
         poll: super::POLL,
         tz: jiff::tz::TimeZone::system(),
-        production: context.filter(|c| settings.production(Some(c))),
+        production: in_force.marks.production.then(|| super::Production {
+            context: in_force.context.clone().unwrap_or_default(),
+            api_server: in_force.api_server.as_ref().map(|s| s.url()),
+        }),
         confirm_cluster: confirm_cluster_of(cli),
         slow: settings.slow,
     };

@@ -1,7 +1,8 @@
 //! A production context's guard on the commands' writes (pause, resume, delete, every start):
-//! the cluster's name typed at the question, and `--yes` only with `--confirm-cluster NAME`
-//! naming the write's cluster. A `--confirm-cluster` given in any context must name it.
-//! Nothing is written when the guard says no.
+//! a context the config marks production, or one that reaches the API server of a context it
+//! marks. The cluster's name typed at the question, and `--yes` only with
+//! `--confirm-cluster NAME` naming the write's cluster. A `--confirm-cluster` given in any
+//! context must name it. Nothing is written when the guard says no.
 
 use super::{Exit, Io, ask};
 use ichor_model::inert::{sanitize, truncate};
@@ -23,16 +24,25 @@ pub(crate) fn confirmed(io: &mut Io<'_>, cluster: &str, yes: bool) -> Result<(),
         io.warn(&line);
         return Err(Exit::Refused);
     }
-    let Some(context) = io.production.clone() else {
+    let Some(production) = io.production.clone() else {
         return Ok(());
     };
-    let context = sanitize(&context);
+    let context = truncate(&sanitize(&production.context), 64);
+    // The API server named when known: the context may be production through another.
+    let server = production.api_server.map(|s| truncate(&sanitize(&s), 200));
+    let said = |id: &str| match &server {
+        Some(server) => io.tr(
+            &format!("{id}-server"),
+            &[("context", &context), ("server", server)],
+        ),
+        None => io.tr(id, &[("context", &context)]),
+    };
     if yes {
-        let line = io.tr("cli-needs-confirm-cluster", &[("context", &context)]);
+        let line = said("cli-needs-confirm-cluster");
         io.warn(&line);
         return Err(Exit::Usage);
     }
-    let line = io.tr("cli-production", &[("context", &context)]);
+    let line = said("cli-production");
     io.warn(&line);
     match ask::typed_name(io, cluster) {
         true => Ok(()),

@@ -70,13 +70,31 @@ pub struct Io<'a> {
     pub poll: Duration,
     /// The time zone of the clock times printed.
     pub tz: jiff::tz::TimeZone,
-    /// The context, when the config marks it production: every write asks for the cluster's
-    /// name typed, and `--yes` needs it given (`--confirm-cluster`).
-    pub production: Option<String>,
+    /// The context, when the config marks it (or its API server) production: every write asks
+    /// for the cluster's name typed, and `--yes` needs it given (`--confirm-cluster`).
+    pub production: Option<Production>,
     /// `--confirm-cluster NAME`: the cluster a write is on, named to confirm it.
     pub confirm_cluster: Option<String>,
     /// When a running machine is slow (`[timing]`).
     pub slow: ichor_model::SlowRule,
+}
+
+/// A production context, as the guard names it: the context, and the API server it reaches
+/// when known (a context is production when it or another context to its server is marked).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Production {
+    pub context: String,
+    pub api_server: Option<String>,
+}
+
+impl From<&str> for Production {
+    /// A context marked by its name, with no API server named.
+    fn from(context: &str) -> Production {
+        Production {
+            context: context.to_string(),
+            api_server: None,
+        }
+    }
 }
 
 /// How often `--follow` and `--watch` read, as the ADR's CLI polls.

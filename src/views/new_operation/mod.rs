@@ -5,7 +5,7 @@ mod review;
 
 use super::style::Ctx;
 use super::text::sanitize;
-use super::widgets::overlay::{clear, dialog_rects, titled_block};
+use super::widgets::overlay::{clear, dialog_rects};
 use super::words::kind_text;
 use ichor_app::state::{NewOpStep, NewOperation, ScrollRoom, State};
 use ratatui::buffer::Buffer;
@@ -50,7 +50,7 @@ pub(crate) fn render(state: &State, d: &NewOperation, ctx: &Ctx<'_>, area: Rect,
             ],
         ),
     };
-    let mut block = titled_block(title, rect.width);
+    let mut block = super::production::dialog_block(state, ctx, title, rect.width);
     let marker = match d.step {
         NewOpStep::Form => form::render(d, ctx, inner, buf),
         NewOpStep::Review | NewOpStep::Starting { .. } => review::render(state, d, ctx, inner, buf),
