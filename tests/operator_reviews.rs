@@ -114,6 +114,14 @@ fn snap_small_renamed(name: &str, state: &State, from: &str, to: &str) {
             screen = screen.replace(&format!("since {clock}"), "since HH:MM");
             screen = screen.replace(&format!("{clock} から"), "HH:MM から");
         }
+        // Its events were recorded now: their clock times said one way.
+        let events = state.detail.as_ref().and_then(|d| d.events.data.as_deref());
+        for at in events.unwrap_or_default().iter().filter_map(|e| e.at()) {
+            let z = at.to_zoned(state.tz.clone());
+            for form in ["%Y-%m-%d %H:%M:%S", "%H:%M:%S"] {
+                screen = screen.replace(&z.strftime(form).to_string(), "YYYY-MM-DD HH:MM:SS");
+            }
+        }
         crate::snapshot!(format!("{name}_{}_40x12", lang.code()), screen);
     }
 }
