@@ -146,6 +146,7 @@ async fn list_and_get_print_tables(path: Path) {
             all_namespaces: false,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -169,6 +170,7 @@ async fn list_and_get_print_tables(path: Path) {
             all_namespaces: true,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -221,6 +223,7 @@ async fn list_wide_says_where_each_operation_goes(path: Path) {
         all_namespaces: false,
         output: output(o),
         no_headers: false,
+        watch: false,
     };
     let r = ran(c.as_ref(), list("wide"), None, Lang::En).await;
     assert_eq!(r.exit, Exit::Done, "{path:?}: {}", r.err);
@@ -290,6 +293,7 @@ async fn json_and_yaml_output_is_stable() {
             all_namespaces: false,
             output: output("json"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -338,6 +342,7 @@ async fn japanese_text() {
             all_namespaces: false,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::Ja,

@@ -95,6 +95,35 @@ fn operations_list_at_200_columns_cuts_nothing() {
 }
 
 #[test]
+fn operations_list_at_120_columns_keeps_the_estimate_and_the_actors_whole() {
+    // 120 columns: the bar narrows and the kind and the target take their short words before
+    // the estimate is hidden or an actor is cut (alice@e…).
+    let s = loaded_list();
+    for lang in [Lang::En, Lang::Ja] {
+        let term = draw(&s, lang, 120, 36, Theme::default());
+        crate::snapshot!(
+            format!("operations_list_{}_120x36", lang.code()),
+            term.backend()
+        );
+        let texts = ichor_views::i18n::Texts::new(lang);
+        let buf = term.backend().buffer();
+        let header = row_text(buf, 3);
+        for id in ["col-name", "col-left", "col-actor"] {
+            assert!(header.contains(&texts.t(id)), "{lang:?}: {id} in {header}");
+        }
+        let rows: Vec<String> = (4..11).map(|y| row_text(buf, y)).collect();
+        for op in fixtures::list() {
+            let whole = [&op.name, op.actor.as_ref().unwrap()];
+            assert!(
+                rows.iter()
+                    .any(|row| whole.iter().all(|w| row.contains(w.as_str()))),
+                "{lang:?}: a row with {whole:?} whole in {rows:#?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_list_that_does_not_fit_says_how_many_more() {
     // 63 operations in a list of 18 rows, scrolled down: the bottom border counts the rows
     // above and below.

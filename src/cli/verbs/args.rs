@@ -222,7 +222,7 @@ pub struct ClusterStart {
     pub confirm: Confirm,
 }
 
-/// `ichor-tui operation list|get|pause|resume|delete` (alias `op`).
+/// `ichor-tui operation list|get|pause|resume|delete|report` (alias `op`).
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub struct OperationArgs {
@@ -273,13 +273,18 @@ pub struct ListArgs {
     /// Every namespace (adds the NAMESPACE column).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
-    /// table (default), wide (adds TARGET), json, yaml, name or jsonpath=TEMPLATE.
+    /// table (default: the dashboard's columns), wide (adds MACHINE, the machines under way),
+    /// json, yaml, name or jsonpath=TEMPLATE.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table",
         value_parser = parse_output, add = clap_complete::ArgValueCandidates::new(output_candidates))]
     pub output: Output,
     /// The table without its header line.
     #[arg(long)]
     pub no_headers: bool,
+    /// Then print a row for each operation whose row changes, until stopped (Ctrl-C), as
+    /// kubectl get --watch.
+    #[arg(short = 'w', long)]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args)]
@@ -328,6 +333,7 @@ pub enum Verb {
         all_namespaces: bool,
         output: Output,
         no_headers: bool,
+        watch: bool,
     },
     Get {
         name: String,
@@ -349,6 +355,27 @@ impl Verb {
     /// Whether it writes (and therefore asks first).
     pub fn writes(&self) -> bool {
         matches!(self, Verb::Start { .. } | Verb::Write { .. })
+    }
+
+    /// Whether it watches until stopped or until the operation ends (`--follow`, `--watch`).
+    pub fn watches(&self) -> bool {
+        match self {
+            Verb::Start { follow, .. } => *follow,
+            Verb::Get { watch, .. } | Verb::List { watch, .. } => *watch,
+            Verb::Write { .. } | Verb::Report { .. } => false,
+        }
+    }
+
+    /// Whether its standard output is for a program (`-o name|json|yaml|jsonpath`, a JSON
+    /// report): then standard error says nothing of the route either.
+    pub fn prints_for_programs(&self) -> bool {
+        match self {
+            Verb::List { output, .. } | Verb::Get { output, .. } => {
+                !matches!(output, Output::Table | Output::Wide)
+            }
+            Verb::Report { output, .. } => *output == ReportFormat::Json,
+            Verb::Start { .. } | Verb::Write { .. } => false,
+        }
     }
 
     /// Whether it asks a question before it writes.
@@ -454,6 +481,7 @@ impl OperationArgs {
                 all_namespaces: a.all_namespaces,
                 output: a.output.clone(),
                 no_headers: a.no_headers,
+                watch: a.watch,
             },
             OperationCommand::Get(a) => Verb::Get {
                 name: a.name.clone(),
@@ -511,6 +539,7 @@ mod tests {
                 all_namespaces: true,
                 output: Output::Json,
                 no_headers: false,
+                watch: false,
             }
         );
         assert_eq!(

@@ -79,26 +79,50 @@ pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> an
     Ok(cli)
 }
 
-/// Says each wait of the retrying client on standard error, as the dashboard's banner does,
-/// after the time it is said at.
+/// Says the retrying client's waits on standard error, as the dashboard's banner does, each
+/// line with the time it is said at: a wait when it differs from the last one said of the same
+/// outage (a wait repeated at the same length is not said again), and that the side answers
+/// again once a call is answered after one.
 fn say_retries(
     texts: std::sync::Arc<ichor_views::i18n::Texts>,
     side: String,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<ichor_model::RetryEvent>,
 ) {
+    use ichor_model::RetryEvent;
     tokio::spawn(async move {
+        let tz = jiff::tz::TimeZone::system();
+        let hhmm = |at: jiff::Timestamp| at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
+        // The outage said: since when, and the last wait said of it.
+        let mut outage: Option<(jiff::Timestamp, String)> = None;
         while let Some(e) = rx.recv().await {
-            if let ichor_model::RetryEvent::Retrying { delay, since, .. } = e {
-                let tz = jiff::tz::TimeZone::system();
-                let since = since.to_zoned(tz.clone()).strftime("%H:%M").to_string();
-                let n = delay.as_secs().max(1).to_string();
-                // With the time it is said at, as `--follow`'s and `--watch`'s lines.
-                let line = texts.tr(
-                    "banner-retrying",
-                    &[("n", &n), ("since", &since), ("side", &side)],
-                );
-                eprintln!("{} {line}", super::follow::clock(&tz));
-            }
+            let line = match e {
+                RetryEvent::Retrying { delay, since, .. } => {
+                    // Rounded: a wait of 1.9 s (jittered) is said as the 2 s it is.
+                    let n = (delay.as_secs_f64().round() as u64).max(1).to_string();
+                    let line = texts.tr(
+                        "banner-retrying",
+                        &[("n", &n), ("since", &hhmm(since)), ("side", &side)],
+                    );
+                    match &mut outage {
+                        Some((_, said)) if *said == line => continue,
+                        Some((_, said)) => *said = line.clone(),
+                        None => outage = Some((since, line.clone())),
+                    }
+                    line
+                }
+                RetryEvent::Recovered { .. } => match outage.take() {
+                    Some((since, _)) => texts.tr(
+                        "cli-answers-again",
+                        &[("side", &side), ("since", &hhmm(since))],
+                    ),
+                    None => continue,
+                },
+                RetryEvent::GaveUp { .. } => {
+                    outage = None;
+                    continue;
+                }
+            };
+            eprintln!("{} {line}", super::follow::clock(&tz));
         }
     });
 }
@@ -116,7 +140,12 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         }
     );
     let dash = as_dashboard(cli, reach, all)?;
-    let settings = crate::cli::dashboard::settings_of(&dash, false)?;
+    let mut settings = crate::cli::dashboard::settings_of(&dash, false)?;
+    if verb.watches() {
+        // A watch reads at its poll's pace; a read that fails is retried at that pace too, so
+        // the API back is seen within a poll, not after a backoff of 30 s.
+        settings.retry.max_delay = super::POLL;
+    }
     let texts = std::sync::Arc::new(ichor_views::i18n::Texts::new(settings.lang));
     let terminal = std::io::stdin().is_terminal();
     if verb.asks() && !terminal {
@@ -133,7 +162,12 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
     });
     say_retries(texts.clone(), side, retry_rx);
-    if let Source::Kubeconfig { loaded, context } = &source {
+    // What is looked for, and why the cluster is read directly: said once, and not at all
+    // before an output for programs.
+    let quiet = verb.prints_for_programs();
+    if let Source::Kubeconfig { loaded, context } = &source
+        && !quiet
+    {
         let server = loaded.client_config(context).await?.cluster_url.to_string();
         let options = crate::cli::reach::ReachOptions::of(&settings);
         if let Some(line) = crate::cli::reach::asking_line(&texts, &options, &server) {
@@ -141,7 +175,9 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         }
     }
     let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
-    if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route) {
+    if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route)
+        && !quiet
+    {
         eprintln!("{line}");
     }
     let context = connected.context_name();

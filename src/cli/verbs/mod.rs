@@ -1,5 +1,6 @@
 //! The commands beside the dashboard (ADR 0068, Decision 6 and the CA rotation amendment):
-//! `upgrade`, `cni`, `cluster shutdown|rotate-ca` and `operation list|get|pause|resume|delete`,
+//! `upgrade`, `cni`, `cluster shutdown|rotate-ca` and
+//! `operation list|get|pause|resume|delete|report`,
 //! on the dashboard's own client (the retrying wrapper over the route the settings choose), so
 //! every refusal is the service's, on every path.
 //!
@@ -10,9 +11,11 @@
 pub mod args;
 mod ask;
 mod entry;
+mod feed;
 mod follow;
 mod guard;
 pub mod jsonpath;
+mod list;
 mod output;
 mod plan_text;
 mod report;
@@ -124,16 +127,15 @@ pub async fn run(
             all_namespaces,
             output,
             no_headers,
+            watch,
         } => {
             let ns = (!all_namespaces).then_some(namespace);
-            let table = show::Table {
+            let table = list::Table {
                 all_namespaces: *all_namespaces,
                 no_headers: *no_headers,
+                watch: *watch,
             };
-            match client.list_operations(ns).await {
-                Ok(ops) => show::list(io, &ops, table, ns, output),
-                Err(e) => io.fail(&e),
-            }
+            list::run(client, io, ns, table, output).await
         }
         Verb::Get {
             name,

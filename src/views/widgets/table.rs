@@ -33,7 +33,6 @@ pub(crate) struct Column {
     fill: bool,
     right: bool,
     whole: bool,
-    spare: bool,
 }
 
 impl Column {
@@ -47,14 +46,7 @@ impl Column {
             fill: false,
             right: false,
             whole: false,
-            spare: false,
         }
-    }
-
-    /// Shown only in room no other column needs: where it would narrow, cut or hide another.
-    pub(crate) fn spare(mut self) -> Column {
-        self.spare = true;
-        self
     }
 
     /// The header of the column when it shows its cells' short forms.
@@ -246,30 +238,6 @@ impl<'a> ListTable<'a> {
         })
     }
 
-    /// The columns' widths: spare columns only where no other column is narrower for them
-    /// (each other column keeps the width, up to its natural one, it has without them).
-    fn fit_with_spares(&self, measures: &[Measure], avail: usize) -> Vec<usize> {
-        let with = fit_widths(measures, avail, 1);
-        let spare: Vec<bool> = self.columns.iter().map(|c| c.spare).collect();
-        if !spare.iter().any(|s| *s) {
-            return with;
-        }
-        let kept: Vec<Measure> = (0..measures.len())
-            .filter(|&i| !spare[i])
-            .map(|i| measures[i])
-            .collect();
-        let mut fitted = fit_widths(&kept, avail, 1).into_iter();
-        let without: Vec<usize> = spare
-            .iter()
-            .map(|s| if *s { 0 } else { fitted.next().unwrap_or(0) })
-            .collect();
-        let costs = (0..measures.len()).any(|i| {
-            let n = measures[i].natural;
-            !spare[i] && with[i].min(n) < without[i].min(n)
-        });
-        if costs { without } else { with }
-    }
-
     /// Each column's natural width and floor, over its header and the rows on screen. A column
     /// with short forms shows them all together: its floor fits each short form, and each full
     /// form that has none.
@@ -357,7 +325,7 @@ impl Widget for ListTable<'_> {
         let counts = self.count_widths();
         let measures = self.measure(&counts);
         let avail = usize::from(area.width).saturating_sub(marker_w);
-        let widths = self.fit_with_spares(&measures, avail);
+        let widths = fit_widths(&measures, avail, 1);
         let shown: Vec<usize> = (0..self.columns.len()).filter(|&i| widths[i] > 0).collect();
         let short = |i: usize| widths[i] < measures[i].natural && measures[i].has_short;
         let line = |i: usize, text: String| {
