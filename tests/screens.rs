@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixtures::{self, now, page};
-use common::snap::{draw, styles};
+use common::snap::{draw, row_text, styles};
 use ichor_app::action::{Action, Key, KeyCode};
 use ichor_app::state::{Conn, Notice, RbacWrite, State};
 use ichor_app::update::{start, update};
@@ -53,19 +53,6 @@ fn operations_list() {
     let s = loaded_list();
     snap("operations_list", &s);
     snap_styles("operations_list", &s);
-}
-
-/// The text of row `y` as a person reads it: a wide character once, not followed by the cell
-/// it covers.
-fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
-    let mut out = String::new();
-    let mut x = 0;
-    while x < buf.area.width {
-        let sym = buf[(x, y)].symbol();
-        out.push_str(sym);
-        x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
-    }
-    out
 }
 
 #[test]

@@ -201,6 +201,7 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         production: context.filter(|c| settings.production(Some(c))),
         confirm_cluster: confirm_cluster_of(cli),
         slow: settings.slow,
+        clock: jiff::Timestamp::now,
     };
     let exit = super::run(
         connected.client.as_ref(),

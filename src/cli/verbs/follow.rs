@@ -175,7 +175,7 @@ pub(super) async fn follow(
     if let Some(op) = &last {
         // What `get` printed of its slow machines is not said again.
         let r = read_roles(client, op).await;
-        slow.seed(&op.timing(&r, io.slow, jiff::Timestamp::now()));
+        slow.seed(&op.timing(&r, io.slow, (io.clock)()));
         roles = Some(r);
     }
     let watched = Watched::One {
@@ -205,7 +205,7 @@ pub(super) async fn follow(
         let timing = op.timing(
             roles.as_ref().unwrap_or(&Default::default()),
             io.slow,
-            jiff::Timestamp::now(),
+            (io.clock)(),
         );
         let estimate = ichor_views::pace::estimate_text(io.texts, &timing.estimate);
         let lines = changes(io.texts, &io.tz, (last.as_ref(), &op), estimate);

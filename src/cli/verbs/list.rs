@@ -77,7 +77,7 @@ pub(super) async fn run(
     }
     let mut printed = Printed::default();
     if tabled {
-        let now = jiff::Timestamp::now();
+        let now = (io.clock)();
         printed.columns = listing::columns(layout.all_namespaces, true, *output == Output::Wide);
         let rows = printed.rows(io, &paces, &ops, now);
         let widths = listing::column_widths(&rows, &[]);
@@ -91,7 +91,7 @@ pub(super) async fn run(
             print_one(io, op, output);
         }
     }
-    printed.remember(io, &paces, &ops, jiff::Timestamp::now());
+    printed.remember(io, &paces, &ops, (io.clock)());
     watch(client, io, namespace, (&mut paces, &mut printed), output).await
 }
 
@@ -126,7 +126,7 @@ fn print(
         io.warn(&line);
         return Exit::Done;
     }
-    let now = jiff::Timestamp::now();
+    let now = (io.clock)();
     let timings: Vec<Timing> = ops.iter().map(|o| paces.timing(o, io.slow, now)).collect();
     let estimates = listing::any_estimate(t, &timings.iter().collect::<Vec<_>>());
     let columns = listing::columns(layout.all_namespaces, estimates, *output == Output::Wide);
@@ -230,7 +230,7 @@ async fn watch(
             Ok(_) => {}
             Err(e) => return io.fail(&e),
         }
-        let now = jiff::Timestamp::now();
+        let now = (io.clock)();
         changed(io, paces, printed, &held, output, now);
         wake = held
             .iter()

@@ -80,6 +80,9 @@ pub struct Io<'a> {
     pub confirm_cluster: Option<String>,
     /// When a running machine is slow (`[timing]`).
     pub slow: ichor_model::SlowRule,
+    /// The time the tables and the times are said as of (`jiff::Timestamp::now`; a test's
+    /// fixed moment).
+    pub clock: fn() -> jiff::Timestamp,
 }
 
 /// How often `--follow` and `--watch` read, as the ADR's CLI polls.

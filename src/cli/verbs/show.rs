@@ -136,7 +136,7 @@ pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: &Out
         io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
         return Exit::Done;
     }
-    let now = jiff::Timestamp::now();
+    let now = (io.clock)();
     let timing = op.timing(&around.roles, io.slow, now);
     if !matches!(output, Output::Table | Output::Wide) {
         let mut v = operation_json(op, true);
