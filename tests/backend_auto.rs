@@ -73,7 +73,7 @@ current-context: silent\nusers:\n- name: u\n  user:\n    token: t\n"
     assert_eq!(
         asking,
         format!(
-            "Looking for ichor-ui (ichor-system/ichor-ui) through http://{addr}: each question may take 5 s, then the cluster is read directly."
+            "Looking for ichor-ui (ichor-system/ichor-ui) through http://{addr}: each question may take 5 s."
         )
     );
     let fallback = next("why the cluster is read directly");

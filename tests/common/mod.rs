@@ -7,6 +7,7 @@ pub mod fixtures;
 pub mod fluent;
 pub mod paths;
 pub mod process;
+pub mod proxy;
 pub mod pty;
 pub mod server;
 pub mod snap;

@@ -79,10 +79,13 @@ pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> an
     Ok(cli)
 }
 
+/// How often a wait repeated at the same length is said again: the person sees it still tries.
+const RETRY_SAID_AGAIN: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Says the retrying client's waits on standard error, as the dashboard's banner does, each
 /// line with the time it is said at: a wait when it differs from the last one said of the same
-/// outage (a wait repeated at the same length is not said again), and that the side answers
-/// again once a call is answered after one.
+/// outage (a wait repeated at the same length is said again once a minute), and that the side
+/// answers again once a call is answered after one.
 fn say_retries(
     texts: std::sync::Arc<ichor_views::i18n::Texts>,
     side: String,
@@ -92,8 +95,8 @@ fn say_retries(
     tokio::spawn(async move {
         let tz = jiff::tz::TimeZone::system();
         let hhmm = |at: jiff::Timestamp| at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
-        // The outage said: since when, and the last wait said of it.
-        let mut outage: Option<(jiff::Timestamp, String)> = None;
+        // The outage said: since when, the last wait said of it and when.
+        let mut outage: Option<(jiff::Timestamp, String, std::time::Instant)> = None;
         while let Some(e) = rx.recv().await {
             let line = match e {
                 RetryEvent::Retrying { delay, since, .. } => {
@@ -103,15 +106,18 @@ fn say_retries(
                         "banner-retrying",
                         &[("n", &n), ("since", &hhmm(since)), ("side", &side)],
                     );
+                    let now = std::time::Instant::now();
                     match &mut outage {
-                        Some((_, said)) if *said == line => continue,
-                        Some((_, said)) => *said = line.clone(),
-                        None => outage = Some((since, line.clone())),
+                        Some((_, said, at)) if *said == line && at.elapsed() < RETRY_SAID_AGAIN => {
+                            continue;
+                        }
+                        Some((_, said, at)) => (*said, *at) = (line.clone(), now),
+                        None => outage = Some((since, line.clone(), now)),
                     }
                     line
                 }
                 RetryEvent::Recovered { .. } => match outage.take() {
-                    Some((since, _)) => texts.tr(
+                    Some((since, ..)) => texts.tr(
                         "cli-answers-again",
                         &[("side", &side), ("since", &hhmm(since))],
                     ),
