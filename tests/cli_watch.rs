@@ -4,22 +4,17 @@
 //! outage (its waits no longer than its poll); `operation list --watch` prints the table once,
 //! then a row for each change, as `kubectl get --watch` does.
 
+use crate::common::lines::{Fd, Lines, NEVER, after_clock};
 use crate::common::process::{Process, kubectl, kubectl_available};
 use crate::common::proxy::Proxy;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::Command;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 
 /// The demo's running upgrade: staging-w01 under way, staging-w02 next.
 const OP: &str = "staging-talos-x7k2p";
-
-/// How long a line may take to come: far longer than it takes (the test waits for lines, not
-/// for time).
-const NEVER: Duration = Duration::from_secs(120);
 
 /// `demo-cluster` with staging-w02 slow, the proxy in front of it, and a config file whose
 /// slow rule is short (twice the pace, at least a second over it), so a machine turns slow
@@ -55,24 +50,10 @@ fn world(speed: &str) -> World {
     }
 }
 
-/// Standard output or standard error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fd {
-    Out,
-    Err,
-}
-
-/// A command running, its lines as they come; killed when dropped.
-struct Watching {
-    child: Child,
-    lines: Receiver<(Fd, String)>,
-    seen: Vec<(Fd, String)>,
-}
-
-impl Watching {
-    /// `ichor-tui ARGS` in-process through the proxy, with the world's config file.
-    fn start(w: &World, args: &[&str]) -> Watching {
-        let mut child = Command::new(BIN)
+/// `ichor-tui ARGS` in-process through the world's proxy, with its config file.
+fn watching(w: &World, args: &[&str]) -> Lines {
+    Lines::spawn(
+        Command::new(BIN)
             .args(args)
             .arg("--kubeconfig")
             .arg(&w.proxied)
@@ -82,65 +63,8 @@ impl Watching {
             .arg(w.home.path().join("cli.log"))
             .env("LANG", "en_US.UTF-8")
             .env("HOME", w.home.path())
-            .env_remove("ICHOR_SERVER")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, lines) = channel();
-        let out = child.stdout.take().unwrap();
-        let err = child.stderr.take().unwrap();
-        for (fd, read) in [
-            (Fd::Out, Box::new(out) as Box<dyn std::io::Read + Send>),
-            (Fd::Err, Box::new(err)),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(read).lines().map_while(Result::ok) {
-                    if tx.send((fd, line)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        Watching {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The next line on `fd` that `want` accepts (every line before it kept in `seen`).
-    fn wait(&mut self, fd: Fd, what: &str, want: impl Fn(&str) -> bool) -> String {
-        loop {
-            match self.lines.recv_timeout(NEVER) {
-                Ok((f, line)) => {
-                    self.seen.push((f, line.clone()));
-                    if f == fd && want(&line) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!("{what}: not said; said so far:\n{:#?}", self.seen),
-            }
-        }
-    }
-
-    /// The lines seen on `fd` so far.
-    fn said(&self, fd: Fd) -> Vec<&str> {
-        self.seen
-            .iter()
-            .filter(|(f, _)| *f == fd)
-            .map(|(_, l)| l.as_str())
-            .collect()
-    }
-}
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+            .env_remove("ICHOR_SERVER"),
+    )
 }
 
 /// `get --watch` says the machine that turns slow, at the moment it turns, as the dashboard's
@@ -149,14 +73,10 @@ impl Drop for Watching {
 #[test]
 fn get_watch_says_when_a_machine_turns_slow_and_why() {
     let w = world("4");
-    let mut get = Watching::start(&w, &["op", "get", OP, "--watch"]);
+    let mut get = watching(&w, &["op", "get", OP, "--watch"]);
     get.wait(Fd::Out, "the operation", |l| l.starts_with("Name "));
     let slow = get.wait(Fd::Out, "staging-w02 slow", |l| l.contains("⚠ staging-w02"));
-    let (time, said) = slow.split_once("   ⚠ ").unwrap_or_default();
-    assert!(
-        jiff::civil::Time::strptime("%H:%M:%S", time).is_ok(),
-        "{slow}"
-    );
+    let said = after_clock(&slow, "   ⚠ ");
     assert!(
         said.starts_with("staging-w02 is slow: ")
             && said.contains(" in this step; the pace so far is ")
@@ -172,7 +92,7 @@ fn get_watch_says_when_a_machine_turns_slow_and_why() {
 #[test]
 fn get_watch_says_when_the_api_answers_again() {
     let mut w = world("1");
-    let mut get = Watching::start(&w, &["op", "get", OP, "--watch"]);
+    let mut get = watching(&w, &["op", "get", OP, "--watch"]);
     get.wait(Fd::Out, "the operation", |l| l.starts_with("Name "));
     w.proxy.stop();
     get.wait(Fd::Err, "a retry", |l| l.contains("retrying in"));
@@ -184,13 +104,9 @@ fn get_watch_says_when_the_api_answers_again() {
     );
     w.proxy.start();
     let back = get.wait(Fd::Err, "the API back", |l| l.contains("answers again"));
-    let (time, said) = back.split_once(' ').unwrap_or_default();
     assert!(
-        jiff::civil::Time::strptime("%H:%M:%S", time).is_ok(),
-        "{back}"
-    );
-    assert!(
-        said.starts_with("Kubernetes API answers again (it did not answer from "),
+        after_clock(&back, " ")
+            .starts_with("Kubernetes API answers again (it did not answer from "),
         "{back}"
     );
     let retries = get.said(Fd::Err);
@@ -231,7 +147,7 @@ fn list_watch_prints_the_table_once_then_a_row_per_change() {
         return;
     }
     let w = world("1");
-    let mut list = Watching::start(&w, &["op", "list", "--watch"]);
+    let mut list = watching(&w, &["op", "list", "--watch"]);
     let header = list.wait(Fd::Out, "the header", |l| l.starts_with("NAME"));
     for col in [
         "KIND",

@@ -65,15 +65,49 @@ pub struct Give {
     pub fill: bool,
 }
 
-const GIVE: Give = Give {
-    min: 0,
-    min_header: false,
-    shrink: 0,
-    hide: 0,
-    whole: false,
-    right: false,
-    fill: false,
-};
+impl Give {
+    /// Narrowed `shrink`th and hidden `hide`th (lowest first), cut to nothing.
+    const fn at(shrink: u8, hide: u8) -> Give {
+        Give {
+            min: 0,
+            min_header: false,
+            shrink,
+            hide,
+            whole: false,
+            right: false,
+            fill: false,
+        }
+    }
+
+    const fn min(self, min: usize) -> Give {
+        Give { min, ..self }
+    }
+
+    const fn min_header(self) -> Give {
+        Give {
+            min_header: true,
+            ..self
+        }
+    }
+
+    const fn whole(self) -> Give {
+        Give {
+            whole: true,
+            ..self
+        }
+    }
+
+    const fn right(self) -> Give {
+        Give {
+            right: true,
+            ..self
+        }
+    }
+
+    const fn fill(self) -> Give {
+        Give { fill: true, ..self }
+    }
+}
 
 impl ListColumn {
     /// The message id of its header.
@@ -108,78 +142,22 @@ impl ListColumn {
         self == ListColumn::Machine
     }
 
-    /// How it gives way.
+    /// How it gives way: narrowed in the first number's order, hidden in the second's.
     pub fn give(self) -> Give {
         match self {
-            ListColumn::Progress => Give {
-                shrink: 0,
-                hide: 2,
-                ..GIVE
-            },
-            ListColumn::Kind => Give {
-                shrink: 1,
-                hide: 6,
-                ..GIVE
-            },
+            ListColumn::Progress => Give::at(0, 2),
+            ListColumn::Kind => Give::at(1, 6),
             // Never narrower than its header: when no row on screen records a target, it
             // stays (empty) rather than give way before the name.
-            ListColumn::Target => Give {
-                min_header: true,
-                shrink: 2,
-                hide: 4,
-                ..GIVE
-            },
-            ListColumn::Actor => Give {
-                min: 8,
-                shrink: 3,
-                hide: 0,
-                fill: true,
-                ..GIVE
-            },
-            ListColumn::Machine => Give {
-                min: 8,
-                shrink: 4,
-                hide: 1,
-                ..GIVE
-            },
-            ListColumn::Cluster => Give {
-                min: 8,
-                shrink: 5,
-                hide: 5,
-                ..GIVE
-            },
-            ListColumn::Namespace => Give {
-                min: 8,
-                shrink: 6,
-                hide: 4,
-                ..GIVE
-            },
-            ListColumn::Name => Give {
-                min: 12,
-                shrink: 7,
-                hide: 8,
-                ..GIVE
-            },
-            ListColumn::State => Give {
-                whole: true,
-                shrink: 8,
-                hide: 7,
-                ..GIVE
-            },
-            ListColumn::Left => Give {
-                whole: true,
-                right: true,
-                shrink: 9,
-                hide: 1,
-                ..GIVE
-            },
-            ListColumn::Age => Give {
-                whole: true,
-                right: true,
-                shrink: 10,
-                hide: 3,
-                ..GIVE
-            },
+            ListColumn::Target => Give::at(2, 4).min_header(),
+            ListColumn::Actor => Give::at(3, 0).min(8).fill(),
+            ListColumn::Machine => Give::at(4, 1).min(8),
+            ListColumn::Cluster => Give::at(5, 5).min(8),
+            ListColumn::Namespace => Give::at(6, 4).min(8),
+            ListColumn::Name => Give::at(7, 8).min(12),
+            ListColumn::State => Give::at(8, 7).whole(),
+            ListColumn::Left => Give::at(9, 1).whole().right(),
+            ListColumn::Age => Give::at(10, 3).whole().right(),
         }
     }
 }

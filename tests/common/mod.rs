@@ -5,6 +5,7 @@ pub mod dialog;
 pub mod driver;
 pub mod fixtures;
 pub mod fluent;
+pub mod lines;
 pub mod paths;
 pub mod process;
 pub mod proxy;

@@ -22,7 +22,7 @@ pub(super) enum Watched {
 /// What a wait brought.
 #[derive(Debug)]
 pub(super) enum Seen {
-    One(Operation),
+    One(Box<Operation>),
     Page(OperationPage),
     /// The moment to wake at came first.
     Woken,
@@ -104,7 +104,7 @@ impl Feed {
                 }
             };
             let seen = match (&self.watched, u.followed, u.page) {
-                (Watched::One { .. }, Some(r), _) => r.map(Seen::One),
+                (Watched::One { .. }, Some(r), _) => r.map(|op| Seen::One(Box::new(op))),
                 (Watched::List(_), _, Some(page)) if !page.unchanged => Ok(Seen::Page(page)),
                 _ => continue,
             };
@@ -117,9 +117,10 @@ impl Feed {
     /// A read of the watched.
     async fn read(&self, client: &dyn OperationClient) -> Result<Seen, ApiError> {
         match &self.watched {
-            Watched::One { namespace, name } => {
-                client.get_operation(namespace, name).await.map(Seen::One)
-            }
+            Watched::One { namespace, name } => client
+                .get_operation(namespace, name)
+                .await
+                .map(|op| Seen::One(Box::new(op))),
             Watched::List(q) => client.list_page(q).await.map(Seen::Page),
         }
     }

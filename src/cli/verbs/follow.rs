@@ -191,7 +191,7 @@ pub(super) async fn follow(
             return exit;
         }
         let op = match feed.next(client, io, last.is_none(), wake).await {
-            Ok(Seen::One(op)) => op,
+            Ok(Seen::One(op)) => *op,
             Ok(Seen::Woken | Seen::Page(_)) => match &last {
                 Some(op) => op.clone(),
                 None => continue,

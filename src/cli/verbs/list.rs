@@ -41,9 +41,8 @@ impl Paces {
     async fn learn(&mut self, client: &dyn OperationClient, ops: &[Operation]) {
         for op in ops.iter().filter(|o| !o.phase.is_finished()) {
             let key = (op.namespace.clone(), op.cluster.clone());
-            if !self.0.contains_key(&key) {
-                let roles = super::follow::read_roles(client, op).await;
-                self.0.insert(key, roles);
+            if let std::collections::btree_map::Entry::Vacant(slot) = self.0.entry(key) {
+                slot.insert(super::follow::read_roles(client, op).await);
             }
         }
     }

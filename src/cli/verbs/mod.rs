@@ -21,6 +21,7 @@ mod plan_text;
 mod report;
 mod show;
 mod start;
+mod verb;
 mod write;
 
 pub(crate) use entry::as_dashboard;
