@@ -133,6 +133,40 @@ fn say_retries(
     });
 }
 
+/// Reaches the service from `source`, saying on standard error what is looked for and why the
+/// cluster is read directly (each once, and neither when `quiet`: before an output for
+/// programs), and the retrying client's waits.
+async fn connect_saying(
+    dash: &Cli,
+    settings: &crate::cli::settings::Settings,
+    source: Source,
+    (texts, quiet): (&std::sync::Arc<ichor_views::i18n::Texts>, bool),
+) -> anyhow::Result<crate::cli::dashboard::Connected> {
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
+    let side = texts.t(match source {
+        Source::Remote(_) => "side-server",
+        Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
+    });
+    say_retries(texts.clone(), side, retry_rx);
+    if let Source::Kubeconfig { loaded, context } = &source
+        && !quiet
+    {
+        let server = loaded.client_config(context).await?.cluster_url.to_string();
+        let options = crate::cli::reach::ReachOptions::of(settings);
+        if let Some(line) = crate::cli::reach::asking_line(texts, &options, &server) {
+            eprintln!("{line}");
+        }
+    }
+    let connected = crate::cli::dashboard::connect(dash, settings, source, retry_tx).await?;
+    if let Some(line) = crate::cli::reach::fallback_line(texts, &connected.route)
+        && !quiet
+    {
+        eprintln!("{line}");
+    }
+    Ok(connected)
+}
+
 /// Runs the command `cli` names.
 pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
     let Some((verb, reach)) = verb_of(cli) else {
@@ -161,31 +195,8 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::from(Exit::Usage.code()));
     }
     let source = Source::choose(&dash, &settings)?;
-    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
-    // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
-    let side = texts.t(match source {
-        Source::Remote(_) => "side-server",
-        Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
-    });
-    say_retries(texts.clone(), side, retry_rx);
-    // What is looked for, and why the cluster is read directly: said once, and not at all
-    // before an output for programs.
     let quiet = verb.prints_for_programs();
-    if let Source::Kubeconfig { loaded, context } = &source
-        && !quiet
-    {
-        let server = loaded.client_config(context).await?.cluster_url.to_string();
-        let options = crate::cli::reach::ReachOptions::of(&settings);
-        if let Some(line) = crate::cli::reach::asking_line(&texts, &options, &server) {
-            eprintln!("{line}");
-        }
-    }
-    let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
-    if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route)
-        && !quiet
-    {
-        eprintln!("{line}");
-    }
+    let connected = connect_saying(&dash, &settings, source, (&texts, quiet)).await?;
     let context = connected.context_name();
     if verb.writes() && settings.read_only_in(context.as_deref()) {
         // The config marks the context read only: refused before anything is read.
