@@ -11,9 +11,9 @@
 //! narrows (down to the count alone), then the kind and the target take their short words,
 //! then the actor, the cluster, the namespace and last the name are cut (the name in the
 //! middle: operations differ at the end of their names). The state, the estimate and the age
-//! are shown whole or not at all. Only when even that does not fit are columns hidden: the
-//! actor first, then the estimate, …, the name and the state last (k9s keeps NAME at every
-//! width).
+//! are shown whole or not at all; the estimate is hidden rather than cut the cluster or the
+//! name. Only when even that does not fit are columns hidden: the actor first, then the
+//! estimate, …, the name and the state last (k9s keeps NAME at every width).
 
 use crate::i18n::Texts;
 use crate::text::{sanitize, width};
@@ -63,6 +63,8 @@ pub struct Give {
     pub right: bool,
     /// Takes the room left over.
     pub fill: bool,
+    /// Hidden rather than make a column that narrows this late or later (a name) narrower.
+    pub yields_to: Option<u8>,
 }
 
 impl Give {
@@ -76,6 +78,14 @@ impl Give {
             whole: false,
             right: false,
             fill: false,
+            yields_to: None,
+        }
+    }
+
+    const fn yields_to(self, level: u8) -> Give {
+        Give {
+            yields_to: Some(level),
+            ..self
         }
     }
 
@@ -156,7 +166,9 @@ impl ListColumn {
             ListColumn::Namespace => Give::at(6, 4).min(8),
             ListColumn::Name => Give::at(7, 8).min(12),
             ListColumn::State => Give::at(8, 7).whole(),
-            ListColumn::Left => Give::at(9, 1).whole().right(),
+            // Beside the progress, the kind, the target and the actor, not before the
+            // cluster, the namespace or the name are cut.
+            ListColumn::Left => Give::at(9, 1).whole().right().yields_to(5),
             ListColumn::Age => Give::at(10, 3).whole().right(),
         }
     }

@@ -52,6 +52,9 @@ fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order, estimates: bool) -
             if give.fill {
                 col = col.fill();
             }
+            if let Some(level) = give.yields_to {
+                col = col.yields_to(level);
+            }
             col
         })
         .collect()
