@@ -132,3 +132,57 @@ async fn wide_adds_the_machines_under_way() {
     let machine = failed.failed_machine().map(|m| m.name.clone());
     assert!(line.ends_with(&machine.unwrap_or_default()), "{line}");
 }
+
+/// `list --watch` where nothing is pushed: the table once, then, at each read, a row for each
+/// operation whose row changed and Gone for one no longer listed; a refusal ends it.
+#[tokio::test]
+async fn list_watch_by_polling_prints_a_row_per_change() {
+    use ichor_model::{ApiError, Code, MachinePhase};
+    let ops = fixtures::list();
+    let mut later = ops.clone();
+    let rollout = fixtures::running_rollout();
+    let gone = fixtures::shutdown_completed();
+    later.retain(|o| o.name != gone.name);
+    for o in later.iter_mut().filter(|o| o.name == rollout.name) {
+        if let Some(m) = o
+            .machines
+            .iter_mut()
+            .find(|m| m.phase == MachinePhase::Running)
+        {
+            m.phase = MachinePhase::Completed;
+            m.finished_at = Some(fixtures::now());
+        }
+    }
+    let client = FakeClient::with_operations(ops.clone());
+    client.lists.lock().unwrap().extend([
+        Ok(ops.clone()),
+        Ok(ops.clone()),
+        Ok(later),
+        Err(ApiError::new(Code::PermissionDenied, "no longer yours")),
+    ]);
+    let verb = Verb::List {
+        all_namespaces: false,
+        output: Output::Table,
+        no_headers: false,
+        watch: true,
+    };
+    let r = ran_at(&client, verb, Lang::En, fixtures::now).await;
+    assert_eq!(r.exit, Exit::Refused, "{}\n{}", r.out, r.err);
+    assert!(r.err.contains("no longer yours"), "{}", r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    let table = ops.len() + 1;
+    assert_eq!(lines.len(), table + 2, "{}", r.out);
+    assert!(
+        lines[0].starts_with("NAME") && lines[0].contains("LEFT"),
+        "{}",
+        r.out
+    );
+    // The unchanged read printed nothing; the change printed the rollout's row, 7/14 now,
+    // in the table's columns.
+    assert!(lines[table].starts_with(&rollout.name), "{}", r.out);
+    let at = lines[0].find("PROGRESS").unwrap_or_default();
+    let under: String = lines[table].chars().skip(at).take(4).collect();
+    assert_eq!(under, "7/14", "{}", r.out);
+    assert!(lines[table + 1].starts_with(&gone.name), "{}", r.out);
+    assert!(lines[table + 1].contains("   Gone   "), "{}", r.out);
+}

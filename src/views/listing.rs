@@ -417,3 +417,56 @@ pub fn column_widths(rows: &[Vec<String>], least: &[usize]) -> Vec<usize> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ListColumn::*;
+
+    #[test]
+    fn the_columns_are_the_dashboards_and_wide_adds_its_own() {
+        assert_eq!(
+            columns(false, false, false),
+            [Name, Kind, Target, Cluster, State, Progress, Age, Actor]
+        );
+        let every = columns(true, true, true);
+        assert_eq!(every.first(), Some(&Namespace));
+        assert_eq!(every.last(), Some(&Machine));
+        assert!(every.contains(&Left));
+        assert!(columns(true, true, false).iter().all(|c| !c.wide_only()));
+    }
+
+    #[test]
+    fn a_text_table_aligns_by_display_width_and_says_nothing_as_a_dash() {
+        let t = Texts::new(crate::i18n::Lang::Ja);
+        let op = Operation {
+            name: "op".into(),
+            ..Operation::default()
+        };
+        let timing = op.timing(
+            &Default::default(),
+            Default::default(),
+            Timestamp::UNIX_EPOCH,
+        );
+        let now = Timestamp::UNIX_EPOCH;
+        let rows = text_rows(
+            &t,
+            &[Name, Target],
+            &[RowOf {
+                op: &op,
+                timing: &timing,
+                now,
+            }],
+        );
+        assert_eq!(
+            rows,
+            [
+                vec![t.t("col-name"), t.t("col-target")],
+                vec!["op".into(), "-".into()]
+            ]
+        );
+        // 名前 is four columns wide: the cells under it are padded to four, then three spaces.
+        assert_eq!(text_table(&rows, &[]), ["名前   変更先", "op     -"]);
+        assert_eq!(text_table(&rows[1..], &[6]), ["op       -"]);
+    }
+}

@@ -10,6 +10,9 @@ use ichor_model::{
 };
 use jiff::Timestamp;
 
+/// The least wait for a moment to wake at.
+const WAKE_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// What is watched.
 #[derive(Clone, Debug)]
 pub(super) enum Watched {
@@ -134,11 +137,14 @@ impl Feed {
         first: bool,
         wake: Option<Timestamp>,
     ) -> Result<Seen, ApiError> {
-        let until_wake = async {
+        // As of the command's clock; never sooner than WAKE_AFTER, so a moment that has come
+        // (a machine slow at this very instant) is not waited for in a loop.
+        let now = (io.clock)();
+        let until_wake = async move {
             match wake {
                 Some(at) => {
-                    let d = at.duration_since(Timestamp::now()).max(Default::default());
-                    tokio::time::sleep(d.unsigned_abs()).await;
+                    let d = at.duration_since(now).max(Default::default());
+                    tokio::time::sleep(d.unsigned_abs().max(WAKE_AFTER)).await;
                 }
                 None => std::future::pending().await,
             }

@@ -217,20 +217,21 @@ async fn watch(
     let mut held: Vec<Operation> = Vec::new();
     let mut wake = None;
     loop {
-        match feed.next(client, io, false, wake).await {
+        // Whether the rows held are the whole list (an operation not among them is gone).
+        let whole = match feed.next(client, io, false, wake).await {
             Ok(Seen::Page(page)) if !page.unchanged => {
-                let whole = page.next_page_token.is_none();
                 held = page.operations;
                 paces.learn(client, &held).await;
-                if whole {
-                    gone(io, printed, &held, output);
-                }
+                page.next_page_token.is_none()
             }
-            Ok(_) => {}
+            Ok(_) => false,
             Err(e) => return io.fail(&e),
-        }
+        };
         let now = (io.clock)();
         changed(io, paces, printed, &held, output, now);
+        if whole {
+            gone(io, printed, &held, output);
+        }
         wake = held
             .iter()
             .filter_map(|op| paces.timing(op, io.slow, now).next_slow_at())

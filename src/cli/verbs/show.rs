@@ -206,6 +206,7 @@ fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
     if let Some(a) = &op.actor {
         facts.push((t.t("field-started-by"), sanitize(a)));
     }
+    facts.extend(who_paused_and_resumed(t, op, timed));
     facts.push((t.t("field-progress"), machine_count(op)));
     if let Some(e) = ichor_views::pace::estimate_text(t, &timed.timing.estimate) {
         facts.push((t.t("field-estimate"), e));
@@ -215,6 +216,17 @@ fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
     }
     let rows: Vec<Vec<String>> = facts.into_iter().map(|(k, v)| vec![k, v]).collect();
     text_table(&rows, &[])
+}
+
+/// Who paused and who resumed it, and when, as facts: none yet. The hook for the history of
+/// the writes made through the service (issue 43, "a record of who did what"), which the
+/// operation will carry; `--watch` says "paused by" on its state line meanwhile.
+fn who_paused_and_resumed(
+    _t: &Texts,
+    _op: &Operation,
+    _timed: &Timed<'_>,
+) -> Vec<(String, String)> {
+    Vec::new()
 }
 
 /// The slow machines with their last Warnings, and the lock waited for since when.
