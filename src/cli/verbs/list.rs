@@ -129,16 +129,27 @@ fn print(
     let timings: Vec<Timing> = ops.iter().map(|o| paces.timing(o, io.slow, now)).collect();
     let estimates = listing::any_estimate(t, &timings.iter().collect::<Vec<_>>());
     let columns = listing::columns(layout.all_namespaces, estimates, *output == Output::Wide);
+    let lines = listing::text_table(&table_rows(io, paces, &columns, (ops, now)), &[]);
+    for line in lines.iter().skip(usize::from(layout.no_headers)) {
+        io.say(line);
+    }
+    Exit::Done
+}
+
+/// The header and the rows of `ops` as of `now`, in `columns`.
+fn table_rows(
+    io: &Io<'_>,
+    paces: &Paces,
+    columns: &[ListColumn],
+    (ops, now): (&[Operation], jiff::Timestamp),
+) -> Vec<Vec<String>> {
+    let timings: Vec<Timing> = ops.iter().map(|o| paces.timing(o, io.slow, now)).collect();
     let rows: Vec<RowOf<'_>> = ops
         .iter()
         .zip(&timings)
         .map(|(op, timing)| RowOf { op, timing, now })
         .collect();
-    let lines = listing::text_table(&listing::text_rows(t, &columns, &rows), &[]);
-    for line in lines.iter().skip(usize::from(layout.no_headers)) {
-        io.say(line);
-    }
-    Exit::Done
+    listing::text_rows(io.texts, columns, &rows)
 }
 
 /// One operation as `-o` says, for a watch (kubectl prints each object on its own).
@@ -174,13 +185,7 @@ impl Printed {
         ops: &[Operation],
         now: jiff::Timestamp,
     ) -> Vec<Vec<String>> {
-        let timings: Vec<Timing> = ops.iter().map(|o| paces.timing(o, io.slow, now)).collect();
-        let rows: Vec<RowOf<'_>> = ops
-            .iter()
-            .zip(&timings)
-            .map(|(op, timing)| RowOf { op, timing, now })
-            .collect();
-        listing::text_rows(io.texts, &self.columns, &rows)
+        table_rows(io, paces, &self.columns, (ops, now))
     }
 
     /// Whether two rows differ in more than the times that tick by themselves.
