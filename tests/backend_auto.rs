@@ -3,16 +3,11 @@
 //! where, gives up each question about ichor-ui within seconds, says why it reads the cluster
 //! directly, and then says each wait of its read, instead of printing nothing for minutes.
 
-use std::io::{BufRead as _, BufReader};
+use crate::common::lines::{Fd, Lines, after_clock};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
-
-/// A generous bound for a line that must come: only a silent hang reaches it.
-const NEVER: Duration = Duration::from_secs(90);
 
 /// Accepts every connection on a loopback port and keeps it open, never answering a byte.
 fn silent_api_server() -> std::net::SocketAddr {
@@ -41,8 +36,8 @@ current-context: silent\nusers:\n- name: u\n  user:\n    token: t\n"
         ),
     )
     .unwrap();
-    let mut child = Command::new(BIN)
-        .args(["operation", "list", "--kubeconfig"])
+    let mut cmd = Command::new(BIN);
+    cmd.args(["operation", "list", "--kubeconfig"])
         .arg(&kubeconfig)
         .arg("--log-file")
         .arg(home.path().join("log"))
@@ -50,30 +45,14 @@ current-context: silent\nusers:\n- name: u\n  user:\n    token: t\n"
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("LANG", "en_US.UTF-8")
         .env_remove("ICHOR_SERVER")
-        .env_remove("ICHOR_LANG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let next = |what: &str| {
-        rx.recv_timeout(NEVER)
-            .unwrap_or_else(|_| panic!("a line on stderr: {what}"))
-    };
+        .env_remove("ICHOR_LANG");
+    let mut run = Lines::spawn(&mut cmd);
+    let mut next = |what: &str| run.next(Fd::Err, what);
     let asking = next("what is asked");
     assert_eq!(
         asking,
         format!(
-            "Looking for ichor-ui (ichor-system/ichor-ui) through http://{addr}: each question may take 5 s, then the cluster is read directly."
+            "Looking for ichor-ui (ichor-system/ichor-ui) through http://{addr}: each question may take 5 s."
         )
     );
     let fallback = next("why the cluster is read directly");
@@ -83,11 +62,8 @@ current-context: silent\nusers:\n- name: u\n  user:\n    token: t\n"
     );
     let waiting = next("the read's wait");
     // The retry line starts with its time, as the CLI's other lines do ("14:03:09 …").
-    let (time, said) = waiting.split_once(' ').unwrap_or_default();
     assert!(
-        time.len() == 8 && said.starts_with("Kubernetes API not answering, retrying in"),
+        after_clock(&waiting, " ").starts_with("Kubernetes API not answering, retrying in"),
         "{waiting}"
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }

@@ -393,3 +393,40 @@ fn as_impersonates_in_process_and_is_refused_where_it_cannot() {
     }
     assert_eq!(d.api.writes_by(OPERATOR).len(), 1, "nothing more written");
 }
+
+/// Where the service is looked for is said once on standard error, then why the cluster is
+/// read directly, once; before an output for programs (`-o name|json|yaml|jsonpath`, a JSON
+/// report), neither.
+#[test]
+fn the_route_is_said_once_and_not_before_an_output_for_programs() {
+    let d = Demo::new();
+    let k = d.kubeconfig.as_str();
+    let (code, out, err) = d.run(&["op", "list", "--kubeconfig", k], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(OP), "{out}");
+    assert_eq!(err.matches("Looking for ichor-ui").count(), 1, "{err}");
+    assert_eq!(err.matches("read directly").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    for o in ["name", "json", "yaml", "jsonpath={.kind}"] {
+        let (code, out, err) = d.run(&["op", "list", "-o", o, "--kubeconfig", k], &[]);
+        assert_eq!(code, 0, "-o {o}: {err}");
+        assert!(!out.is_empty(), "-o {o}");
+        assert_eq!(err, "", "-o {o}");
+    }
+    let (code, out, err) = d.run(&["op", "get", OP, "-o", "json", "--kubeconfig", k], &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let (code, _, err) = d.run(&["op", "report", OP, "-o", "json", "--kubeconfig", k], &[]);
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+/// `op --help` names every verb in its summary, `report` included.
+#[test]
+fn the_operation_commands_summary_names_every_verb() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, help, _) = run_in(home.path(), &["op", "--help"], &[]);
+    assert_eq!(code, 0);
+    let summary = help.lines().next().unwrap_or_default();
+    for verb in ["list", "get", "pause", "resume", "delete", "report"] {
+        assert!(summary.contains(verb), "{verb} in {summary}");
+    }
+}

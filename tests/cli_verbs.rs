@@ -107,6 +107,32 @@ pub async fn ran_as(
     poll: Duration,
     guard: Guard<'_>,
 ) -> Ran {
+    ran_with(
+        client,
+        verb,
+        (typed, lang, poll, guard),
+        jiff::Timestamp::now,
+    )
+    .await
+}
+
+/// [`ran`] with the times said as of `clock`'s.
+pub async fn ran_at(
+    client: &dyn OperationClient,
+    verb: Verb,
+    lang: Lang,
+    clock: fn() -> jiff::Timestamp,
+) -> Ran {
+    let how = (None, lang, Duration::from_millis(40), Guard::default());
+    ran_with(client, verb, how, clock).await
+}
+
+async fn ran_with(
+    client: &dyn OperationClient,
+    verb: Verb,
+    (typed, lang, poll, guard): (Option<Typed>, Lang, Duration, Guard<'_>),
+    clock: fn() -> jiff::Timestamp,
+) -> Ran {
     let texts = Texts::new(lang);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut typed = typed;
@@ -120,6 +146,7 @@ pub async fn ran_as(
         production: guard.production.map(Into::into),
         confirm_cluster: guard.confirm.map(str::to_string),
         slow: Default::default(),
+        clock,
     };
     let exit = run(client, "default", &verb, &mut io).await;
     Ran {
@@ -572,6 +599,8 @@ crate::matrix!(
     resuming_a_failure_pause_is_refused_with_the_reason,
 );
 
+#[path = "cli_list.rs"]
+mod cli_list;
 #[path = "cli_verbs_follow.rs"]
 mod cli_verbs_follow;
 #[path = "cli_verbs_process.rs"]

@@ -146,6 +146,7 @@ async fn list_and_get_print_tables(path: Path) {
             all_namespaces: false,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -154,12 +155,14 @@ async fn list_and_get_print_tables(path: Path) {
     assert_eq!(r.exit, Exit::Done);
     let lines: Vec<&str> = r.out.lines().collect();
     assert!(
-        lines[0].starts_with("NAME     KIND    CLUSTER   STATE            PROGRESS   AGE"),
+        lines[0].starts_with(
+            "NAME     KIND            TARGET   CLUSTER   STATE            PROGRESS   AGE"
+        ),
         "{}",
         r.out
     );
     assert!(
-        lines[1].starts_with("broken   Talos   c1        Paused: failed   1/3"),
+        lines[1].starts_with("broken   Talos upgrade   -        c1        Paused: failed   1/3"),
         "{}",
         r.out
     );
@@ -169,6 +172,7 @@ async fn list_and_get_print_tables(path: Path) {
             all_namespaces: true,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -203,8 +207,9 @@ async fn list_and_get_print_tables(path: Path) {
     assert!(!r.err.is_empty());
 }
 
-/// `-o wide` adds where each operation goes, as its start recorded it; `-` where nothing was.
-async fn list_wide_says_where_each_operation_goes(path: Path) {
+/// The list says where each operation goes, as its start recorded it (`-` where nothing
+/// was); `-o wide` adds the machines under way.
+async fn the_list_says_where_each_operation_goes(path: Path) {
     let api = world();
     seed(&api, "unrecorded", "Running", None);
     let mut o = crate::common::op("recorded", "c1", "talos", 1);
@@ -221,12 +226,13 @@ async fn list_wide_says_where_each_operation_goes(path: Path) {
         all_namespaces: false,
         output: output(o),
         no_headers: false,
+        watch: false,
     };
-    let r = ran(c.as_ref(), list("wide"), None, Lang::En).await;
+    let r = ran(c.as_ref(), list("table"), None, Lang::En).await;
     assert_eq!(r.exit, Exit::Done, "{path:?}: {}", r.err);
     let lines: Vec<&str> = r.out.lines().collect();
     assert!(
-        lines[0].starts_with("NAME         KIND    TARGET"),
+        lines[0].starts_with("NAME         KIND            TARGET"),
         "{path:?}: {}",
         r.out
     );
@@ -238,18 +244,25 @@ async fn list_wide_says_where_each_operation_goes(path: Path) {
         r.out
     );
     let unrecorded = row("unrecorded").unwrap_or_default();
-    assert!(unrecorded.contains("Talos   -  "), "{path:?}: {}", r.out);
-    assert!(!r.out.contains('\u{1b}'), "no escape reaches the terminal");
-    let r = ran(c.as_ref(), list("table"), None, Lang::En).await;
     assert!(
-        !r.out.contains("TARGET") && !r.out.contains("v1.9.2"),
+        unrecorded.contains("Talos upgrade   -  "),
+        "{path:?}: {}",
+        r.out
+    );
+    assert!(!r.out.contains('\u{1b}'), "no escape reaches the terminal");
+    let r = ran(c.as_ref(), list("wide"), None, Lang::En).await;
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(lines[0].ends_with("   MACHINE"), "{}", r.out);
+    let unrecorded = lines.iter().find(|l| l.starts_with("unrecorded"));
+    assert!(
+        unrecorded.is_some_and(|l| l.ends_with("   c1-w-a")),
         "{}",
         r.out
     );
 }
 
 crate::matrix!(
-    list_wide_says_where_each_operation_goes,
+    the_list_says_where_each_operation_goes,
     every_kind_starts,
     follow_ends_0_on_completion_and_3_on_a_failure,
     watch_prints_changes_and_the_ca_stage,
@@ -290,6 +303,7 @@ async fn json_and_yaml_output_is_stable() {
             all_namespaces: false,
             output: output("json"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::En,
@@ -338,14 +352,16 @@ async fn japanese_text() {
             all_namespaces: false,
             output: output("table"),
             no_headers: false,
+            watch: false,
         },
         None,
         Lang::Ja,
     )
     .await;
     assert!(
-        r.out
-            .starts_with("名前     種類    クラスター   状態         進捗   経過"),
+        r.out.starts_with(
+            "名前     種類                   変更先   クラスター   状態         進捗   経過"
+        ),
         "{}",
         r.out
     );

@@ -20,6 +20,8 @@ mod cli_habits;
 mod cli_report;
 #[path = "cli_verbs.rs"]
 mod cli_verbs;
+#[path = "cli_watch.rs"]
+mod cli_watch;
 #[path = "completion.rs"]
 mod completion;
 #[path = "production_process.rs"]

@@ -7,96 +7,14 @@
 //! state.
 
 use crate::common::process::{Process, kubectl};
+use crate::common::proxy::Proxy;
 use crate::common::pty;
 
 use pty::{Spawn, keys};
-use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
-
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 const OP: &str = "staging-cni-p2m8v";
-
-/// A TCP proxy to `upstream` on a fixed local port that can be stopped (refusing and cutting
-/// every connection) and started again.
-struct Proxy {
-    port: u16,
-    upstream: u16,
-    up: Arc<AtomicBool>,
-    conns: Arc<Mutex<Vec<TcpStream>>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Proxy {
-    fn new(upstream: u16) -> Proxy {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut p = Proxy {
-            port,
-            upstream,
-            up: Arc::new(AtomicBool::new(false)),
-            conns: Arc::default(),
-            thread: None,
-        };
-        p.start();
-        p
-    }
-
-    fn start(&mut self) {
-        let listener = TcpListener::bind(("127.0.0.1", self.port)).unwrap();
-        listener.set_nonblocking(true).unwrap();
-        self.up.store(true, Ordering::SeqCst);
-        let (up, conns, upstream) = (self.up.clone(), self.conns.clone(), self.upstream);
-        self.thread = Some(std::thread::spawn(move || {
-            while up.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((client, _)) => {
-                        client.set_nonblocking(false).unwrap();
-                        let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
-                            continue;
-                        };
-                        let mut list = conns.lock().unwrap();
-                        list.push(client.try_clone().unwrap());
-                        list.push(server.try_clone().unwrap());
-                        for (mut from, mut to) in [
-                            (client.try_clone().unwrap(), server.try_clone().unwrap()),
-                            (server, client),
-                        ] {
-                            std::thread::spawn(move || {
-                                let _ = std::io::copy(&mut from, &mut to);
-                                let _ = to.shutdown(Shutdown::Both);
-                            });
-                        }
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
-        }));
-    }
-
-    /// Stops listening and cuts every connection: to the dashboard, the API is gone.
-    fn stop(&mut self) {
-        self.up.store(false, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            t.join().unwrap();
-        }
-        for c in self.conns.lock().unwrap().drain(..) {
-            let _ = c.shutdown(Shutdown::Both);
-        }
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// The demo cluster as its own process, the proxy in front of it, and the dashboard reaching
 /// it through the proxy (in-process, at 120×30): what each test kills and brings back.
@@ -114,11 +32,7 @@ fn world() -> World {
     let (demo, upstream) = Process::demo_cluster(&direct, &home.path().join("demo.log"));
     let proxy = Proxy::new(upstream);
     let via_proxy = home.path().join("proxied.kubeconfig");
-    let text = std::fs::read_to_string(&direct).unwrap().replace(
-        &format!("127.0.0.1:{upstream}"),
-        &format!("127.0.0.1:{}", proxy.port),
-    );
-    std::fs::write(&via_proxy, text).unwrap();
+    proxy.kubeconfig(&direct, &via_proxy);
 
     let tui = Spawn::kubeconfig(Path::new(BIN), home.path(), &via_proxy).start();
     World {

@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::fixtures::{self, now, page};
-use common::snap::{draw, styles};
+use common::snap::{draw, row_text, styles};
 use ichor_app::action::{Action, Key, KeyCode};
 use ichor_app::state::{Conn, Notice, RbacWrite, State};
 use ichor_app::update::{start, update};
@@ -55,36 +55,27 @@ fn operations_list() {
     snap_styles("operations_list", &s);
 }
 
-/// The text of row `y` as a person reads it: a wide character once, not followed by the cell
-/// it covers.
-fn row_text(buf: &ratatui::buffer::Buffer, y: u16) -> String {
-    let mut out = String::new();
-    let mut x = 0;
-    while x < buf.area.width {
-        let sym = buf[(x, y)].symbol();
-        out.push_str(sym);
-        x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
-    }
-    out
-}
-
-#[test]
-fn operations_list_at_200_columns_cuts_nothing() {
-    // 200 columns leave room for every column whole: nothing is cut while space is free (the
-    // kind's full words, every name, every actor), and the actor column takes what is left.
+/// The list drawn at `w`×`h` in each language, snapshotted (`operations_list_LANG_WxH`):
+/// the words, the header and the rows of each, for `check`; then each row must hold every
+/// operation's words that `whole` names, whole.
+fn list_at(
+    (w, h): (u16, u16),
+    check: impl Fn(&ichor_views::i18n::Texts, &str),
+    whole: impl Fn(&ichor_views::i18n::Texts, &ichor_model::Operation) -> Vec<String>,
+) {
     let s = loaded_list();
     for lang in [Lang::En, Lang::Ja] {
-        let term = draw(&s, lang, 200, 50, Theme::default());
+        let term = draw(&s, lang, w, h, Theme::default());
         crate::snapshot!(
-            format!("operations_list_{}_200x50", lang.code()),
+            format!("operations_list_{}_{w}x{h}", lang.code()),
             term.backend()
         );
         let texts = ichor_views::i18n::Texts::new(lang);
         let buf = term.backend().buffer();
+        check(&texts, &row_text(buf, 3));
         let rows: Vec<String> = (4..11).map(|y| row_text(buf, y)).collect();
         for op in fixtures::list() {
-            let kind = texts.t(&format!("kind-{}", op.kind.unwrap().as_str()));
-            let whole = [&op.name, &kind, &op.cluster, op.actor.as_ref().unwrap()];
+            let whole = whole(&texts, &op);
             assert!(
                 rows.iter()
                     .any(|row| whole.iter().all(|w| row.contains(w.as_str()))),
@@ -92,6 +83,40 @@ fn operations_list_at_200_columns_cuts_nothing() {
             );
         }
     }
+}
+
+#[test]
+fn operations_list_at_200_columns_cuts_nothing() {
+    // 200 columns leave room for every column whole: nothing is cut while space is free (the
+    // kind's full words, every name, every actor), and the actor column takes what is left.
+    list_at(
+        (200, 50),
+        |_, _| {},
+        |texts, op| {
+            let kind = texts.t(&format!("kind-{}", op.kind.unwrap().as_str()));
+            vec![
+                op.name.clone(),
+                kind,
+                op.cluster.clone(),
+                op.actor.clone().unwrap(),
+            ]
+        },
+    );
+}
+
+#[test]
+fn operations_list_at_120_columns_keeps_the_estimate_and_the_actors_whole() {
+    // 120 columns: the bar narrows and the kind and the target take their short words before
+    // the estimate is hidden or an actor is cut (alice@e…).
+    list_at(
+        (120, 36),
+        |texts, header| {
+            for id in ["col-name", "col-left", "col-actor"] {
+                assert!(header.contains(&texts.t(id)), "{id} in {header}");
+            }
+        },
+        |_, op| vec![op.name.clone(), op.actor.clone().unwrap()],
+    );
 }
 
 #[test]

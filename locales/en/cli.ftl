@@ -13,8 +13,10 @@ cli-machine-line = { $machine }: { $phase }
 cli-paused-by = paused by { $user }
 cli-no-machines = No machine steps.
 cli-plan-changed = Run the command again to see the new plan.
-cli-asking-ichor-ui = Looking for ichor-ui ({ $service }) through { $server }: each question may take { $seconds } s, then the cluster is read directly.
+cli-asking-ichor-ui = Looking for ichor-ui ({ $service }) through { $server }: each question may take { $seconds } s.
 cli-reading-directly = { $why }: the cluster is read directly.
+# A command that waited for an API that did not answer says, once it answers again, since when it did not.
+cli-answers-again = { $side } answers again (it did not answer from { $since }).
 
 
 ## A run's report (operation report, and w on an operation's page).

@@ -13,8 +13,10 @@ cli-machine-line = { $machine }：{ $phase }
 cli-paused-by = { $user } が一時停止
 cli-no-machines = マシンのステップはありません。
 cli-plan-changed = 新しい計画を見るには、コマンドをもう一度実行してください。
-cli-asking-ichor-ui = { $server } を通じて ichor-ui（{ $service }）を探しています。各問い合わせは { $seconds } 秒まで待ち、答えがなければクラスターを直接読みます。
+cli-asking-ichor-ui = { $server } を通じて ichor-ui（{ $service }）を探しています。各問い合わせは { $seconds } 秒まで待ちます。
 cli-reading-directly = { $why }。クラスターを直接読みます。
+# A command that waited for an API that did not answer says, once it answers again, since when it did not.
+cli-answers-again = 応答が戻りました（{ $side }、{ $since } から応答がありませんでした）。
 
 
 ## 実行レポート（operation report、オペレーション画面の w）。

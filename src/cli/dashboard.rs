@@ -68,7 +68,10 @@ async fn reach(
     let reached = super::reach::choose(&kube, token, &options, namespace, context).await?;
     Ok(match reached {
         super::reach::Reached::Tunnel(client, route) => Connected {
-            client: Arc::new(Retrying::new(*client, retry_tx).read_only(settings.read_only)),
+            client: Arc::new(
+                Retrying::with_policy(*client, retry_tx, settings.retry.clone())
+                    .read_only(settings.read_only),
+            ),
             route,
             kube: Some(kube),
             namespace: namespace.to_string(),
@@ -84,7 +87,10 @@ async fn reach(
                 client = client.kubeconfig_user(u);
             }
             Connected {
-                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
+                client: Arc::new(
+                    Retrying::with_policy(client, retry_tx, settings.retry.clone())
+                        .read_only(settings.read_only),
+                ),
                 route,
                 kube: Some(kube),
                 namespace: namespace.to_string(),
@@ -208,7 +214,10 @@ pub(super) async fn connect(
                 .clone()
                 .unwrap_or_else(|| "default".to_string());
             Ok(Connected {
-                client: Arc::new(Retrying::new(client, retry_tx).read_only(settings.read_only)),
+                client: Arc::new(
+                    Retrying::with_policy(client, retry_tx, settings.retry.clone())
+                        .read_only(settings.read_only),
+                ),
                 route: Route::Server { url },
                 kube: None,
                 namespace,

@@ -192,7 +192,7 @@ pub enum Command {
     Cni(verbs::args::CniArgs),
     /// `cluster shutdown NAME` and `cluster rotate-ca NAME` (the plan, the name typed, y/N).
     Cluster(verbs::args::ClusterArgs),
-    /// `operation list|get|pause|resume|delete` (alias op).
+    /// `operation list|get|pause|resume|delete|report` (alias op).
     #[command(visible_alias = "op")]
     Operation(verbs::args::OperationArgs),
     /// This binary's version, commit and build date, and the server's version and route.

@@ -34,6 +34,9 @@ pub(crate) struct Settings {
     pub(crate) contexts: crate::config::contexts::ContextRules,
     /// The keys rebound (`[keys]`).
     pub(crate) keys: ichor_app::rebind::KeyOverrides,
+    /// How the client retries a read that met a transient fault (the commands that watch
+    /// retry at their poll's pace).
+    pub(crate) retry: ichor_client::retry::RetryPolicy,
 }
 
 /// The kubeconfig context whose `[[contexts]]` rules hold, the API server it reaches, and what
@@ -159,6 +162,7 @@ impl Settings {
             slow: file.timing.rule(),
             contexts: file.context_rules(),
             keys: file.key_overrides.clone(),
+            retry: Default::default(),
         })
     }
 }

@@ -14,6 +14,7 @@ pub(crate) mod contexts;
 pub(crate) mod events;
 pub(crate) mod help;
 pub mod history;
+pub mod listing;
 /// The words, from `locales/` (the ichor-i18n crate, which the service renders its refusals
 /// with too).
 pub use ichor_i18n as i18n;

@@ -1,18 +1,20 @@
-//! The Operations screen: name, kind, cluster, state, progress, age and actor of each
-//! operation (and its namespace with `-A`).
+//! The Operations screen: the list [`super::listing`] defines (name, kind, target, cluster,
+//! state, progress, estimate, age and actor of each operation, and its namespace with `-A`),
+//! drawn with glyphs, colours and bars, windowed and filtered.
 
+use super::listing;
 use super::style::Ctx;
 use super::text::sanitize;
 use super::widgets::lines::{Lines, indented, message};
 use super::widgets::overlay::titled_block;
 use super::widgets::table::{Cell, Column, ListTable, Row, Window};
-use super::words::{duration_text, error_text, kind_short, kind_text, machine_count, phase_view};
+use super::words::error_text;
 use ichor_app::state::{Input, State};
-use ichor_model::{Operation, Order, SortBy, Timing};
+use ichor_model::{Operation, Order, Timing};
 use jiff::Timestamp;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier};
+use ratatui::style::Color;
 use ratatui::widgets::Widget;
 
 /// The creation times whose ages are on screen (for the clock).
@@ -20,68 +22,42 @@ pub(crate) fn visible_since(state: &State) -> impl Iterator<Item = Timestamp> + 
     state.list_rows_shown().filter_map(|o| o.created_at)
 }
 
-/// The columns, and how they give way on a narrow terminal: the actor and the bar narrow first
-/// (down to the count alone), then the kind and the target to their short words, the
-/// cluster and the namespace, and only then the name (cut in the middle, marked `…`: operations differ at the end
-/// of their names); the state and the age are shown whole. Columns are hidden only when even
-/// that does not fit (40 columns): the name and the state are the last.
+/// The columns as the dashboard draws them ([`super::listing`] defines them and how they give
+/// way): the column the list is ordered by says so, and which way (↑: its own direction, A to
+/// Z, newest first, what needs attention first; ↓: the other).
 fn columns(ctx: &Ctx<'_>, all_namespaces: bool, order: Order, estimates: bool) -> Vec<Column> {
     let t = ctx.texts;
-    // The column the list is ordered by says so, and which way (↑: its own direction, A to
-    // Z, newest first, what needs attention first; ↓: the other).
-    let head = |id: &str, by: Option<SortBy>| match by {
-        Some(b) if b == order.by && order != Order::default() => {
-            format!("{}{}", t.t(id), if order.reversed { "↓" } else { "↑" })
-        }
-        _ => t.t(id),
-    };
-    let mut cols = Vec::new();
-    if all_namespaces {
-        cols.push(Column::new(t.t("col-namespace")).min(8).shrink(5).hide(3));
-    }
-    cols.extend([
-        Column::new(head("col-name", Some(SortBy::Name)))
-            .min(12)
-            .shrink(6)
-            .hide(7),
-        Column::new(t.t("col-kind")).shrink(2).hide(5),
-        // Never narrower than its header: when no row on screen records a target, it stays
-        // (empty) rather than give way before the name.
-        Column::new(t.t("col-target"))
-            .min(super::text::width(&t.t("col-target")))
-            .shrink(3)
-            .hide(3),
-        Column::new(t.t("col-cluster")).min(8).shrink(4).hide(4),
-        Column::new(head("col-state", Some(SortBy::State)))
-            .whole()
-            .shrink(7)
-            .hide(6),
-        Column::new(t.t("col-progress")).shrink(1).hide(1),
-    ]);
-    // The estimate, where a row has one and there is room (hidden first).
-    if estimates {
-        cols.push(
-            Column::new(t.t("col-left"))
-                .right()
-                .whole()
-                .spare()
-                .shrink(0)
-                .hide(0),
-        );
-    }
-    cols.extend([
-        Column::new(head("col-age", Some(SortBy::Age)))
-            .right()
-            .whole()
-            .shrink(8)
-            .hide(2),
-        Column::new(t.t("col-actor"))
-            .min(8)
-            .fill()
-            .shrink(0)
-            .hide(0),
-    ]);
-    cols
+    listing::columns(all_namespaces, estimates, false)
+        .into_iter()
+        .map(|c| {
+            let mut header = t.t(c.header_id());
+            if c.sorts() == Some(order.by) && order != Order::default() {
+                header.push_str(if order.reversed { "↓" } else { "↑" });
+            }
+            let give = c.give();
+            let mut min = give.min;
+            if give.min_header {
+                min = min.max(super::text::width(&header));
+            }
+            let mut col = Column::new(header)
+                .min(min)
+                .shrink(give.shrink)
+                .hide(give.hide);
+            if give.whole {
+                col = col.whole();
+            }
+            if give.right {
+                col = col.right();
+            }
+            if give.fill {
+                col = col.fill();
+            }
+            if let Some(level) = give.yields_to {
+                col = col.yields_to(level);
+            }
+            col
+        })
+        .collect()
 }
 
 /// Draws the list into `area`.
@@ -179,14 +155,43 @@ fn rows(state: &State, ctx: &Ctx<'_>, visible: &[usize], all: &[Operation]) -> (
         .filter_map(|&i| all.get(i))
         .map(|op| (op, state.pace.timing(op, state.now)))
         .collect();
-    let estimates = shown
-        .iter()
-        .any(|(_, timing)| super::pace::estimate_short(ctx.texts, &timing.estimate).is_some());
+    let timings: Vec<&Timing> = shown.iter().map(|(_, timing)| timing).collect();
+    let estimates = listing::any_estimate(ctx.texts, &timings);
+    let cols = listing::columns(state.session.all_namespaces, estimates, false);
     let rows = shown
         .iter()
-        .map(|(op, timing)| row(state, ctx, op, timing, estimates))
+        .map(|(op, timing)| {
+            let row = listing::RowOf {
+                op,
+                timing,
+                now: state.now,
+            };
+            let cells = cols
+                .iter()
+                .map(|c| cell(ctx, listing::cell(ctx.texts, *c, &row)))
+                .collect();
+            Row::new(cells)
+        })
         .collect();
     (rows, estimates)
+}
+
+/// A cell of the list as the dashboard draws it: the glyph before the words, a bar beside a
+/// count, in its colour.
+fn cell(ctx: &Ctx<'_>, c: listing::ListCell) -> Cell {
+    let style = c.tone.style(&ctx.theme);
+    let text = c.with_glyph();
+    let cell = match c.content {
+        listing::Content::Name => Cell::name(text),
+        listing::Content::Bar(fraction) => Cell::bar(fraction, text),
+        listing::Content::Text => Cell::new(text),
+        listing::Content::Note => Cell::new(text).spanning(),
+    };
+    match c.short {
+        Some(short) => cell.short(short),
+        None => cell,
+    }
+    .style(style)
 }
 
 /// Whether the rows held are the server's answer to the filter as typed now.
@@ -263,74 +268,4 @@ fn empty(state: &State, ctx: &Ctx<'_>, none_at_all: bool, area: Rect, buf: &mut 
     let mut line = Lines::new(usize::from(area.width));
     line.push(super::text::fit(&msg, line.width), ctx.theme.dim());
     line.draw(area, buf);
-}
-
-/// One operation's row. An object that cannot be read: its kind and state say so, and the last
-/// column why. A running operation with a slow machine says so in its state, in yellow; its
-/// estimate has a column when one row has one.
-fn row(state: &State, ctx: &Ctx<'_>, op: &Operation, timing: &Timing, estimates: bool) -> Row {
-    let t = ctx.texts;
-    let age = op
-        .created_at
-        .map(|at| duration_text(t, state.now.duration_since(at)))
-        .unwrap_or_default();
-    let mut cells = Vec::with_capacity(8);
-    if state.session.all_namespaces {
-        cells.push(Cell::new(sanitize(&op.namespace)));
-    }
-    cells.push(Cell::name(sanitize(&op.name)));
-    if let Some(why) = &op.unreadable {
-        cells.extend([
-            Cell::new(t.t("kind-unreadable")),
-            Cell::new(""),
-            Cell::new(sanitize(&op.cluster)),
-            Cell::new(format!("⚠ {}", t.t("state-unreadable"))).style(ctx.theme.alarm()),
-            Cell::new(""),
-        ]);
-        if estimates {
-            cells.push(Cell::new(""));
-        }
-        cells.extend([Cell::new(age), Cell::new(sanitize(why))]);
-    } else {
-        let (state_text, state_style) = match timing.slow() {
-            true => (
-                format!("⚠ {}", t.t("state-slow")),
-                ctx.theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            ),
-            false => phase_view(t, &ctx.theme, op),
-        };
-        cells.extend([
-            Cell::new(kind_text(t, op.kind, &op.kind_raw)).short(kind_short(
-                t,
-                op.kind,
-                &op.kind_raw,
-            )),
-            target_cell(op),
-            Cell::new(sanitize(&op.cluster)),
-            Cell::new(state_text).style(state_style),
-            Cell::bar(op.fraction(), machine_count(op)),
-        ]);
-        if estimates {
-            let e = super::pace::estimate_short(t, &timing.estimate).unwrap_or_default();
-            cells.push(Cell::new(e).style(ctx.theme.dim()));
-        }
-        cells.extend([
-            Cell::new(age),
-            Cell::new(sanitize(op.actor.as_deref().unwrap_or(""))),
-        ]);
-    }
-    Row::new(cells)
-}
-
-/// Where the operation goes, as its start recorded it: the value before and the target, or
-/// only the target (under the TARGET header) when the column is narrow; nothing when none was
-/// recorded.
-fn target_cell(op: &Operation) -> Cell {
-    match (&op.current, &op.target) {
-        (Some(cur), Some(tgt)) => {
-            Cell::new(format!("{} → {}", sanitize(cur), sanitize(tgt))).short(sanitize(tgt))
-        }
-        (None, Some(tgt)) => Cell::new(sanitize(tgt)),
-        _ => Cell::new(""),
-    }
 }

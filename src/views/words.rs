@@ -10,7 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use ratatui::style::{Color, Modifier, Style};
 
 /// The words for a kind.
-pub(crate) fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+pub fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-{}", k.as_str())),
         None => sanitize(raw),
@@ -18,16 +18,79 @@ pub(crate) fn kind_text(t: &Texts, kind: Option<OperationKind>, raw: &str) -> St
 }
 
 /// The short words for a kind (narrow lists).
-pub(crate) fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
+pub fn kind_short(t: &Texts, kind: Option<OperationKind>, raw: &str) -> String {
     match kind {
         Some(k) => t.t(&format!("kind-short-{}", k.as_str())),
         None => sanitize(raw),
     }
 }
 
-/// The glyph, the word and the colour of an operation's state. A pause caused by a failure and a
-/// pause that was asked for but has not taken effect are told apart.
-pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
+/// What the colour of a word says. The dashboard draws it (through its theme: no colour under
+/// NO_COLOR, where the glyph and the bold still say it); the commands print the words alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tone {
+    pub hue: Hue,
+    pub bold: bool,
+}
+
+/// The colours the words are drawn in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Hue {
+    #[default]
+    Plain,
+    Dim,
+    Red,
+    Yellow,
+    Cyan,
+    Green,
+}
+
+impl Tone {
+    pub(crate) fn of(hue: Hue) -> Tone {
+        Tone { hue, bold: false }
+    }
+
+    pub(crate) fn bold(self) -> Tone {
+        Tone { bold: true, ..self }
+    }
+
+    /// The style the dashboard draws it in.
+    pub(crate) fn style(self, theme: &Theme) -> Style {
+        let style = match self.hue {
+            Hue::Plain => theme.fg(Color::Reset),
+            Hue::Dim => theme.dim(),
+            Hue::Red => theme.fg(Color::Red),
+            Hue::Yellow => theme.fg(Color::Yellow),
+            Hue::Cyan => theme.fg(Color::Cyan),
+            Hue::Green => theme.fg(Color::Green),
+        };
+        match self.bold {
+            true => style.add_modifier(Modifier::BOLD),
+            false => style,
+        }
+    }
+}
+
+/// A state or a phase as both faces say it: the glyph the dashboard draws before the word,
+/// the word, and its colour.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Said {
+    pub glyph: &'static str,
+    pub word: String,
+    pub tone: Tone,
+}
+
+impl Said {
+    /// The glyph and the word ("▶ Running"), as the dashboard draws them.
+    pub fn with_glyph(&self) -> String {
+        format!("{} {}", self.glyph, self.word)
+    }
+}
+
+/// An operation's state: a pause caused by a failure, a pause asked for and not taken yet,
+/// the lock waited for and a delete that finalizers hold are told apart. The word is the
+/// model's ([`StateWord`]: the list's filter matches it); the glyph and the colour are ours.
+pub fn state_said(t: &Texts, op: &Operation) -> Said {
     if let Some(finalizers) = &op.deleting {
         // A delete that finalizers hold: neither gone nor an error.
         let waiting: Vec<String> = finalizers.iter().map(|f| sanitize(f)).collect();
@@ -38,29 +101,69 @@ pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, S
                 &[("finalizers", &waiting.join(", "))],
             ),
         };
-        return (format!("… {word}"), theme.fg(Color::Yellow));
+        return Said {
+            glyph: "…",
+            word,
+            tone: Tone::of(Hue::Yellow),
+        };
     }
-    // The word is the model's (the list's filter matches it); the glyph and colour are ours.
     let shown = op.shown_state();
-    let (glyph, color) = match shown {
-        StateWord::Unreadable => ("⚠", Color::Red),
-        StateWord::PausedFailed | StateWord::Failed => ("✗", Color::Red),
-        StateWord::Deleting | StateWord::WaitingLock => ("…", Color::Yellow),
-        StateWord::Pausing | StateWord::Paused => ("‖", Color::Yellow),
-        StateWord::New | StateWord::Pending => ("○", Color::Reset),
-        StateWord::Running => ("▶", Color::Cyan),
-        StateWord::Completed => ("✓", Color::Green),
-        StateWord::Other => ("?", Color::Reset),
+    let (glyph, hue) = match shown {
+        StateWord::Unreadable => ("⚠", Hue::Red),
+        StateWord::PausedFailed | StateWord::Failed => ("✗", Hue::Red),
+        StateWord::Deleting | StateWord::WaitingLock => ("…", Hue::Yellow),
+        StateWord::Pausing | StateWord::Paused => ("‖", Hue::Yellow),
+        StateWord::New | StateWord::Pending => ("○", Hue::Plain),
+        StateWord::Running => ("▶", Hue::Cyan),
+        StateWord::Completed => ("✓", Hue::Green),
+        StateWord::Other => ("?", Hue::Plain),
     };
     let word = match (&op.phase, shown) {
         (Phase::Other(s), StateWord::Other) => sanitize(s),
         _ => t.t(shown.id()),
     };
-    let mut style = theme.fg(color);
+    let mut tone = Tone::of(hue);
     if matches!(op.phase, Phase::Failed) || op.paused_by_failure() {
-        style = style.add_modifier(Modifier::BOLD);
+        tone = tone.bold();
     }
-    (format!("{glyph} {word}"), style)
+    Said { glyph, word, tone }
+}
+
+/// The words of an operation's state alone ("Paused: failed"), as the commands print them.
+pub fn state_word(t: &Texts, op: &Operation) -> String {
+    state_said(t, op).word
+}
+
+/// The glyph, the word and the colour of an operation's state, as the dashboard draws them.
+pub(crate) fn phase_view(t: &Texts, theme: &Theme, op: &Operation) -> (String, Style) {
+    let said = state_said(t, op);
+    (said.with_glyph(), said.tone.style(theme))
+}
+
+/// A machine's phase as both faces say it.
+pub fn machine_phase_said(t: &Texts, phase: &MachinePhase) -> Said {
+    let (glyph, id, hue) = match phase {
+        MachinePhase::Pending => ("○", "mphase-pending", Hue::Plain),
+        MachinePhase::Running => ("▶", "mphase-running", Hue::Cyan),
+        MachinePhase::Completed => ("✓", "mphase-completed", Hue::Green),
+        MachinePhase::Failed => ("✗", "mphase-failed", Hue::Red),
+        MachinePhase::Skipped => ("–", "mphase-skipped", Hue::Dim),
+        MachinePhase::Other(_) => ("?", "phase-other", Hue::Plain),
+    };
+    let word = match phase {
+        MachinePhase::Other(s) => sanitize(s),
+        _ => t.t(id),
+    };
+    let mut tone = Tone::of(hue);
+    if *phase == MachinePhase::Failed {
+        tone = tone.bold();
+    }
+    Said { glyph, word, tone }
+}
+
+/// The words of a machine's phase alone ("Done"), as the commands print them.
+pub fn machine_phase_word(t: &Texts, phase: &MachinePhase) -> String {
+    machine_phase_said(t, phase).word
 }
 
 /// The glyph, word and colour of a machine's phase.
@@ -69,23 +172,8 @@ pub(crate) fn machine_phase_view(
     theme: &Theme,
     phase: &MachinePhase,
 ) -> (String, Style) {
-    let (glyph, id, color) = match phase {
-        MachinePhase::Pending => ("○", "mphase-pending", Color::Reset),
-        MachinePhase::Running => ("▶", "mphase-running", Color::Cyan),
-        MachinePhase::Completed => ("✓", "mphase-completed", Color::Green),
-        MachinePhase::Failed => ("✗", "mphase-failed", Color::Red),
-        MachinePhase::Skipped => ("–", "mphase-skipped", Color::DarkGray),
-        MachinePhase::Other(_) => ("?", "phase-other", Color::Reset),
-    };
-    let word = match phase {
-        MachinePhase::Other(s) => sanitize(s),
-        _ => t.t(id),
-    };
-    let mut style = theme.fg(color);
-    if *phase == MachinePhase::Failed {
-        style = style.add_modifier(Modifier::BOLD);
-    }
-    (format!("{glyph} {word}"), style)
+    let said = machine_phase_said(t, phase);
+    (said.with_glyph(), said.tone.style(theme))
 }
 
 /// The widest a machine's phase is said (its glyph and word): a column of phases that keeps this
@@ -136,7 +224,7 @@ pub(crate) fn action_id(a: WriteAction) -> &'static str {
 
 /// "6/14" (a CA rotation: machine passes, "6/20"), or a dash before the controller has
 /// counted the machines.
-pub(crate) fn machine_count(op: &Operation) -> String {
+pub fn machine_count(op: &Operation) -> String {
     match op.advance() {
         a if a.total == 0 => "—".to_string(),
         a => format!("{}/{}", a.done, a.total),
@@ -144,7 +232,7 @@ pub(crate) fn machine_count(op: &Operation) -> String {
 }
 
 /// A duration as people read it: seconds in the first minute, then minutes, hours, days.
-pub(crate) fn duration_text(t: &Texts, d: SignedDuration) -> String {
+pub fn duration_text(t: &Texts, d: SignedDuration) -> String {
     let s = d.as_secs().max(0);
     let n = |v: i64| fluent_bundle::FluentValue::from(v);
     if s < 60 {

@@ -65,9 +65,22 @@ impl Process {
     /// [`Process::demo_cluster`] listening on `listen` (a port given: a restart on the same
     /// address).
     pub fn demo_cluster_at(listen: &str, kubeconfig: &Path, log: &Path) -> (Process, u16) {
+        Process::demo_cluster_with(listen, kubeconfig, log, &[], &[])
+    }
+
+    /// [`Process::demo_cluster_at`] with `env` set (`ICHOR_DEMO_SLOW`) and `more` flags
+    /// (`--demo-speed`).
+    pub fn demo_cluster_with(
+        listen: &str,
+        kubeconfig: &Path,
+        log: &Path,
+        env: &[(&str, &str)],
+        more: &[&str],
+    ) -> (Process, u16) {
         let out = kubeconfig.display().to_string();
-        let args = ["demo-cluster", "--listen", listen, "--kubeconfig-out", &out];
-        let (process, line) = Process::start(&args, log);
+        let mut args = vec!["demo-cluster", "--listen", listen, "--kubeconfig-out", &out];
+        args.extend(more);
+        let (process, line) = Process::start_with_env(&args, log, env);
         assert!(line.starts_with("demo cluster listening on"), "{line}");
         let port = line
             .trim()

@@ -76,6 +76,19 @@ pub fn draw_only(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Ter
     term
 }
 
+/// The text of row `y` as a person reads it: a wide character once, not followed by the cell
+/// it covers.
+pub fn row_text(buf: &Buffer, y: u16) -> String {
+    let mut out = String::new();
+    let mut x = 0;
+    while x < buf.area.width {
+        let sym = buf[(x, y)].symbol();
+        out.push_str(sym);
+        x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
+    }
+    out
+}
+
 /// The runs of non-default style in a buffer, one line per run.
 pub fn styles(buf: &Buffer) -> String {
     let mut out = String::new();

@@ -3,6 +3,7 @@
 
 use super::output::candidates as output_candidates;
 pub use super::output::{OUTPUTS, Output, parse_output};
+pub use super::verb::{Verb, WriteKind};
 use clap::{Args, Subcommand, ValueEnum};
 use ichor_model::OperationKind;
 use std::path::PathBuf;
@@ -222,7 +223,7 @@ pub struct ClusterStart {
     pub confirm: Confirm,
 }
 
-/// `ichor-tui operation list|get|pause|resume|delete` (alias `op`).
+/// `ichor-tui operation list|get|pause|resume|delete|report` (alias `op`).
 #[derive(Debug, Args)]
 #[command(after_help = EXIT_CODES)]
 pub struct OperationArgs {
@@ -273,13 +274,18 @@ pub struct ListArgs {
     /// Every namespace (adds the NAMESPACE column).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
-    /// table (default), wide (adds TARGET), json, yaml, name or jsonpath=TEMPLATE.
+    /// table (default: the dashboard's columns), wide (adds MACHINE, the machines under way),
+    /// json, yaml, name or jsonpath=TEMPLATE.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table",
         value_parser = parse_output, add = clap_complete::ArgValueCandidates::new(output_candidates))]
     pub output: Output,
     /// The table without its header line.
     #[arg(long)]
     pub no_headers: bool,
+    /// Then print a row for each operation whose row changes, until stopped (Ctrl-C), as
+    /// kubectl get --watch.
+    #[arg(short = 'w', long)]
+    pub watch: bool,
 }
 
 #[derive(Debug, Args)]
@@ -303,86 +309,6 @@ pub struct WriteArgs {
     pub name: String,
     #[command(flatten)]
     pub confirm: Confirm,
-}
-
-/// A pause, resume or delete.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WriteKind {
-    Pause,
-    Resume,
-    Delete,
-}
-
-/// What a command comes to, whatever its spelling.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verb {
-    Start {
-        kind: OperationKind,
-        cluster: Option<String>,
-        target: Option<String>,
-        max_unavailable: Option<i32>,
-        yes: bool,
-        follow: bool,
-    },
-    List {
-        all_namespaces: bool,
-        output: Output,
-        no_headers: bool,
-    },
-    Get {
-        name: String,
-        output: Output,
-        watch: bool,
-    },
-    Write {
-        kind: WriteKind,
-        name: String,
-        yes: bool,
-    },
-    Report {
-        name: String,
-        output: ReportFormat,
-    },
-}
-
-impl Verb {
-    /// Whether it writes (and therefore asks first).
-    pub fn writes(&self) -> bool {
-        matches!(self, Verb::Start { .. } | Verb::Write { .. })
-    }
-
-    /// Whether it asks a question before it writes.
-    pub fn asks(&self) -> bool {
-        match self {
-            Verb::Start { yes, .. } | Verb::Write { yes, .. } => !yes,
-            _ => false,
-        }
-    }
-
-    /// The command as a person typed it, for messages.
-    pub fn command(&self) -> String {
-        match self {
-            Verb::Start { kind, .. } => match kind {
-                OperationKind::Talos => "ichor-tui upgrade talos".into(),
-                OperationKind::Kubernetes => "ichor-tui upgrade kubernetes".into(),
-                OperationKind::Ichor => "ichor-tui upgrade ichor".into(),
-                OperationKind::Cni => "ichor-tui cni kube-proxy".into(),
-                OperationKind::Shutdown => "ichor-tui cluster shutdown".into(),
-                OperationKind::CaRotation => "ichor-tui cluster rotate-ca".into(),
-            },
-            Verb::List { .. } => "ichor-tui operation list".into(),
-            Verb::Get { .. } => "ichor-tui operation get".into(),
-            Verb::Report { .. } => "ichor-tui operation report".into(),
-            Verb::Write { kind, .. } => format!(
-                "ichor-tui operation {}",
-                match kind {
-                    WriteKind::Pause => "pause",
-                    WriteKind::Resume => "resume",
-                    WriteKind::Delete => "delete",
-                }
-            ),
-        }
-    }
 }
 
 /// A version as the service takes it: with its leading v.
@@ -454,6 +380,7 @@ impl OperationArgs {
                 all_namespaces: a.all_namespaces,
                 output: a.output.clone(),
                 no_headers: a.no_headers,
+                watch: a.watch,
             },
             OperationCommand::Get(a) => Verb::Get {
                 name: a.name.clone(),
@@ -511,6 +438,7 @@ mod tests {
                 all_namespaces: true,
                 output: Output::Json,
                 no_headers: false,
+                watch: false,
             }
         );
         assert_eq!(

@@ -79,28 +79,92 @@ pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> an
     Ok(cli)
 }
 
-/// Says each wait of the retrying client on standard error, as the dashboard's banner does,
-/// after the time it is said at.
+/// How often a wait repeated at the same length is said again: the person sees it still tries.
+const RETRY_SAID_AGAIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Says the retrying client's waits on standard error, as the dashboard's banner does, each
+/// line with the time it is said at: a wait when it differs from the last one said of the same
+/// outage (a wait repeated at the same length is said again once a minute), and that the side
+/// answers again once a call is answered after one.
 fn say_retries(
     texts: std::sync::Arc<ichor_views::i18n::Texts>,
     side: String,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<ichor_model::RetryEvent>,
 ) {
+    use ichor_model::RetryEvent;
     tokio::spawn(async move {
+        let tz = jiff::tz::TimeZone::system();
+        let hhmm = |at: jiff::Timestamp| at.to_zoned(tz.clone()).strftime("%H:%M").to_string();
+        // The outage said: since when, the last wait said of it and when.
+        let mut outage: Option<(jiff::Timestamp, String, std::time::Instant)> = None;
         while let Some(e) = rx.recv().await {
-            if let ichor_model::RetryEvent::Retrying { delay, since, .. } = e {
-                let tz = jiff::tz::TimeZone::system();
-                let since = since.to_zoned(tz.clone()).strftime("%H:%M").to_string();
-                let n = delay.as_secs().max(1).to_string();
-                // With the time it is said at, as `--follow`'s and `--watch`'s lines.
-                let line = texts.tr(
-                    "banner-retrying",
-                    &[("n", &n), ("since", &since), ("side", &side)],
-                );
-                eprintln!("{} {line}", super::follow::clock(&tz));
-            }
+            let line = match e {
+                RetryEvent::Retrying { delay, since, .. } => {
+                    // Rounded: a wait of 1.9 s (jittered) is said as the 2 s it is.
+                    let n = (delay.as_secs_f64().round() as u64).max(1).to_string();
+                    let line = texts.tr(
+                        "banner-retrying",
+                        &[("n", &n), ("since", &hhmm(since)), ("side", &side)],
+                    );
+                    let now = std::time::Instant::now();
+                    match &mut outage {
+                        Some((_, said, at)) if *said == line && at.elapsed() < RETRY_SAID_AGAIN => {
+                            continue;
+                        }
+                        Some((_, said, at)) => (*said, *at) = (line.clone(), now),
+                        None => outage = Some((since, line.clone(), now)),
+                    }
+                    line
+                }
+                RetryEvent::Recovered { .. } => match outage.take() {
+                    Some((since, ..)) => texts.tr(
+                        "cli-answers-again",
+                        &[("side", &side), ("since", &hhmm(since))],
+                    ),
+                    None => continue,
+                },
+                RetryEvent::GaveUp { .. } => {
+                    outage = None;
+                    continue;
+                }
+            };
+            eprintln!("{} {line}", super::follow::clock(&tz));
         }
     });
+}
+
+/// Reaches the service from `source`, saying on standard error what is looked for and why the
+/// cluster is read directly (each once, and neither when `quiet`: before an output for
+/// programs), and the retrying client's waits.
+async fn connect_saying(
+    dash: &Cli,
+    settings: &crate::cli::settings::Settings,
+    source: Source,
+    (texts, quiet): (&std::sync::Arc<ichor_views::i18n::Texts>, bool),
+) -> anyhow::Result<crate::cli::dashboard::Connected> {
+    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
+    // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
+    let side = texts.t(match source {
+        Source::Remote { .. } => "side-server",
+        Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
+    });
+    say_retries(texts.clone(), side, retry_rx);
+    if let Source::Kubeconfig { loaded, context } = &source
+        && !quiet
+    {
+        let server = loaded.client_config(context).await?.cluster_url.to_string();
+        let options = crate::cli::reach::ReachOptions::of(settings);
+        if let Some(line) = crate::cli::reach::asking_line(texts, &options, &server) {
+            eprintln!("{line}");
+        }
+    }
+    let connected = crate::cli::dashboard::connect(dash, settings, source, retry_tx).await?;
+    if let Some(line) = crate::cli::reach::fallback_line(texts, &connected.route)
+        && !quiet
+    {
+        eprintln!("{line}");
+    }
+    Ok(connected)
 }
 
 /// Runs the command `cli` names.
@@ -116,7 +180,12 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         }
     );
     let dash = as_dashboard(cli, reach, all)?;
-    let settings = crate::cli::dashboard::settings_of(&dash, false)?;
+    let mut settings = crate::cli::dashboard::settings_of(&dash, false)?;
+    if verb.watches() {
+        // A watch reads at its poll's pace; a read that fails is retried at that pace too, so
+        // the API back is seen within a poll, not after a backoff of 30 s.
+        settings.retry.max_delay = super::POLL;
+    }
     let texts = std::sync::Arc::new(ichor_views::i18n::Texts::new(settings.lang));
     let terminal = std::io::stdin().is_terminal();
     if verb.asks() && !terminal {
@@ -126,27 +195,11 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::from(Exit::Usage.code()));
     }
     let source = Source::choose(&dash, &settings)?;
-    let (retry_tx, retry_rx) = tokio::sync::mpsc::unbounded_channel();
-    // The side that does not answer: a server, else Kubernetes (the tunnel is opened through it).
-    let side = texts.t(match source {
-        Source::Remote { .. } => "side-server",
-        Source::Demo | Source::Kubeconfig { .. } => "side-kubernetes",
-    });
     // The context whose `[[contexts]]` rules hold, with every other that reaches its API
     // server (with `--server` too: the kubeconfig's context decides).
     let in_force = source.in_force(&settings);
-    say_retries(texts.clone(), side, retry_rx);
-    if let Source::Kubeconfig { loaded, context } = &source {
-        let server = loaded.client_config(context).await?.cluster_url.to_string();
-        let options = crate::cli::reach::ReachOptions::of(&settings);
-        if let Some(line) = crate::cli::reach::asking_line(&texts, &options, &server) {
-            eprintln!("{line}");
-        }
-    }
-    let connected = crate::cli::dashboard::connect(&dash, &settings, source, retry_tx).await?;
-    if let Some(line) = crate::cli::reach::fallback_line(&texts, &connected.route) {
-        eprintln!("{line}");
-    }
+    let quiet = verb.prints_for_programs();
+    let connected = connect_saying(&dash, &settings, source, (&texts, quiet)).await?;
     if verb.writes() && settings.read_only_in(&in_force) {
         // The config marks the context read only: refused before anything is read.
         let e = ichor_model::read_only_refusal(&verb.command());
@@ -170,6 +223,7 @@ pub async fn run_verb(cli: &Cli) -> anyhow::Result<std::process::ExitCode> {
         }),
         confirm_cluster: confirm_cluster_of(cli),
         slow: settings.slow,
+        clock: jiff::Timestamp::now,
     };
     let exit = super::run(
         connected.client.as_ref(),

@@ -1,19 +1,18 @@
-//! `--follow` and `get --watch`: the operation pushed by WatchOperations where the backend
-//! streams (a stream that breaks or cannot be opened: "live updates off", then a read every 2 s,
-//! ADR 0068's CLI poll, and the stream asked for again after each read; the retrying client
-//! retries a transient fault of a read for 10 minutes and says so on standard error), a
+//! `--follow` and `get --watch`: the operation as [`super::feed`] brings it (pushed, else read
+//! every 2 s; the retrying client retries a transient fault of a read at that pace for 10
+//! minutes, says each new wait on standard error and says when the API answers again), a
 //! line for each change of its state, progress, CA rotation stage or lock, and of each machine's
-//! phase; the end: 0 when it completes, 3 when it fails or a failed machine pauses it (naming
-//! the machine, with the reason and that nothing retries and nothing is rolled back).
+//! phase; a line when a machine turns slow (at the moment it does, with its cause: its time in
+//! the step against its role's pace, and its last Warning); the end: 0 when it completes, 3
+//! when it fails or a failed machine pauses it (naming the machine, with the reason and that
+//! nothing retries and nothing is rolled back).
 
-use super::show::{machine_phase_word, progress, state_word};
+use super::feed::{Feed, Seen, Watched};
 use super::{Exit, Io};
 use ichor_model::inert::sanitize;
-use ichor_model::{
-    ApiError, Code, ListQuery, Operation, OperationClient, OperationKind, Phase, Updates,
-    WatchRequest,
-};
+use ichor_model::{Operation, OperationClient, OperationKind, Phase};
 use ichor_views::i18n::Texts;
+use ichor_views::words::{machine_count, machine_phase_word, state_word};
 
 /// A CA rotation's "Pass n of 5: Stage", when known.
 pub(crate) fn pass_text(t: &Texts, op: &Operation) -> Option<String> {
@@ -68,7 +67,7 @@ pub(crate) fn failure_lines(t: &Texts, op: &Operation) -> Vec<String> {
 
 /// The line of an operation's state: "Running · 2/5 · Pass 2 of 5: Issuing · …".
 fn state_line(t: &Texts, op: &Operation) -> String {
-    let mut parts = vec![state_word(t, op), progress(op)];
+    let mut parts = vec![state_word(t, op), machine_count(op)];
     parts.extend(pass_text(t, op));
     if let Some(h) = op.lock_holder() {
         parts.push(t.tr("waiting-for-lock", &[("holder", &sanitize(h))]));
@@ -155,92 +154,6 @@ fn ended(io: &mut Io<'_>, op: &Operation) -> Option<Exit> {
     None
 }
 
-/// The stream of `name`'s changes, when the backend pushes and the stream opens; `Err` when
-/// it will not (refused, not there), `Ok(None)` when it did not open this time.
-async fn subscribe(
-    client: &dyn OperationClient,
-    namespace: &str,
-    name: &str,
-) -> Result<Option<Updates>, ()> {
-    if !client.pushes() {
-        return Err(());
-    }
-    // The list page the stream also carries: one row, not read.
-    let mut list = ListQuery::everything(Some(namespace));
-    list.page_size = 1;
-    let req = WatchRequest {
-        list,
-        follow: Some((namespace.to_string(), name.to_string())),
-        page_deltas: false,
-    };
-    match client.watch_operations(&req).await {
-        Ok(updates) => Ok(Some(updates)),
-        Err(e) => {
-            tracing::info!(error = %e, "no push: following by polling");
-            if e.code.is_transient() {
-                Ok(None)
-            } else {
-                Err(())
-            }
-        }
-    }
-}
-
-/// Where the next state comes from: the stream while it lives, else a read after a poll.
-struct Feed {
-    updates: Option<Updates>,
-    /// Whether to ask for the stream again after a read (it broke, it did not refuse).
-    resubscribe: bool,
-}
-
-impl Feed {
-    /// Asks for the stream; one that will not come is not asked for again.
-    async fn open(&mut self, client: &dyn OperationClient, namespace: &str, name: &str) {
-        match subscribe(client, namespace, name).await {
-            Ok(updates) => self.updates = updates,
-            Err(()) => self.resubscribe = false,
-        }
-    }
-
-    /// The operation's next state; `first`: read at once.
-    async fn next(
-        &mut self,
-        client: &dyn OperationClient,
-        (namespace, name): (&str, &str),
-        io: &mut Io<'_>,
-        first: bool,
-    ) -> Result<Operation, ApiError> {
-        if let Some(updates) = self.updates.as_mut() {
-            loop {
-                let item = std::future::poll_fn(|cx| updates.as_mut().poll_next(cx)).await;
-                match item {
-                    Some(Ok(u)) => match u.followed {
-                        Some(r) => return r,
-                        None => continue,
-                    },
-                    Some(Err(e)) if e.code == Code::Unimplemented => {
-                        self.resubscribe = false;
-                        break;
-                    }
-                    Some(Err(_)) | None => {
-                        let line = format!("{} {}", clock(&io.tz), io.texts.t("badge-live-off"));
-                        io.warn(&line);
-                        break;
-                    }
-                }
-            }
-            self.updates = None;
-        } else if !first {
-            tokio::time::sleep(io.poll).await;
-        }
-        let op = client.get_operation(namespace, name).await;
-        if self.resubscribe && self.updates.is_none() {
-            self.open(client, namespace, name).await;
-        }
-        op
-    }
-}
-
 /// Follows `name` until it ends. `first`: the operation already printed (get --watch);
 /// `announce`: say first that it is followed (after a start).
 pub(super) async fn follow(
@@ -258,43 +171,49 @@ pub(super) async fn follow(
     let mut last = first;
     let mut roles: Option<ichor_model::Roles> = None;
     let mut told_credentials = false;
-    let mut feed = Feed {
-        updates: None,
-        resubscribe: true,
+    let mut slow = SaidSlow::default();
+    if let Some(op) = &last {
+        // What `get` printed of its slow machines is not said again.
+        let r = read_roles(client, op).await;
+        slow.seed(&op.timing(&r, io.slow, (io.clock)()));
+        roles = Some(r);
+    }
+    let watched = Watched::One {
+        namespace: namespace.to_string(),
+        name: name.to_string(),
     };
-    feed.open(client, namespace, name).await;
+    let mut feed = Feed::open(client, watched).await;
+    let mut wake = None;
     loop {
         if let Some(op) = &last
             && let Some(exit) = ended(io, op)
         {
             return exit;
         }
-        let next = feed
-            .next(client, (namespace, name), io, last.is_none())
-            .await;
-        let op = match next {
-            Ok(op) => op,
+        let op = match feed.next(client, io, last.is_none(), wake).await {
+            Ok(Seen::One(op)) => *op,
+            Ok(Seen::Woken | Seen::Page(_)) => match &last {
+                Some(op) => op.clone(),
+                None => continue,
+            },
             Err(e) => return io.fail(&e),
         };
         // The machines' roles, for the pace, read once.
         if roles.is_none() {
-            let cluster = client.get_cluster(namespace, &op.cluster).await;
-            roles = Some(
-                cluster
-                    .map(|c| ichor_model::Roles::of(&c))
-                    .unwrap_or_default(),
-            );
+            roles = Some(read_roles(client, &op).await);
         }
         let timing = op.timing(
             roles.as_ref().unwrap_or(&Default::default()),
             io.slow,
-            jiff::Timestamp::now(),
+            (io.clock)(),
         );
         let estimate = ichor_views::pace::estimate_text(io.texts, &timing.estimate);
         let lines = changes(io.texts, &io.tz, (last.as_ref(), &op), estimate);
         for line in lines {
             io.say(&line);
         }
+        slow.say(client, io, &op, &timing).await;
+        wake = timing.next_slow_at();
         let awaits = op
             .ca_rotation
             .as_ref()
@@ -308,5 +227,64 @@ pub(super) async fn follow(
         }
         told_credentials |= awaits;
         last = Some(op);
+    }
+}
+
+/// The roles of `op`'s cluster's machines, for the pace (none when it cannot be read).
+pub(super) async fn read_roles(client: &dyn OperationClient, op: &Operation) -> ichor_model::Roles {
+    client
+        .get_cluster(&op.namespace, &op.cluster)
+        .await
+        .map(|c| ichor_model::Roles::of(&c))
+        .unwrap_or_default()
+}
+
+/// The machines said to be slow, so that each turning slow is said once (again if it turns
+/// slow again after it finished, in a CA rotation's next pass).
+#[derive(Default)]
+struct SaidSlow(std::collections::BTreeSet<String>);
+
+impl SaidSlow {
+    /// Counts the machines slow in `timing` as said.
+    fn seed(&mut self, timing: &ichor_model::Timing) {
+        self.0 = timing
+            .running
+            .iter()
+            .filter(|m| m.slow)
+            .map(|m| m.name.clone())
+            .collect();
+    }
+
+    /// Says each machine that turned slow since the last time, as the dashboard's slow mark
+    /// says it (how long in this step against its role's pace, and its last Warning, read
+    /// then).
+    async fn say(
+        &mut self,
+        client: &dyn OperationClient,
+        io: &mut Io<'_>,
+        op: &Operation,
+        timing: &ichor_model::Timing,
+    ) {
+        let mut turned = timing.clone();
+        turned
+            .running
+            .retain(|m| m.slow && !self.0.contains(&m.name));
+        self.seed(timing);
+        if turned.running.is_empty() {
+            return;
+        }
+        let events = client
+            .list_operation_events(&op.namespace, &op.name)
+            .await
+            .unwrap_or_default();
+        let (said, _) =
+            ichor_views::pace::slow_said(io.texts, &io.tz, &turned, &events, usize::MAX);
+        let clock = clock(&io.tz);
+        for s in said {
+            io.say(&format!("{clock}   ⚠ {}", s.slow));
+            if let Some(w) = s.last_warning {
+                io.say(&format!("{clock}     {w}"));
+            }
+        }
     }
 }

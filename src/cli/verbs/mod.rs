@@ -1,5 +1,6 @@
 //! The commands beside the dashboard (ADR 0068, Decision 6 and the CA rotation amendment):
-//! `upgrade`, `cni`, `cluster shutdown|rotate-ca` and `operation list|get|pause|resume|delete`,
+//! `upgrade`, `cni`, `cluster shutdown|rotate-ca` and
+//! `operation list|get|pause|resume|delete|report`,
 //! on the dashboard's own client (the retrying wrapper over the route the settings choose), so
 //! every refusal is the service's, on every path.
 //!
@@ -10,14 +11,17 @@
 pub mod args;
 mod ask;
 mod entry;
+mod feed;
 mod follow;
 mod guard;
 pub mod jsonpath;
+mod list;
 mod output;
 mod plan_text;
 mod report;
 mod show;
 mod start;
+mod verb;
 mod write;
 
 pub(crate) use entry::as_dashboard;
@@ -77,6 +81,9 @@ pub struct Io<'a> {
     pub confirm_cluster: Option<String>,
     /// When a running machine is slow (`[timing]`).
     pub slow: ichor_model::SlowRule,
+    /// The time the tables and the times are said as of (`jiff::Timestamp::now`; a test's
+    /// fixed moment).
+    pub clock: fn() -> jiff::Timestamp,
 }
 
 /// A production context, as the guard names it: the context, and the API server it reaches
@@ -142,16 +149,15 @@ pub async fn run(
             all_namespaces,
             output,
             no_headers,
+            watch,
         } => {
             let ns = (!all_namespaces).then_some(namespace);
-            let table = show::Table {
+            let table = list::Table {
                 all_namespaces: *all_namespaces,
                 no_headers: *no_headers,
+                watch: *watch,
             };
-            match client.list_operations(ns).await {
-                Ok(ops) => show::list(io, &ops, table, ns, output),
-                Err(e) => io.fail(&e),
-            }
+            list::run(client, io, ns, table, output).await
         }
         Verb::Get {
             name,

@@ -1,110 +1,16 @@
-//! `operation list` and `operation get`: kubectl-style tables in the person's language, or
-//! `-o json|yaml` in a stable shape of our own (field names and order fixed here, snapshotted in
+//! `operation get`, and the stable JSON shape `operation list` prints too: a kubectl-style table
+//! in the person's language, in the dashboard's words (`ichor_views::words`), or `-o
+//! json|yaml` in a stable shape of our own (field names and order fixed here, snapshotted in
 //! the tests). Text from the cluster has its control characters removed on every path.
 
 use super::args::Output;
 use super::{Exit, Io};
-use ichor_model::inert::{sanitize, width};
-use ichor_model::{MachinePhase, Operation, Phase};
+use ichor_model::Operation;
+use ichor_model::inert::sanitize;
 use ichor_views::i18n::Texts;
+use ichor_views::listing::text_table;
+use ichor_views::words::{kind_text, machine_count, machine_phase_word, state_word};
 use serde_json::{Value, json};
-
-/// The words of an operation's state: a pause a failed machine caused, a pause asked for and not
-/// yet taken, the lock waited for, told apart as the dashboard tells them.
-pub(crate) fn state_word(t: &Texts, op: &Operation) -> String {
-    if op.unreadable.is_some() {
-        return t.t("state-unreadable");
-    }
-    if let Some(finalizers) = &op.deleting {
-        // A delete that finalizers hold: neither gone nor an error.
-        let waiting: Vec<String> = finalizers.iter().map(|f| sanitize(f)).collect();
-        return match waiting.as_slice() {
-            [] => t.t("state-deleting"),
-            _ => t.tr(
-                "state-deleting-waiting",
-                &[("finalizers", &waiting.join(", "))],
-            ),
-        };
-    }
-    let id = match &op.phase {
-        _ if op.paused_by_failure() => "state-paused-failed",
-        Phase::Pending | Phase::Unknown if op.lock_holder().is_some() => "state-waiting-lock",
-        Phase::Running | Phase::Pending | Phase::Unknown if op.paused => "state-pausing",
-        Phase::Unknown => "phase-new",
-        Phase::Pending => "phase-pending",
-        Phase::Running => "phase-running",
-        Phase::Paused => "phase-paused",
-        Phase::Completed => "phase-completed",
-        Phase::Failed => "phase-failed",
-        Phase::Other(s) => return sanitize(s),
-    };
-    t.t(id)
-}
-
-/// A machine's phase in words.
-pub(crate) fn machine_phase_word(t: &Texts, p: &MachinePhase) -> String {
-    match p {
-        MachinePhase::Other(s) => sanitize(s),
-        known => t.t(&format!("mphase-{}", known.as_str().to_lowercase())),
-    }
-}
-
-/// The kind in words.
-pub(crate) fn kind_word(t: &Texts, op: &Operation) -> String {
-    match (op.kind, &op.unreadable) {
-        (_, Some(_)) if op.kind.is_none() => t.t("kind-unreadable"),
-        (Some(k), _) => t.t(&format!("kind-short-{}", k.as_str())),
-        (None, _) => sanitize(&op.kind_raw),
-    }
-}
-
-/// How far it is: machines done over machines ("3/5"; a CA rotation in machine passes).
-pub(crate) fn progress(op: &Operation) -> String {
-    let a = op.advance();
-    format!("{}/{}", a.done, a.total)
-}
-
-/// An age as kubectl says it: 45s, 12m, 5h, 3d.
-fn age(op: &Operation, now: jiff::Timestamp) -> String {
-    let Some(at) = op.created_at else {
-        return "-".into();
-    };
-    let s = (now - at).get_seconds().max(0);
-    match s {
-        0..120 => format!("{s}s"),
-        120..7200 => format!("{}m", s / 60),
-        7200..172_800 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
-}
-
-/// Rows laid out in columns three spaces apart, by display width (Japanese is two columns a
-/// character); the last column is not padded.
-pub(crate) fn table(rows: &[Vec<String>]) -> Vec<String> {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| width(s))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    rows.iter()
-        .map(|r| {
-            let mut line = String::new();
-            for (c, cell) in r.iter().enumerate() {
-                line.push_str(cell);
-                if c + 1 < r.len() {
-                    let w = widths.get(c).copied().unwrap_or(0);
-                    line.push_str(&" ".repeat(w.saturating_sub(width(cell)) + 3));
-                }
-            }
-            line
-        })
-        .collect()
-}
 
 fn time(t: Option<jiff::Timestamp>) -> Value {
     t.map_or(Value::Null, |t| Value::String(t.to_string()))
@@ -131,6 +37,8 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
         "current": text(op.current.as_deref()),
         "target": text(op.target.as_deref()),
         "startedBy": text(op.actor.as_deref()),
+        "pausedBy": text(op.paused_by.as_deref()),
+        "pausedAt": time(op.paused_at),
         "createdAt": time(op.created_at),
         "startedAt": time(op.started_at),
         "finishedAt": time(op.finished_at),
@@ -161,6 +69,7 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
             })
             .collect();
         m.insert("machines".into(), Value::Array(machines));
+        m.insert("history".into(), super::report::history_json(&op.history));
     }
     v
 }
@@ -169,7 +78,7 @@ pub fn operation_json(op: &Operation, whole: bool) -> Value {
 pub const NAME_PREFIX: &str = "talosoperation.ichor.maesh.dev/";
 
 /// `value` as JSON, YAML or a JSONPath template's text on standard output.
-fn print_value(io: &mut Io<'_>, value: &Value, output: &Output) -> Exit {
+pub(super) fn print_value(io: &mut Io<'_>, value: &Value, output: &Output) -> Exit {
     let text = match output {
         Output::Yaml => serde_saphyr::to_string(value).map_err(|e| e.to_string()),
         Output::JsonPath(t) => match super::jsonpath::Template::parse(t) {
@@ -191,99 +100,6 @@ fn print_value(io: &mut Io<'_>, value: &Value, output: &Output) -> Exit {
             io.warn(&format!("ichor-tui: writing the output: {e}"));
             Exit::Refused
         }
-    }
-}
-
-/// How a list's table is laid out.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Table {
-    /// The NAMESPACE column.
-    pub(super) all_namespaces: bool,
-    /// No header line (`--no-headers`).
-    pub(super) no_headers: bool,
-}
-
-/// `operation list`.
-pub(super) fn list(
-    io: &mut Io<'_>,
-    ops: &[Operation],
-    layout: Table,
-    namespace: Option<&str>,
-    output: &Output,
-) -> Exit {
-    if *output == Output::Name {
-        for op in ops {
-            io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
-        }
-        return Exit::Done;
-    }
-    if !matches!(output, Output::Table | Output::Wide) {
-        let items: Vec<Value> = ops.iter().map(|o| operation_json(o, false)).collect();
-        return print_value(
-            io,
-            &json!({"kind": "OperationList", "items": items}),
-            output,
-        );
-    }
-    let all_namespaces = layout.all_namespaces;
-    let t = io.texts;
-    if ops.is_empty() {
-        let line = match namespace {
-            Some(ns) => t.tr("operations-empty", &[("ns", &sanitize(ns))]),
-            None => t.t("operations-empty-all"),
-        };
-        io.warn(&line);
-        return Exit::Done;
-    }
-    let mut head = vec![];
-    if all_namespaces {
-        head.push("col-namespace");
-    }
-    let wide = *output == Output::Wide;
-    head.extend(["col-name", "col-kind"]);
-    if wide {
-        head.push("col-target");
-    }
-    head.extend([
-        "col-cluster",
-        "col-state",
-        "col-progress",
-        "col-age",
-        "col-actor",
-    ]);
-    let mut rows = vec![head.iter().map(|id| t.t(id)).collect::<Vec<_>>()];
-    let now = jiff::Timestamp::now();
-    for op in ops {
-        let mut row = vec![];
-        if all_namespaces {
-            row.push(sanitize(&op.namespace));
-        }
-        row.extend([sanitize(&op.name), kind_word(t, op)]);
-        if wide {
-            row.push(target_word(op));
-        }
-        row.extend([
-            sanitize(&op.cluster),
-            state_word(t, op),
-            progress(op),
-            age(op, now),
-            op.actor.as_deref().map_or_else(|| "-".into(), sanitize),
-        ]);
-        rows.push(row);
-    }
-    let lines = table(&rows);
-    for line in lines.iter().skip(usize::from(layout.no_headers)) {
-        io.say(line);
-    }
-    Exit::Done
-}
-
-/// Where the operation goes, as its start recorded it; `-` when nothing was recorded.
-fn target_word(op: &Operation) -> String {
-    match (&op.current, &op.target) {
-        (Some(c), Some(t)) => format!("{} → {}", sanitize(c), sanitize(t)),
-        (None, Some(t)) => format!("→ {}", sanitize(t)),
-        _ => "-".into(),
     }
 }
 
@@ -323,7 +139,7 @@ pub(super) fn get(io: &mut Io<'_>, op: &Operation, around: &Around, output: &Out
         io.say(&format!("{NAME_PREFIX}{}", sanitize(&op.name)));
         return Exit::Done;
     }
-    let now = jiff::Timestamp::now();
+    let now = (io.clock)();
     let timing = op.timing(&around.roles, io.slow, now);
     if !matches!(output, Output::Table | Output::Wide) {
         let mut v = operation_json(op, true);
@@ -383,20 +199,18 @@ fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
     let mut facts = vec![
         (t.t("field-name"), sanitize(&op.name)),
         (t.t("field-namespace"), sanitize(&op.namespace)),
-        (t.t("field-kind"), kind_word(t, op)),
+        (t.t("field-kind"), kind_text(t, op.kind, &op.kind_raw)),
         (t.t("field-cluster"), sanitize(&op.cluster)),
         (t.t("field-state"), state),
     ];
-    if let (Some(c), Some(target)) = (&op.current, &op.target) {
-        facts.push((
-            t.t("field-target"),
-            format!("{} → {}", sanitize(c), sanitize(target)),
-        ));
+    if let Some(target) = ichor_views::listing::target_words(op) {
+        facts.push((t.t("field-target"), target));
     }
     if let Some(a) = &op.actor {
         facts.push((t.t("field-started-by"), sanitize(a)));
     }
-    facts.push((t.t("field-progress"), progress(op)));
+    facts.extend(who_paused_and_resumed(t, op, timed));
+    facts.push((t.t("field-progress"), machine_count(op)));
     if let Some(e) = ichor_views::pace::estimate_text(t, &timed.timing.estimate) {
         facts.push((t.t("field-estimate"), e));
     }
@@ -404,7 +218,31 @@ fn facts(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
         facts.push((t.t("field-ca-pass"), pass));
     }
     let rows: Vec<Vec<String>> = facts.into_iter().map(|(k, v)| vec![k, v]).collect();
-    table(&rows)
+    text_table(&rows, &[])
+}
+
+/// Who paused, resumed or asked for a delete, and when, as facts: every entry of the history but
+/// the start ("Started by" says it); an operation paused before the history was kept says who
+/// last paused or resumed it.
+fn who_paused_and_resumed(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<(String, String)> {
+    let (shown, _) = ichor_views::history::shown(&op.history, usize::MAX);
+    let clock = ichor_views::history::clock_in(timed.tz, timed.now);
+    let said: Vec<String> = match (shown.is_empty(), &op.paused_by) {
+        (false, _) => shown
+            .iter()
+            .map(|e| ichor_views::history::entry_at(t, e, &clock))
+            .collect(),
+        (true, Some(by)) if op.history.is_empty() => {
+            let when = op.paused_at.map(&clock).unwrap_or_default();
+            let id = if op.paused { "paused-by" } else { "resumed-by" };
+            vec![t.tr(id, &[("user", &sanitize(by)), ("time", &when)])]
+        }
+        _ => Vec::new(),
+    };
+    match said.is_empty() {
+        true => Vec::new(),
+        false => vec![(t.t("field-history"), said.join("; "))],
+    }
 }
 
 /// The slow machines with their last Warnings, and the lock waited for since when.
@@ -458,7 +296,7 @@ fn machine_rows(t: &Texts, op: &Operation, timed: &Timed<'_>) -> Vec<String> {
         };
         rows.push(vec![sanitize(&m.name), phase, time, sanitize(&m.message)]);
     }
-    table(&rows)
+    text_table(&rows, &[])
         .into_iter()
         .map(|l| l.trim_end().to_string())
         .collect()

@@ -33,7 +33,7 @@ pub(crate) struct Column {
     fill: bool,
     right: bool,
     whole: bool,
-    spare: bool,
+    yields: Option<u8>,
 }
 
 impl Column {
@@ -47,13 +47,14 @@ impl Column {
             fill: false,
             right: false,
             whole: false,
-            spare: false,
+            yields: None,
         }
     }
 
-    /// Shown only in room no other column needs: where it would narrow, cut or hide another.
-    pub(crate) fn spare(mut self) -> Column {
-        self.spare = true;
+    /// Shown only where no column that narrows `level`th or later (see [`Column::shrink`])
+    /// is narrower for it: hidden rather than cut a name.
+    pub(crate) fn yields_to(mut self, level: u8) -> Column {
+        self.yields = Some(level);
         self
     }
 
@@ -246,26 +247,30 @@ impl<'a> ListTable<'a> {
         })
     }
 
-    /// The columns' widths: spare columns only where no other column is narrower for them
-    /// (each other column keeps the width, up to its natural one, it has without them).
-    fn fit_with_spares(&self, measures: &[Measure], avail: usize) -> Vec<usize> {
+    /// The columns' widths: a column that yields only where no column it yields to is
+    /// narrower for it (each such column keeps the width, up to its natural one, it has
+    /// without the yielding ones).
+    fn fit_yielding(&self, measures: &[Measure], avail: usize) -> Vec<usize> {
         let with = fit_widths(measures, avail, 1);
-        let spare: Vec<bool> = self.columns.iter().map(|c| c.spare).collect();
-        if !spare.iter().any(|s| *s) {
+        let yields: Vec<Option<u8>> = self.columns.iter().map(|c| c.yields).collect();
+        let Some(level) = yields.iter().flatten().min().copied() else {
             return with;
-        }
+        };
         let kept: Vec<Measure> = (0..measures.len())
-            .filter(|&i| !spare[i])
+            .filter(|&i| yields[i].is_none())
             .map(|i| measures[i])
             .collect();
         let mut fitted = fit_widths(&kept, avail, 1).into_iter();
-        let without: Vec<usize> = spare
+        let without: Vec<usize> = yields
             .iter()
-            .map(|s| if *s { 0 } else { fitted.next().unwrap_or(0) })
+            .map(|y| match y {
+                Some(_) => 0,
+                None => fitted.next().unwrap_or(0),
+            })
             .collect();
         let costs = (0..measures.len()).any(|i| {
             let n = measures[i].natural;
-            !spare[i] && with[i].min(n) < without[i].min(n)
+            yields[i].is_none() && measures[i].shrink >= level && with[i].min(n) < without[i].min(n)
         });
         if costs { without } else { with }
     }
@@ -357,7 +362,7 @@ impl Widget for ListTable<'_> {
         let counts = self.count_widths();
         let measures = self.measure(&counts);
         let avail = usize::from(area.width).saturating_sub(marker_w);
-        let widths = self.fit_with_spares(&measures, avail);
+        let widths = self.fit_yielding(&measures, avail);
         let shown: Vec<usize> = (0..self.columns.len()).filter(|&i| widths[i] > 0).collect();
         let short = |i: usize| widths[i] < measures[i].natural && measures[i].has_short;
         let line = |i: usize, text: String| {
