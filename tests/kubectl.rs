@@ -329,12 +329,21 @@ fn kubectl_reads_the_crds_and_applies_server_side() {
     let kc = dc.kubeconfig.as_path();
     let (ok, out) = kubectl(kc, &["get", "crd"], None);
     assert!(ok, "{out}");
-    for crd in ["talosoperations", "talosclusters", "machines", "ichorinstallations"] {
+    for crd in [
+        "talosoperations",
+        "talosclusters",
+        "machines",
+        "ichorinstallations",
+    ] {
         assert!(out.contains(&format!("{crd}.ichor.maesh.dev")), "{out}");
     }
     let (ok, out) = kubectl(kc, &["explain", "crd.spec.versions.schema"], None);
     assert!(ok && out.contains("openAPIV3Schema"), "{out}");
-    let (ok, out) = kubectl(kc, &["explain", "talosoperations.spec.maxUnavailable"], None);
+    let (ok, out) = kubectl(
+        kc,
+        &["explain", "talosoperations.spec.maxUnavailable"],
+        None,
+    );
     assert!(ok && out.contains("<integer>"), "{out}");
 
     let apply = ["apply", "--server-side", "-f", "-"];
@@ -346,7 +355,13 @@ fn kubectl_reads_the_crds_and_applies_server_side() {
     let jsonpath = |path: &str| {
         let (ok, out) = kubectl(
             kc,
-            &["get", "top", "prod-eu-applied", "-o", &format!("jsonpath={path}")],
+            &[
+                "get",
+                "top",
+                "prod-eu-applied",
+                "-o",
+                &format!("jsonpath={path}"),
+            ],
             None,
         );
         assert!(ok, "{out}");
@@ -365,7 +380,11 @@ fn kubectl_reads_the_crds_and_applies_server_side() {
         "{out}"
     );
     assert_eq!(jsonpath("{.spec.maxUnavailable}"), "2");
-    assert_eq!(jsonpath("{.metadata.resourceVersion}"), rv, "nothing written");
+    assert_eq!(
+        jsonpath("{.metadata.resourceVersion}"),
+        rv,
+        "nothing written"
+    );
     let forced = [&other[..], &["--force-conflicts"]].concat();
     let (ok, out) = kubectl(kc, &forced, Some(&third));
     assert!(ok && out.contains("serverside-applied"), "{out}");
