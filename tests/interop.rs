@@ -117,6 +117,20 @@ fn grpcio_reflection_gets_files_with_their_imports_and_errors_in_the_stream() {
     hostile(&["reflection"]);
 }
 
+/// grpcio-reflection: both versions of reflection are listed, and a field and an enum value
+/// resolve to their file (grpcio's descriptor database asks that way).
+#[test]
+fn grpcio_reflection_lists_both_versions_and_resolves_fields_and_enum_values() {
+    hostile(&["symbols"]);
+}
+
+/// grpc.health.v1 whole, with stubs generated from proto/grpc/health/v1/health.proto: Check,
+/// List, and a Watch of an unknown service that says SERVICE_UNKNOWN and stays open.
+#[test]
+fn grpcio_finds_the_health_service_whole() {
+    hostile(&["health"]);
+}
+
 /// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.
 fn hostile(checks: &[&str]) {
     let Some(python) = python() else {

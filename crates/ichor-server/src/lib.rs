@@ -17,6 +17,7 @@ pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
 pub use gate::MAX_HEALTH_STREAMS;
+pub(crate) mod grpc_health;
 pub(crate) mod grpc_stream;
 pub(crate) mod grpc_web;
 pub(crate) mod gzip;
@@ -202,10 +203,7 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<(
-    impl listen::RequestService,
-    tonic_health::server::HealthReporter,
-)> {
+) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
@@ -222,12 +220,14 @@ fn stack(
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone(), config.bounds.streams);
-    let (health, health_service) = tonic_health::server::health_reporter();
+    let health = grpc_health::Health::new();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
     let reflection_v1alpha = reflection::v1alpha::server(reflection);
     let routes = tonic::service::Routes::new(
-        health_service.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
+        health
+            .server()
+            .max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
     )
     .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
     .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
@@ -272,6 +272,12 @@ fn stack(
     Ok((front, health))
 }
 
+/// The services whose health `grpc.health.v1.Health` says (besides the server's, `""`).
+const SERVICES: [&str; 2] = [
+    <OperationServiceServer<Handlers> as tonic::server::NamedService>::NAME,
+    <ClusterServiceServer<Handlers> as tonic::server::NamedService>::NAME,
+];
+
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
@@ -282,10 +288,12 @@ pub async fn serve(
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (service, health) = stack(&config, stop.clone())?;
     let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
-    health
-        .set_serving::<OperationServiceServer<Handlers>>()
-        .await;
-    health.set_serving::<ClusterServiceServer<Handlers>>().await;
+    for name in SERVICES {
+        health.set(
+            name,
+            grpc_health::pb::health_check_response::ServingStatus::Serving,
+        );
+    }
 
     let stopping = stop.clone();
     let ready = config.health.clone();
@@ -293,12 +301,7 @@ pub async fn serve(
         shutdown.await;
         tracing::info!("shutting down: no new calls; finishing the calls in flight");
         ready.stopping();
-        health
-            .set_not_serving::<OperationServiceServer<Handlers>>()
-            .await;
-        health
-            .set_not_serving::<ClusterServiceServer<Handlers>>()
-            .await;
+        health.stopping();
         let _ = stop_tx.send(true);
         // Keep the sender until the accept loop is done with it.
         stop_tx.closed().await;
