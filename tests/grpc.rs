@@ -14,6 +14,8 @@ mod deadlines;
 mod edges;
 #[path = "serve/fleet.rs"]
 mod fleet;
+#[path = "serve/grpc_web_text.rs"]
+mod grpc_web_text;
 #[path = "serve/gzip.rs"]
 mod gzip;
 #[path = "serve/limits.rs"]
