@@ -6,6 +6,8 @@
 use crate::common;
 #[path = "serve/bounds.rs"]
 mod bounds;
+#[path = "serve/cors.rs"]
+mod cors;
 #[path = "serve/curl.rs"]
 pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]

@@ -10,6 +10,7 @@ pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
+pub mod cors;
 pub(crate) mod drain;
 pub(crate) mod encoded;
 pub mod fds;
@@ -118,6 +119,8 @@ pub struct ServerConfig {
     pub health: Health,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
+    /// The origins whose pages may call it from a browser ([`cors`]); none: no CORS.
+    pub cors_origins: Vec<http::HeaderValue>,
 }
 
 /// How much serve holds at once, everyone's together (`serve --max-streams` and
@@ -153,6 +156,7 @@ impl ServerConfig {
             recheck: ichor_service::shared::RECHECK,
             watch_linger: ichor_service::shared::LINGER,
             bounds: Bounds::default(),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -196,7 +200,8 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 /// The largest request message of health and reflection: theirs are a few names.
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
-/// Every call's way, outermost first: the front (version header, metrics, the in-flight
+/// Every call's way, outermost first: CORS when origins are given (preflights answered
+/// there), the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
 /// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
 /// content types checked and translated to gRPC, and tonic's routes.
@@ -269,7 +274,10 @@ fn stack(
             .service(gated),
     };
     let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
-    Ok((front, health))
+    let served = tower::ServiceBuilder::new()
+        .option_layer(cors::layer(&config.cors_origins))
+        .service(front);
+    Ok((served, health))
 }
 
 /// The services whose health `grpc.health.v1.Health` says (besides the server's, `""`).
@@ -369,6 +377,9 @@ pub struct ListenOptions {
     pub metrics: Option<SocketAddr>,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
+    /// The origins whose pages may call it from a browser (`--cors-origin`, each as
+    /// [`cors::parse_origin`] takes it).
+    pub cors_origins: Vec<String>,
 }
 
 /// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
@@ -388,6 +399,11 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         tls: opts.tls.clone(),
         read_only: opts.read_only,
         bounds: opts.bounds,
+        cors_origins: opts
+            .cors_origins
+            .iter()
+            .map(|o| cors::parse_origin(o).map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<_>>()?,
         ..ServerConfig::new(kube)
     };
     let scraped = match opts.metrics {
