@@ -65,7 +65,8 @@ pub fn parse_origin(s: &str) -> Result<http::HeaderValue, String> {
     }
     let uri: http::Uri = s.parse().map_err(|_| bad())?;
     let scheme_ok = matches!(uri.scheme_str(), Some("http" | "https"));
-    let bare = uri.path_and_query().is_none_or(|p| p.as_str().is_empty())
+    // `http::Uri` gives a URI without a path the path `/`; the text itself has none.
+    let bare = uri.path_and_query().is_none_or(|p| p.as_str() == "/")
         && !s.ends_with('/')
         && uri.authority().is_some_and(|a| !a.as_str().contains('@'));
     if !scheme_ok || !bare || s.contains('*') {
@@ -118,6 +119,7 @@ mod tests {
             "ftp://example.com",
             "https://example.com/",
             "https://example.com/path",
+            "https://example.com?x",
             "https://user@example.com",
             "",
         ] {
