@@ -341,3 +341,53 @@ async fn ichor_upgrade_touches_no_machine() {
     assert!(h.status("i").await.machines.is_empty());
     assert!(h.started.is_empty());
 }
+
+/// The controller running as the demo runs it is driven by its watches: it lists each kind
+/// once, at the start, and learns of a new operation from the watch; it carries the operation
+/// out without listing again (the controller before listed every operation on every pass).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_running_controller_watches_instead_of_listing() {
+    let api = EmbeddedApi::default();
+    small_cluster(&api);
+    let ctrl = Controller::new(api.client(users::CONTROLLER_TOKEN), 400.0);
+    let running = tokio::spawn(ctrl.run());
+    let by_controller = |verb: &str, resource: &str| -> u64 {
+        api.requests_by()
+            .iter()
+            .filter(|r| r.user == users::CONTROLLER && r.verb == verb && r.resource == resource)
+            .map(|r| r.count)
+            .sum()
+    };
+    common::eventually("the controller watches operations", || {
+        by_controller("watch", "talosoperations") > 0
+    })
+    .await;
+    let ops: Api<TalosOperation> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
+    ops.create(&PostParams::default(), &op("watched", "c1", "talos", 1))
+        .await
+        .unwrap();
+    common::eventually("the operation completed", || {
+        api.object("talosoperations", "default", "watched")
+            .is_some_and(|o| o["status"]["phase"] == "Completed")
+    })
+    .await;
+    running.abort();
+    for resource in ["talosoperations", "talosclusters", "machines"] {
+        assert_eq!(
+            by_controller("list", resource),
+            1,
+            "{resource}: {:?}",
+            api.requests_by()
+        );
+    }
+    let done = api
+        .object("talosoperations", "default", "watched")
+        .unwrap_or_default();
+    let managers: Vec<&str> = done["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    assert!(managers.contains(&"ichor-controller"), "{managers:?}");
+}

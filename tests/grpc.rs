@@ -6,6 +6,8 @@
 use crate::common;
 #[path = "serve/bounds.rs"]
 mod bounds;
+#[path = "serve/cors.rs"]
+mod cors;
 #[path = "serve/curl.rs"]
 pub(crate) mod curl;
 #[path = "serve/deadlines.rs"]
@@ -14,6 +16,8 @@ mod deadlines;
 mod edges;
 #[path = "serve/fleet.rs"]
 mod fleet;
+#[path = "serve/grpc_web_text.rs"]
+mod grpc_web_text;
 #[path = "serve/gzip.rs"]
 mod gzip;
 #[path = "serve/limits.rs"]

@@ -117,6 +117,20 @@ fn grpcio_reflection_gets_files_with_their_imports_and_errors_in_the_stream() {
     hostile(&["reflection"]);
 }
 
+/// grpcio-reflection: both versions of reflection are listed, and a field and an enum value
+/// resolve to their file (grpcio's descriptor database asks that way).
+#[test]
+fn grpcio_reflection_lists_both_versions_and_resolves_fields_and_enum_values() {
+    hostile(&["symbols"]);
+}
+
+/// grpc.health.v1 whole, with stubs generated from proto/grpc/health/v1/health.proto: Check,
+/// List, and a Watch of an unknown service that says SERVICE_UNKNOWN and stays open.
+#[test]
+fn grpcio_finds_the_health_service_whole() {
+    hostile(&["health"]);
+}
+
 /// Runs tests/interop/hostile.py's `checks` against the built binary's `serve --demo`.
 fn hostile(checks: &[&str]) {
     let Some(python) = python() else {
@@ -146,4 +160,31 @@ fn hostile(checks: &[&str]) {
     }
     let status = server.terminate(Duration::from_secs(30));
     assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+/// The Python `kubernetes` client against `demo-cluster` (tests/interop/kube_client.py): the
+/// CRDs, its dynamic client's `server_side_apply` twice with a changed field, a second
+/// manager's conflict (409, nothing written), a forced apply, and a list sent as its default
+/// merge patch (400). Needs the `kubernetes` package in `$ICHOR_PYTHON` (`.ci/run`).
+#[test]
+fn the_python_kubernetes_client_applies_server_side() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dc = crate::kubectl::start();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/kube_client.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(&dc.kubeconfig)
+        .output()
+        .unwrap_or_else(|e| panic!("running {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(out.status.success(), "kube_client.py:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("conflict: 409 naming .spec.maxUnavailable and python-a"),
+        "{stdout}"
+    );
+    assert!(stdout.trim_end().ends_with("OK"), "{stdout}");
 }

@@ -6,6 +6,8 @@
 
 use crate::common;
 
+#[path = "kube_contract/apply_checks.rs"]
+mod apply_checks;
 #[path = "kube_contract/kube_checks.rs"]
 mod kube_checks;
 #[path = "kube_contract/kubectl_checks.rs"]
@@ -37,6 +39,7 @@ pub struct Row {
 
 /// The table: every behaviour of the demo API that a client relies on.
 pub fn rows() -> Vec<Row> {
+    use apply_checks as a;
     use kube_checks as k;
     use kubectl_checks as c;
     use watch_checks as w;
@@ -184,6 +187,30 @@ pub fn rows() -> Vec<Row> {
             documented: "https://kubernetes.io/docs/tasks/manage-kubernetes-objects/declarative-config/",
             kubectl: Some(c::apply_twice),
             kube: None,
+        },
+        Row {
+            behaviour: "the CustomResourceDefinitions of the custom resources served are listed, read and watched under apiextensions.k8s.io/v1 (read only here), established, in discovery; kubectl explain reads their schemas",
+            documented: "https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/",
+            kubectl: Some(a::crds_kubectl),
+            kube: Some(a::crds_kube),
+        },
+        Row {
+            behaviour: "server-side apply (application/apply-patch+yaml) creates and updates; each manager owns what it applied (managedFields); another manager's change of an owned field is 409 naming the field and its manager; force takes it; a field its only manager drops is removed; an apply needs fieldManager, and force is for applies only",
+            documented: "https://kubernetes.io/docs/reference/using-api/server-side-apply/",
+            kubectl: Some(a::server_side_apply_kubectl),
+            kube: Some(a::server_side_apply_kube),
+        },
+        Row {
+            behaviour: "an empty finalizers list (or labels, annotations) is left out of the object, as ObjectMeta omits it",
+            documented: "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/object-meta/",
+            kubectl: Some(a::empty_metadata_kubectl),
+            kube: Some(a::empty_metadata_kube),
+        },
+        Row {
+            behaviour: "a merge patch whose body is not a JSON object is 400 (\"cannot unmarshal array into Go value of type map[string]interface {}\"; null: \"Invalid JSON Patch\") and writes nothing",
+            documented: "https://kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch/#use-a-json-merge-patch-to-update-a-deployment",
+            kubectl: Some(a::merge_patch_not_an_object_kubectl),
+            kube: Some(a::merge_patch_not_an_object_kube),
         },
         Row {
             behaviour: "a Table's columns carry priorities: kubectl shows priority 1 only with -o wide",

@@ -10,9 +10,9 @@ mod port_forward;
 #[path = "kubectl/watch.rs"]
 mod watch;
 
-struct DemoCluster {
+pub(crate) struct DemoCluster {
     child: Child,
-    kubeconfig: std::path::PathBuf,
+    pub(crate) kubeconfig: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -23,7 +23,7 @@ impl Drop for DemoCluster {
     }
 }
 
-fn start() -> DemoCluster {
+pub(crate) fn start() -> DemoCluster {
     start_with(&[])
 }
 
@@ -304,4 +304,93 @@ fn kubectl_lists_in_chunks() {
     assert_eq!(names.len(), 7, "{out}");
     names.dedup();
     assert_eq!(names.len(), 7, "{out}");
+}
+
+const APPLIED: &str = "apiVersion: ichor.maesh.dev/v1alpha1
+kind: TalosOperation
+metadata:
+  name: prod-eu-applied
+spec:
+  cluster: prod-eu
+  kind: kubernetes
+  paused: true
+  maxUnavailable: 1
+";
+
+/// The CRDs and server-side apply, as kubectl users and GitOps tools reach them: `get crd`,
+/// `explain` from the CRD's schema, `apply --server-side` twice with a changed field, a second
+/// manager's change refused 409 (nothing written), `--force-conflicts`.
+#[test]
+fn kubectl_reads_the_crds_and_applies_server_side() {
+    if !kubectl_available() {
+        return;
+    }
+    let dc = start();
+    let kc = dc.kubeconfig.as_path();
+    let (ok, out) = kubectl(kc, &["get", "crd"], None);
+    assert!(ok, "{out}");
+    for crd in [
+        "talosoperations",
+        "talosclusters",
+        "machines",
+        "ichorinstallations",
+    ] {
+        assert!(out.contains(&format!("{crd}.ichor.maesh.dev")), "{out}");
+    }
+    let (ok, out) = kubectl(kc, &["explain", "crd.spec.versions.schema"], None);
+    assert!(ok && out.contains("openAPIV3Schema"), "{out}");
+    let (ok, out) = kubectl(
+        kc,
+        &["explain", "talosoperations.spec.maxUnavailable"],
+        None,
+    );
+    assert!(ok && out.contains("<integer>"), "{out}");
+
+    let apply = ["apply", "--server-side", "-f", "-"];
+    let (ok, out) = kubectl(kc, &apply, Some(APPLIED));
+    assert!(ok && out.contains("serverside-applied"), "{out}");
+    let changed = APPLIED.replace("maxUnavailable: 1", "maxUnavailable: 2");
+    let (ok, out) = kubectl(kc, &apply, Some(&changed));
+    assert!(ok && out.contains("serverside-applied"), "{out}");
+    let jsonpath = |path: &str| {
+        let (ok, out) = kubectl(
+            kc,
+            &[
+                "get",
+                "top",
+                "prod-eu-applied",
+                "-o",
+                &format!("jsonpath={path}"),
+            ],
+            None,
+        );
+        assert!(ok, "{out}");
+        out
+    };
+    assert_eq!(jsonpath("{.spec.maxUnavailable}"), "2");
+    let rv = jsonpath("{.metadata.resourceVersion}");
+
+    let other = [&apply[..2], &["--field-manager=other", "-f", "-"]].concat();
+    let third = APPLIED.replace("maxUnavailable: 1", "maxUnavailable: 3");
+    let (ok, out) = kubectl(kc, &other, Some(&third));
+    assert!(
+        !ok && out.contains(
+            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxUnavailable"
+        ),
+        "{out}"
+    );
+    assert_eq!(jsonpath("{.spec.maxUnavailable}"), "2");
+    assert_eq!(
+        jsonpath("{.metadata.resourceVersion}"),
+        rv,
+        "nothing written"
+    );
+    let forced = [&other[..], &["--force-conflicts"]].concat();
+    let (ok, out) = kubectl(kc, &forced, Some(&third));
+    assert!(ok && out.contains("serverside-applied"), "{out}");
+    assert_eq!(jsonpath("{.spec.maxUnavailable}"), "3");
+    assert_eq!(
+        jsonpath(r#"{.metadata.managedFields[?(@.operation=="Apply")].manager}"#),
+        "kubectl other"
+    );
 }

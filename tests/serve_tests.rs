@@ -6,6 +6,8 @@
 #[macro_use]
 mod common;
 
+#[path = "browser.rs"]
+mod browser;
 #[path = "connect_curl.rs"]
 mod connect_curl;
 #[path = "connect_edges.rs"]

@@ -263,6 +263,16 @@ pub struct ServeArgs {
     /// hard limit.
     #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_CONNECTIONS, value_parser = bound)]
     pub max_connections: usize,
+    /// A page of this origin (SCHEME://HOST[:PORT]) may call serve from a browser (CORS:
+    /// preflights answered, the Connect and gRPC-Web headers allowed and exposed). Repeat it
+    /// for each origin; none by default.
+    #[arg(long, value_name = "ORIGIN", value_parser = cors_origin)]
+    pub cors_origin: Vec<String>,
+}
+
+/// An origin of `serve --cors-origin`, as [`ichor_server::cors::parse_origin`] takes it.
+fn cors_origin(s: &str) -> Result<String, String> {
+    ichor_server::cors::parse_origin(s).map(|_| s.to_string())
 }
 
 /// A bound of `serve`: from 1 to 1,000,000.

@@ -59,6 +59,7 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
             streams: args.max_streams,
             connections: args.max_connections,
         },
+        cors_origins: args.cors_origin.clone(),
     };
     if args.demo {
         let demo = ichor_demo::demo::DemoCluster::start(args.demo_speed)?;

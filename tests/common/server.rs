@@ -25,6 +25,8 @@ pub struct Options {
     pub linger: Option<std::time::Duration>,
     /// How many streams and connections it holds (default: serve's).
     pub bounds: Option<ichor_server::Bounds>,
+    /// The origins whose pages may call it from a browser (default: none).
+    pub cors_origins: Vec<http::HeaderValue>,
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
@@ -102,6 +104,7 @@ pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Runn
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),
         watch_linger: opts.linger.unwrap_or(ichor_service::shared::LINGER),
         bounds: opts.bounds.unwrap_or_default(),
+        cors_origins: opts.cors_origins,
         ..ServerConfig::new(api.client(users::SERVER_TOKEN))
     };
     let metrics = config.metrics.clone();

@@ -4,6 +4,8 @@
 //   refusals   N rounds, on one connection per transport, of "a call without a token, then a
 //              valid call": every refusal must be Unauthenticated with its ErrorInfo, every valid
 //              call answered (over HTTP/1.1 a refusal must not cost the connection's next call).
+//              With --bytes B the refused call's request carries about B bytes (a long
+//              namespace): the refusal must still be read, not a broken pipe.
 //   deadlines  WatchOperations with a deadline: the client's own (timeoutMs), and the deadline
 //              header alone (the client then leaves the deadline to the server): each ends with
 //              DeadlineExceeded near it; the header-only one with the server's words.
@@ -46,6 +48,7 @@ const { values: args } = parseArgs({
     token: { type: "string" },
     check: { type: "string" },
     rounds: { type: "string", default: "20" },
+    bytes: { type: "string", default: "0" },
     transport: { type: "string", multiple: true },
   },
 });
@@ -82,6 +85,14 @@ const TRANSPORTS = {
 const bearer = { authorization: `Bearer ${args.token}` };
 const list = () =>
   create(OperationService.method.listOperations.input, { namespace: "default", view: SUMMARY });
+// The refused call's request: `--bytes` long.
+const padded = () =>
+  Number(args.bytes) > 0
+    ? create(OperationService.method.listOperations.input, {
+        namespace: "x".repeat(Number(args.bytes)),
+        view: SUMMARY,
+      })
+    : list();
 const watch = () =>
   create(OperationService.method.watchOperations.input, {
     list: { namespace: "default", view: SUMMARY },
@@ -124,7 +135,7 @@ async function refusals(name, client) {
   const wrong = new Map();
   const count = (what) => wrong.set(what, (wrong.get(what) ?? 0) + 1);
   for (let i = 0; i < rounds; i++) {
-    const refused = await errorOf(() => client.listOperations(list()));
+    const refused = await errorOf(() => client.listOperations(padded()));
     if (isUnauthenticated(refused)) refusedRight += 1;
     else count(`refusal: ${said(refused)}`);
     const valid = await errorOf(() => client.listOperations(list(), { headers: bearer }));

@@ -12,12 +12,18 @@ CHECK is one of:
               which stays open for the next question
   list        a viewer's ListOperations answers within 60 s, asked again as a dashboard does
               when the server was busy or the call timed out (while others attack the server)
+  symbols     reflection lists both its versions among the services, and resolves a field
+              and an enum value to their file, raw and through grpcio's descriptor database
+  health      grpc.health.v1 whole: Check, List, and a Watch of an unknown service that says
+              SERVICE_UNKNOWN and stays open (until the call's own deadline)
 
 Prints one line per check passed; exits non-zero with a message on the first that fails.
 """
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 
 import grpc
@@ -91,7 +97,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("addr")
     p.add_argument("--token", required=True)
-    p.add_argument("checks", nargs="+", choices=["malformed", "gzip", "reflection", "list"])
+    p.add_argument("checks", nargs="+",
+                   choices=["malformed", "gzip", "reflection", "list", "symbols", "health"])
     a = p.parse_args()
     md = (("authorization", "Bearer " + a.token),)
     for check in a.checks:
@@ -107,6 +114,10 @@ def main():
                 reflection(channel, md)
             elif check == "list":
                 listed(channel, md)
+            elif check == "symbols":
+                symbols(channel, md)
+            elif check == "health":
+                health(channel)
     print("OK")
 
 
@@ -162,6 +173,97 @@ def reflection(channel, md):
         fail(f"reflection: {method.output_type.full_name}")
     pool.FindMessageTypeByName("ichor.v1alpha1.ListOperationsRequest")
     print("reflection: OK")
+
+
+def symbols(channel, md):
+    from grpc_reflection.v1alpha import reflection_pb2 as r, reflection_pb2_grpc as rg
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+        ProtoReflectionDescriptorDatabase,
+    )
+    from google.protobuf import descriptor_pool
+
+    stub = rg.ServerReflectionStub(channel)
+    questions = [
+        r.ServerReflectionRequest(list_services=""),
+        r.ServerReflectionRequest(file_containing_symbol="ichor.v1alpha1.PageDelta.base_version"),
+        r.ServerReflectionRequest(file_containing_symbol="ichor.v1alpha1.OPERATION_KIND_TALOS"),
+    ]
+    answers = list(stub.ServerReflectionInfo(iter(questions), metadata=md, timeout=15))
+    services = sorted(s.name for s in answers[0].list_services_response.service)
+    for want in ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+                 "grpc.health.v1.Health", "ichor.v1alpha1.OperationService"]:
+        if want not in services:
+            fail(f"symbols: {want} not among the services {services}")
+    print(f"symbols: services {services}")
+    for question, answer in zip(questions[1:], answers[1:]):
+        if not answer.HasField("file_descriptor_response"):
+            fail(f"symbols: {question.file_containing_symbol}: {answer}")
+    print("symbols: a field and an enum value resolve to their file")
+    db = ProtoReflectionDescriptorDatabase(grpc.intercept_channel(channel, _Bearer(md)))
+    pool = descriptor_pool.DescriptorPool(db)
+    field = pool.FindFieldByName("ichor.v1alpha1.PageDelta.base_version")
+    value = pool.FindEnumTypeByName("ichor.v1alpha1.OperationKind").values_by_name["OPERATION_KIND_TALOS"]
+    print(f"symbols: {field.full_name} is field {field.number}; OPERATION_KIND_TALOS is {value.number}")
+    print("symbols: OK")
+
+
+def health_stubs():
+    """grpc.health.v1's messages and stub, generated from the repository's health.proto (as
+    the Python module `served_health`: a module under `grpc` would be grpcio's own package)."""
+    import shutil
+
+    from grpc_tools import protoc
+
+    out = tempfile.mkdtemp()
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto"))
+    os.makedirs(os.path.join(out, "served_health"))
+    shutil.copy(os.path.join(root, "grpc", "health", "v1", "health.proto"),
+                os.path.join(out, "served_health", "health.proto"))
+    include = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+    args = ["protoc", "-I", out, "-I", include, "--python_out", out, "--grpc_python_out", out,
+            "served_health/health.proto"]
+    if protoc.main(args) != 0:
+        fail("protoc failed on grpc/health/v1/health.proto")
+    sys.path.insert(0, out)
+    from served_health import health_pb2, health_pb2_grpc  # noqa: E402
+
+    return health_pb2, health_pb2_grpc
+
+
+def health(channel):
+    h, hg = health_stubs()
+    stub = hg.HealthStub(channel)
+    serving = h.HealthCheckResponse.SERVING
+    for service in ["", "ichor.v1alpha1.OperationService", "ichor.v1alpha1.ClusterService"]:
+        got = stub.Check(h.HealthCheckRequest(service=service), timeout=10).status
+        if got != serving:
+            fail(f"health: Check({service!r}) is {got}")
+    try:
+        stub.Check(h.HealthCheckRequest(service="no.such.Service"), timeout=10)
+        fail("health: Check of an unknown service answered")
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.NOT_FOUND:
+            fail(f"health: Check of an unknown service: {e.code()}")
+    listed = stub.List(h.HealthListRequest(), timeout=10).statuses
+    names = sorted(listed)
+    if names != ["", "ichor.v1alpha1.ClusterService", "ichor.v1alpha1.OperationService"]:
+        fail(f"health: List names {names}")
+    if any(listed[n].status != serving for n in names):
+        fail(f"health: List says {listed}")
+    print(f"health: List: {names} serving")
+    watch = stub.Watch(h.HealthCheckRequest(service="no.such.Service"), timeout=3)
+    first = next(watch)
+    if first.status != h.HealthCheckResponse.SERVICE_UNKNOWN:
+        fail(f"health: Watch of an unknown service said {first.status}")
+    try:
+        for more in watch:
+            fail(f"health: Watch of an unknown service said more: {more.status}")
+        fail("health: Watch of an unknown service ended OK")
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+            fail(f"health: Watch of an unknown service ended {e.code()}, not at its deadline")
+    print("health: Watch of an unknown service: SERVICE_UNKNOWN, open until its deadline")
+    print("health: OK")
 
 
 if __name__ == "__main__":

@@ -94,10 +94,18 @@ async fn a_refused_http1_call_leaves_its_connection_to_the_next_one() {
     assert!(answered[1].starts_with("200"), "{out}");
     assert!(said.contains("Re-using existing connection"), "{said}");
 
-    // A body over what a refusal reads: answered at once, and the connection closed.
+    // A body under the request size limit is read before the refusal: the connection goes on.
     let large = vec![b' '; 100 * 1024];
     let args = ["--http1.1", "-H", json, "--data-binary", "@-", &url];
     let Some((out, _)) = curl_verbose(&args, &large).await else {
+        return;
+    };
+    let answered = heads(&out);
+    assert!(answered[0].starts_with("401"), "{out}");
+    assert!(!answered[0].contains("connection: close"), "{out}");
+    // A body over it: answered at once, and the connection closed after the answer is read.
+    let over = vec![b' '; 1536 * 1024];
+    let Some((out, _)) = curl_verbose(&args, &over).await else {
         return;
     };
     let answered = heads(&out);

@@ -35,7 +35,8 @@
 //! For tests, besides those:
 //! - [`apiserver::EmbeddedApi`]: `default()` (the demo users, no objects) and `seed` (store an
 //!   object as it is). [`demo::seed`] stores the demo data in it.
-//! - [`controller::Controller`]: `new(client, speed)` and `reconcile(now)`, one pass at a time.
+//! - [`controller::Controller`]: `new(client, speed)` and `reconcile(now)`, one pass at a time
+//!   from lists; `run()` as the demo runs it, driven by its watches.
 //! - [`apiserver::auth`]: the demo [`users`](apiserver::auth::users) and their tokens, and
 //!   [`Rule`](apiserver::auth::Rule) / [`Subject`](apiserver::auth::Subject) for extra RBAC.
 //! - [`demo::HOSTILE_ENV`] and [`demo::OPERATIONS_ENV`]: the environment variables that add a

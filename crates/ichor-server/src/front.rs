@@ -120,6 +120,7 @@ where
             protocol: protocol.label(),
             started: Instant::now(),
             code: None,
+            text: false,
             stream_end: None,
             done: false,
         };
@@ -161,6 +162,11 @@ where
                     .map(|s| grpc_code_name(s.as_bytes())),
             };
             observer.code = code;
+            observer.text = protocol == Protocol::GrpcWeb
+                && resp
+                    .headers()
+                    .get(http::header::CONTENT_TYPE)
+                    .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc-web-text"));
             observer.stream_end = resp.extensions().get::<StreamEnd>().cloned();
             Ok(resp.map(|body| Body::new(Observed { body, observer })))
         })
@@ -215,14 +221,37 @@ fn grpc_code_name(status: &[u8]) -> &'static str {
         .unwrap_or("unknown")
 }
 
-/// The code in a binary gRPC-Web answer's trailers, which tonic-web writes as one body frame
-/// (flag 0x80, then `grpc-status:N` among HTTP/1-style header lines); `None` for anything else.
-fn grpc_web_trailers_code(protocol: &str, data: &[u8]) -> Option<&'static str> {
-    if protocol != Protocol::GrpcWeb.label() || data.first()? & 0x80 == 0 {
+/// The code in a gRPC-Web answer's trailers, which tonic-web writes as one body frame (flag
+/// 0x80, then `grpc-status:N` among HTTP/1-style header lines), base64 on its own in a text
+/// answer (`text`); `None` for anything else.
+fn grpc_web_trailers_code(protocol: &str, text: bool, data: &[u8]) -> Option<&'static str> {
+    use base64::Engine as _;
+    if protocol != Protocol::GrpcWeb.label() {
         return None;
     }
-    let text = std::str::from_utf8(data.get(5..)?).ok()?;
-    text.lines()
+    let decoded;
+    let data = match text {
+        true => {
+            // The flag is in the first 3 bytes, the first 4 characters: the rest only then.
+            let head = base64::engine::general_purpose::STANDARD
+                .decode(data.get(..4)?)
+                .ok()?;
+            if head.first()? & 0x80 == 0 {
+                return None;
+            }
+            decoded = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .ok()?;
+            &decoded[..]
+        }
+        false => data,
+    };
+    if data.first()? & 0x80 == 0 {
+        return None;
+    }
+    let lines = std::str::from_utf8(data.get(5..)?).ok()?;
+    lines
+        .lines()
         .find_map(|l| l.trim().strip_prefix("grpc-status:"))
         .map(|v| grpc_code_name(v.trim().as_bytes()))
 }
@@ -234,6 +263,8 @@ struct Observer {
     protocol: &'static str,
     started: Instant,
     code: Option<&'static str>,
+    /// A gRPC-Web answer in base64 text: its trailers frame is base64 too.
+    text: bool,
     /// A Connect stream's end, whose code outranks the answer's head.
     stream_end: Option<StreamEnd>,
     done: bool,
@@ -286,10 +317,9 @@ impl http_body::Body for Observed {
                         .get("grpc-status")
                         .map(|s| grpc_code_name(s.as_bytes()));
                     this.observer.finish(code);
-                } else if let Some(code) = frame
-                    .data_ref()
-                    .and_then(|d| grpc_web_trailers_code(this.observer.protocol, d))
-                {
+                } else if let Some(code) = frame.data_ref().and_then(|d| {
+                    grpc_web_trailers_code(this.observer.protocol, this.observer.text, d)
+                }) {
                     this.observer.finish(Some(code));
                 } else if this.body.is_end_stream() {
                     this.observer.finish(None);

@@ -10,6 +10,7 @@ pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
+pub mod cors;
 pub(crate) mod drain;
 pub(crate) mod encoded;
 pub mod fds;
@@ -17,6 +18,7 @@ pub(crate) mod front;
 pub use front::{MAX_CALLS_IN_FLIGHT, RETRY_AFTER_SECONDS};
 pub(crate) mod gate;
 pub use gate::MAX_HEALTH_STREAMS;
+pub(crate) mod grpc_health;
 pub(crate) mod grpc_stream;
 pub(crate) mod grpc_web;
 pub(crate) mod gzip;
@@ -117,6 +119,8 @@ pub struct ServerConfig {
     pub health: Health,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
+    /// The origins whose pages may call it from a browser ([`cors`]); none: no CORS.
+    pub cors_origins: Vec<http::HeaderValue>,
 }
 
 /// How much serve holds at once, everyone's together (`serve --max-streams` and
@@ -152,6 +156,7 @@ impl ServerConfig {
             recheck: ichor_service::shared::RECHECK,
             watch_linger: ichor_service::shared::LINGER,
             bounds: Bounds::default(),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -195,17 +200,15 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 /// The largest request message of health and reflection: theirs are a few names.
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
-/// Every call's way, outermost first: the front (version header, metrics, the in-flight
+/// Every call's way, outermost first: CORS when origins are given (preflights answered
+/// there), the front (version header, metrics, the in-flight
 /// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
 /// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
 /// content types checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<(
-    impl listen::RequestService,
-    tonic_health::server::HealthReporter,
-)> {
+) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
@@ -222,12 +225,14 @@ fn stack(
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone(), config.bounds.streams);
-    let (health, health_service) = tonic_health::server::health_reporter();
+    let health = grpc_health::Health::new();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
     let reflection_v1alpha = reflection::v1alpha::server(reflection);
     let routes = tonic::service::Routes::new(
-        health_service.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
+        health
+            .server()
+            .max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
     )
     .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
     .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
@@ -269,8 +274,17 @@ fn stack(
             .service(gated),
     };
     let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
-    Ok((front, health))
+    let served = tower::ServiceBuilder::new()
+        .option_layer(cors::layer(&config.cors_origins))
+        .service(front);
+    Ok((served, health))
 }
+
+/// The services whose health `grpc.health.v1.Health` says (besides the server's, `""`).
+const SERVICES: [&str; 2] = [
+    <OperationServiceServer<Handlers> as tonic::server::NamedService>::NAME,
+    <ClusterServiceServer<Handlers> as tonic::server::NamedService>::NAME,
+];
 
 /// Serves on `listener` until `shutdown` completes; then stops accepting, lets the calls in
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
@@ -282,10 +296,12 @@ pub async fn serve(
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (service, health) = stack(&config, stop.clone())?;
     let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
-    health
-        .set_serving::<OperationServiceServer<Handlers>>()
-        .await;
-    health.set_serving::<ClusterServiceServer<Handlers>>().await;
+    for name in SERVICES {
+        health.set(
+            name,
+            grpc_health::pb::health_check_response::ServingStatus::Serving,
+        );
+    }
 
     let stopping = stop.clone();
     let ready = config.health.clone();
@@ -293,12 +309,7 @@ pub async fn serve(
         shutdown.await;
         tracing::info!("shutting down: no new calls; finishing the calls in flight");
         ready.stopping();
-        health
-            .set_not_serving::<OperationServiceServer<Handlers>>()
-            .await;
-        health
-            .set_not_serving::<ClusterServiceServer<Handlers>>()
-            .await;
+        health.stopping();
         let _ = stop_tx.send(true);
         // Keep the sender until the accept loop is done with it.
         stop_tx.closed().await;
@@ -366,6 +377,9 @@ pub struct ListenOptions {
     pub metrics: Option<SocketAddr>,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
+    /// The origins whose pages may call it from a browser (`--cors-origin`, each as
+    /// [`cors::parse_origin`] takes it).
+    pub cors_origins: Vec<String>,
 }
 
 /// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
@@ -385,6 +399,11 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         tls: opts.tls.clone(),
         read_only: opts.read_only,
         bounds: opts.bounds,
+        cors_origins: opts
+            .cors_origins
+            .iter()
+            .map(|o| cors::parse_origin(o).map_err(anyhow::Error::msg))
+            .collect::<anyhow::Result<_>>()?,
         ..ServerConfig::new(kube)
     };
     let scraped = match opts.metrics {

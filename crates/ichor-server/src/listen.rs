@@ -246,6 +246,7 @@ impl<S: RequestService> Conn<S> {
             hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
                 one_call(&service, &seen_by_service, req)
             });
+        let io = super::drain::Lingering::new(io, activity.closing.clone());
         let conn = self
             .builder
             .serve_connection(TokioIo::new(io), hyper_service);
@@ -316,6 +317,7 @@ fn one_call<S: RequestService>(
     req: http::Request<hyper::body::Incoming>,
 ) -> impl std::future::Future<Output = Result<http::Response<Body>, Infallible>> + Send + use<S> {
     let call = Call::begin(activity.clone());
+    let activity_closing = activity.closing.clone();
     let http1 = req.version() < http::Version::HTTP_2;
     let worth = super::drain::worth_reading(&req);
     let left = super::drain::Left::new();
@@ -328,7 +330,9 @@ fn one_call<S: RequestService>(
     let fut = tower::ServiceExt::oneshot(service.clone(), req);
     async move {
         let r = match fut.await {
-            Ok(resp) if http1 => Ok(super::drain::answer(resp, &left, worth).await),
+            Ok(resp) if http1 => {
+                Ok(super::drain::answer(resp, &left, worth, &activity_closing).await)
+            }
             r => r,
         };
         r.map(|resp| resp.map(|body| Body::new(Holding::new(body, call))))
@@ -350,6 +354,8 @@ struct Activity {
     reviewing: std::sync::atomic::AtomicUsize,
     /// Milliseconds from `started` to the last call's end.
     last_ms: std::sync::atomic::AtomicU64,
+    /// An answer closed it under a body it did not read: it lingers ([`super::drain`]).
+    closing: Arc<AtomicBool>,
 }
 
 /// What the idle timer finds.
@@ -371,6 +377,7 @@ impl Activity {
             authenticated: AtomicBool::new(false),
             reviewing: Default::default(),
             last_ms: Default::default(),
+            closing: Arc::default(),
         }
     }
 

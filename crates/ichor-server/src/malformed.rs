@@ -10,13 +10,16 @@ use super::protocol::{Protocol, refusal, refused};
 use ichor_model::Code;
 use tonic::body::Body;
 
-/// The beginnings of tonic's words for a body that is not a message.
-const DECODE_ERRORS: [&str; 5] = [
+/// The beginnings of tonic's words for a body that is not a message (tonic-web's for gRPC-Web
+/// text that is not base64: an invalid symbol, length or padding, or bytes left over).
+const DECODE_ERRORS: [&str; 7] = [
     "failed to decode Protobuf message",
     "protocol error: received message with",
     "Error decompressing:",
     "Unexpected EOF decoding stream",
     "Missing request message",
+    "tonic-web: Invalid ",
+    "tonic-web: malformed base64 request",
 ];
 
 /// The answer `resp` should be: itself, or the INVALID_ARGUMENT (OUT_OF_RANGE) it stands for.
@@ -72,6 +75,8 @@ mod tests {
             "failed to decode Protobuf message: invalid varint",
             "protocol error: received message with compressed-flag but no grpc-encoding was specified",
             "Unexpected EOF decoding stream.",
+            "tonic-web: Invalid symbol 33, offset 0.",
+            "tonic-web: malformed base64 request",
         ] {
             let r = corrected(answer(tonic::Status::internal(m)));
             assert_eq!(code(&r), tonic::Code::InvalidArgument, "{m}");

@@ -3,7 +3,11 @@
 //! and a question it cannot answer (an unknown symbol or file) is answered in the stream with
 //! an `ErrorResponse` (NOT_FOUND), which stays open for the next question. tonic-reflection
 //! sends a file alone and ends the whole stream on an unknown symbol, which grpcurl and grpcio's
-//! descriptor database cannot work with.
+//! descriptor database cannot work with. Every service served is listed, both versions of
+//! reflection among them; a symbol is any full name a file defines (grpc-go's
+//! `FindDescriptorByName`): a message, enum, service, method, extension, and also a field, a
+//! oneof and an enum value (`ichor.v1alpha1.PageDelta.base_version`,
+//! `ichor.v1alpha1.OPERATION_KIND_TALOS`).
 
 use anyhow::Context as _;
 use futures::Stream;
@@ -35,10 +39,14 @@ impl Reflection {
         let mut pool = DescriptorPool::new();
         for (what, set) in [
             ("the API's", crate::wire::proto::FILE_DESCRIPTOR_SET),
-            ("health's", tonic_health::pb::FILE_DESCRIPTOR_SET),
+            ("health's", crate::grpc_health::pb::FILE_DESCRIPTOR_SET),
             (
                 "reflection's",
                 tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+            ),
+            (
+                "reflection v1alpha's",
+                tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
             ),
         ] {
             pool.decode_file_descriptor_set(set)
@@ -51,7 +59,8 @@ impl Reflection {
         })
     }
 
-    /// The file that defines `symbol` (a message, enum, service, method or extension).
+    /// The file that defines `symbol` (a message, enum, service, method, extension, field,
+    /// oneof or enum value).
     fn file_of(&self, symbol: &str) -> Option<FileDescriptor> {
         let p = &self.pool;
         if let Some(m) = p.get_message_by_name(symbol) {
@@ -66,11 +75,23 @@ impl Reflection {
         if let Some(x) = p.get_extension_by_name(symbol) {
             return Some(x.parent_file());
         }
-        let (parent, method) = symbol.rsplit_once('.')?;
+        if let Some(v) = p
+            .all_enums()
+            .flat_map(|e| e.values().collect::<Vec<_>>())
+            .find(|v| v.full_name() == symbol)
+        {
+            return Some(v.parent_file());
+        }
+        let (parent, member) = symbol.rsplit_once('.')?;
+        if let Some(m) = p.get_message_by_name(parent) {
+            let has =
+                m.get_field_by_name(member).is_some() || m.oneofs().any(|o| o.name() == member);
+            return has.then(|| m.parent_file());
+        }
         let service = p.get_service_by_name(parent)?;
         service
             .methods()
-            .any(|m| m.name() == method)
+            .any(|m| m.name() == member)
             .then(|| service.parent_file())
     }
 
@@ -231,3 +252,40 @@ macro_rules! version {
 
 version!(v1, tonic_reflection::pb::v1);
 version!(v1alpha, tonic_reflection::pb::v1alpha);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_are_every_full_name_a_file_defines() {
+        let r = Reflection::new().unwrap();
+        let file = |s: &str| r.file_of(s).map(|f| f.name().to_string());
+        let operation = Some("ichor/v1alpha1/operation.proto".to_string());
+        for symbol in [
+            "ichor.v1alpha1.PageDelta",
+            "ichor.v1alpha1.PageDelta.base_version",
+            "ichor.v1alpha1.OperationKind",
+            "ichor.v1alpha1.OPERATION_KIND_TALOS",
+            "ichor.v1alpha1.OperationService.ListOperations",
+        ] {
+            assert_eq!(file(symbol), operation, "{symbol}");
+        }
+        for unknown in [
+            "ichor.v1alpha1.PageDelta.no_such_field",
+            "OPERATION_KIND_TALOS",
+            "ichor.v1alpha1.OperationService.Nope",
+        ] {
+            assert_eq!(file(unknown), None, "{unknown}");
+        }
+        for service in [
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection",
+            "ichor.v1alpha1.OperationService",
+            "ichor.v1alpha1.ClusterService",
+        ] {
+            assert!(r.services.iter().any(|s| s == service), "{service}");
+        }
+    }
+}

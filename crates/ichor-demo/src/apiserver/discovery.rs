@@ -2,14 +2,15 @@
 //! each group's resources (and, from `openapi`, the OpenAPI documents).
 
 use super::kinds::{
-    CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, NAMESPACES, NODES, RESOURCES, ResourceType,
+    CORE, CRDS, ENDPOINT_SLICES, EVENTS, EVENTS_V1, NAMESPACES, NODES, RESOURCES, ResourceType,
 };
 use ichor_resources::{GROUP, VERSION};
 use serde_json::{Value, json};
 
 /// The API groups served besides the core group: (group, version).
-const GROUPS: [(&str, &str); 6] = [
+const GROUPS: [(&str, &str); 7] = [
     (GROUP, VERSION),
+    ("apiextensions.k8s.io", "v1"),
     ("authentication.k8s.io", "v1"),
     ("authorization.k8s.io", "v1"),
     ("coordination.k8s.io", "v1"),
@@ -43,6 +44,10 @@ pub(crate) fn document(path: &str) -> Option<Value> {
             vec![read_only_resource(&EVENTS_V1, &[])],
         ),
         "/apis" => group_list(),
+        "/apis/apiextensions.k8s.io/v1" => resource_list(
+            "apiextensions.k8s.io/v1",
+            vec![read_only_resource(&CRDS, &["api-extensions"])],
+        ),
         "/apis/authentication.k8s.io/v1" => resource_list(
             "authentication.k8s.io/v1",
             vec![
@@ -175,6 +180,8 @@ mod tests {
             "kind": "APIGroupList", "apiVersion": "v1",
             "groups": [
                 {"name": GROUP, "versions": [ichor_gv], "preferredVersion": ichor_gv},
+                {"name": "apiextensions.k8s.io", "versions": [gv("apiextensions.k8s.io")],
+                 "preferredVersion": gv("apiextensions.k8s.io")},
                 {"name": "authentication.k8s.io", "versions": [gv("authentication.k8s.io")],
                  "preferredVersion": gv("authentication.k8s.io")},
                 {"name": "authorization.k8s.io", "versions": [gv("authorization.k8s.io")],

@@ -55,29 +55,7 @@ pub(crate) fn conform(
     walk(s, schema, obj, "", &mut found);
     let custom = !t.rt.group.ends_with(".k8s.io") && !t.rt.group.is_empty();
     let kind = t.rt.kind;
-    let mut unknown: Vec<String> = found
-        .unknown
-        .iter()
-        .take(MAX_NAMED)
-        .map(|f| format!("unknown field {:?}", bounded(f)))
-        .collect();
-    if found.unknown.len() > MAX_NAMED {
-        unknown.push(format!(
-            "and {} more unknown fields",
-            found.unknown.len() - MAX_NAMED
-        ));
-    }
-    if directive == FieldValidation::Strict && !unknown.is_empty() {
-        return Err(fail(
-            400,
-            "BadRequest",
-            format!(
-                "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
-                t.rt.version,
-                unknown.join(", ")
-            ),
-        ));
-    }
+    let warnings = unknown_fields(t, &found.unknown, directive)?;
     let causes: Vec<_> = if custom {
         found.causes
     } else {
@@ -100,8 +78,58 @@ pub(crate) fn conform(
         }
         return Err(invalid_causes(t, name, &causes));
     }
+    Ok(warnings)
+}
+
+/// The fields `found` unknown under the directive: `Strict` refuses them (400), `Warn` has
+/// the warnings to send, `Ignore` none.
+fn unknown_fields(
+    t: &Target,
+    found: &[String],
+    directive: FieldValidation,
+) -> Result<Vec<String>, Failure> {
+    let kind = t.rt.kind;
+    let mut unknown: Vec<String> = found
+        .iter()
+        .take(MAX_NAMED)
+        .map(|f| format!("unknown field {:?}", bounded(f)))
+        .collect();
+    if found.len() > MAX_NAMED {
+        unknown.push(format!(
+            "and {} more unknown fields",
+            found.len() - MAX_NAMED
+        ));
+    }
+    if directive == FieldValidation::Strict && !unknown.is_empty() {
+        return Err(fail(
+            400,
+            "BadRequest",
+            format!(
+                "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
+                t.rt.version,
+                unknown.join(", ")
+            ),
+        ));
+    }
     Ok(match directive {
         FieldValidation::Warn => unknown,
         _ => Vec::new(),
     })
+}
+
+/// Prunes the fields of a partial object (a server-side apply's configuration) that its
+/// kind's schema does not know, under the directive; what it lacks is not checked here (the
+/// merged object is, as every write).
+pub(crate) fn prune_unknown(
+    t: &Target,
+    obj: &mut Value,
+    directive: FieldValidation,
+) -> Result<Vec<String>, Failure> {
+    let s = schemas();
+    let Some(schema) = s.of(&t.rt) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Findings::default();
+    walk(s, schema, obj, "", &mut found);
+    unknown_fields(t, &found.unknown, directive)
 }

@@ -1,7 +1,8 @@
 //! The kinds the embedded API serves: the four ichor kinds, the Leases of the start claim and
 //! the core Events the controller records; read only, the core kinds that reach ichor-ui
 //! (Services, Endpoints, Pods) with the EndpointSlices of `discovery.k8s.io`, and the same
-//! Events as `events.k8s.io/v1` shows them.
+//! Events as `events.k8s.io/v1` shows them; and, read only, the ichor kinds' own
+//! CustomResourceDefinitions (`crds`).
 
 use ichor_resources::{GROUP, VERSION};
 
@@ -169,6 +170,19 @@ pub(crate) const NAMESPACES: ResourceType =
 /// clients that show nodes (kdash) find the resource.
 pub(crate) const NODES: ResourceType = cluster_scoped("nodes", "node", "Node", &["no"]);
 
+/// `apiextensions.k8s.io/v1` CustomResourceDefinitions, cluster-scoped, read only.
+pub(crate) const CRDS: ResourceType = ResourceType {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    singular: "customresourcedefinition",
+    kind: "CustomResourceDefinition",
+    has_status: true,
+    short_names: &["crd", "crds"],
+    read_only: true,
+    namespaced: false,
+};
+
 /// The resource type of a plural name in a group and version.
 pub(crate) fn resource(group: &str, version: &str, plural: &str) -> Option<ResourceType> {
     RESOURCES
@@ -181,6 +195,7 @@ pub(crate) fn resource(group: &str, version: &str, plural: &str) -> Option<Resou
             EVENTS_V1,
             NAMESPACES,
             NODES,
+            CRDS,
         ])
         .chain(CORE)
         .find(|r| r.group == group && r.version == version && r.plural == plural)

@@ -15,6 +15,7 @@ mod admission;
 pub mod auth;
 mod authn;
 mod cluster;
+mod crds;
 mod discovery;
 mod events;
 mod faults;
@@ -22,6 +23,7 @@ mod field_validation;
 mod fields;
 mod finalizers;
 mod kinds;
+mod managed;
 mod openapi;
 mod paging;
 mod patch;
@@ -113,6 +115,7 @@ impl EmbeddedApi {
             ..ApiState::default()
         };
         state.ensure_system_namespaces();
+        state.ensure_crds();
         EmbeddedApi {
             state: Arc::new(Mutex::new(state)),
         }

@@ -7,11 +7,14 @@ use super::events::to_events_v1;
 use super::field_validation::FieldValidation;
 use super::fields::FieldSelector;
 use super::kinds::{ResourceType, resource};
+use super::managed::apply::Apply;
+use super::managed::manager_of;
 use super::patch::PatchType;
 use super::rbac::Attributes;
-use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body};
+use super::responses::{Failure, ListOut, Reply, fail, not_found, parse_body, status_body};
 use super::selector::LabelSelector;
 use super::snapshot::Gone;
+use super::store::Fields;
 use super::table::Include;
 use super::watch::{Watch, query_bool};
 use super::{ApiState, EmbeddedApi, cluster, discovery, paging, portforward, requests, table};
@@ -175,6 +178,8 @@ struct Call<'a> {
     who: Identity,
     query: Query,
     req: &'a Request<Bytes>,
+    /// The field manager its writes are recorded under (see `managed`).
+    manager: String,
 }
 
 impl Call<'_> {
@@ -256,11 +261,18 @@ impl EmbeddedApi {
         }
         st.field_validation = FieldValidation::parse(query.get("fieldValidation"))?;
         st.warnings.clear();
+        let manager = manager_of(
+            query.get("fieldManager"),
+            req.headers()
+                .get(http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok()),
+        );
         let call = Call {
             target,
             who,
             query,
             req,
+            manager,
         };
         let answer = dispatch(&mut st, verb, &call)?;
         let warnings = std::mem::take(&mut st.warnings);
@@ -316,9 +328,18 @@ fn dispatch(st: &mut ApiState, verb: Verb, call: &Call) -> Result<(u16, Reply), 
     let (code, obj) = match verb {
         Verb::Get => return get(st, call),
         Verb::List | Verb::Watch => return list(st, call),
-        Verb::Create => (201, st.create(t, call.body()?, who, dry_run)?),
-        Verb::Update => (200, st.update(t, call.body()?, who, dry_run, "update")?),
-        Verb::Patch => (200, patch(st, call)?),
+        Verb::Create => {
+            let fields = Fields::Updated(&call.manager);
+            (201, st.create(t, call.body()?, who, dry_run, fields)?)
+        }
+        Verb::Update => {
+            let fields = Fields::Updated(&call.manager);
+            (
+                200,
+                st.update(t, call.body()?, who, dry_run, "update", fields)?,
+            )
+        }
+        Verb::Patch => patch(st, call)?,
         Verb::Delete => (200, delete(st, call)?),
     };
     Ok((code, Reply::Json(obj)))
@@ -444,20 +465,38 @@ fn snapshot_version(call: &Call) -> Result<(Option<u64>, Gone), Failure> {
     }
 }
 
-/// A patch: JSON merge patch and JSON patch on every resource, strategic merge patch on the
-/// built-in kinds (see `patch`).
-fn patch(st: &mut ApiState, call: &Call) -> Result<Value, Failure> {
+/// A patch: JSON merge patch, JSON patch and server-side apply on every resource, strategic
+/// merge patch on the built-in kinds (see `patch`); `force` is for an apply only.
+fn patch(st: &mut ApiState, call: &Call) -> Result<(u16, Value), Failure> {
     let ct = call.header(http::header::CONTENT_TYPE).unwrap_or("");
     let rt = &call.target.rt;
     let built_in = rt.group.is_empty() || rt.group.ends_with(".k8s.io");
     let kind = PatchType::of(ct, built_in)?;
-    st.patch(
+    let force = query_bool(call.query.get("force"));
+    let dry_run = call.query.dry_run();
+    if kind == PatchType::Apply {
+        let how = Apply {
+            body: call.req.body(),
+            manager: &call.manager,
+            force,
+        };
+        return st.apply(&call.target, &how, &call.who, dry_run);
+    }
+    if force {
+        let message = "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch";
+        let details = json!({"causes": [{"reason": "FieldValueForbidden",
+            "message": "Forbidden: may not be specified for non-apply patch", "field": "force"}]});
+        return Err((422, status_body(422, "Invalid", message, Some(details))));
+    }
+    let obj = st.patch(
         &call.target,
         kind,
         call.req.body(),
         &call.who,
-        call.query.dry_run(),
-    )
+        dry_run,
+        &call.manager,
+    )?;
+    Ok((200, obj))
 }
 
 /// A delete, with the DeleteOptions body's dry run and preconditions.

@@ -1,7 +1,7 @@
 //! The schema of every kind served, generated from the types we already have, never written
-//! by hand: the ichor kinds' from their CRDs (kube-derive runs schemars over the Rust types),
-//! the built-in kinds' from k8s-openapi's `schemars` impls (generated from kube-apiserver's own
-//! OpenAPI document). They serve field validation and pruning (`structural`) and the OpenAPI
+//! by hand: the ichor kinds' from their CRDs (`crds`: kube-derive runs schemars over the Rust
+//! types), the built-in kinds' from k8s-openapi's `schemars` impls (generated from
+//! kube-apiserver's own OpenAPI document). They serve field validation and pruning (`structural`) and the OpenAPI
 //! documents kubectl reads (`openapi`).
 //!
 //! All of them sit in one map of definitions named as kube-apiserver names them
@@ -9,15 +9,16 @@
 //! to as `#/components/schemas/NAME`; each kind's definition carries its
 //! `x-kubernetes-group-version-kind`, which is how kubectl finds it.
 
+use super::crds::definitions;
 use super::kinds::{
-    CORE, ENDPOINT_SLICES, EVENTS, EVENTS_V1, LEASES, NAMESPACES, NODES, RESOURCES, ResourceType,
+    CORE, CRDS, ENDPOINT_SLICES, EVENTS, EVENTS_V1, LEASES, NAMESPACES, NODES, RESOURCES,
+    ResourceType,
 };
-use ichor_resources::{IchorInstallation, Machine, TalosCluster, TalosOperation};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Endpoints, Event, Namespace, Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::CustomResourceExt;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
@@ -41,6 +42,12 @@ pub(crate) fn schemas() -> &'static Schemas {
 pub(crate) fn definition_name(rt: &ResourceType) -> String {
     let group = match rt.group {
         "" => "core".to_string(),
+        "apiextensions.k8s.io" => {
+            return format!(
+                "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{}.{}",
+                rt.version, rt.kind
+            );
+        }
         g if g.ends_with(".k8s.io") => g.trim_end_matches(".k8s.io").to_string(),
         g => {
             let reversed: Vec<&str> = g.split('.').rev().collect();
@@ -61,6 +68,7 @@ pub(crate) fn served_kinds() -> Vec<ResourceType> {
         ENDPOINT_SLICES,
         NAMESPACES,
         NODES,
+        CRDS,
     ]);
     kinds.extend(CORE);
     kinds
@@ -109,14 +117,9 @@ fn build() -> Schemas {
     generator.subschema_for::<EndpointSlice>();
     generator.subschema_for::<Namespace>();
     generator.subschema_for::<Node>();
+    generator.subschema_for::<CustomResourceDefinition>();
     let mut defs = generator.take_definitions(true);
-    let crds = [
-        TalosCluster::crd(),
-        Machine::crd(),
-        IchorInstallation::crd(),
-        TalosOperation::crd(),
-    ];
-    for (rt, crd) in RESOURCES.iter().zip(crds) {
+    for (rt, crd) in definitions() {
         let mut schema = serde_json::to_value(crd)
             .ok()
             .and_then(|v| {
@@ -133,7 +136,7 @@ fn build() -> Schemas {
                     .or_insert_with(|| json!({"type": "string"}));
             }
         }
-        defs.insert(definition_name(rt), schema);
+        defs.insert(definition_name(&rt), schema);
     }
     for rt in served_kinds() {
         let gvk = json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}]);

@@ -1,6 +1,7 @@
 //! The object store: get and list, and create, update, merge patch and delete with an
 //! apiserver's rules (preconditions, resourceVersion, generation, server-owned metadata, the
-//! status subresource); every write is validated and admitted first, and logged. Also the ways
+//! status subresource, each write's manager in `managedFields`); every write is validated and
+//! admitted first, and logged. Also the ways
 //! around the API: the demo data's `seed`, and (with the `faults` feature) the tests' `edit`,
 //! `remove` and `object`.
 
@@ -8,6 +9,7 @@ use super::admission::admit;
 use super::auth::Identity;
 use super::field_validation::conform;
 use super::finalizers::{check_no_new_finalizers, has_finalizers, is_deleting};
+use super::managed::record_update;
 use super::patch::{self, PatchType};
 use super::responses::{Failure, conflict, fail, object_not_found, precondition_failed};
 use super::routing::Target;
@@ -19,6 +21,15 @@ use std::sync::Arc;
 
 /// A stored object's key: (plural, namespace, name).
 pub(crate) type Key = (String, String, String);
+
+/// How a write's fields are recorded in `metadata.managedFields` (see `managed`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fields<'a> {
+    /// Any write but an apply, by this manager: it takes what it changed.
+    Updated(&'a str),
+    /// A server-side apply: its managedFields are already in the object.
+    Applied,
+}
 
 /// The metadata a write never changes: the server set it at creation.
 const SERVER_OWNED: [&str; 7] = [
@@ -140,6 +151,7 @@ impl ApiState {
         mut obj: Value,
         who: &Identity,
         dry_run: bool,
+        fields: Fields,
     ) -> Result<Value, Failure> {
         let ns = t
             .namespace
@@ -157,7 +169,11 @@ impl ApiState {
         }
         self.take_forced_conflict(t, dry_run)?;
         stamp_new(t, &mut obj, &name, &ns);
+        drop_empty_metadata(&mut obj);
         validate(t, &name, &obj)?;
+        if let Fields::Updated(manager) = fields {
+            record_update(t, &json!({}), &mut obj, manager, &now_rfc3339());
+        }
         if dry_run {
             return Ok(obj);
         }
@@ -176,6 +192,7 @@ impl ApiState {
         who: &Identity,
         dry_run: bool,
         verb: &str,
+        fields: Fields,
     ) -> Result<Value, Failure> {
         let name = t.name();
         let old = self.get(t)?;
@@ -183,11 +200,15 @@ impl ApiState {
         self.take_forced_conflict(t, dry_run)?;
         keep_other_part(t, &old, &mut obj);
         keep_server_metadata(&old, &mut obj);
+        drop_empty_metadata(&mut obj);
         check_no_new_finalizers(t, &name, &old, &obj)?;
         self.conform(t, &name, &mut obj)?;
         validate(t, &name, &obj)?;
         admit(t, &name, &old, &obj)?;
         bump_generation_on_spec_change(&old, &mut obj);
+        if let Fields::Updated(manager) = fields {
+            record_update(t, &old, &mut obj, manager, &now_rfc3339());
+        }
         // A write that changes nothing is no write: the same resourceVersion, no watch event
         // (kube-apiserver's GuaranteedUpdate skips storing an unchanged object).
         if dry_run || obj == old {
@@ -213,9 +234,10 @@ impl ApiState {
         patch: &[u8],
         who: &Identity,
         dry_run: bool,
+        manager: &str,
     ) -> Result<Value, Failure> {
         let old = self.get(t)?;
-        let mut obj = patch::apply(kind, &old, patch)?;
+        let mut obj = patch::apply(kind, &old, patch, self.field_validation)?;
         let rv = str_at(&old, "/metadata/resourceVersion")
             .unwrap_or("")
             .to_string();
@@ -228,7 +250,7 @@ impl ApiState {
                 }
             }
         }
-        self.update(t, obj, who, dry_run, "patch")
+        self.update(t, obj, who, dry_run, "patch", Fields::Updated(manager))
     }
 
     /// A delete; `preconditions` may name the uid and resourceVersion the object must have.
@@ -392,6 +414,25 @@ fn keep_server_metadata(old: &Value, obj: &mut Value) {
         for k in SERVER_OWNED {
             set_or_remove(meta, k, old_meta.get(k).cloned());
         }
+    }
+}
+
+/// The metadata an object has none of is left out, as kube-apiserver's ObjectMeta encodes it
+/// (`omitempty`): the update that removes the last finalizer leaves no `finalizers: []`.
+fn drop_empty_metadata(obj: &mut Value) {
+    if let Some(meta) = meta_mut(obj) {
+        meta.retain(|k, v| {
+            let empty = match v {
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+                _ => false,
+            };
+            let omitted = matches!(
+                k.as_str(),
+                "finalizers" | "ownerReferences" | "managedFields" | "labels" | "annotations"
+            );
+            !(empty && omitted)
+        });
     }
 }
 

@@ -141,6 +141,12 @@ const POD_COLUMNS: &[Column] = &[
 
 const NAMESPACE_COLUMNS: &[Column] = &[NAME, col("Status", Cell::At("/status/phase")), AGE];
 
+/// kube-apiserver's CustomResourceDefinition columns.
+const CRD_COLUMNS: &[Column] = &[
+    NAME,
+    col("Created At", Cell::At("/metadata/creationTimestamp")),
+];
+
 /// kube-apiserver's Node columns (no Node is ever listed: the demo has none).
 const NODE_COLUMNS: &[Column] = &[
     NAME,
@@ -169,6 +175,7 @@ fn columns(rt: &ResourceType) -> &'static [Column] {
         "Event" => EVENT_COLUMNS,
         "Namespace" => NAMESPACE_COLUMNS,
         "Node" => NODE_COLUMNS,
+        "CustomResourceDefinition" => CRD_COLUMNS,
         _ => &[NAME, AGE],
     }
 }
@@ -340,6 +347,39 @@ fn column_definitions(rt: &ResourceType) -> Vec<Value> {
             };
             json!({"name": c.header, "type": "string", "format": format,
                    "description": c.header, "priority": c.priority})
+        })
+        .collect()
+}
+
+/// A custom kind's columns as its CustomResourceDefinition's `additionalPrinterColumns` (the
+/// name is every Table's first column, not one of them): a JSON path for each value read
+/// from the object, the age as the creation time (`date`, which kubectl prints as an age).
+pub(crate) fn printer_columns(rt: &ResourceType) -> Vec<Value> {
+    columns(rt)
+        .iter()
+        .filter(|c| c.header != "Name")
+        .filter_map(|c| {
+            let (path, type_) = match c.cell {
+                Cell::At(p) => (json_path(p), "string"),
+                Cell::Timed(_) if c.header == "Age" => {
+                    (".metadata.creationTimestamp".to_string(), "date")
+                }
+                _ => return None,
+            };
+            Some(json!({"name": c.header, "type": type_, "jsonPath": path, "priority": c.priority}))
+        })
+        .collect()
+}
+
+/// A JSON pointer as a CRD column's JSON path: `/metadata/labels/a.b~1c` is
+/// `.metadata.labels.a\.b/c`.
+fn json_path(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|part| {
+            let part = part.replace("~1", "/").replace("~0", "~");
+            format!(".{}", part.replace('.', "\\."))
         })
         .collect()
 }

@@ -3,7 +3,11 @@
 //! the demo and the tests have something real to follow; and records what it does as core
 //! Events, as a real controller does (`notes` says which, `recorder` records them).
 //!
-//! It reads its lists object by object (`tolerant`), as Kubernetes controllers do: an object it
+//! It watches the operations, clusters and machines (`world`) and reconciles when one changes,
+//! and while an operation runs also a few times per machine step (its steps advance with
+//! time); with nothing running and nothing changing it asks the API nothing.
+//!
+//! It reads its objects one by one (`tolerant`), as Kubernetes controllers do: an object it
 //! cannot read is skipped with a Warning Event on it (once per resourceVersion), and every
 //! other operation goes on. An operation that cannot be read keeps the cluster lock it holds;
 //! a cluster that cannot be read, or a machine that may be one of its, holds that cluster's
@@ -15,6 +19,7 @@ mod progress;
 mod recorder;
 mod tolerant;
 mod versions;
+mod world;
 
 pub use self::notes::reasons;
 pub(crate) use self::notes::{Context as NoteContext, Note, Regarding};
@@ -25,6 +30,7 @@ use self::notes::notes;
 use self::progress::{Progress, start};
 use self::recorder::Recorder;
 use self::tolerant::Unreadable;
+use self::world::{Watching, World, is_finished};
 use anyhow::Context as _;
 use ichor_resources::format_time;
 use ichor_resources::{
@@ -49,12 +55,6 @@ pub struct Controller {
     /// resourceVersion): a Warning once per reading, not on every pass. Only those unreadable
     /// at the last pass are kept.
     reported: Mutex<BTreeSet<tolerant::Identity>>,
-}
-
-fn is_finished(op: &TalosOperation) -> bool {
-    op.status
-        .as_ref()
-        .is_some_and(|s| s.phase == "Completed" || s.phase == "Failed")
 }
 
 fn paused_on_failure(op: &TalosOperation) -> bool {
@@ -91,6 +91,14 @@ fn with_lock(
     c
 }
 
+/// How the controller writes: as its own field manager (`managedFields` names it).
+pub(crate) fn writes() -> PostParams {
+    PostParams {
+        field_manager: Some(COMPONENT.to_string()),
+        ..PostParams::default()
+    }
+}
+
 fn name_of<K: kube::Resource>(k: &K) -> String {
     k.meta().name.clone().unwrap_or_default()
 }
@@ -122,28 +130,42 @@ impl Controller {
         Duration::try_from(self.step).unwrap_or(STEP_AT_SPEED_1)
     }
 
-    /// Runs until the task is dropped, reconciling a few times per step.
-    pub(crate) async fn run(self) {
+    /// Runs until the task is dropped: a pass on every change its watches see, and a few per
+    /// machine step while an operation runs.
+    pub async fn run(self) {
         let tick = (self.step() / 4).max(Duration::from_millis(10));
+        let mut watching = Watching::start(&self.client);
+        watching.ready().await;
         loop {
-            if let Err(e) = self.reconcile(Timestamp::now()).await {
+            let world = watching.world();
+            let running = world.has_running();
+            if let Err(e) = self.reconcile_world(world, Timestamp::now()).await {
                 tracing::debug!(error = %format!("{e:#}"), "simulated controller pass failed");
             }
-            tokio::time::sleep(tick).await;
+            if running {
+                tokio::select! {
+                    () = watching.changed() => {}
+                    () = tokio::time::sleep(tick) => {}
+                }
+            } else {
+                watching.changed().await;
+            }
         }
     }
 
-    /// One pass over every cluster, as of `now`.
+    /// One pass over every cluster, as of `now`, from lists of every object.
     pub async fn reconcile(&self, now: Timestamp) -> anyhow::Result<()> {
-        let ops = tolerant::list::<TalosOperation>(&self.client)
-            .await
-            .context("listing operations")?;
-        let clusters = tolerant::list::<TalosCluster>(&self.client)
-            .await
-            .context("listing clusters")?;
-        let machines = tolerant::list::<Machine>(&self.client)
-            .await
-            .context("listing machines")?;
+        let world = World::listed(&self.client).await?;
+        self.reconcile_world(world, now).await
+    }
+
+    /// One pass over the clusters of the operations in `world`.
+    async fn reconcile_world(&self, world: World, now: Timestamp) -> anyhow::Result<()> {
+        let World {
+            ops,
+            clusters,
+            machines,
+        } = world;
         self.report_unreadable(
             [&ops.unreadable, &clusters.unreadable, &machines.unreadable],
             now,
@@ -260,10 +282,7 @@ impl Controller {
     /// Writes an operation's status; whether it was written.
     async fn write_status(&self, op: &TalosOperation) -> anyhow::Result<bool> {
         let api: Api<TalosOperation> = Api::namespaced(self.client.clone(), &ns_of(op));
-        match api
-            .replace_status(&name_of(op), &PostParams::default(), op)
-            .await
-        {
+        match api.replace_status(&name_of(op), &writes(), op).await {
             Ok(_) => Ok(true),
             // Someone wrote first (a pause, a delete): the next pass reads afresh.
             Err(kube::Error::Api(s)) if s.code == 409 || s.code == 404 => Ok(false),
@@ -286,7 +305,7 @@ impl Controller {
         let mut read = cluster.clone();
         for _ in 0..2 {
             let c = with_lock(&read, holder.clone(), rotated);
-            match api.replace_status(&name, &PostParams::default(), &c).await {
+            match api.replace_status(&name, &writes(), &c).await {
                 Ok(_) => return Ok(()),
                 Err(kube::Error::Api(s)) if s.code == 409 && rotated.is_some() => {
                     read = api.get_status(&name).await?;

@@ -10,7 +10,7 @@ use ichor_resources::{GROUP, Machine, TalosOperation, VERSION};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Mutex;
@@ -244,7 +244,14 @@ impl Recorder {
         if let Some((name, count)) = seen {
             let patch = json!({"count": count + 1, "lastTimestamp": Time(now)});
             match api
-                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .patch(
+                    &name,
+                    &PatchParams {
+                        field_manager: Some(COMPONENT.to_string()),
+                        ..PatchParams::default()
+                    },
+                    &Patch::Merge(&patch),
+                )
                 .await
             {
                 Ok(_) => {
@@ -258,7 +265,7 @@ impl Recorder {
         }
         let mut ev = ev;
         for _ in 0..3 {
-            match api.create(&PostParams::default(), &ev).await {
+            match api.create(&super::writes(), &ev).await {
                 Ok(created) => {
                     let name = created.metadata.name.unwrap_or_default();
                     self.remembered().remember(id, name, 1);

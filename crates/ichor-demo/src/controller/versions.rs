@@ -5,7 +5,7 @@
 use super::{Controller, name_of, ns_of};
 use anyhow::Context as _;
 use ichor_resources::{Machine, MachineStatus, OperationKind, TalosOperationStatus};
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 
 impl Controller {
     /// Writes the version `target` on each machine whose step completed between `old` and
@@ -42,7 +42,7 @@ impl Controller {
             *field = Some(target.to_string());
             let api: Api<Machine> = Api::namespaced(self.client.clone(), &ns_of(machine));
             match api
-                .replace_status(&name_of(machine), &PostParams::default(), &next)
+                .replace_status(&name_of(machine), &super::writes(), &next)
                 .await
             {
                 Ok(_) => {}
