@@ -169,12 +169,41 @@ pub enum Action {
     },
     /// The clusters whose machines' roles the list's rows are read with.
     Roles(Result<Vec<Cluster>, ApiError>),
+    /// The last completed runs of a kind on a cluster, for the pace of a role none of whose
+    /// machines has finished in the run shown.
+    PriorRuns {
+        key: PriorKey,
+        result: Result<Vec<Operation>, ApiError>,
+    },
     /// The report of an operation was written to a file (its path), or why not.
     ReportSaved {
         name: String,
         result: Result<String, String>,
     },
 }
+
+/// The runs a role's pace is borrowed from before one of its machines finished: a kind on a
+/// cluster.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PriorKey {
+    pub namespace: String,
+    pub cluster: String,
+    pub kind: ichor_model::OperationKind,
+}
+
+impl PriorKey {
+    /// The kind and cluster of `op`, when its kind is known.
+    pub fn of(op: &Operation) -> Option<PriorKey> {
+        Some(PriorKey {
+            namespace: op.namespace.clone(),
+            cluster: op.cluster.clone(),
+            kind: op.kind?,
+        })
+    }
+}
+
+/// The most completed runs a pace is borrowed from.
+pub const PRIOR_RUNS: usize = 3;
 
 /// What became of a subscription.
 #[derive(Clone, Debug, PartialEq)]
@@ -197,6 +226,7 @@ pub enum Slot {
     Cluster(ClusterFor),
     Clusters,
     Roles,
+    PriorRuns,
     Plan,
     Permissions(String),
 }
@@ -255,6 +285,8 @@ pub enum Effect {
     ListRoles {
         namespace: Option<String>,
     },
+    /// The last completed runs of a kind on a cluster (at most [`PRIOR_RUNS`]), read whole.
+    PriorRuns(PriorKey),
     /// The report of an operation (read whole: the operation, its cluster, all its events),
     /// written to a file in the working directory (the loop does it).
     SaveReport {
@@ -308,6 +340,7 @@ impl Effect {
             Effect::ListEvents { .. } => "reading the events",
             Effect::ListClusters { .. } => "listing clusters",
             Effect::ListRoles { .. } => "reading the machines' roles",
+            Effect::PriorRuns(_) => "reading the last runs of the same kind",
             Effect::SaveReport { .. } => "writing the operation's report",
             Effect::GetCluster { .. } => "reading the cluster",
             Effect::Plan { .. } => "planning the operation",
@@ -334,6 +367,7 @@ impl Effect {
             Effect::GetCluster { purpose, .. } => Slot::Cluster(*purpose),
             Effect::ListClusters { .. } => Slot::Clusters,
             Effect::ListRoles { .. } => Slot::Roles,
+            Effect::PriorRuns(_) => Slot::PriorRuns,
             Effect::Plan { .. } => Slot::Plan,
             Effect::Permissions { namespace } => Slot::Permissions(namespace.clone()),
             Effect::Write { .. }

@@ -1,8 +1,8 @@
 //! The one mapping from an Effect to a call of the client, and from its result to an Action.
 
-use ichor_app::action::{Action, Effect};
+use ichor_app::action::{Action, Effect, PRIOR_RUNS};
 use ichor_app::state::WriteAction;
-use ichor_model::OperationClient;
+use ichor_model::{OperationClient, PriorPaces};
 
 /// Runs one effect against the client and says what came of it as an Action; `None` for the
 /// effects that are not calls (suspend, quit). The one mapping from Effect to call.
@@ -23,6 +23,12 @@ pub async fn perform(client: &dyn OperationClient, effect: Effect) -> Option<Act
         },
         Effect::ListRoles { namespace } => {
             Action::Roles(client.list_clusters(namespace.as_deref()).await)
+        }
+        Effect::PriorRuns(key) => {
+            let (ns, cluster) = (key.namespace.as_str(), key.cluster.as_str());
+            let runs = PriorPaces::read_runs(client, ns, cluster, key.kind, PRIOR_RUNS);
+            let result = runs.await;
+            Action::PriorRuns { key, result }
         }
         Effect::Plan { seq, request } => Action::Planned {
             seq,

@@ -12,6 +12,7 @@ pub(crate) mod clusters;
 pub(crate) mod confirm;
 pub(crate) mod contexts;
 pub(crate) mod events;
+pub(crate) mod footer;
 pub(crate) mod help;
 pub mod history;
 pub mod listing;
@@ -129,7 +130,7 @@ fn render_frame(state: &State, ctx: &Ctx<'_>, area: Rect, buf: &mut Buffer) {
         Screen::Cluster => cluster::render(state, ctx, body, buf),
     }
     production::frame(state, ctx, body, buf);
-    chrome::footer(state, ctx, area, footer, buf);
+    footer::footer(state, ctx, area, footer, buf);
     if let Some(d) = &state.dialog {
         render_dialog(state, d, ctx, area, buf);
     }

@@ -197,7 +197,44 @@ pub struct PriorPaces {
     pub runs: usize,
 }
 
+/// How many completed operations a read of the prior runs looks through for its kind.
+const PRIOR_LOOKED_AT: u32 = 50;
+
 impl PriorPaces {
+    /// The last `max` completed runs of `kind` on `cluster` in `namespace`, newest first, each
+    /// read whole (a run that cannot be read is left out): what [`PriorPaces::of`] reads.
+    pub async fn read_runs(
+        client: &dyn crate::OperationClient,
+        namespace: &str,
+        cluster: &str,
+        kind: OperationKind,
+        max: usize,
+    ) -> Result<Vec<Operation>, crate::ApiError> {
+        let query = crate::ListQuery {
+            namespace: Some(namespace.to_string()),
+            cluster: Some(cluster.to_string()),
+            phases: vec![Phase::Completed],
+            page_size: PRIOR_LOOKED_AT,
+            view: crate::View::Summary,
+            ..crate::ListQuery::default()
+        };
+        let page = client.list_page(&query).await?;
+        let names: Vec<String> = page
+            .operations
+            .iter()
+            .filter(|o| o.kind == Some(kind) && o.cluster == cluster)
+            .take(max)
+            .map(|o| o.name.clone())
+            .collect();
+        let mut runs = Vec::with_capacity(names.len());
+        for name in names {
+            if let Ok(op) = client.get_operation(namespace, &name).await {
+                runs.push(op);
+            }
+        }
+        Ok(runs)
+    }
+
     /// The paces of `runs` (completed operations with their machines), their machines' roles
     /// read from `roles`; the same statistic as this run's ([`Paces`]).
     pub fn of(runs: &[Operation], roles: &Roles, rule: SlowRule) -> PriorPaces {

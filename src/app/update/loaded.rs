@@ -105,6 +105,7 @@ pub(super) fn land_operation(
     d.seen_at = Some(state.now);
     state.last_ok = Some(state.now);
     let mut effects = super::notify::look(state, std::slice::from_ref(&op));
+    effects.extend(super::pace::ask_prior_runs(state, &op));
     if rotated {
         effects.push(Effect::GetCluster {
             seq: state.seq,

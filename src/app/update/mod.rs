@@ -162,6 +162,7 @@ fn dispatch(state: &mut State, action: Action) -> Vec<Effect> {
             command::on_context_failed(state, context, message)
         }
         Action::Roles(result) => pace::on_roles(state, result),
+        Action::PriorRuns { key, result } => pace::on_prior_runs(state, key, result),
         Action::ReportSaved { name, result } => guard::on_report_saved(state, name, result),
     }
 }

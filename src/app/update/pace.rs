@@ -4,7 +4,7 @@
 //! so one that turns slow is said once.
 
 use super::listed_namespace;
-use crate::action::Effect;
+use crate::action::{Effect, PriorKey};
 use crate::state::{Screen, State};
 use ichor_model::{ApiError, Cluster, Operation};
 use jiff::SignedDuration;
@@ -27,6 +27,41 @@ pub(super) fn on_roles(state: &mut State, result: Result<Vec<Cluster>, ApiError>
         Err(e) => tracing::info!(error = %e.message, "the machines' roles could not be read"),
     }
     Vec::new()
+}
+
+/// The last runs of a kind on a cluster arrived: the estimate of a run of that kind borrows
+/// their paces for its roles that have none yet.
+pub(super) fn on_prior_runs(
+    state: &mut State,
+    key: PriorKey,
+    result: Result<Vec<Operation>, ApiError>,
+) -> Vec<Effect> {
+    match result {
+        Ok(runs) => {
+            state.quiet = state.pace.prior.get(&key) == Some(&runs);
+            state.pace.prior.insert(key, runs);
+        }
+        Err(e) => {
+            state.quiet = true;
+            tracing::info!(error = %e.message, "the last runs of the same kind could not be read");
+        }
+    }
+    Vec::new()
+}
+
+/// Asks once for the last runs of `op`'s kind on its cluster, when it is unfinished and walks
+/// machines: a role none of whose machines has finished yet borrows their pace.
+pub(super) fn ask_prior_runs(state: &mut State, op: &Operation) -> Vec<Effect> {
+    let walks = op
+        .kind
+        .is_some_and(ichor_model::OperationKind::touches_machines);
+    let Some(key) = PriorKey::of(op).filter(|_| walks && !op.phase.is_finished()) else {
+        return Vec::new();
+    };
+    if !state.pace.prior_asked.insert(key.clone()) {
+        return Vec::new();
+    }
+    vec![Effect::PriorRuns(key)]
 }
 
 /// Whether the roles of `op`'s machines are needed and not all held.

@@ -88,6 +88,20 @@ fn operation_object(plan: &Plan, actor: (&str, &str), request_id: &str) -> Talos
     op
 }
 
+/// `op` with the person's confirmation of a kube-proxy switch in its history, kept with the
+/// start it was given for.
+fn with_confirmation(mut op: TalosOperation, actor: &str) -> TalosOperation {
+    let entry = record::entry(
+        HistoryAction::ConfirmKubeProxySwitch,
+        actor,
+        HistoryOutcome::Applied,
+    );
+    let value = record::history_with(&op, entry);
+    let annotations = op.metadata.annotations.get_or_insert_default();
+    annotations.insert(names::HISTORY.to_string(), value);
+    op
+}
+
 /// A start's conflicts: another writer changed what we read, or created the name first.
 fn is_conflict(e: &ApiError) -> bool {
     conflicts::is_conflict(e) || e.code == Code::AlreadyExists
@@ -269,18 +283,10 @@ impl OperationService {
         // earlier start was stopped before taking it back. Any start takes it back.
         let stray = convert::has_confirmation(&world.cluster);
         let confirmed_switch = plan.kind == OperationKind::Cni && spec_written.is_some();
-        let mut op = op;
-        if confirmed_switch {
-            // The person's confirmation of the switch, kept with the start it was given for.
-            let entry = record::entry(
-                HistoryAction::ConfirmKubeProxySwitch,
-                &actor,
-                HistoryOutcome::Applied,
-            );
-            let value = record::history_with(&op, entry);
-            let annotations = op.metadata.annotations.get_or_insert_default();
-            annotations.insert(names::HISTORY.to_string(), value);
-        }
+        let op = match confirmed_switch {
+            true => with_confirmation(op, &actor),
+            false => op,
+        };
         let written = Written {
             caller,
             ns,
