@@ -322,10 +322,15 @@ impl Cli {
             Some(Command::DemoCluster(a)) => (true, a.log_format),
             _ => (false, LogFormat::Text),
         };
+        let only_if_named = matches!(
+            &self.command,
+            Some(Command::Version(_) | Command::Completion(_) | Command::Man(_))
+        );
         LogSetup {
             file: self.log_file(),
             server,
             format,
+            only_if_named,
         }
     }
 
