@@ -379,8 +379,13 @@ pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
 /// The log filter unless `ICHOR_TUI_LOG` (else `RUST_LOG`) gives one. kube's client logs a whole response body
 /// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
 /// never decodes through that path for lists and gets (see `service::tolerant`) and says what
-/// it could not read itself, in a bounded line, so kube's own line is left out.
-pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
+/// it could not read itself, in a bounded line, so kube's own line is left out. And kube's
+/// client says every request that failed (no answer, or a 5xx) at ERROR
+/// (`kube_client::client::builder`), the same error its caller gets and says in its own line:
+/// during an API outage that was an ERROR at every readiness check, where serve logs the
+/// outage once, with kube's error in it (a health check fails … reason). So those are off.
+pub const DEFAULT_LOG_FILTER: &str =
+    "info,kube_client::client=error,kube_client::client::builder=off";
 
 #[cfg(test)]
 mod tests {
