@@ -207,10 +207,11 @@ pub enum Command {
 /// `ichor-tui serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on, e.g. 0.0.0.0:50051 (port 0 picks a free port; the address is
-    /// printed as "serving on ADDR").
-    #[arg(long, default_value = "127.0.0.1:50051")]
-    pub listen: String,
+    /// Address to listen on: localhost:PORT (127.0.0.1 and ::1), an address such as
+    /// 127.0.0.1:50051, or [::]:PORT (every address, IPv6 and IPv4; 0.0.0.0 without IPv6).
+    /// Port 0 picks a free port; each address is printed as "serving on ADDR".
+    #[arg(long, default_value = "localhost:50051", value_name = "ADDR")]
+    pub listen: ichor_server::ListenAddr,
     /// TLS certificate chain (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -249,10 +250,11 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
     pub log_format: LogFormat,
     /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
-    /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
-    /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
+    /// [::]:9090 (every address, IPv6 and IPv4): calls by service, method, protocol and code,
+    /// latency, calls in flight, open connections, what a limit refused; and /livez, /readyz
+    /// and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
-    pub metrics_listen: Option<SocketAddr>,
+    pub metrics_listen: Option<ichor_server::ListenAddr>,
     /// At most this many streams of live updates at once, everyone's together; past it a
     /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A dashboard's
     /// stream and connection cost serve about 62 KiB (docs/performance.md).

@@ -41,12 +41,7 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         (None, None) => None,
         _ => anyhow::bail!("--tls-cert and --tls-key go together"),
     };
-    let addr: std::net::SocketAddr = args.listen.parse().with_context(|| {
-        format!(
-            "parsing --listen {} (e.g. 127.0.0.1:50051)",
-            ichor_model::error_text::quoted(&args.listen)
-        )
-    })?;
+    let addr = args.listen;
     ichor_server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
     let opts = ichor_server::ListenOptions {
         addr,

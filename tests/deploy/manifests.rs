@@ -230,10 +230,11 @@ fn probes_resources_and_scraping_name_what_the_binary_serves() {
             .unwrap_or_else(|| panic!("{name} in {args:?}"));
         args[i + 1].clone()
     };
-    assert_eq!(flag("--listen"), format!("127.0.0.1:{}", m.port("api")));
+    // The API on both loopbacks; metrics and probes on every address, IPv6 and IPv4.
+    assert_eq!(flag("--listen"), format!("localhost:{}", m.port("api")));
     assert_eq!(
         flag("--metrics-listen"),
-        format!("0.0.0.0:{}", m.port("metrics"))
+        format!("[::]:{}", m.port("metrics"))
     );
     assert_eq!(flag("--log-format"), "json");
     for (what, probe, path) in [

@@ -5,6 +5,8 @@
 //! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
 //! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
+pub mod addr;
+pub use addr::ListenAddr;
 pub(crate) mod auth;
 pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
@@ -51,7 +53,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
 use tonic::codec::CompressionEncoding;
 
 /// The actor recorded on what an anonymous caller (acting as the server) starts.
@@ -181,8 +182,8 @@ pub(crate) const APISERVER_REQUEST_TIMEOUT: std::time::Duration =
     std::time::Duration::from_secs(60);
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
-pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
-    if !tls && !addr.ip().is_loopback() && !insecure_listen {
+pub fn check_transport(addr: &ListenAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
+    if !tls && !addr.is_loopback() && !insecure_listen {
         anyhow::bail!(
             "refusing to serve plaintext on {addr}: bearer tokens would cross the network unencrypted; \
              give --tls-cert and --tls-key, listen on a loopback address, or pass --insecure-listen \
@@ -276,9 +277,10 @@ fn stack(
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
     config: ServerConfig,
-    listener: TcpListener,
+    listener: impl Into<addr::Listeners>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let listener = listener.into();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (service, health) = stack(&config, stop.clone())?;
     let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
@@ -355,7 +357,7 @@ pub(crate) async fn shutdown_signal() {
 #[derive(Clone)]
 pub struct ListenOptions {
     /// Port 0 picks a free port.
-    pub addr: SocketAddr,
+    pub addr: ListenAddr,
     pub tls: Option<TlsPem>,
     /// Plaintext on an address other hosts can reach.
     pub insecure_listen: bool,
@@ -363,20 +365,21 @@ pub struct ListenOptions {
     /// Every write refused (see [`ServerConfig::read_only`]).
     pub read_only: bool,
     /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
-    pub metrics: Option<SocketAddr>,
+    pub metrics: Option<ListenAddr>,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
 }
 
-/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
+/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR` (a line for each
+/// address: `localhost` is two), and serves with
 /// `kube` (the server's own identity) until SIGTERM or SIGINT.
 pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
     let addr = opts.addr;
     check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
-    let listener = listen::bind(addr, opts.bounds.connections)
+    let listener = addr::bind_all(addr, opts.bounds.connections)
         .with_context(|| format!("listening on {addr}"))?;
     let local = listener
-        .local_addr()
+        .local_addrs()
         .context("reading the listen address")?;
     memory::trim_periodically();
     fds::make_room(opts.bounds.connections);
@@ -387,17 +390,18 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         bounds: opts.bounds,
         ..ServerConfig::new(kube)
     };
-    let scraped = match opts.metrics {
-        Some(at) => Some(metrics::bind(at).await?),
-        None => None,
-    };
+    let scraped = opts.metrics.map(metrics::bind).transpose()?;
     {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
-        writeln!(out, "serving on {local}").context("writing to stdout")?;
+        for at in &local {
+            writeln!(out, "serving on {at}").context("writing to stdout")?;
+        }
         if let Some(l) = &scraped {
-            let at = l.local_addr().context("reading the metrics address")?;
-            writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+            let at = l.local_addrs().context("reading the metrics address")?;
+            for at in at {
+                writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+            }
         }
         out.flush().context("writing to stdout")?;
     }
@@ -409,8 +413,9 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
             std::future::pending::<()>(),
         ))
     });
+    let local: Vec<String> = local.iter().map(SocketAddr::to_string).collect();
     tracing::info!(
-        %local,
+        local = %local.join(" "),
         tls = opts.tls.is_some(),
         anonymous = opts.allow_anonymous,
         "serving OperationService and ClusterService"
