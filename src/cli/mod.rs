@@ -184,7 +184,8 @@ pub enum Command {
     DemoCluster(DemoClusterArgs),
     /// Serve OperationService and ClusterService over the Connect protocol, gRPC and gRPC-Web on
     /// one port (with health and reflection), acting as each caller whose bearer token
-    /// Kubernetes accepts (TokenReview, then impersonation).
+    /// Kubernetes accepts (TokenReview, then impersonation; or, with --auth passthrough, the
+    /// caller's own token).
     Serve(ServeArgs),
     /// Start a rolling upgrade: `upgrade talos|kubernetes|ichor VERSION` (the plan, then y/N).
     Upgrade(verbs::args::UpgradeArgs),
@@ -224,6 +225,12 @@ pub struct ServeArgs {
     /// Calls without a bearer token act as the server's own identity (actor "ichor-tui-server").
     #[arg(long)]
     pub allow_anonymous: bool,
+    /// How serve acts as each caller: impersonate (a TokenReview says who the token is, then
+    /// every request impersonates them with serve's own credentials) or passthrough (the
+    /// caller's token goes to the Kubernetes API as their own credentials: for API servers that
+    /// accept the same tokens, such as OIDC; no review, no impersonation).
+    #[arg(long, value_enum, default_value_t = ServeAuth::Impersonate, value_name = "MODE")]
+    pub auth: ServeAuth,
     /// A read-only server: every start, pause, resume and delete is refused PERMISSION_DENIED
     /// (reason READ_ONLY); reads are served as usual.
     #[arg(long, visible_alias = "readonly")]
@@ -265,6 +272,16 @@ pub struct ServeArgs {
     /// hard limit.
     #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_CONNECTIONS, value_parser = bound)]
     pub max_connections: usize,
+}
+
+/// `serve --auth`: how serve acts as its callers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeAuth {
+    /// A TokenReview, then impersonation (ADR 0058).
+    #[default]
+    Impersonate,
+    /// The caller's own token, sent as their credentials.
+    Passthrough,
 }
 
 /// A bound of `serve`: from 1 to 1,000,000.

@@ -8,6 +8,7 @@
 pub mod addr;
 pub use addr::ListenAddr;
 pub(crate) mod auth;
+pub use auth::AuthMode;
 pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
@@ -25,6 +26,7 @@ pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
 pub(crate) mod health;
+pub(crate) mod impersonable;
 pub use health::Health;
 pub(crate) mod listen;
 pub use listen::{AUTHENTICATED_WITHIN, MAX_CONNECTIONS, bind};
@@ -95,8 +97,11 @@ impl TlsPem {
 
 /// What a server needs.
 pub struct ServerConfig {
-    /// The server's own Kubernetes client: may create tokenreviews and impersonate.
+    /// The server's own Kubernetes client: may create tokenreviews and impersonate (or, in
+    /// passthrough, read what it reads as itself).
     pub kube: kube::Client,
+    /// How it acts as its callers: impersonation (the default) or their own tokens.
+    pub auth: AuthMode,
     /// Calls without a token act as the server itself.
     pub allow_anonymous: bool,
     /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
@@ -145,6 +150,7 @@ impl ServerConfig {
         ServerConfig {
             health: Health::new(kube.clone()),
             kube,
+            auth: AuthMode::Impersonate,
             allow_anonymous: false,
             tls: None,
             metrics: metrics::Metrics::new(),
@@ -209,10 +215,14 @@ fn stack(
 )> {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
+    if let AuthMode::Passthrough { bare } = &config.auth {
+        access = access.passing_tokens_through(bare.clone());
+    }
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(
-        Authenticator::new(access, config.allow_anonymous).trusting_reviews_for(config.recheck),
+        Authenticator::new(access, config.allow_anonymous, &config.auth)
+            .trusting_reviews_for(config.recheck),
     );
     let reads = ichor_service::shared::SharedReads::lingering(
         service.clone(),
@@ -362,6 +372,8 @@ pub struct ListenOptions {
     /// Plaintext on an address other hosts can reach.
     pub insecure_listen: bool,
     pub allow_anonymous: bool,
+    /// How it acts as its callers (`--auth`).
+    pub auth: AuthMode,
     /// Every write refused (see [`ServerConfig::read_only`]).
     pub read_only: bool,
     /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
@@ -383,8 +395,10 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         .context("reading the listen address")?;
     memory::trim_periodically();
     fds::make_room(opts.bounds.connections);
+    let passthrough = matches!(opts.auth, AuthMode::Passthrough { .. });
     let config = ServerConfig {
         allow_anonymous: opts.allow_anonymous,
+        auth: opts.auth.clone(),
         tls: opts.tls.clone(),
         read_only: opts.read_only,
         bounds: opts.bounds,
@@ -418,6 +432,7 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
         local = %local.join(" "),
         tls = opts.tls.is_some(),
         anonymous = opts.allow_anonymous,
+        auth = if passthrough { "passthrough" } else { "impersonate" },
         "serving OperationService and ClusterService"
     );
     let served = serve(config, listener, shutdown_signal()).await;
