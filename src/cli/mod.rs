@@ -212,7 +212,7 @@ pub struct ServeArgs {
     /// 127.0.0.1:50051, or [::]:PORT (every address, IPv6 and IPv4; 0.0.0.0 without IPv6).
     /// Port 0 picks a free port; each address is printed as "serving on ADDR".
     #[arg(long, default_value = "localhost:50051", value_name = "ADDR")]
-    pub listen: ichor_server::ListenAddr,
+    pub listen: String,
     /// TLS certificate chain (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,

@@ -63,7 +63,12 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         (None, None) => None,
         _ => anyhow::bail!("--tls-cert and --tls-key go together"),
     };
-    let addr = args.listen;
+    let addr: ichor_server::ListenAddr = args.listen.parse().map_err(|e| {
+        anyhow::anyhow!(
+            "parsing --listen {}: {e}",
+            ichor_model::error_text::quoted(&args.listen)
+        )
+    })?;
     ichor_server::check_transport(&addr, tls.is_some(), args.insecure_listen)?;
     let passthrough = args.auth == ServeAuth::Passthrough;
     let mut opts = ichor_server::ListenOptions {

@@ -259,3 +259,50 @@ async fn passing_tokens_through_the_role_grants_what_serve_reads_as_itself_and_n
     assert_eq!(denied.len(), 1, "{denied:?}");
     assert!(denied[0].contains("impersonate users"), "{denied:?}");
 }
+
+/// `curl` a Connect call `ListOperations` of every namespace at `url` with `token`: the HTTP
+/// status and the body.
+fn list_over_connect(url: &str, token: &str) -> (u16, String) {
+    let out = std::process::Command::new("curl")
+        .args(["-sS", "--max-time", "10", "-w", "\n%{http_code}"])
+        .args(["-H", "Content-Type: application/json"])
+        .arg("-H")
+        .arg(format!("Authorization: Bearer {token}"))
+        .args(["-d", r#"{"allNamespaces": true}"#])
+        .arg(format!(
+            "{url}/ichor.v1alpha1.OperationService/ListOperations"
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap();
+    (code.parse().unwrap(), body.to_string())
+}
+
+#[test]
+fn the_binary_passes_tokens_through_when_asked() {
+    if !super::present("curl", &["--version"]) {
+        return;
+    }
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ichor-tui"));
+    cmd.args([
+        "serve",
+        "--demo",
+        "--auth",
+        "passthrough",
+        "--listen",
+        "127.0.0.1:0",
+        "--log-format",
+        "json",
+    ])
+    .stderr(std::process::Stdio::null());
+    let (_serving, said) = super::Proc::start_saying(cmd, &["serving on "]);
+    let url = format!("http://{}", said[0].trim_start_matches("serving on "));
+    let (code, body) = list_over_connect(&url, users::VIEWER_TOKEN);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\"operations\""), "{body}");
+    let (code, body) = list_over_connect(&url, "not-a-token");
+    assert_eq!(code, 401, "{body}");
+    assert!(body.contains("SelfSubjectReview"), "{body}");
+    assert!(!body.contains("not-a-token"), "{body}");
+}

@@ -219,7 +219,7 @@ fn the_network_policy_lets_in_the_metrics_port_from_the_namespace_a_label_names(
             .unwrap()
             .labels,
     );
-    let selected = labels(&spec.pod_selector.match_labels);
+    let selected = labels(&spec.pod_selector.as_ref().unwrap().match_labels);
     assert!(selected.iter().all(|(k, v)| pod_labels.get(k) == Some(v)));
     assert_eq!(spec.policy_types, Some(vec!["Ingress".to_string()]));
     let ingress = spec.ingress.as_ref().unwrap();

@@ -1,9 +1,11 @@
 //! `ichor-tui serve`: OperationService and ClusterService over the Connect protocol, gRPC and
 //! gRPC-Web on one port (tonic's routes behind our Connect layer), with the standard health
 //! service and server reflection so grpcurl works. Every call is made as the caller, whose
-//! bearer token a Kubernetes TokenReview verifies from the headers before any body is read
-//! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
-//! runs. What a caller can hold is bounded in [`listen`] and [`front`].
+//! bearer token Kubernetes verifies from the headers before any body is read (a TokenReview,
+//! then impersonation; or, with [`AuthMode::Passthrough`], the caller's own token: see [`gate`]
+//! and [`auth`]); the handlers run the same service the in-process dashboard runs. What a caller
+//! can hold is bounded in [`listen`] and [`front`]; where it listens (IPv4, IPv6, both) is
+//! [`addr`]'s.
 
 pub mod addr;
 pub use addr::ListenAddr;

@@ -268,7 +268,7 @@ const NOT_IN_HEADER_NAME: &percent_encoding::AsciiSet = &percent_encoding::NON_A
     .remove(b'~');
 
 /// The `Impersonate-*` headers that act as `id`; when a part of it cannot be a header (a
-/// name, group, uid or extra that is not visible ASCII), `system:anonymous` alone: the
+/// name, group, uid or extra with a control character), `system:anonymous` alone: the
 /// requests then fail authorisation, never running as less than the caller was told to be.
 pub(crate) fn impersonation_headers(id: &Identity) -> Vec<(http::HeaderName, HeaderValue)> {
     let user = |name: HeaderValue| (http::HeaderName::from_static("impersonate-user"), name);
@@ -428,7 +428,8 @@ mod tests {
                 pair("impersonate-group", "team"),
                 pair("impersonate-uid", "u-1"),
                 pair(
-                    "impersonate-extra-authentication.kubernetes.io%2Fpod-name",
+                    // A header name is lower case: kube-apiserver unescapes `%2f` as `%2F`.
+                    "impersonate-extra-authentication.kubernetes.io%2fpod-name",
                     "ci-7"
                 ),
             ]
@@ -441,7 +442,7 @@ mod tests {
         let said = impersonation_headers(&account);
         assert_eq!(said.len(), 1, "no groups for a service account: {said:?}");
         let unsayable = Identity {
-            extra: BTreeMap::from([("k".to_string(), vec!["caf\u{e9}".to_string()])]),
+            extra: BTreeMap::from([("k".to_string(), vec!["two\nlines".to_string()])]),
             ..id
         };
         let said = impersonation_headers(&unsayable);

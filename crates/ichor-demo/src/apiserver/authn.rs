@@ -37,6 +37,46 @@ struct Asked {
 }
 
 impl Asked {
+    /// What kube-apiserver asks RBAC before it impersonates: a service account's user name as
+    /// that service account (`impersonate` on serviceaccounts, in its namespace), any other
+    /// name as a user; each group as a group; the uid as a uid and each extra's value under
+    /// `userextras/KEY` (authentication.k8s.io).
+    fn checks<'a>(
+        &'a self,
+        user: &'a str,
+        account: Option<(&'a str, &'a str)>,
+    ) -> Vec<Attributes<'a>> {
+        const AUTHENTICATION: &str = "authentication.k8s.io";
+        let mut checks = vec![match account {
+            Some((ns, name)) => {
+                Attributes::resource("impersonate", "", "serviceaccounts", Some(name), Some(ns))
+            }
+            None => Attributes::resource("impersonate", "", "users", Some(user), None),
+        }];
+        checks.extend(
+            self.groups
+                .iter()
+                .map(|g| Attributes::resource("impersonate", "", "groups", Some(g), None)),
+        );
+        if let Some(uid) = &self.uid {
+            let uids = Attributes::resource("impersonate", AUTHENTICATION, "uids", Some(uid), None);
+            checks.push(uids);
+        }
+        for (key, values) in &self.extra {
+            for v in values {
+                checks.push(Attributes::Resource {
+                    verb: "impersonate",
+                    group: AUTHENTICATION,
+                    resource: "userextras",
+                    subresource: key,
+                    name: v,
+                    namespace: "",
+                });
+            }
+        }
+        checks
+    }
+
     fn of(headers: &http::HeaderMap) -> Asked {
         let text = |v: &http::HeaderValue| v.to_str().ok().map(str::to_string);
         let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -98,51 +138,8 @@ fn impersonate(
             ..Identity::default()
         });
     }
-    // As kube-apiserver: a service account's user name is impersonated as that service
-    // account (`impersonate` on serviceaccounts, in its namespace), with its groups unless
-    // groups are given; any other name as a user; each group as a group; the uid as a uid and
-    // each extra's value under `userextras/KEY` (authentication.k8s.io).
     let account = service_account(user);
-    let mut checks = vec![match account {
-        Some((ns, name)) => {
-            Attributes::resource("impersonate", "", "serviceaccounts", Some(name), Some(ns))
-        }
-        None => Attributes::resource("impersonate", "", "users", Some(user), None),
-    }];
-    checks.extend(
-        asked
-            .groups
-            .iter()
-            .map(|g| Attributes::resource("impersonate", "", "groups", Some(g), None)),
-    );
-    if let Some(uid) = &asked.uid {
-        let group = "authentication.k8s.io";
-        checks.push(Attributes::resource(
-            "impersonate",
-            group,
-            "uids",
-            Some(uid),
-            None,
-        ));
-    }
-    let extras: Vec<(String, &str)> = asked
-        .extra
-        .iter()
-        .flat_map(|(k, vs)| {
-            vs.iter()
-                .map(move |v| (format!("userextras/{k}"), v.as_str()))
-        })
-        .collect();
-    for (resource, value) in &extras {
-        let group = "authentication.k8s.io";
-        checks.push(Attributes::resource(
-            "impersonate",
-            group,
-            resource,
-            Some(value),
-            None,
-        ));
-    }
+    let checks = asked.checks(user, account);
     if let Some(refused) = checks.iter().find(|asked| !auth.allowed(&who, asked)) {
         return Err(impersonation_denied(&who, refused));
     }

@@ -164,9 +164,9 @@ mod tests {
                 (*verb, resource.to_string()),
                 "{method} {path}"
             );
-            r.count("viewer", method, path, *query);
+            r.count(("viewer", None), method, path, *query);
         }
-        r.count("viewer", &Method::GET, ops, None);
+        r.count(("viewer", None), &Method::GET, ops, None);
         let rows = r.rows();
         assert_eq!(rows.len(), cases.len());
         let lists = rows
