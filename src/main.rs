@@ -8,7 +8,10 @@ use std::net::SocketAddr;
 fn main() -> std::process::ExitCode {
     // `COMPLETE=bash ichor-tui -- WORDS…`, as the completion script calls it: the candidates,
     // then exit (before anything else prints).
-    clap_complete::CompleteEnv::with_factory(ichor_tui::cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(ichor_tui::cli::command)
+        .completer(ichor_tui::cli::complete::COMMAND)
+        .shells(ichor_tui::cli::complete::shells())
+        .complete();
     let cli = ichor_tui::cli::parse();
     let logging = match ichor_tui::cli::init_logging(cli.log_setup()) {
         Ok(l) => Some(l),

@@ -110,7 +110,7 @@ fn subcommands_need_no_terminal() {
     let exit = run(home.path(), &["serve", "--listen", "not-an-address"]);
     assert_eq!(
         exit.line(),
-        "ichor-tui: parsing --listen \"not-an-address\" (e.g. 127.0.0.1:50051): invalid socket address syntax"
+        "ichor-tui: parsing --listen \"not-an-address\": an address and port: 127.0.0.1:8080, [::1]:8080, localhost:8080 (both loopbacks) or [::]:8080 (every address, IPv6 and IPv4)"
     );
     assert_eq!(exit.code, Some(1));
 }

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 #[path = "cli_habits/about.rs"]
 mod about;
+#[path = "cli_habits/man_pages.rs"]
+mod man_pages;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ichor-tui");
 

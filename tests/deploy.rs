@@ -1,13 +1,16 @@
-//! `deploy/` exercised: every manifest read into k8s-openapi's types with nothing left over, the
-//! Deployment's container run with exactly its args and env and asked what its probes ask, the
-//! image built from the Containerfile and its entrypoint run from the exported filesystem, the
-//! ClusterRole proven least privilege, and the health endpoints and logs serve gives a kubelet
-//! and a log collector.
+//! `deploy/` exercised: every manifest of the kustomize base read into k8s-openapi's types with
+//! nothing left over, and the base and each overlay built by `kubectl kustomize` and read the
+//! same way; the Deployment's container run with exactly its args and env and asked what its
+//! probes ask, the image built from the Containerfile and its entrypoint run from the exported
+//! filesystem, the ClusterRole proven least privilege in both modes, and the health endpoints
+//! and logs serve gives a kubelet and a log collector.
 
 #[path = "deploy/health.rs"]
 mod health;
 #[path = "deploy/image.rs"]
 mod image;
+#[path = "deploy/kustomize.rs"]
+mod kustomize;
 #[path = "deploy/least_privilege.rs"]
 mod least_privilege;
 #[path = "deploy/logs.rs"]
@@ -18,7 +21,8 @@ mod manifests;
 mod pod;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Container, Namespace, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{Container, Service, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use serde_json::Value;
@@ -30,34 +34,38 @@ fn deploy_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy")
 }
 
-/// Every YAML document in `deploy/`, with its file's name, in the files' order.
+/// The kustomize base: `deploy/base`.
+fn base_dir() -> PathBuf {
+    deploy_dir().join("base")
+}
+
+/// Every YAML document of the base's resources (the files its kustomization.yaml names, in
+/// that order), with its file's name: what `kubectl apply -k deploy/base` applies, before
+/// kustomize sets the namespace (which every namespaced one already names).
 fn documents() -> Vec<(String, Value)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(deploy_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    files.sort();
+    let read = |name: &str| -> Vec<Value> {
+        let text = std::fs::read_to_string(base_dir().join(name)).unwrap();
+        serde_saphyr::from_multiple(&text).unwrap_or_else(|e| panic!("{name} is not YAML: {e}"))
+    };
+    let kustomization = read("kustomization.yaml").remove(0);
+    let files = kustomization["resources"].as_array().expect("resources");
     let mut docs = Vec::new();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let values: Vec<Value> = serde_saphyr::from_multiple(&text)
-            .unwrap_or_else(|e| panic!("{name} is not YAML: {e}"));
-        docs.extend(values.into_iter().map(|v| (name.clone(), v)));
+    for file in files {
+        let name = file.as_str().unwrap().to_string();
+        docs.extend(read(&name).into_iter().map(|v| (name.clone(), v)));
     }
     docs
 }
 
 /// The manifests, each read into its k8s-openapi type.
 struct Manifests {
-    namespace: Namespace,
     service_account: ServiceAccount,
     cluster_role: ClusterRole,
     binding: ClusterRoleBinding,
     deployment: Deployment,
     service: Service,
     budget: PodDisruptionBudget,
+    network_policy: NetworkPolicy,
 }
 
 impl Manifests {
@@ -69,17 +77,17 @@ impl Manifests {
                 .filter(|(_, d)| d["kind"] == kind)
                 .cloned()
                 .collect();
-            assert_eq!(of_kind.len(), 1, "one {kind} in deploy/");
+            assert_eq!(of_kind.len(), 1, "one {kind} in deploy/base");
             of_kind.into_iter().next().unwrap()
         };
         Manifests {
-            namespace: manifests::strictly(&one("Namespace")),
             service_account: manifests::strictly(&one("ServiceAccount")),
             cluster_role: manifests::strictly(&one("ClusterRole")),
             binding: manifests::strictly(&one("ClusterRoleBinding")),
             deployment: manifests::strictly(&one("Deployment")),
             service: manifests::strictly(&one("Service")),
             budget: manifests::strictly(&one("PodDisruptionBudget")),
+            network_policy: manifests::strictly(&one("NetworkPolicy")),
         }
     }
 

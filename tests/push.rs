@@ -350,16 +350,17 @@ crate::matrix!(
 /// with PermissionDenied.
 async fn a_permission_revoked_mid_stream_ends_it(path: Path) {
     let api = world();
-    api.add_token("temp-token", "temp", &["temps"]);
+    // Granted to the user (serve impersonates only the groups its role names).
+    api.add_token("temp-token", "temp", &[]);
     api.add_rule(Rule::new(
-        Subject::Group("temps".into()),
+        Subject::User("temp".into()),
         &["get", "list", "watch"],
         &["talosoperations"],
     ));
     let recheck = Duration::from_secs(1);
     let mut running = None;
     let c = match path {
-        Path::Impersonated => served(&api, Caller::user("temp", &["temps"]), recheck),
+        Path::Impersonated => served(&api, Caller::user("temp", &[]), recheck),
         _ => {
             let opts = common::server::Options {
                 recheck: Some(recheck),
@@ -382,7 +383,7 @@ async fn a_permission_revoked_mid_stream_ends_it(path: Path) {
     let req = the_list();
     let mut updates = c.watch_operations(&req).await.unwrap();
     next_change(&mut updates).await;
-    api.remove_rules_of(&Subject::Group("temps".into()));
+    api.remove_rules_of(&Subject::User("temp".into()));
     let ended = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match updates.next().await {

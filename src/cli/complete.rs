@@ -1,16 +1,19 @@
 //! Shell completion with clap_complete's dynamic engine (as jj uses it).
 //! `ichor-tui completion bash|zsh|fish|powershell|elvish` prints the script that registers it,
-//! as `COMPLETE=bash ichor-tui` would; on each Tab the shell runs `COMPLETE=bash ichor-tui --
+//! as `COMPLETE=bash ichor-tui` would (calling back the command by its name, found on PATH;
+//! zsh's also from `fpath`: [`ZshFromFpath`]); on each Tab the shell runs `COMPLETE=bash ichor-tui --
 //! WORDS…` (main's `CompleteEnv`), and the binary answers from its own grammar: subcommands,
 //! flags and their fixed values, and the names it can ask for cheaply. Context names come from
 //! the kubeconfig (no network); operation, cluster and namespace names from the route the typed
 //! flags reach (`--demo`, `--kubeconfig`, `--context`, `-n`, `--server`, …), within
 //! [`DEADLINE`]; when nothing answers in time there are none, and the shell completes nothing.
 
+mod script;
+pub use script::{COMMAND, ZshFromFpath, print_script, shells};
+
 use super::verbs::args::Reach;
 use clap::{Args, ValueEnum};
 use clap_complete::CompletionCandidate;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 /// How long a Tab may wait for names.
@@ -35,48 +38,6 @@ pub enum Shell {
     Fish,
     Powershell,
     Elvish,
-}
-
-/// The path the script calls back: this program as it was started (made absolute when started
-/// by a relative path, as `CompleteEnv` does).
-fn completer() -> String {
-    let first = std::env::args_os()
-        .next()
-        .unwrap_or_else(|| "ichor-tui".into());
-    let mut path = PathBuf::from(first);
-    if path.components().count() > 1
-        && let Ok(dir) = std::env::current_dir()
-    {
-        path = dir.join(path);
-    }
-    path.to_string_lossy().into_owned()
-}
-
-/// Prints the shell's registration script.
-pub fn print_script(args: &CompletionArgs) -> anyhow::Result<std::process::ExitCode> {
-    let name = match args.shell {
-        Shell::Bash => "bash",
-        Shell::Zsh => "zsh",
-        Shell::Fish => "fish",
-        Shell::Powershell => "powershell",
-        Shell::Elvish => "elvish",
-    };
-    let shells = clap_complete::env::Shells::builtins();
-    let shell = shells
-        .completer(name)
-        .ok_or_else(|| anyhow::anyhow!("no completion for {name}"))?;
-    let mut script = Vec::new();
-    shell.write_registration(
-        "COMPLETE",
-        "ichor-tui",
-        "ichor-tui",
-        &completer(),
-        &mut script,
-    )?;
-    let mut out = std::io::stdout().lock();
-    out.write_all(&script)?;
-    out.flush()?;
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The words typed before the one being completed (the program's name first), as the shell

@@ -2,7 +2,9 @@
 //! (and the one-shot commands beside it) log to a file (`--log-file`, else the state
 //! directory). A server (`serve`, `demo-cluster`) logs to stderr, which a container runtime
 //! collects (`kubectl logs`), unless `--log-file` names a file; one that cannot write its file
-//! says so on stderr and logs there. `--log-format json` writes one JSON object a line
+//! says so on stderr and logs there. The commands that write nothing of their own (`version`,
+//! `completion`, `man`) log only to a file `--log-file` names: they need no log directory, so
+//! they run on a read-only root. `--log-format json` writes one JSON object a line
 //! (tracing-subscriber's JSON format, its fields at the top level).
 
 use anyhow::Context as _;
@@ -27,6 +29,9 @@ pub struct LogSetup<'a> {
     /// A server (`serve`, `demo-cluster`): stderr unless `file`.
     pub server: bool,
     pub format: LogFormat,
+    /// A command that writes nothing of its own (`version`, `completion`, `man`): a log only
+    /// where `file` names one, so it needs no log directory (a read-only root, an image).
+    pub only_if_named: bool,
 }
 
 /// Where the lines go, once chosen.
@@ -85,6 +90,13 @@ pub(super) fn sink(setup: &LogSetup) -> anyhow::Result<Sink> {
             }
         },
         (false, Some(path)) => open(path)?,
+        (false, None) if setup.only_if_named => {
+            return Ok(Sink {
+                writer: Box::new(std::io::sink()),
+                stderr: false,
+                ansi: false,
+            });
+        }
         (false, None) => open(&default_file())?,
     };
     Ok(Sink {

@@ -184,7 +184,8 @@ pub enum Command {
     DemoCluster(DemoClusterArgs),
     /// Serve OperationService and ClusterService over the Connect protocol, gRPC and gRPC-Web on
     /// one port (with health and reflection), acting as each caller whose bearer token
-    /// Kubernetes accepts (TokenReview, then impersonation).
+    /// Kubernetes accepts (TokenReview, then impersonation; or, with --auth passthrough, the
+    /// caller's own token).
     Serve(ServeArgs),
     /// Start a rolling upgrade: `upgrade talos|kubernetes|ichor VERSION` (the plan, then y/N).
     Upgrade(verbs::args::UpgradeArgs),
@@ -207,9 +208,10 @@ pub enum Command {
 /// `ichor-tui serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on, e.g. 0.0.0.0:50051 (port 0 picks a free port; the address is
-    /// printed as "serving on ADDR").
-    #[arg(long, default_value = "127.0.0.1:50051")]
+    /// Address to listen on: localhost:PORT (127.0.0.1 and ::1), an address such as
+    /// 127.0.0.1:50051, or [::]:PORT (every address, IPv6 and IPv4; 0.0.0.0 without IPv6).
+    /// Port 0 picks a free port; each address is printed as "serving on ADDR".
+    #[arg(long, default_value = "localhost:50051", value_name = "ADDR")]
     pub listen: String,
     /// TLS certificate chain (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_key")]
@@ -223,6 +225,12 @@ pub struct ServeArgs {
     /// Calls without a bearer token act as the server's own identity (actor "ichor-tui-server").
     #[arg(long)]
     pub allow_anonymous: bool,
+    /// How serve acts as each caller: impersonate (a TokenReview says who the token is, then
+    /// every request impersonates them with serve's own credentials) or passthrough (the
+    /// caller's token goes to the Kubernetes API as their own credentials: for API servers that
+    /// accept the same tokens, such as OIDC; no review, no impersonation).
+    #[arg(long, value_enum, default_value_t = ServeAuth::Impersonate, value_name = "MODE")]
+    pub auth: ServeAuth,
     /// A read-only server: every start, pause, resume and delete is refused PERMISSION_DENIED
     /// (reason READ_ONLY); reads are served as usual.
     #[arg(long, visible_alias = "readonly")]
@@ -249,10 +257,11 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
     pub log_format: LogFormat,
     /// Serve Prometheus metrics (GET /metrics, plain HTTP) on this address of its own, e.g.
-    /// 0.0.0.0:9090: calls by service, method, protocol and code, latency, calls in flight,
-    /// open connections, what a limit refused; and /livez, /readyz and /healthz for probes.
+    /// [::]:9090 (every address, IPv6 and IPv4): calls by service, method, protocol and code,
+    /// latency, calls in flight, open connections, what a limit refused; and /livez, /readyz
+    /// and /healthz for probes.
     #[arg(long, value_name = "ADDR")]
-    pub metrics_listen: Option<SocketAddr>,
+    pub metrics_listen: Option<ichor_server::ListenAddr>,
     /// At most this many streams of live updates at once, everyone's together; past it a
     /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A dashboard's
     /// stream and connection cost serve about 62 KiB (docs/performance.md).
@@ -273,6 +282,16 @@ pub struct ServeArgs {
 /// An origin of `serve --cors-origin`, as [`ichor_server::cors::parse_origin`] takes it.
 fn cors_origin(s: &str) -> Result<String, String> {
     ichor_server::cors::parse_origin(s).map(|_| s.to_string())
+}
+
+/// `serve --auth`: how serve acts as its callers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeAuth {
+    /// A TokenReview, then impersonation (ADR 0058).
+    #[default]
+    Impersonate,
+    /// The caller's own token, sent as their credentials.
+    Passthrough,
 }
 
 /// A bound of `serve`: from 1 to 1,000,000.
@@ -332,10 +351,15 @@ impl Cli {
             Some(Command::DemoCluster(a)) => (true, a.log_format),
             _ => (false, LogFormat::Text),
         };
+        let only_if_named = matches!(
+            &self.command,
+            Some(Command::Version(_) | Command::Completion(_) | Command::Man(_))
+        );
         LogSetup {
             file: self.log_file(),
             server,
             format,
+            only_if_named,
         }
     }
 
@@ -384,8 +408,13 @@ pub fn init_logging(setup: LogSetup<'_>) -> anyhow::Result<Logging> {
 /// The log filter unless `ICHOR_TUI_LOG` (else `RUST_LOG`) gives one. kube's client logs a whole response body
 /// (a list can be hundreds of KB, on one line) at `warn` when it cannot decode it; the service
 /// never decodes through that path for lists and gets (see `service::tolerant`) and says what
-/// it could not read itself, in a bounded line, so kube's own line is left out.
-pub const DEFAULT_LOG_FILTER: &str = "info,kube_client::client=error";
+/// it could not read itself, in a bounded line, so kube's own line is left out. And kube's
+/// client says every request that failed (no answer, or a 5xx) at ERROR
+/// (`kube_client::client::builder`), the same error its caller gets and says in its own line:
+/// during an API outage that was an ERROR at every readiness check, where serve logs the
+/// outage once, with kube's error in it (a health check fails … reason). So those are off.
+pub const DEFAULT_LOG_FILTER: &str =
+    "info,kube_client::client=error,kube_client::client::builder=off";
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! What the binary says about itself: `version` (the commit, the route, the server's
-//! version), the manual page, and `RUST_LOG` beside `ICHOR_TUI_LOG`.
+//! version), and `RUST_LOG` beside `ICHOR_TUI_LOG` (the manual pages: `man_pages.rs`).
 
 use super::*;
 
@@ -114,76 +114,6 @@ fn git_commit() -> String {
     match out {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
         _ => "unknown".into(),
-    }
-}
-
-#[test]
-fn the_manual_page_names_every_command_and_renders() {
-    let home = tempfile::tempdir().unwrap();
-    let (code, page, err) = run_in(home.path(), &["man"], &[]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH ichor-tui 1"),
-        "{page}"
-    );
-    for sub in [
-        "demo\\-cluster",
-        "serve",
-        "upgrade",
-        "cni",
-        "cluster",
-        "operation",
-        "version",
-        "completion",
-        "man",
-    ] {
-        assert!(
-            page.contains(&format!("ichor\\-tui\\-{sub}(1)")),
-            "{sub} in:\n{page}"
-        );
-    }
-    // man renders it (groff comes with man-db).
-    let mut man = Command::new("man")
-        .args(["-l", "-"])
-        .env("MANPAGER", "cat")
-        .env("MANWIDTH", "100")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("man runs");
-    use std::io::Write as _;
-    man.stdin
-        .take()
-        .unwrap()
-        .write_all(page.as_bytes())
-        .unwrap();
-    let shown = man.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&shown.stdout);
-    assert!(
-        shown.status.success(),
-        "{}",
-        String::from_utf8_lossy(&shown.stderr)
-    );
-    assert!(
-        text.contains("ichor-tui-operation(1)") && text.contains("--kubeconfig"),
-        "{text}"
-    );
-    // --dir: a page for each command, as a package installs them.
-    let dir = home.path().join("man1");
-    let (code, _, err) = run_in(
-        home.path(),
-        &["man", "--dir", &dir.display().to_string()],
-        &[],
-    );
-    assert_eq!(code, 0, "{err}");
-    for page in [
-        "ichor-tui.1",
-        "ichor-tui-operation.1",
-        "ichor-tui-operation-list.1",
-        "ichor-tui-cluster-rotate-ca.1",
-    ] {
-        assert!(dir.join(page).exists(), "{page}");
     }
 }
 

@@ -59,9 +59,11 @@ impl User {
         }
     }
 
+    /// The groups a service impersonating the user carries: for the admin, `ichor:admins`
+    /// alone (serve's role never names system:masters, so serve leaves it out).
     pub fn groups(self) -> &'static [&'static str] {
         match self {
-            User::Admin => &["system:masters"],
+            User::Admin => &["ichor:admins"],
             User::Viewer => &["ichor:viewers"],
             User::Operator => &["ichor:operators"],
             User::ClusterEditor => &["ichor:cluster-editors"],

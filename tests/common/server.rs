@@ -27,11 +27,15 @@ pub struct Options {
     pub bounds: Option<ichor_server::Bounds>,
     /// The origins whose pages may call it from a browser (default: none).
     pub cors_origins: Vec<http::HeaderValue>,
+    /// `--auth passthrough`: callers' own tokens, through the API's bare client (the API
+    /// should grant serve the passthrough role: `EmbeddedApi::deploy_passthrough`).
+    pub passthrough: bool,
 }
 
 /// A server running on a task; stopped gracefully by [`Running::stop`], aborted when dropped.
 /// When it goes, nothing was refused to its own identity: the API grants that identity exactly
-/// `deploy/rbac.yaml`'s ClusterRole, so every test that runs a server checks the role suffices.
+/// `deploy/base/rbac.yaml`'s ClusterRole, so every test that runs a server checks the role
+/// suffices.
 pub struct Running {
     pub addr: SocketAddr,
     /// The server's metrics, as `GET /metrics` would answer them.
@@ -87,7 +91,7 @@ impl Drop for Running {
             let denied = self.api.deployed_role_usage().denied;
             assert!(
                 denied.is_empty(),
-                "refused to serve's identity (deploy/rbac.yaml's ClusterRole): {denied:?}"
+                "refused to serve's identity (deploy/base/rbac.yaml's ClusterRole): {denied:?}"
             );
         }
     }
@@ -97,8 +101,15 @@ impl Drop for Running {
 pub fn start_on(api: &EmbeddedApi, listener: TcpListener, opts: Options) -> Running {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
+    let auth = match opts.passthrough {
+        true => ichor_server::AuthMode::Passthrough {
+            bare: api.bare_client(),
+        },
+        false => ichor_server::AuthMode::Impersonate,
+    };
     let config = ServerConfig {
         allow_anonymous: opts.allow_anonymous,
+        auth,
         tls: opts.tls,
         settle_window: SETTLE_WINDOW,
         recheck: opts.recheck.unwrap_or(ichor_service::shared::RECHECK),

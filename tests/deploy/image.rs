@@ -92,6 +92,16 @@ fn the_image_runs_its_entrypoint_unprivileged_on_a_read_only_root() {
         .parse()
         .expect("a numeric user");
     assert_ne!(uid, 0, "not root");
+    let labels = &config["Labels"];
+    assert_eq!(
+        labels["org.opencontainers.image.version"],
+        env!("CARGO_PKG_VERSION"),
+        "{labels}"
+    );
+    for label in ["title", "revision", "created", "licenses", "description"] {
+        let value = labels[format!("org.opencontainers.image.{label}")].as_str();
+        assert!(value.is_some_and(|v| !v.is_empty()), "{label}: {labels}");
+    }
     let entry: Vec<String> = serde_json::from_value(config["Entrypoint"].clone()).unwrap();
     let cmd: Vec<String> = serde_json::from_value(config["Cmd"].clone()).unwrap();
 
@@ -121,6 +131,32 @@ fn the_image_runs_its_entrypoint_unprivileged_on_a_read_only_root() {
         "{said}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    // The binary is stripped: no symbol table, no debug information (`.debug_gdb_scripts`, which
+    // a Rust binary loads, names gdb's pretty-printers and stays).
+    let sections = Command::new("readelf")
+        .args(["-S", "-W"])
+        .arg(fs.join("usr/bin/ichor-tui"))
+        .output()
+        .unwrap();
+    let sections = String::from_utf8_lossy(&sections.stdout);
+    assert!(sections.contains(".text"), "{sections}");
+    assert!(
+        !sections.contains(".symtab") && !sections.contains(".debug_info"),
+        "not stripped: {sections}"
+    );
+
+    // Commands that write nothing need no log directory: nothing on stderr on a read-only
+    // root (no "creating log directory").
+    for args in [
+        &["version", "--client"][..],
+        &["completion", "bash"],
+        &["man"],
+    ] {
+        let out = entrypoint(&fs, &user, &entry, args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
 
     // serve, with its demo cluster: both ports answer the probes; the log is on stderr, the
     // only place a read-only root leaves it.
@@ -161,4 +197,37 @@ fn the_image_runs_its_entrypoint_unprivileged_on_a_read_only_root() {
     let first: serde_json::Value = serde_json::from_str(log.lines().next().unwrap_or_default())
         .unwrap_or_else(|e| panic!("a JSON line first ({e}): {log}"));
     assert_eq!(first["level"], "INFO", "{log}");
+}
+
+/// The newest `GLIBC_x.y` symbol version `binary` links (`objdump -T`).
+fn glibc_floor(binary: &str) -> Option<String> {
+    let out = Command::new("objdump").args(["-T", binary]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut versions: Vec<Vec<u32>> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .filter_map(|w| w.strip_prefix("GLIBC_"))
+        .filter_map(|v| v.split('.').map(|n| n.parse().ok()).collect())
+        .collect();
+    versions.sort();
+    let newest = versions.pop()?;
+    Some(
+        newest
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("."),
+    )
+}
+
+#[test]
+fn the_glibc_floor_docs_install_md_names_is_the_binarys() {
+    if !present("objdump", &["--version"]) {
+        return;
+    }
+    let floor = glibc_floor(env!("CARGO_BIN_EXE_ichor-tui")).expect("a GLIBC_ version");
+    let doc = std::fs::read_to_string(deploy_dir().join("../docs/install.md")).unwrap();
+    assert!(
+        doc.contains(&format!("needs **glibc {floor}**")),
+        "docs/install.md names another glibc floor than the binary's, {floor}"
+    );
 }

@@ -72,3 +72,81 @@ fn a_server_that_cannot_write_its_log_file_says_so_and_logs_to_stderr() {
     drop(p);
     assert_eq!(std::fs::read_to_string(stderr).unwrap(), "");
 }
+
+/// An API that takes each connection and closes it at once (every request to it fails as in an
+/// outage), counting the connections.
+fn api_in_outage() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let taken = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = taken.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(conn);
+        }
+    });
+    (url, taken)
+}
+
+#[test]
+fn an_api_outage_is_one_line_however_often_readiness_asks() {
+    use std::sync::atomic::Ordering;
+    if !super::present("curl", &["--version"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (api, taken) = api_in_outage();
+    let config = dir.path().join("kubeconfig");
+    std::fs::write(&config, super::kubeconfig(&api, "serve-token")).unwrap();
+    let stderr = dir.path().join("stderr");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ichor-tui"));
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json"])
+        .arg("--kubeconfig")
+        .arg(&config)
+        .stderr(Stdio::from(std::fs::File::create(&stderr).unwrap()));
+    let (mut serving, said) = Proc::start_saying(cmd, &["serving on "]);
+    let readyz = format!(
+        "http://{}/readyz",
+        said[0].trim_start_matches("serving on ")
+    );
+    // Readiness asked as a kubelet asks it, until the API has been asked five times (the
+    // answer is kept 2 s, so that is five checks at least 2 s apart).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while taken.load(Ordering::SeqCst) < 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the API was not asked"
+        );
+        assert_eq!(super::get(None, &readyz).0, 500);
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    // SIGTERM: serve stops and its log is written out.
+    let pid = libc::pid_t::try_from(serving.0.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert!(serving.0.wait().unwrap().success());
+    let log = std::fs::read_to_string(&stderr).unwrap();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let outage: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["message"] == "a health check fails")
+        .collect();
+    assert_eq!(outage.len(), 1, "one line for the outage: {log}");
+    assert_eq!(outage[0]["check"], "kubernetes-api");
+    let reason = outage[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("GET /readyz: "),
+        "kube's error is in it: {reason}"
+    );
+    let others: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| {
+            l["level"] == "ERROR" || l["target"].as_str().is_some_and(|t| t.starts_with("kube"))
+        })
+        .collect();
+    assert!(others.is_empty(), "nothing more of the outage: {others:?}");
+}

@@ -1,6 +1,6 @@
-//! The manifests read into k8s-openapi's types, with nothing k8s-openapi does not know (a field
-//! it would drop, a typo, a value of the wrong type), and saying what the tunnel, the kubelet,
-//! the scheduler, Prometheus and the binary need of each other.
+//! The base's manifests read into k8s-openapi's types, with nothing k8s-openapi does not know (a
+//! field it would drop, a typo, a value of the wrong type), and saying what the tunnel, the
+//! kubelet, the scheduler, Prometheus, the network and the binary need of each other.
 
 use super::{Manifests, documents};
 use ichor_demo::apiserver::auth::users;
@@ -47,25 +47,56 @@ pub(super) fn strictly<T: DeserializeOwned + Serialize>((file, doc): &(String, V
     typed
 }
 
+/// `doc` read strictly into the k8s-openapi type of its kind (or, for a ServiceMonitor, into
+/// [`ServiceMonitor`]); its kind.
+pub(super) fn read_as_its_kind(doc: &(String, Value)) -> String {
+    let kind = doc.1["kind"].as_str().unwrap_or_default().to_string();
+    use k8s_openapi::api::{apps, core, networking, policy, rbac};
+    match kind.as_str() {
+        "ServiceAccount" => drop(strictly::<core::v1::ServiceAccount>(doc)),
+        "ClusterRole" => drop(strictly::<rbac::v1::ClusterRole>(doc)),
+        "ClusterRoleBinding" => drop(strictly::<rbac::v1::ClusterRoleBinding>(doc)),
+        "Deployment" => drop(strictly::<apps::v1::Deployment>(doc)),
+        "Service" => drop(strictly::<core::v1::Service>(doc)),
+        "PodDisruptionBudget" => drop(strictly::<policy::v1::PodDisruptionBudget>(doc)),
+        "NetworkPolicy" => drop(strictly::<networking::v1::NetworkPolicy>(doc)),
+        "ServiceMonitor" => drop(strictly::<ServiceMonitor>(doc)),
+        other => panic!("{}: a kind this test does not read: {other:?}", doc.0),
+    }
+    kind
+}
+
+/// The Prometheus Operator's ServiceMonitor (monitoring.coreos.com/v1), the fields the
+/// component sets, and no others: k8s-openapi has no type for it.
+#[derive(serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct ServiceMonitor {
+    pub api_version: String,
+    pub kind: String,
+    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    pub spec: ServiceMonitorSpec,
+}
+
+#[derive(serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct ServiceMonitorSpec {
+    pub selector: k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    pub endpoints: Vec<ScrapeEndpoint>,
+}
+
+#[derive(serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct ScrapeEndpoint {
+    pub port: String,
+    pub path: String,
+    pub scheme: String,
+    pub interval: String,
+}
+
 #[test]
 fn every_manifest_is_a_kubernetes_object_with_nothing_unknown() {
     let docs = documents();
-    let mut kinds: Vec<String> = Vec::new();
-    for doc in &docs {
-        let kind = doc.1["kind"].as_str().unwrap_or_default().to_string();
-        use k8s_openapi::api::{apps, core, policy, rbac};
-        match kind.as_str() {
-            "Namespace" => drop(strictly::<core::v1::Namespace>(doc)),
-            "ServiceAccount" => drop(strictly::<core::v1::ServiceAccount>(doc)),
-            "ClusterRole" => drop(strictly::<rbac::v1::ClusterRole>(doc)),
-            "ClusterRoleBinding" => drop(strictly::<rbac::v1::ClusterRoleBinding>(doc)),
-            "Deployment" => drop(strictly::<apps::v1::Deployment>(doc)),
-            "Service" => drop(strictly::<core::v1::Service>(doc)),
-            "PodDisruptionBudget" => drop(strictly::<policy::v1::PodDisruptionBudget>(doc)),
-            other => panic!("{}: a kind this test does not read: {other:?}", doc.0),
-        }
-        kinds.push(kind);
-    }
+    let mut kinds: Vec<String> = docs.iter().map(read_as_its_kind).collect();
     kinds.sort();
     assert_eq!(
         kinds,
@@ -73,12 +104,25 @@ fn every_manifest_is_a_kubernetes_object_with_nothing_unknown() {
             "ClusterRole",
             "ClusterRoleBinding",
             "Deployment",
-            "Namespace",
+            "NetworkPolicy",
             "PodDisruptionBudget",
             "Service",
             "ServiceAccount"
-        ]
+        ],
+        "no Namespace: ichor-system is ichor's, and `kubectl delete -k` must leave it"
     );
+    // Every object carries the recommended labels, the version this binary's.
+    for (file, doc) in &docs {
+        let labels = &doc["metadata"]["labels"];
+        for (key, value) in [
+            ("app.kubernetes.io/name", "ichor-tui"),
+            ("app.kubernetes.io/component", "serve"),
+            ("app.kubernetes.io/part-of", "ichor"),
+            ("app.kubernetes.io/version", env!("CARGO_PKG_VERSION")),
+        ] {
+            assert_eq!(labels[key], value, "{file}: {} {key}", doc["kind"]);
+        }
+    }
     // A typo is caught: a field k8s-openapi does not know.
     let mut typo = docs
         .iter()
@@ -105,7 +149,6 @@ fn the_service_the_tunnel_finds_leads_to_the_pods_api_port() {
         (Some("ichor-system"), Some("ichor-ui")),
         "the dashboards' tunnel looks for ichor-system/ichor-ui (src/client/tunnel.rs)"
     );
-    assert_eq!(m.namespace.metadata.name.as_deref(), Some("ichor-system"));
     let spec = m.service.spec.as_ref().unwrap();
     let api = spec
         .ports
@@ -141,24 +184,61 @@ fn the_service_the_tunnel_finds_leads_to_the_pods_api_port() {
     )));
     assert_eq!(budget.min_available, Some(IntOrString::Int(1)));
     assert_eq!(deployment.replicas, Some(2));
+    // Spread over zones, then nodes, without refusing to schedule where there are too few.
     let pod = deployment.template.spec.as_ref().unwrap();
-    let anti = pod
-        .affinity
-        .as_ref()
-        .unwrap()
-        .pod_anti_affinity
-        .as_ref()
-        .unwrap();
-    let term = &anti
-        .preferred_during_scheduling_ignored_during_execution
-        .as_ref()
-        .unwrap()[0];
+    let spread = pod.topology_spread_constraints.as_ref().unwrap();
+    let keys: Vec<&str> = spread.iter().map(|c| c.topology_key.as_str()).collect();
     assert_eq!(
-        term.pod_affinity_term.topology_key,
-        "kubernetes.io/hostname"
+        keys,
+        ["topology.kubernetes.io/zone", "kubernetes.io/hostname"]
     );
-    let term_selector = term.pod_affinity_term.label_selector.as_ref().unwrap();
-    assert!(selects(&labels(&term_selector.match_labels)));
+    for c in spread {
+        assert_eq!(c.when_unsatisfiable, "ScheduleAnyway");
+        assert!(selects(&labels(
+            &c.label_selector.as_ref().unwrap().match_labels
+        )));
+        assert_eq!(
+            c.match_label_keys,
+            Some(vec!["pod-template-hash".to_string()])
+        );
+    }
+}
+
+#[test]
+fn the_network_policy_lets_in_the_metrics_port_from_the_namespace_a_label_names() {
+    let m = Manifests::read();
+    let spec = m.network_policy.spec.as_ref().unwrap();
+    let pod_labels = labels(
+        &m.deployment
+            .spec
+            .as_ref()
+            .unwrap()
+            .template
+            .metadata
+            .as_ref()
+            .unwrap()
+            .labels,
+    );
+    let selected = labels(&spec.pod_selector.as_ref().unwrap().match_labels);
+    assert!(selected.iter().all(|(k, v)| pod_labels.get(k) == Some(v)));
+    assert_eq!(spec.policy_types, Some(vec!["Ingress".to_string()]));
+    let ingress = spec.ingress.as_ref().unwrap();
+    assert_eq!(ingress.len(), 1, "one rule: the metrics port");
+    let ports = ingress[0].ports.as_ref().unwrap();
+    assert_eq!(ports.len(), 1);
+    assert_eq!(ports[0].port, Some(IntOrString::String("metrics".into())));
+    let from = &ingress[0].from.as_ref().unwrap()[0];
+    assert!(from.pod_selector.is_none() && from.ip_block.is_none());
+    let namespaces = labels(&from.namespace_selector.as_ref().unwrap().match_labels);
+    assert_eq!(
+        namespaces.keys().collect::<Vec<_>>(),
+        ["kubernetes.io/metadata.name"],
+        "a namespace a label names"
+    );
+    // No rule for the API port: it listens on the pod's loopback, where port-forwards arrive.
+    let args = m.container().args.clone().unwrap();
+    let listen = args.iter().position(|a| a == "--listen").unwrap();
+    assert!(args[listen + 1].starts_with("localhost:"), "{args:?}");
 }
 
 #[test]
@@ -230,10 +310,11 @@ fn probes_resources_and_scraping_name_what_the_binary_serves() {
             .unwrap_or_else(|| panic!("{name} in {args:?}"));
         args[i + 1].clone()
     };
-    assert_eq!(flag("--listen"), format!("127.0.0.1:{}", m.port("api")));
+    // The API on both loopbacks; metrics and probes on every address, IPv6 and IPv4.
+    assert_eq!(flag("--listen"), format!("localhost:{}", m.port("api")));
     assert_eq!(
         flag("--metrics-listen"),
-        format!("0.0.0.0:{}", m.port("metrics"))
+        format!("[::]:{}", m.port("metrics"))
     );
     assert_eq!(flag("--log-format"), "json");
     for (what, probe, path) in [

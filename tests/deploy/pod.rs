@@ -6,6 +6,25 @@
 //! own, so the manifest's fixed ports cannot clash with anything on this machine.
 
 use super::{Manifests, Proc, get, kubeconfig, present};
+
+/// Whether curl reaches `url` at all (any answer, or a connection refused: the address is
+/// there) in network namespace `netns`: `None` where the address cannot be reached (no IPv6).
+fn get_maybe(netns: Option<&Path>, url: &str) -> Option<()> {
+    let mut cmd = match netns {
+        Some(ns) => {
+            let mut c = Command::new("nsenter");
+            c.arg(format!("--net={}", ns.display()))
+                .arg("--")
+                .arg("curl");
+            c
+        }
+        None => Command::new("curl"),
+    };
+    let out = cmd.args(["-sS", "--max-time", "5", url]).output().ok()?;
+    // curl's exit 7 is "couldn't connect": refused (the address exists) or unreachable.
+    let said = String::from_utf8_lossy(&out.stderr);
+    (out.status.success() || said.contains("refused")).then_some(())
+}
 use ichor_demo::apiserver::auth::users;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -102,10 +121,18 @@ fn the_deployments_container_answers_its_probes_and_the_tunnel() {
     serve
         .env("KUBECONFIG", &serve_config)
         .stderr(Stdio::from(std::fs::File::create(&stderr).unwrap()));
+    let (api, metrics) = (m.port("api"), m.port("metrics"));
     let (serving, said) = Proc::start_saying(serve, &["serving on ", "metrics on "]);
-    assert_eq!(said[0], format!("serving on 127.0.0.1:{}", m.port("api")));
+    assert_eq!(said[0], format!("serving on 127.0.0.1:{api}"));
+    assert_eq!(said[1], format!("metrics on http://[::]:{metrics}/metrics"));
 
-    // The probes, as the kubelet asks them (at the pod's address: here its loopback).
+    // The probes, as the kubelet asks them (at the pod's address: here its loopbacks), over
+    // IPv4 and IPv6: a dual-stack or IPv6 cluster probes the pod's IPv6 address.
+    let has_ipv6 = get_maybe(ns_path, "http://[::1]:1/").is_some();
+    assert!(
+        has_ipv6 || std::env::var_os("CI").is_none(),
+        "no IPv6 on the loopback, and CI is set"
+    );
     for (what, probe) in [
         ("liveness", &c.liveness_probe),
         ("readiness", &c.readiness_probe),
@@ -117,10 +144,17 @@ fn the_deployments_container_answers_its_probes_and_the_tunnel() {
                 u16::try_from(*n).unwrap()
             }
         };
-        let url = format!("http://127.0.0.1:{port}{}", http.path.as_deref().unwrap());
-        assert_eq!(get(ns_path, &url), (200, "ok".to_string()), "{what}: {url}");
+        for host in ["127.0.0.1", "[::1]"] {
+            if host == "[::1]" && !has_ipv6 {
+                eprintln!("no IPv6 on the loopback here: {what} asked on IPv4 alone");
+                continue;
+            }
+            for port in [port, api] {
+                let url = format!("http://{host}:{port}{}", http.path.as_deref().unwrap());
+                assert_eq!(get(ns_path, &url), (200, "ok".to_string()), "{what}: {url}");
+            }
+        }
     }
-    let metrics = m.port("metrics");
     let (code, verbose) = get(
         ns_path,
         &format!("http://127.0.0.1:{metrics}/readyz?verbose"),

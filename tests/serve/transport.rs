@@ -5,13 +5,16 @@ use super::*;
 
 #[test]
 fn plaintext_beyond_loopback_is_refused_without_insecure_listen() {
-    let any: std::net::SocketAddr = "0.0.0.0:50051".parse().unwrap();
-    let e = check_transport(&any, false, false).unwrap_err();
-    assert!(format!("{e}").contains("--insecure-listen"), "{e}");
-    check_transport(&any, false, true).unwrap();
-    check_transport(&any, true, false).unwrap();
-    check_transport(&"127.0.0.1:0".parse().unwrap(), false, false).unwrap();
-    check_transport(&"[::1]:0".parse().unwrap(), false, false).unwrap();
+    for every in ["0.0.0.0:50051", "[::]:50051", ":50051"] {
+        let any: ichor_server::ListenAddr = every.parse().unwrap();
+        let e = check_transport(&any, false, false).unwrap_err();
+        assert!(format!("{e}").contains("--insecure-listen"), "{e}");
+        check_transport(&any, false, true).unwrap();
+        check_transport(&any, true, false).unwrap();
+    }
+    for loopback in ["127.0.0.1:0", "[::1]:0", "localhost:0"] {
+        check_transport(&loopback.parse().unwrap(), false, false).unwrap();
+    }
 
     // What a user sees from the command.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ichor-tui"))

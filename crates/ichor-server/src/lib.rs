@@ -1,11 +1,16 @@
 //! `ichor-tui serve`: OperationService and ClusterService over the Connect protocol, gRPC and
 //! gRPC-Web on one port (tonic's routes behind our Connect layer), with the standard health
 //! service and server reflection so grpcurl works. Every call is made as the caller, whose
-//! bearer token a Kubernetes TokenReview verifies from the headers before any body is read
-//! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
-//! runs. What a caller can hold is bounded in [`listen`] and [`front`].
+//! bearer token Kubernetes verifies from the headers before any body is read (a TokenReview,
+//! then impersonation; or, with [`AuthMode::Passthrough`], the caller's own token: see [`gate`]
+//! and [`auth`]); the handlers run the same service the in-process dashboard runs. What a caller
+//! can hold is bounded in [`listen`] and [`front`]; where it listens (IPv4, IPv6, both) is
+//! [`addr`]'s.
 
+pub mod addr;
+pub use addr::ListenAddr;
 pub(crate) mod auth;
+pub use auth::AuthMode;
 pub(crate) mod budget;
 pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
@@ -25,6 +30,7 @@ pub(crate) mod gzip;
 pub(crate) mod handlers;
 pub(crate) mod head;
 pub(crate) mod health;
+pub(crate) mod impersonable;
 pub use health::Health;
 pub(crate) mod listen;
 pub use listen::{AUTHENTICATED_WITHIN, MAX_CONNECTIONS, bind};
@@ -53,7 +59,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
 use tonic::codec::CompressionEncoding;
 
 /// The actor recorded on what an anonymous caller (acting as the server) starts.
@@ -96,8 +101,11 @@ impl TlsPem {
 
 /// What a server needs.
 pub struct ServerConfig {
-    /// The server's own Kubernetes client: may create tokenreviews and impersonate.
+    /// The server's own Kubernetes client: may create tokenreviews and impersonate (or, in
+    /// passthrough, read what it reads as itself).
     pub kube: kube::Client,
+    /// How it acts as its callers: impersonation (the default) or their own tokens.
+    pub auth: AuthMode,
     /// Calls without a token act as the server itself.
     pub allow_anonymous: bool,
     /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
@@ -148,6 +156,7 @@ impl ServerConfig {
         ServerConfig {
             health: Health::new(kube.clone()),
             kube,
+            auth: AuthMode::Impersonate,
             allow_anonymous: false,
             tls: None,
             metrics: metrics::Metrics::new(),
@@ -186,8 +195,8 @@ pub(crate) const APISERVER_REQUEST_TIMEOUT: std::time::Duration =
     std::time::Duration::from_secs(60);
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
-pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
-    if !tls && !addr.ip().is_loopback() && !insecure_listen {
+pub fn check_transport(addr: &ListenAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {
+    if !tls && !addr.is_loopback() && !insecure_listen {
         anyhow::bail!(
             "refusing to serve plaintext on {addr}: bearer tokens would cross the network unencrypted; \
              give --tls-cert and --tls-key, listen on a loopback address, or pass --insecure-listen \
@@ -211,10 +220,14 @@ fn stack(
 ) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
+    if let AuthMode::Passthrough { bare } = &config.auth {
+        access = access.passing_tokens_through(bare.clone());
+    }
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
     let auth = Arc::new(
-        Authenticator::new(access, config.allow_anonymous).trusting_reviews_for(config.recheck),
+        Authenticator::new(access, config.allow_anonymous, &config.auth)
+            .trusting_reviews_for(config.recheck),
     );
     let reads = ichor_service::shared::SharedReads::lingering(
         service.clone(),
@@ -290,9 +303,10 @@ const SERVICES: [&str; 2] = [
 /// flight finish (for up to [`DRAIN_LIMIT`]) and returns.
 pub async fn serve(
     config: ServerConfig,
-    listener: TcpListener,
+    listener: impl Into<addr::Listeners>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let listener = listener.into();
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let (service, health) = stack(&config, stop.clone())?;
     let tls = config.tls.as_ref().map(tls_acceptor).transpose()?;
@@ -366,15 +380,17 @@ pub(crate) async fn shutdown_signal() {
 #[derive(Clone)]
 pub struct ListenOptions {
     /// Port 0 picks a free port.
-    pub addr: SocketAddr,
+    pub addr: ListenAddr,
     pub tls: Option<TlsPem>,
     /// Plaintext on an address other hosts can reach.
     pub insecure_listen: bool,
     pub allow_anonymous: bool,
+    /// How it acts as its callers (`--auth`).
+    pub auth: AuthMode,
     /// Every write refused (see [`ServerConfig::read_only`]).
     pub read_only: bool,
     /// Where Prometheus scrapes the metrics (`GET /metrics`); `None`: not served.
-    pub metrics: Option<SocketAddr>,
+    pub metrics: Option<ListenAddr>,
     /// How many streams and connections it holds at once.
     pub bounds: Bounds,
     /// The origins whose pages may call it from a browser (`--cors-origin`, each as
@@ -382,20 +398,23 @@ pub struct ListenOptions {
     pub cors_origins: Vec<String>,
 }
 
-/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR`, and serves with
+/// `ichor-tui serve`: checks the transport, listens, prints `serving on ADDR` (a line for each
+/// address: `localhost` is two), and serves with
 /// `kube` (the server's own identity) until SIGTERM or SIGINT.
 pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> {
     let addr = opts.addr;
     check_transport(&addr, opts.tls.is_some(), opts.insecure_listen)?;
-    let listener = listen::bind(addr, opts.bounds.connections)
+    let listener = addr::bind_all(addr, opts.bounds.connections)
         .with_context(|| format!("listening on {addr}"))?;
     let local = listener
-        .local_addr()
+        .local_addrs()
         .context("reading the listen address")?;
     memory::trim_periodically();
     fds::make_room(opts.bounds.connections);
+    let passthrough = matches!(opts.auth, AuthMode::Passthrough { .. });
     let config = ServerConfig {
         allow_anonymous: opts.allow_anonymous,
+        auth: opts.auth.clone(),
         tls: opts.tls.clone(),
         read_only: opts.read_only,
         bounds: opts.bounds,
@@ -406,17 +425,18 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
             .collect::<anyhow::Result<_>>()?,
         ..ServerConfig::new(kube)
     };
-    let scraped = match opts.metrics {
-        Some(at) => Some(metrics::bind(at).await?),
-        None => None,
-    };
+    let scraped = opts.metrics.map(metrics::bind).transpose()?;
     {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
-        writeln!(out, "serving on {local}").context("writing to stdout")?;
+        for at in &local {
+            writeln!(out, "serving on {at}").context("writing to stdout")?;
+        }
         if let Some(l) = &scraped {
-            let at = l.local_addr().context("reading the metrics address")?;
-            writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+            let at = l.local_addrs().context("reading the metrics address")?;
+            for at in at {
+                writeln!(out, "metrics on http://{at}/metrics").context("writing to stdout")?;
+            }
         }
         out.flush().context("writing to stdout")?;
     }
@@ -428,10 +448,12 @@ pub async fn run(opts: ListenOptions, kube: kube::Client) -> anyhow::Result<()> 
             std::future::pending::<()>(),
         ))
     });
+    let local: Vec<String> = local.iter().map(SocketAddr::to_string).collect();
     tracing::info!(
-        %local,
+        local = %local.join(" "),
         tls = opts.tls.is_some(),
         anonymous = opts.allow_anonymous,
+        auth = if passthrough { "passthrough" } else { "impersonate" },
         "serving OperationService and ClusterService"
     );
     let served = serve(config, listener, shutdown_signal()).await;

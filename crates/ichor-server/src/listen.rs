@@ -41,17 +41,10 @@ pub const MAX_CONNECTIONS: usize = 2048;
 /// [`MAX_CONNECTIONS`]); the kernel caps it at `net.core.somaxconn`, 4,096 since Linux 5.4.
 /// tokio's own `bind` queues 1,024: a fleet of dashboards reconnecting at once after a restart
 /// overflows it, the kernel drops their handshakes, and a client retrying its SYN after 1 and
-/// 3 s passes its connect timeout. `SO_REUSEADDR` as tokio's `bind` sets it; within a tokio
-/// runtime.
+/// 3 s passes its connect timeout. `SO_REUSEADDR` as tokio's `bind` sets it; an IPv6 wildcard
+/// takes IPv4 too ([`super::addr`]); within a tokio runtime.
 pub fn bind(addr: std::net::SocketAddr, connections: usize) -> std::io::Result<TcpListener> {
-    let socket = if addr.is_ipv4() {
-        tokio::net::TcpSocket::new_v4()?
-    } else {
-        tokio::net::TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.bind(addr)?;
-    socket.listen(u32::try_from(connections).unwrap_or(u32::MAX))
+    super::addr::bind_socket(addr, connections)
 }
 
 /// Calls at once on one HTTP/2 connection (its SETTINGS_MAX_CONCURRENT_STREAMS).
@@ -135,7 +128,7 @@ impl<S> RequestService for S where
 /// Accepts connections on `listener` until `stop` turns true, then lets each finish its calls
 /// and returns once every connection has closed (the caller bounds that wait).
 pub(crate) async fn accept(
-    listener: TcpListener,
+    listener: super::addr::Listeners,
     tls: Option<tokio_rustls::TlsAcceptor>,
     service: impl RequestService,
     (metrics, max_connections): (Metrics, usize),

@@ -12,7 +12,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// A call's labels. Service and method are those the server has (anything else is
@@ -240,7 +239,7 @@ const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset
 pub(crate) async fn serve(
     metrics: Metrics,
     health: super::health::Health,
-    listener: tokio::net::TcpListener,
+    listener: super::addr::Listeners,
     stop: impl std::future::Future<Output = ()>,
 ) {
     tokio::pin!(stop);
@@ -295,11 +294,9 @@ fn answer<B>(metrics: &Metrics, req: &http::Request<B>) -> http::Response<Full<B
     resp
 }
 
-/// Binds the metrics address.
-pub(crate) async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
-    tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr} for metrics"))
+/// Binds the metrics address (or addresses: [`super::addr`]).
+pub(crate) fn bind(at: super::addr::ListenAddr) -> anyhow::Result<super::addr::Listeners> {
+    super::addr::bind_all(at, 128).with_context(|| format!("listening on {at} for metrics"))
 }
 
 #[cfg(test)]

@@ -1,8 +1,12 @@
-//! How the service reaches Kubernetes: as the caller (impersonated when the call carries an
-//! identity) for every read and write, and as itself only for the tracking check.
+//! How the service reaches Kubernetes: as the caller for every read and write, and as itself
+//! only for the tracking check. A caller with an identity is acted as either by impersonation
+//! (the service's own credentials, with the caller's user, groups, uid and extras as
+//! `Impersonate-*` headers: `serve`'s default, ADR 0058) or with the caller's own bearer token
+//! (`serve --auth passthrough`: the service's own credentials are never sent with it).
 
 use http::HeaderValue;
 use ichor_model::{ApiError, Code, Reason};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
@@ -19,11 +23,52 @@ pub struct Caller {
     pub identity: Option<Identity>,
 }
 
-/// A verified user (from a TokenReview).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A verified user (from a TokenReview, or in passthrough a SelfSubjectReview made with their
+/// own token).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Identity {
     pub user: String,
     pub groups: Vec<String>,
+    /// The uid the review named: impersonated as `Impersonate-Uid`.
+    pub uid: Option<String>,
+    /// The extras the review named, key → values: each impersonated as
+    /// `Impersonate-Extra-KEY`.
+    pub extra: BTreeMap<String, Vec<String>>,
+    /// How the service acts as them.
+    pub acting: Acting,
+}
+
+/// How the service acts as a caller with an identity.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Acting {
+    /// The service's own credentials, impersonating the identity.
+    #[default]
+    Impersonating,
+    /// The caller's own bearer token, and nothing of the service's.
+    OwnToken(BearerToken),
+}
+
+/// A caller's bearer token: never in a log line or an error (its Debug says only that it is
+/// there).
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    pub fn new(token: &str) -> BearerToken {
+        BearerToken(token.to_string())
+    }
+
+    fn header(&self) -> Option<HeaderValue> {
+        let mut v = HeaderValue::from_str(&format!("Bearer {}", self.0)).ok()?;
+        v.set_sensitive(true);
+        Some(v)
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(withheld)")
+    }
 }
 
 impl Caller {
@@ -38,6 +83,7 @@ impl Caller {
             identity: Some(Identity {
                 user: user.to_string(),
                 groups: groups.iter().map(|g| g.to_string()).collect(),
+                ..Identity::default()
             }),
         }
     }
@@ -47,6 +93,9 @@ impl Caller {
 #[derive(Clone)]
 pub struct KubeAccess {
     base: kube::Client,
+    /// A client to the same API with no credentials of its own, for callers acting with their
+    /// own token ([`Acting::OwnToken`]); `None` unless [`KubeAccess::passing_tokens_through`].
+    bare: Option<kube::Client>,
     /// The actor recorded for what a caller without an identity starts, pauses or resumes:
     /// in-process, the person the kubeconfig's credentials are (a SelfSubjectReview's answer,
     /// [`KubeAccess::acting_for`]), or the program's name when Kubernetes does not say.
@@ -67,6 +116,7 @@ impl KubeAccess {
     pub fn new(base: kube::Client, in_process_actor: &str) -> KubeAccess {
         KubeAccess {
             base,
+            bare: None,
             in_process_actor: in_process_actor.to_string(),
             in_process_route: ROUTE_IN_PROCESS,
             request_timeout: Duration::from_secs(20),
@@ -74,12 +124,30 @@ impl KubeAccess {
         }
     }
 
+    /// Callers acting with their own token ([`Acting::OwnToken`]) reach the API through `bare`,
+    /// a client to the same API server that sends no credentials of its own (no token, no
+    /// client certificate).
+    pub fn passing_tokens_through(mut self, bare: kube::Client) -> KubeAccess {
+        self.bare = Some(bare);
+        self
+    }
+
     /// The client that acts as the caller.
     pub(crate) fn as_caller(&self, caller: &Caller) -> kube::Client {
         match &caller.identity {
             None => self.base.clone(),
-            Some(id) => impersonating(&self.base, id),
+            Some(id) => match &id.acting {
+                Acting::Impersonating => impersonating(&self.base, id),
+                Acting::OwnToken(token) => self.with_own_token(token),
+            },
         }
+    }
+
+    /// A client that sends `token` as the caller's own credentials and nothing of the
+    /// service's (through the client [`KubeAccess::passing_tokens_through`] gave; without one,
+    /// every request fails).
+    pub fn with_own_token(&self, token: &BearerToken) -> kube::Client {
+        with_token(self.bare.as_ref(), token, &self.base)
     }
 
     /// The service's own client: only for the tracking check, which returns nothing.
@@ -156,32 +224,110 @@ impl KubeAccess {
     }
 }
 
-/// A client whose every request carries the caller's impersonation headers.
+/// A client whose every request carries the caller's impersonation headers: the user, the
+/// groups (a service account's are the API server's to add: none are sent for one), the uid
+/// and the extras. An identity that cannot be a header value impersonates nobody: the request
+/// then fails authorisation rather than running as the server.
 fn impersonating(base: &kube::Client, id: &Identity) -> kube::Client {
     let inner = base.clone();
-    let user = HeaderValue::from_str(&id.user).ok();
-    let groups: Vec<HeaderValue> = id
-        .groups
-        .iter()
-        .filter(|g| g.as_str() != "system:authenticated")
-        .filter_map(|g| HeaderValue::from_str(g).ok())
-        .collect();
+    let headers = impersonation_headers(id);
     let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
         let inner = inner.clone();
-        let headers = req.headers_mut();
-        // An identity that cannot be a header value impersonates nobody: the request then
-        // fails authorisation rather than running as the server.
-        headers.insert(
-            "impersonate-user",
-            user.clone()
-                .unwrap_or_else(|| HeaderValue::from_static("system:anonymous")),
-        );
-        for g in &groups {
-            headers.append("impersonate-group", g.clone());
+        for (name, value) in &headers {
+            req.headers_mut().append(name.clone(), value.clone());
         }
         async move { inner.send(req).await }
     });
     kube::Client::new(svc, base.default_namespace().to_string())
+}
+
+/// Whether `user` is a service account's user name (`system:serviceaccount:NS:NAME`): one
+/// impersonated without groups (the API server adds a service account's own).
+pub fn is_service_account(user: &str) -> bool {
+    user.strip_prefix("system:serviceaccount:")
+        .and_then(|rest| rest.split_once(':'))
+        .is_some_and(|(ns, name)| !ns.is_empty() && !name.is_empty())
+}
+
+/// Characters of an extra's key that a header name cannot carry: all but RFC 7230's `tchar`
+/// (and `%`, which escapes), as kube-apiserver unescapes `Impersonate-Extra-` keys.
+const NOT_IN_HEADER_NAME: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
+    .remove(b'~');
+
+/// The `Impersonate-*` headers that act as `id`; when a part of it cannot be a header (a
+/// name, group, uid or extra with a control character), `system:anonymous` alone: the
+/// requests then fail authorisation, never running as less than the caller was told to be.
+pub(crate) fn impersonation_headers(id: &Identity) -> Vec<(http::HeaderName, HeaderValue)> {
+    let user = |name: HeaderValue| (http::HeaderName::from_static("impersonate-user"), name);
+    all_carried(id).unwrap_or_else(|| vec![user(HeaderValue::from_static("system:anonymous"))])
+}
+
+fn all_carried(id: &Identity) -> Option<Vec<(http::HeaderName, HeaderValue)>> {
+    use http::HeaderName;
+    let value = |s: &str| HeaderValue::from_str(s).ok();
+    let mut out = vec![(
+        HeaderName::from_static("impersonate-user"),
+        value(&id.user)?,
+    )];
+    if !is_service_account(&id.user) {
+        for g in id
+            .groups
+            .iter()
+            .filter(|g| g.as_str() != "system:authenticated")
+        {
+            out.push((HeaderName::from_static("impersonate-group"), value(g)?));
+        }
+    }
+    if let Some(uid) = id.uid.as_deref().filter(|u| !u.is_empty()) {
+        out.push((HeaderName::from_static("impersonate-uid"), value(uid)?));
+    }
+    for (key, values) in &id.extra {
+        let escaped = percent_encoding::utf8_percent_encode(key, NOT_IN_HEADER_NAME);
+        let name = HeaderName::try_from(format!("impersonate-extra-{escaped}")).ok()?;
+        for v in values {
+            out.push((name.clone(), value(v)?));
+        }
+    }
+    Some(out)
+}
+
+/// A client that sends `token` as the caller's own credentials through `bare`. Without a bare
+/// client (the service was not set up to pass tokens through) every request fails: it is
+/// never sent with the service's own credentials instead.
+fn with_token(
+    bare: Option<&kube::Client>,
+    token: &BearerToken,
+    base: &kube::Client,
+) -> kube::Client {
+    let namespace = base.default_namespace().to_string();
+    let (Some(bare), Some(header)) = (bare.cloned(), token.header()) else {
+        let svc = tower::service_fn(|_: http::Request<kube::client::Body>| async {
+            Err::<http::Response<kube::client::Body>, _>(std::io::Error::other(
+                "the server is not set up to send callers' own tokens (serve --auth passthrough)",
+            ))
+        });
+        return kube::Client::new(svc, namespace);
+    };
+    let svc = tower::service_fn(move |mut req: http::Request<kube::client::Body>| {
+        let bare = bare.clone();
+        req.headers_mut()
+            .insert(http::header::AUTHORIZATION, header.clone());
+        async move { bare.send(req).await }
+    });
+    kube::Client::new(svc, namespace)
 }
 
 /// The most characters of the API server's words (or a library's) an error keeps: they may
@@ -257,6 +403,56 @@ pub(crate) fn map_kube_error(what: &str, e: kube::Error) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impersonation_carries_the_uid_and_the_extras_and_a_service_accounts_groups_are_the_apis() {
+        let id = Identity {
+            user: "alice".into(),
+            groups: vec!["team".into(), "system:authenticated".into()],
+            uid: Some("u-1".into()),
+            extra: BTreeMap::from([(
+                "authentication.kubernetes.io/pod-name".to_string(),
+                vec!["ci-7".to_string()],
+            )]),
+            acting: Acting::Impersonating,
+        };
+        let said: Vec<(String, String)> = impersonation_headers(&id)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
+            .collect();
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            said,
+            [
+                pair("impersonate-user", "alice"),
+                pair("impersonate-group", "team"),
+                pair("impersonate-uid", "u-1"),
+                pair(
+                    // A header name is lower case: kube-apiserver unescapes `%2f` as `%2F`.
+                    "impersonate-extra-authentication.kubernetes.io%2fpod-name",
+                    "ci-7"
+                ),
+            ]
+        );
+        let account = Identity {
+            user: "system:serviceaccount:ci:deployer".into(),
+            groups: vec!["system:serviceaccounts".into()],
+            ..Identity::default()
+        };
+        let said = impersonation_headers(&account);
+        assert_eq!(said.len(), 1, "no groups for a service account: {said:?}");
+        let unsayable = Identity {
+            extra: BTreeMap::from([("k".to_string(), vec!["two\nlines".to_string()])]),
+            ..id
+        };
+        let said = impersonation_headers(&unsayable);
+        assert_eq!(said.len(), 1);
+        assert_eq!(said[0].1, "system:anonymous");
+        assert_eq!(
+            format!("{:?}", BearerToken::new("secret")),
+            "BearerToken(withheld)"
+        );
+    }
 
     #[test]
     fn only_unanswered_requests_are_transient() {

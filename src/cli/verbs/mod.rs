@@ -52,6 +52,9 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// Every exit, by its code (the manual's EXIT STATUS lists them).
+    pub const ALL: [Exit; 4] = [Exit::Done, Exit::Refused, Exit::Usage, Exit::Failed];
+
     pub fn code(self) -> u8 {
         match self {
             Exit::Done => 0,

@@ -4,10 +4,48 @@ use super::rbac::{Attributes, BoundRoles};
 use std::collections::BTreeMap;
 
 /// Who a request acts as.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Identity {
     pub(crate) user: String,
     pub(crate) groups: Vec<String>,
+    /// The uid a TokenReview names (and an impersonation may carry).
+    pub(crate) uid: Option<String>,
+    /// The extras a TokenReview names (and an impersonation may carry), key → values.
+    pub(crate) extra: BTreeMap<String, Vec<String>>,
+    /// Who impersonated this identity (the user the bearer token authenticated), when the
+    /// request impersonated; `None` when it came with this identity's own token.
+    pub(crate) impersonated_by: Option<String>,
+}
+
+/// One impersonation the API allowed: who (by their own token) acted as whom.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Impersonation {
+    /// The user whose token made the request.
+    pub by: String,
+    pub user: String,
+    /// The groups it acted with (`system:authenticated` aside): those asked for, or a service
+    /// account's own when none were.
+    pub groups: Vec<String>,
+    pub uid: Option<String>,
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl Identity {
+    /// The impersonation this identity is, if it is one.
+    pub(crate) fn impersonation(&self) -> Option<Impersonation> {
+        Some(Impersonation {
+            by: self.impersonated_by.clone()?,
+            user: self.user.clone(),
+            groups: self
+                .groups
+                .iter()
+                .filter(|g| g.as_str() != "system:authenticated")
+                .cloned()
+                .collect(),
+            uid: self.uid.clone(),
+            extra: self.extra.clone(),
+        })
+    }
 }
 
 /// Who an RBAC rule is bound to.
@@ -55,7 +93,7 @@ impl Rule {
     }
 }
 
-/// Tokens and RBAC rules: the demo's own, and the roles `deploy/rbac.yaml` binds (`serve`'s).
+/// Tokens and RBAC rules: the demo's own, and the roles `deploy/base/rbac.yaml` binds (`serve`'s).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AuthConfig {
     tokens: BTreeMap<String, Identity>,
@@ -70,7 +108,8 @@ pub(crate) struct AuthConfig {
 /// [`OPERATIONS_READER`](users::OPERATIONS_READER) also read Events (what the controller records about operations and
 /// machines).
 pub mod users {
-    /// Cluster admin (group system:masters).
+    /// Cluster admin: group system:masters, and `ichor:admins` (which may do anything), the
+    /// group `serve` impersonates for them (its role never names system:masters).
     pub const ADMIN: &str = "admin";
     pub const ADMIN_TOKEN: &str = "demo-admin-token";
     /// Read only, Events included.
@@ -90,7 +129,7 @@ pub mod users {
     /// The simulated controller's service account; it records Events (create, patch).
     pub const CONTROLLER: &str = "system:serviceaccount:ichor-system:ichor-controller";
     pub const CONTROLLER_TOKEN: &str = "demo-controller-token";
-    /// `ichor-tui serve`'s own identity (the ServiceAccount of `deploy/rbac.yaml`): what its
+    /// `ichor-tui serve`'s own identity (the ServiceAccount of `deploy/base/rbac.yaml`): what its
     /// ClusterRole there grants, and nothing else.
     pub const SERVER: &str = "system:serviceaccount:ichor-system:ichor-tui";
     pub const SERVER_TOKEN: &str = "demo-server-token";
@@ -124,7 +163,7 @@ impl AuthConfig {
         let mut a = AuthConfig::default();
         let g = |s: &str| Subject::Group(s.to_string());
         let u = |s: &str| Subject::User(s.to_string());
-        a.add_token(ADMIN_TOKEN, ADMIN, &["system:masters"]);
+        a.add_token(ADMIN_TOKEN, ADMIN, &["system:masters", "ichor:admins"]);
         a.add_token(VIEWER_TOKEN, VIEWER, &["ichor:viewers"]);
         a.add_token(
             OPERATIONS_READER_TOKEN,
@@ -140,6 +179,7 @@ impl AuthConfig {
         a.add_token(CONTROLLER_TOKEN, CONTROLLER, &["system:serviceaccounts"]);
         a.add_token(SERVER_TOKEN, SERVER, &["system:serviceaccounts"]);
         a.add_rule(Rule::new(g("system:masters"), &["*"], &["*"]));
+        a.add_rule(Rule::new(g("ichor:admins"), &["*"], &["*"]));
         a.add_rule(Rule::new(g("ichor:viewers"), READ, ALL_ICHOR));
         a.add_rule(Rule::new(g("ichor:operation-readers"), READ, ALL_ICHOR));
         for readers in ["ichor:viewers", "ichor:operators", "ichor:cluster-editors"] {
@@ -243,6 +283,19 @@ impl AuthConfig {
 
     /// Adds a bearer token for a user.
     pub(crate) fn add_token(&mut self, token: &str, user: &str, groups: &[&str]) {
+        self.add_token_with(token, user, groups, None, BTreeMap::new());
+    }
+
+    /// Adds a bearer token for a user whose reviews also name a uid and extras (as a
+    /// service account's token names its uid, pod and node).
+    pub(crate) fn add_token_with(
+        &mut self,
+        token: &str,
+        user: &str,
+        groups: &[&str],
+        uid: Option<&str>,
+        extra: BTreeMap<String, Vec<String>>,
+    ) {
         let mut groups: Vec<String> = groups.iter().map(|s| s.to_string()).collect();
         groups.push("system:authenticated".to_string());
         self.tokens.insert(
@@ -250,8 +303,17 @@ impl AuthConfig {
             Identity {
                 user: user.to_string(),
                 groups,
+                uid: uid.map(str::to_string),
+                extra,
+                impersonated_by: None,
             },
         );
+    }
+
+    /// serve's identity gets the passthrough component's ClusterRole in the base's place
+    /// (`deploy/components/passthrough`): what it reads as itself, nothing to impersonate.
+    pub(crate) fn deploy_passthrough(&mut self) {
+        self.deployed = BoundRoles::passthrough();
     }
 
     /// Adds an RBAC rule.

@@ -8,6 +8,7 @@ use super::rbac::Attributes;
 use super::responses::{Failure, fail, parse_body};
 use bytes::Bytes;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 /// Authenticates the bearer token, then applies impersonation headers if the user may.
 pub(crate) fn authenticate(
@@ -26,63 +27,123 @@ pub(crate) fn authenticate(
     impersonate(auth, who, headers)
 }
 
-/// The identity the `Impersonate-User` and `Impersonate-Group` headers ask for, if `who` may
-/// impersonate them; `who` itself without the headers.
+/// What the `Impersonate-*` headers ask for: the user, groups, uid and extras (the extras'
+/// keys unescaped and lower-cased, as kube-apiserver reads them).
+struct Asked {
+    user: Option<String>,
+    groups: Vec<String>,
+    uid: Option<String>,
+    extra: BTreeMap<String, Vec<String>>,
+}
+
+impl Asked {
+    /// What kube-apiserver asks RBAC before it impersonates: a service account's user name as
+    /// that service account (`impersonate` on serviceaccounts, in its namespace), any other
+    /// name as a user; each group as a group; the uid as a uid and each extra's value under
+    /// `userextras/KEY` (authentication.k8s.io).
+    fn checks<'a>(
+        &'a self,
+        user: &'a str,
+        account: Option<(&'a str, &'a str)>,
+    ) -> Vec<Attributes<'a>> {
+        const AUTHENTICATION: &str = "authentication.k8s.io";
+        let mut checks = vec![match account {
+            Some((ns, name)) => {
+                Attributes::resource("impersonate", "", "serviceaccounts", Some(name), Some(ns))
+            }
+            None => Attributes::resource("impersonate", "", "users", Some(user), None),
+        }];
+        checks.extend(
+            self.groups
+                .iter()
+                .map(|g| Attributes::resource("impersonate", "", "groups", Some(g), None)),
+        );
+        if let Some(uid) = &self.uid {
+            let uids = Attributes::resource("impersonate", AUTHENTICATION, "uids", Some(uid), None);
+            checks.push(uids);
+        }
+        for (key, values) in &self.extra {
+            for v in values {
+                checks.push(Attributes::Resource {
+                    verb: "impersonate",
+                    group: AUTHENTICATION,
+                    resource: "userextras",
+                    subresource: key,
+                    name: v,
+                    namespace: "",
+                });
+            }
+        }
+        checks
+    }
+
+    fn of(headers: &http::HeaderMap) -> Asked {
+        let text = |v: &http::HeaderValue| v.to_str().ok().map(str::to_string);
+        let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (name, value) in headers {
+            let Some(key) = name.as_str().strip_prefix("impersonate-extra-") else {
+                continue;
+            };
+            let key = percent_encoding::percent_decode_str(key)
+                .decode_utf8_lossy()
+                .to_lowercase();
+            extra.entry(key).or_default().extend(text(value));
+        }
+        Asked {
+            user: headers.get("impersonate-user").and_then(text),
+            groups: headers
+                .get_all("impersonate-group")
+                .iter()
+                .filter_map(text)
+                .collect(),
+            uid: headers.get("impersonate-uid").and_then(text),
+            extra,
+        }
+    }
+}
+
+/// The identity the `Impersonate-*` headers ask for, if `who` may impersonate each part of
+/// it (as kube-apiserver checks: the user or service account, each group, the uid, each
+/// extra's value); `who` itself without the headers.
 fn impersonate(
     auth: &AuthConfig,
     who: Identity,
     headers: &http::HeaderMap,
 ) -> Result<Identity, Failure> {
-    let imp_user = headers
-        .get("impersonate-user")
-        .and_then(|v| v.to_str().ok());
-    let imp_groups: Vec<String> = headers
-        .get_all("impersonate-group")
-        .iter()
-        .filter_map(|v| v.to_str().ok().map(str::to_string))
-        .collect();
-    let Some(user) = imp_user else {
-        if !imp_groups.is_empty() {
+    let asked = Asked::of(headers);
+    let Some(user) = asked.user.as_deref() else {
+        if !asked.groups.is_empty() || asked.uid.is_some() || !asked.extra.is_empty() {
             return Err(fail(
                 500,
                 "InternalError",
-                "requested impersonation of groups without a user",
+                "requested impersonation of groups, a uid or extras without a user",
             ));
         }
         return Ok(who);
     };
-    // Acting as oneself (the same user, none but one's own groups) gains nothing: the demo's
-    // kubeconfig names each person with a token and `as` (kubectl sends no token over plain
-    // HTTP and impersonates instead; a client that sends the token sends both).
-    if user == who.user && imp_groups.iter().all(|g| who.groups.contains(g)) {
-        let mut groups = imp_groups;
+    // Acting as oneself (the same user, none but one's own groups, nothing more) gains
+    // nothing: the demo's kubeconfig names each person with a token and `as` (kubectl sends no
+    // token over plain HTTP and impersonates instead; a client that sends the token sends both).
+    if user == who.user
+        && asked.groups.iter().all(|g| who.groups.contains(g))
+        && asked.uid.is_none()
+        && asked.extra.is_empty()
+    {
+        let mut groups = asked.groups;
         groups.push("system:authenticated".to_string());
         groups.dedup();
         return Ok(Identity {
             user: user.to_string(),
             groups,
+            ..Identity::default()
         });
     }
-    // As kube-apiserver: a service account's user name is impersonated as that service
-    // account (`impersonate` on serviceaccounts, in its namespace), with its groups unless
-    // groups are given; any other name as a user; each group as a group.
     let account = service_account(user);
-    let asked = match account {
-        Some((ns, name)) => {
-            Attributes::resource("impersonate", "", "serviceaccounts", Some(name), Some(ns))
-        }
-        None => Attributes::resource("impersonate", "", "users", Some(user), None),
-    };
-    if !auth.allowed(&who, &asked) {
-        return Err(impersonation_denied(&who, &asked));
+    let checks = asked.checks(user, account);
+    if let Some(refused) = checks.iter().find(|asked| !auth.allowed(&who, asked)) {
+        return Err(impersonation_denied(&who, refused));
     }
-    for g in &imp_groups {
-        let asked = Attributes::resource("impersonate", "", "groups", Some(g), None);
-        if !auth.allowed(&who, &asked) {
-            return Err(impersonation_denied(&who, &asked));
-        }
-    }
-    let mut groups = imp_groups;
+    let mut groups = asked.groups;
     if let (Some((ns, _)), true) = (account, groups.is_empty()) {
         groups = vec![
             "system:serviceaccounts".to_string(),
@@ -93,6 +154,9 @@ fn impersonate(
     Ok(Identity {
         user: user.to_string(),
         groups,
+        uid: asked.uid,
+        extra: asked.extra,
+        impersonated_by: Some(who.user),
     })
 }
 
@@ -108,13 +172,19 @@ fn service_account(user: &str) -> Option<(&str, &str)> {
 /// kube-apiserver's refusal of an impersonation.
 fn impersonation_denied(who: &Identity, asked: &Attributes) -> Failure {
     let Attributes::Resource {
+        group,
         resource,
+        subresource,
         name,
         namespace,
         ..
     } = asked
     else {
         return fail(403, "Forbidden", "impersonation is forbidden");
+    };
+    let resource = match subresource.is_empty() {
+        true => resource.to_string(),
+        false => format!("{resource}/{subresource}"),
     };
     let scope = match namespace.is_empty() {
         true => "at the cluster scope".to_string(),
@@ -124,7 +194,7 @@ fn impersonation_denied(who: &Identity, asked: &Attributes) -> Failure {
         403,
         "Forbidden",
         format!(
-            "{resource} {name:?} is forbidden: User {:?} cannot impersonate resource {resource:?} in API group \"\" {scope}",
+            "{resource} {name:?} is forbidden: User {:?} cannot impersonate resource {resource:?} in API group {group:?} {scope}",
             who.user
         ),
     )
@@ -208,9 +278,7 @@ fn token_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16,
         .and_then(Value::as_str)
         .unwrap_or("");
     let status = match auth.authenticate(token) {
-        Some(id) => {
-            json!({"authenticated": true, "user": {"username": id.user, "groups": id.groups}})
-        }
+        Some(id) => json!({"authenticated": true, "user": user_info(id)}),
         None => json!({"authenticated": false, "error": "invalid bearer token"}),
     };
     if let Value::Object(m) = &mut review {
@@ -219,13 +287,25 @@ fn token_review(auth: &AuthConfig, who: &Identity, body: &Bytes) -> Result<(u16,
     Ok((201, review))
 }
 
+/// A user as the reviews name them: `username`, `groups`, and `uid` and `extra` when known.
+fn user_info(id: &Identity) -> Value {
+    let mut info = json!({"username": id.user, "groups": id.groups});
+    if let Some(uid) = &id.uid {
+        info["uid"] = json!(uid);
+    }
+    if !id.extra.is_empty() {
+        info["extra"] = json!(id.extra);
+    }
+    info
+}
+
 /// Who am I: any authenticated user may ask, as in Kubernetes 1.28+.
 fn self_subject_review(who: &Identity) -> Value {
     json!({
         "apiVersion": "authentication.k8s.io/v1",
         "kind": "SelfSubjectReview",
         "metadata": {"creationTimestamp": null},
-        "status": {"userInfo": {"username": who.user, "groups": who.groups}},
+        "status": {"userInfo": user_info(who)},
     })
 }
 

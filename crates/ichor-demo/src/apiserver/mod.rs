@@ -81,6 +81,8 @@ struct ApiState {
     /// Authenticated requests by user (after impersonation), verb and resource: what each
     /// client costs.
     requests_by: requests::Requests,
+    /// The impersonations allowed, each once.
+    impersonations: Impersonations,
     /// Requests received and not yet answered, or (a late fault's) not yet carried out.
     in_hand: usize,
     forwards: portforward::Forwards,
@@ -89,6 +91,20 @@ struct ApiState {
     /// response (the lock is held for the whole request).
     field_validation: field_validation::FieldValidation,
     warnings: Vec<String>,
+}
+
+/// The impersonations the API allowed, each once (at most [`Impersonations::MAX`]).
+#[derive(Default)]
+struct Impersonations(std::collections::BTreeSet<auth::Impersonation>);
+
+impl Impersonations {
+    const MAX: usize = 1024;
+
+    fn see(&mut self, i: auth::Impersonation) {
+        if self.0.len() < Impersonations::MAX {
+            self.0.insert(i);
+        }
+    }
 }
 
 /// The embedded API: cheap to clone, every clone sees the same objects.
@@ -143,7 +159,19 @@ impl EmbeddedApi {
         kube::Client::new(
             BearerService {
                 api: self.clone(),
-                header: format!("Bearer {token}"),
+                header: Some(format!("Bearer {token}")),
+            },
+            "default",
+        )
+    }
+
+    /// A kube client with no credentials of its own: each request carries whatever
+    /// `Authorization` its caller gave it (for `serve --auth passthrough`), or none.
+    pub fn bare_client(&self) -> kube::Client {
+        kube::Client::new(
+            BearerService {
+                api: self.clone(),
+                header: None,
             },
             "default",
         )
@@ -271,7 +299,8 @@ impl Drop for InHand {
 #[derive(Clone)]
 struct BearerService {
     api: EmbeddedApi,
-    header: String,
+    /// The `Authorization` a request without one is given.
+    header: Option<String>,
 }
 
 /// A response body of the in-process client: a whole answer, or a stream from the in-memory
@@ -292,7 +321,9 @@ impl tower::Service<http::Request<kube::client::Body>> for BearerService {
         let header = self.header.clone();
         Box::pin(async move {
             let (mut parts, body) = req.into_parts();
-            if !parts.headers.contains_key(http::header::AUTHORIZATION) {
+            if let Some(header) = header
+                && !parts.headers.contains_key(http::header::AUTHORIZATION)
+            {
                 parts.headers.insert(
                     http::header::AUTHORIZATION,
                     http::HeaderValue::from_str(&header)?,
@@ -343,10 +374,23 @@ async fn upgrade_in_memory(
 }
 
 impl EmbeddedApi {
-    /// What the roles of `deploy/rbac.yaml` granted `serve`'s identity, which of those grants
+    /// What the roles of `deploy/base/rbac.yaml` granted `serve`'s identity, which of those grants
     /// its requests used, and what nothing allowed it (see [`rbac`]).
     pub fn deployed_role_usage(&self) -> rbac::RoleUsage {
         self.lock().auth.deployed_usage()
+    }
+
+    /// The impersonations the API allowed so far, each once: who (by their own token) acted
+    /// as whom, with which groups, uid and extras.
+    pub fn impersonations(&self) -> Vec<auth::Impersonation> {
+        self.lock().impersonations.0.iter().cloned().collect()
+    }
+
+    /// serve's identity gets the passthrough component's ClusterRole instead of the base's
+    /// (`deploy/components/passthrough`: nothing to review or impersonate), as a cluster
+    /// installed with `kubectl apply -k deploy/overlays/passthrough` grants it.
+    pub fn deploy_passthrough(&self) {
+        self.lock().auth.deploy_passthrough();
     }
 
     /// For `serve --allow-anonymous`: its identity, which calls without a token act as, may
@@ -368,6 +412,19 @@ impl EmbeddedApi {
     /// Adds a bearer token.
     pub fn add_token(&self, token: &str, user: &str, groups: &[&str]) {
         self.lock().auth.add_token(token, user, groups);
+    }
+
+    /// Adds a bearer token whose reviews also name a uid and extras.
+    pub fn add_token_with(
+        &self,
+        token: &str,
+        (user, groups): (&str, &[&str]),
+        uid: Option<&str>,
+        extra: BTreeMap<String, Vec<String>>,
+    ) {
+        self.lock()
+            .auth
+            .add_token_with(token, user, groups, uid, extra);
     }
 
     /// Revokes a bearer token: from now on the API refuses it and a TokenReview rejects it.

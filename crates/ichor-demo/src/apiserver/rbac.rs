@@ -1,5 +1,5 @@
 //! RBAC as kube-apiserver decides it, for the roles the product ships: the ClusterRoles and
-//! ClusterRoleBindings of `deploy/rbac.yaml` (what `ichor-tui serve`'s own identity may do),
+//! ClusterRoleBindings of `deploy/base/rbac.yaml` (what `ichor-tui serve`'s own identity may do),
 //! read into k8s-openapi's types and matched rule by rule as kube-apiserver's RBAC authorizer
 //! matches them (`k8s.io/kubernetes/pkg/apis/rbac/v1/evaluation_helpers.go`): verbs, API groups,
 //! resources and subresources (`*`, `*/status`), resource names, non-resource URLs (`*` and a
@@ -14,8 +14,12 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Su
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-/// The manifests whose roles the demo grants.
-pub const DEPLOY_RBAC: &str = include_str!("../../../../deploy/rbac.yaml");
+/// The manifests whose roles the demo grants: the kustomize base's.
+pub const DEPLOY_RBAC: &str = include_str!("../../../../deploy/base/rbac.yaml");
+
+/// The passthrough component's ClusterRole, which takes the base's place in that mode.
+pub const PASSTHROUGH_ROLE: &str =
+    include_str!("../../../../deploy/components/passthrough/cluster-role.yaml");
 
 /// What a request asks to do, as RBAC reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -285,16 +289,40 @@ pub(crate) struct BoundRoles {
 }
 
 impl BoundRoles {
-    /// The roles of `deploy/rbac.yaml`.
+    /// The roles of `deploy/base/rbac.yaml`.
     pub(crate) fn deployed() -> BoundRoles {
         match BoundRoles::from_yaml(DEPLOY_RBAC) {
             Ok(b) => b,
             Err(e) => {
                 // A test reads the same file and fails on it; serve then has no rights here.
-                tracing::error!(error = %e, "reading deploy/rbac.yaml");
+                tracing::error!(error = %e, "reading deploy/base/rbac.yaml");
                 BoundRoles::default()
             }
         }
+    }
+
+    /// The roles of `deploy/base/rbac.yaml` with the passthrough component's ClusterRole in its
+    /// place, as `kubectl kustomize deploy/overlays/passthrough` makes them (a ClusterRole's
+    /// `rules` have no merge key: the patch's replace the base's whole).
+    pub(crate) fn passthrough() -> BoundRoles {
+        let patched = BoundRoles::from_yaml(DEPLOY_RBAC).and_then(|mut base| {
+            let patch = BoundRoles::from_yaml(PASSTHROUGH_ROLE)?;
+            for role in patch.bound {
+                let replaced = base.bound.iter_mut().find(|b| b.role == role.role);
+                let replaced = replaced.ok_or_else(|| {
+                    format!(
+                        "the patch names a ClusterRole the base has not: {}",
+                        role.role
+                    )
+                })?;
+                replaced.rules = role.rules;
+            }
+            Ok(base)
+        });
+        patched.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "reading the passthrough role");
+            BoundRoles::default()
+        })
     }
 
     /// The ClusterRoles of the YAML documents in `text` that its ClusterRoleBindings bind

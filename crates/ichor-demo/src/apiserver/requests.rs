@@ -21,6 +21,10 @@ pub const PATH: &str = "/debug/ichor-demo/requests";
 pub struct RequestCount {
     /// The user the request acted as (the impersonated one, when it impersonated).
     pub user: String,
+    /// Whose token made the request when it impersonated `user`; `None` when it came with
+    /// `user`'s own token.
+    #[serde(default)]
+    pub impersonated_by: Option<String>,
     /// As RBAC names it: get, list, watch, create, update, patch, delete.
     pub verb: String,
     /// The resource's plural (`talosoperations`, `tokenreviews`, …), or the path when it
@@ -32,16 +36,26 @@ pub struct RequestCount {
 /// The counts behind the API's lock.
 #[derive(Default)]
 pub(crate) struct Requests {
-    counts: BTreeMap<(String, &'static str, String), u64>,
+    counts: BTreeMap<Row, u64>,
 }
 
+/// A row's key: the user acted as, who impersonated them, the verb and the resource.
+type Row = (String, Option<String>, &'static str, String);
+
 impl Requests {
-    /// Counts a request made as `user`.
-    pub(crate) fn count(&mut self, user: &str, method: &Method, path: &str, query: Option<&str>) {
+    /// Counts a request made as `user` (impersonated by `by`, when it was).
+    pub(crate) fn count(
+        &mut self,
+        (user, by): (&str, Option<&str>),
+        method: &Method,
+        path: &str,
+        query: Option<&str>,
+    ) {
         let (verb, resource) = classify(method, path, query);
+        let by = by.map(str::to_string);
         *self
             .counts
-            .entry((user.to_string(), verb, resource))
+            .entry((user.to_string(), by, verb, resource))
             .or_default() += 1;
     }
 
@@ -49,7 +63,7 @@ impl Requests {
     fn of(&self, user: &str) -> u64 {
         self.counts
             .iter()
-            .filter(|((u, _, _), _)| u == user)
+            .filter(|((u, _, _, _), _)| u == user)
             .map(|(_, n)| n)
             .sum()
     }
@@ -57,8 +71,9 @@ impl Requests {
     fn rows(&self) -> Vec<RequestCount> {
         self.counts
             .iter()
-            .map(|((user, verb, resource), count)| RequestCount {
+            .map(|((user, by, verb, resource), count)| RequestCount {
                 user: user.clone(),
+                impersonated_by: by.clone(),
                 verb: (*verb).to_string(),
                 resource: resource.clone(),
                 count: *count,
@@ -149,9 +164,9 @@ mod tests {
                 (*verb, resource.to_string()),
                 "{method} {path}"
             );
-            r.count("viewer", method, path, *query);
+            r.count(("viewer", None), method, path, *query);
         }
-        r.count("viewer", &Method::GET, ops, None);
+        r.count(("viewer", None), &Method::GET, ops, None);
         let rows = r.rows();
         assert_eq!(rows.len(), cases.len());
         let lists = rows

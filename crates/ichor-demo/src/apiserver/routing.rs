@@ -229,8 +229,12 @@ impl EmbeddedApi {
             // A port-forward is an upgrade: the server takes those before they get here.
             return Err(portforward::upgrade_required());
         }
+        let by = who.impersonated_by.as_deref();
         st.requests_by
-            .count(&who.user, req.method(), path, req.uri().query());
+            .count((&who.user, by), req.method(), path, req.uri().query());
+        if let Some(i) = who.impersonation() {
+            st.impersonations.see(i);
+        }
         if req.method() == Method::POST
             && let Some(review) = Review::at(path)
         {

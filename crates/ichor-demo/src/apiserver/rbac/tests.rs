@@ -147,6 +147,7 @@ fn identity(user: &str, groups: &[&str]) -> Identity {
     Identity {
         user: user.to_string(),
         groups: groups.iter().map(|g| g.to_string()).collect(),
+        ..Identity::default()
     }
 }
 
@@ -203,7 +204,7 @@ fn the_deployed_roles_are_read() {
     );
     assert!(
         roles.binds(&serve),
-        "deploy/rbac.yaml binds the demo's serve identity"
+        "deploy/base/rbac.yaml binds the demo's serve identity"
     );
     assert!(!roles.usage().granted.is_empty());
 }
