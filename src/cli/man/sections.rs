@@ -112,7 +112,7 @@ fn table_words(key: &str) -> Option<String> {
         ),
         "contexts" => format!(
             "[[contexts]]: contexts marked production or read only, one table each; its keys: {}.",
-            keys(fields_of::<crate::config::rules::ContextRule>())
+            keys(fields_of::<crate::config::contexts::ContextRule>())
         ),
         "keys" => format!(
             "[keys]: other keys for an action, by its name ({}), e.g. pause = \"P\".",
