@@ -24,6 +24,8 @@ mod cli_verbs;
 mod cli_watch;
 #[path = "completion.rs"]
 mod completion;
+#[path = "history_process.rs"]
+mod history_process;
 #[path = "production_process.rs"]
 mod production_process;
 #[path = "pty.rs"]

@@ -71,6 +71,11 @@ fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
             rows.extend(commands.map(|(_, typed, hint)| (typed.to_string(), t.t(hint))));
         }
     }
+    // Where the times come from: the estimate's basis, on the screens that show one.
+    if matches!(state.screen, Screen::Operation | Screen::Operations) {
+        rows.push(("~".to_string(), t.t("help-estimate")));
+        rows.push(("‖".to_string(), t.t("help-since")));
+    }
     let text_row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
     rows.extend(
         keymap::COMMAND_LINE

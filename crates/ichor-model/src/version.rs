@@ -76,6 +76,33 @@ pub fn check_jump(kind: OperationKind, current: &Version, target: &Version) -> O
     ))
 }
 
+/// The refusal of a write to `server` from `client`, when they are more than one minor version
+/// apart (or of another major version); `None` when they may write to each other, or when a
+/// version cannot be read.
+pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> {
+    let (c, s) = (Version::parse(client)?, Version::parse(server)?);
+    let apart = c.major() != s.major() || c.minor().abs_diff(s.minor()) > 1;
+    if !apart {
+        return None;
+    }
+    let upgrade = if (s.major(), s.minor()) > (c.major(), c.minor()) {
+        "client"
+    } else {
+        "server"
+    };
+    let (cs, ss) = (c.to_string(), s.to_string());
+    Some(ApiError::said(
+        Code::FailedPrecondition,
+        Reason::VersionSkew,
+        &[
+            ("client", &cs),
+            ("server", &ss),
+            ("upgrade", upgrade),
+            ("what", what),
+        ],
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,31 +210,4 @@ mod tests {
             assert_eq!(jump(kind, "v1.0.0", "v9.0.0"), None, "{kind:?}");
         }
     }
-}
-
-/// The refusal of a write to `server` from `client`, when they are more than one minor version
-/// apart (or of another major version); `None` when they may write to each other, or when a
-/// version cannot be read.
-pub fn skew_refusal(client: &str, server: &str, what: &str) -> Option<ApiError> {
-    let (c, s) = (Version::parse(client)?, Version::parse(server)?);
-    let apart = c.major() != s.major() || c.minor().abs_diff(s.minor()) > 1;
-    if !apart {
-        return None;
-    }
-    let upgrade = if (s.major(), s.minor()) > (c.major(), c.minor()) {
-        "client"
-    } else {
-        "server"
-    };
-    let (cs, ss) = (c.to_string(), s.to_string());
-    Some(ApiError::said(
-        Code::FailedPrecondition,
-        Reason::VersionSkew,
-        &[
-            ("client", &cs),
-            ("server", &ss),
-            ("upgrade", upgrade),
-            ("what", what),
-        ],
-    ))
 }
