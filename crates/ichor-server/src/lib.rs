@@ -38,7 +38,9 @@ pub use stream_bounds::{
     MAX_LIVE_QUERIES_PER_NAMESPACE, MAX_STREAMS, MAX_STREAMS_PER_CALLER,
 };
 pub(crate) mod reflection;
+pub(crate) mod shares;
 pub use ichor_wire as wire;
+pub use shares::Queues;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
