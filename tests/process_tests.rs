@@ -22,6 +22,8 @@ mod cli_report;
 mod cli_verbs;
 #[path = "completion.rs"]
 mod completion;
+#[path = "completion_hostile.rs"]
+mod completion_hostile;
 #[path = "pty.rs"]
 mod pty;
 #[path = "pty_habits.rs"]

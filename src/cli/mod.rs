@@ -263,10 +263,12 @@ pub struct ServeArgs {
     /// hard limit.
     #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_CONNECTIONS, value_parser = bound)]
     pub max_connections: usize,
+    #[command(flatten)]
+    pub shares: serve::ShareArgs,
 }
 
 /// A bound of `serve`: from 1 to 1,000,000.
-fn bound(s: &str) -> Result<usize, String> {
+pub(crate) fn bound(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n @ 1..=1_000_000) => Ok(n),
         _ => Err("a number from 1 to 1000000".to_string()),

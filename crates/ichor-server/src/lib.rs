@@ -5,9 +5,8 @@
 //! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
 //! runs. What a caller can hold is bounded in [`listen`] and [`front`].
 
+pub(crate) mod admission;
 pub(crate) mod auth;
-pub(crate) mod budget;
-pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub(crate) mod drain;
@@ -30,6 +29,8 @@ pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
+pub mod pools;
+pub use pools::{Fairness, MAX_SUBSCRIBING};
 pub(crate) mod protocol;
 pub(crate) mod push;
 pub(crate) mod stream_bounds;
@@ -122,13 +123,16 @@ pub struct ServerConfig {
 }
 
 /// How much serve holds at once, everyone's together (`serve --max-streams` and
-/// `--max-connections`; docs/limits.md says what each costs).
+/// `--max-connections`), and how much of it one person may hold (docs/limits.md says what each
+/// costs and why).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// Streams of live updates ([`MAX_STREAMS`] unless said).
     pub streams: usize,
     /// Connections open ([`MAX_CONNECTIONS`] unless said); each is a file descriptor.
     pub connections: usize,
+    /// One person's shares of every pool, and how waiters queue.
+    pub fairness: Fairness,
 }
 
 impl Default for Bounds {
@@ -136,6 +140,7 @@ impl Default for Bounds {
         Bounds {
             streams: MAX_STREAMS,
             connections: MAX_CONNECTIONS,
+            fairness: Fairness::default(),
         }
     }
 }
@@ -197,10 +202,11 @@ pub fn check_transport(addr: &SocketAddr, tls: bool, insecure_listen: bool) -> a
 /// The largest request message of health and reflection: theirs are a few names.
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
-/// Every call's way, outermost first: the front (version header, metrics, the in-flight
-/// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
-/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
-/// content types checked and translated to gRPC, and tonic's routes.
+/// Every call's way, outermost first: the front (health, version header, metrics), the gate
+/// (headers, deadline, the token decided, the connection counted to its person), admission
+/// (the priority level by method, the body read under its person's share, then a seat of the
+/// level under its person's share: [`pools`]), the Connect layer, gRPC-Web's content types
+/// checked and translated to gRPC, and tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -212,8 +218,11 @@ fn stack(
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
+    let pools = pools::Pools::new(&config.bounds, &config.metrics);
     let auth = Arc::new(
-        Authenticator::new(access, config.allow_anonymous).trusting_reviews_for(config.recheck),
+        Authenticator::new(access, config.allow_anonymous)
+            .trusting_reviews_for(config.recheck)
+            .reviewing_in_turn(pools.reviews.clone()),
     );
     let reads = ichor_service::shared::SharedReads::lingering(
         service.clone(),
@@ -223,7 +232,8 @@ fn stack(
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
-    handlers.count_streams_in(config.metrics.clone(), config.bounds.streams);
+    handlers.count_streams_in(config.metrics.clone(), &config.bounds);
+    handlers.share_lists(pools.lists.clone());
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
@@ -249,9 +259,19 @@ fn stack(
     let watch_handlers = handlers.clone();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let health_streams = gate::HealthStreams::counted(config.metrics.clone());
+    let connections = pools.connections.clone();
+    let metrics = config.metrics.clone();
     let gated = tower::ServiceBuilder::new()
         .layer(tower::layer::layer_fn(move |inner| {
-            gate::Gate::new(inner, auth.clone(), health_streams.clone())
+            gate::Gate::new(
+                inner,
+                auth.clone(),
+                health_streams.clone(),
+                connections.clone(),
+            )
+        }))
+        .layer(tower::layer::layer_fn(move |inner| {
+            admission::Admission::new(inner, pools.clone(), metrics.clone())
         }))
         .layer(tower::layer::layer_fn(move |inner| {
             connect::Connect::new(inner, calls.clone())
@@ -261,16 +281,7 @@ fn stack(
         .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(grpc_stream::WatchRoute::new(routes, watch_handlers));
-    let inner = budget::Split {
-        calls: tower::ServiceBuilder::new()
-            .load_shed()
-            .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
-            .service(gated.clone()),
-        streams: tower::ServiceBuilder::new()
-            .concurrency_limit(budget::MAX_SUBSCRIBING)
-            .service(gated),
-    };
-    let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
+    let front = front::Front::new(gated, config.metrics.clone(), config.health.clone());
     Ok((front, health))
 }
 

@@ -314,11 +314,6 @@ impl Shares {
         }))
     }
 
-    /// The pool's numbers.
-    pub(crate) fn pool(&self) -> &Pool {
-        &self.0.pool
-    }
-
     /// A slot for `person` now, or the refusal (no waiting).
     pub(crate) fn try_take(&self, person: &Person) -> Result<Seat, Refused> {
         let inner = &self.0;
