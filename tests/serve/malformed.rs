@@ -107,6 +107,15 @@ async fn grpc_code(
     }
 }
 
+/// One malformed body: what it is, how it is made from a request and a gzip bomb, whether it
+/// is sent gzipped, and the code both methods answer (`None`: read as its first message).
+type Case = (
+    &'static str,
+    fn(&[u8], &[u8]) -> bytes::Bytes,
+    bool,
+    Option<tonic::Code>,
+);
+
 /// Malformed bodies over gRPC, as raw HTTP/2 frames: WatchOperations answers each as
 /// ListOperations does (tonic's own decoder reads both), with the codes docs/protocol.md
 /// documents: an empty body, a frame claiming 4 GiB, a gzip bomb, a compressed flag without an
@@ -135,12 +144,7 @@ async fn malformed_watch_bodies_are_answered_as_list_bodies_are() {
         gz.finish().unwrap()
     };
     let two = |m: &[u8]| [frame(0, m, None), frame(0, m, None)].concat().into();
-    let cases: [(
-        &str,
-        fn(&[u8], &[u8]) -> bytes::Bytes,
-        bool,
-        Option<tonic::Code>,
-    ); 5] = [
+    let cases: [Case; 5] = [
         (
             "an empty body",
             |_, _| bytes::Bytes::new(),
