@@ -9,7 +9,11 @@
 //!
 //! Printed: serve's resident memory idle (no call yet), its peak (VmHWM, reset with
 //! /proc/PID/clear_refs at each phase's start) and its CPU in each phase, the dashboards' answer
-//! times (median, 99th percentile) and errors, and what the attackers got.
+//! times (median, 99th percentile) and errors, and what the attackers got. Then one person with
+//! a viewer's token attacks as issue 44 tells ([`viewer`]: calls whose bodies never come,
+//! thousands of connections, subscriptions whose bodies never come, garbage tokens, a
+//! namespace's distinct lists), each in a window of its own after a quiet one, while another
+//! person (the operator) calls and subscribes: their figures, quiet and under each attack.
 //!
 //!     cargo bench --bench hostile
 //!
@@ -20,8 +24,12 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "../tests/common/attacks.rs"]
+mod attacks;
 #[path = "../tests/common/server.rs"]
 mod server;
+#[path = "hostile/viewer.rs"]
+mod viewer;
 
 use common::procs::{self, Cpu, Proc};
 use ichor_client::remote::Protocol;
@@ -56,6 +64,8 @@ struct Size {
     ramp: Duration,
     /// Until the demo's rollout is over, from the demo cluster's start (as `scale` waits).
     rollout: Duration,
+    /// The one viewer's attacks.
+    viewer: viewer::Sizes,
 }
 
 /// What the load generators count; `phase` says which phase a poll's time belongs to.
@@ -274,11 +284,11 @@ fn run(size: &Size) {
     let _inside = rt.enter();
     let home = tempfile::tempdir().expect("a temporary directory");
     let started = Instant::now();
-    let (_api, api_addr) = procs::demo_cluster(
-        Path::new(BIN),
-        home.path(),
-        size.operations.saturating_sub(7),
-    );
+    // One more viewer, a second person for the attack on a namespace's lists.
+    let mut demo = std::process::Command::new(BIN);
+    demo.env(ichor_demo::demo::USERS_ENV, "1");
+    let (_api, api_addr) =
+        procs::demo_cluster_with(demo, home.path(), size.operations.saturating_sub(7));
     std::thread::sleep(size.rollout.saturating_sub(started.elapsed()));
     let kubeconfig = home.path().join("kubeconfig-server");
     procs::write_kubeconfig(&kubeconfig, &api_addr, users::SERVER_TOKEN);
@@ -335,6 +345,8 @@ fn run(size: &Size) {
         d.abort();
     }
     report(&phases, idle_kb, &tally, size);
+    let windows = viewer::run(&rt, &serve, (addr, &url), &size.viewer, size.window);
+    viewer::report(&windows, size.window);
 }
 
 /// `n` attackers of each kind.
@@ -373,6 +385,7 @@ fn main() {
             warmup: POLL * 2 + Duration::from_secs(1),
             rollout: Duration::from_secs(25),
             ramp: Duration::from_secs(common::env_or("ICHOR_HOSTILE_RAMP_S", 60)),
+            viewer: viewer::Sizes::ISSUE,
         }
     } else {
         Size {
@@ -383,6 +396,7 @@ fn main() {
             warmup: Duration::from_secs(1),
             rollout: Duration::ZERO,
             ramp: Duration::ZERO,
+            viewer: viewer::Sizes::TINY,
         }
     };
     run(&size);
