@@ -22,10 +22,10 @@
 //! Under `cargo test` (no `--bench`) a tiny pass: 4 dashboards, 4 attackers of each kind, 100
 //! operations, 1 s phases.
 
-#[path = "common/mod.rs"]
-mod common;
 #[path = "../tests/common/attacks.rs"]
 mod attacks;
+#[path = "common/mod.rs"]
+mod common;
 #[path = "../tests/common/server.rs"]
 mod server;
 #[path = "hostile/viewer.rs"]

@@ -132,10 +132,12 @@ async fn probe(url: String, window: Duration) -> (Vec<Duration>, Vec<Duration>, 
         let t = Instant::now();
         let got = tokio::time::timeout(ichor_model::SILENCE_LIMIT, async {
             let mut updates = c.watch_operations(&req).await?;
-            updates
-                .next()
-                .await
-                .unwrap_or_else(|| Err(ichor_model::ApiError::new(ichor_model::Code::Unavailable, "ended")))
+            updates.next().await.unwrap_or_else(|| {
+                Err(ichor_model::ApiError::new(
+                    ichor_model::Code::Unavailable,
+                    "ended",
+                ))
+            })
         })
         .await;
         match got {

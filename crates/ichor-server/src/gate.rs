@@ -5,10 +5,13 @@
 //! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
 //! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
 //! the rest of a small body before the answer so the connection goes on. A call that passes
-//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as
-//! carrying an authenticated call ([`Authenticated`]), and its body is cut off at
-//! [`BODY_TIMEOUT`] or its deadline, whichever comes first. Health needs no token; its streams
-//! have a bound of their own ([`MAX_HEALTH_STREAMS`]).
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, counts its connection among
+//! its person's connections ([`Authenticated::vouch`]: a person who holds its share of them
+//! already is refused, and the connection closed), and its body is cut off at [`BODY_TIMEOUT`]
+//! or its deadline, whichever comes first ([`BodyDue`]). The token is decided here, before any
+//! queue: only the TokenReview itself, not a wait for its turn, keeps the connection open
+//! ([`Authenticator::caller_on`]); [`super::admission`] comes after. Health needs no token; its
+//! streams have a bound of their own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
 use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};

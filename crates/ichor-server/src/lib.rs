@@ -3,7 +3,8 @@
 //! service and server reflection so grpcurl works. Every call is made as the caller, whose
 //! bearer token a Kubernetes TokenReview verifies from the headers before any body is read
 //! (see [`gate`] and [`auth`]); the handlers run the same service the in-process dashboard
-//! runs. What a caller can hold is bounded in [`listen`] and [`front`].
+//! runs. What a caller can hold is bounded in [`listen`] and [`admission`], every pool shared by
+//! person ([`pools`], [`shares`]).
 
 pub(crate) mod admission;
 pub(crate) mod auth;
