@@ -1,5 +1,5 @@
-//! `serve` under hostile load, on loopback only, bounded in counts and time: 200 dashboards
-//! polling one `serve` at 10,000 operations (the list's poll: the first page of summaries with
+//! `serve` under hostile load, on loopback only, bounded in counts and time: 200 dashboards (each
+//! its own person) polling one `serve` at 10,000 operations (the list's poll: the first page of summaries with
 //! the version it holds, every 3 s, half over gRPC and half over the Connect protocol), then
 //! the same with 1,000 unauthenticated slow uploads (a 1 MiB body sent 16 KiB at a time,
 //! without a token; each attacker starts again a second after the server answers) and 1,000
@@ -81,9 +81,16 @@ struct Tally {
     headers_closed: AtomicU64,
 }
 
-/// One dashboard: polls the first page of summaries, with the version it holds, until stopped.
-async fn dashboard(url: String, protocol: Protocol, start_after: Duration, tally: Arc<Tally>) {
-    let c = server::client_over(&url, Some(users::VIEWER_TOKEN), protocol);
+/// One dashboard, the `i`th person of the demo's bench viewers (serve shares its pools by
+/// person): polls the first page of summaries, with the version it holds, until stopped.
+async fn dashboard(
+    url: String,
+    (i, protocol): (usize, Protocol),
+    start_after: Duration,
+    tally: Arc<Tally>,
+) {
+    let token = ichor_demo::demo::bench_token(i);
+    let c = server::client_over(&url, Some(&token), protocol);
     tokio::time::sleep(start_after).await;
     let mut known: Option<String> = None;
     while !tally.stop.load(Ordering::SeqCst) {
@@ -284,9 +291,13 @@ fn run(size: &Size) {
     let _inside = rt.enter();
     let home = tempfile::tempdir().expect("a temporary directory");
     let started = Instant::now();
-    // One more viewer, a second person for the attack on a namespace's lists.
+    // A viewer for each dashboard (each its own person); the first is also the second person
+    // of the attack on a namespace's lists.
     let mut demo = std::process::Command::new(BIN);
-    demo.env(ichor_demo::demo::USERS_ENV, "1");
+    demo.env(
+        ichor_demo::demo::USERS_ENV,
+        size.dashboards.max(1).to_string(),
+    );
     let (_api, api_addr) =
         procs::demo_cluster_with(demo, home.path(), size.operations.saturating_sub(7));
     std::thread::sleep(size.rollout.saturating_sub(started.elapsed()));
@@ -318,7 +329,7 @@ fn run(size: &Size) {
             };
             let joins = size.ramp * u32::try_from(i).unwrap_or(0)
                 / u32::try_from(size.dashboards).unwrap_or(1);
-            rt.spawn(dashboard(url.clone(), protocol, joins, tally.clone()))
+            rt.spawn(dashboard(url.clone(), (i, protocol), joins, tally.clone()))
         })
         .collect();
     // They join one after another, as a fleet does, and each polls twice (the page, then

@@ -10,7 +10,7 @@
 //! gRPC-Web, as tonic answers; INVALID_ARGUMENT over the Connect protocol, as its layer does). A seat is held until the answer's body
 //! ends (a subscription's: until its stream is set up). A caller who waits longer than its
 //! deadline or [`MAX_QUEUE_WAIT`], or finds its queues full, is refused RESOURCE_EXHAUSTED with
-//! `Retry-After`. Health is exempt; reflection's streams (bidirectional: their bodies never end
+//! `Retry-After`; after [`PACE`] when its person holds its share already. Health is exempt; reflection's streams (bidirectional: their bodies never end
 //! before their answers) take a seat of their own level and are read as they come.
 
 use super::gate::{BodyDue, CallDeadline};
@@ -32,6 +32,14 @@ use tonic::body::Body;
 /// The longest a caller waits for a slot when its deadline is later or unset: a quarter of
 /// kube-apiserver's request timeout, as API Priority and Fairness waits.
 pub(crate) const MAX_QUEUE_WAIT: Duration = Duration::from_secs(15);
+
+/// How long the refusal of a person who holds its share already, and whose queue is full, waits
+/// before it is said (unless the call's deadline is sooner): the `Retry-After` it carries. A
+/// client that sends again as soon as it is answered (as a hostile one does) then sends at most
+/// once a second for each call it keeps open, not as fast as serve can refuse; the wait holds
+/// only that person's own stream (its request and body are let go first), and the refusals of
+/// everyone else are said at once.
+pub(crate) const PACE: Duration = Duration::from_secs(super::front::RETRY_AFTER_SECONDS);
 
 /// The largest body read: a message of [`super::MAX_REQUEST_BYTES`] in base64 (gRPC-Web's
 /// text) with its framing fits; anything larger is no request of this API.
@@ -172,13 +180,15 @@ async fn admitted(
 ) -> Result<(http::Request<Body>, Seat), Box<http::Response<Body>>> {
     let person = person_of(&req);
     let body_due = req.extensions().get::<BodyDue>().map(|d| d.0);
+    let deadline = req.extensions().get::<CallDeadline>().map(|d| d.0);
     let (parts, body) = req.into_parts();
-    let refuse = |e: &ApiError| Box::new(super::front::over_a_bound(&parts.headers, e));
-    let body_slot = level
-        .bodies
-        .take(&person, body_due)
-        .await
-        .map_err(|r| refuse(&r.error()))?;
+    let body_slot = match level.bodies.take(&person, body_due).await {
+        Ok(slot) => slot,
+        Err(r) => {
+            drop(body);
+            return Err(paced(r, parts, deadline).await);
+        }
+    };
     let bytes = match read(body).await {
         Ok(b) => b,
         Err(fault) => {
@@ -203,13 +213,31 @@ async fn admitted(
         }
     };
     let req = http::Request::from_parts(parts, Body::new(Full::new(bytes)));
-    let seat = level
-        .seats
-        .take(&person, Some(seat_wait_until(&req)))
-        .await
-        .map_err(|r| Box::new(super::front::over_a_bound(req.headers(), &r.error())))?;
+    let seat = match level.seats.take(&person, Some(seat_wait_until(&req))).await {
+        Ok(seat) => seat,
+        Err(r) => {
+            drop(body_slot);
+            return Err(paced(r, req.into_parts().0, deadline).await);
+        }
+    };
     drop(body_slot);
     Ok((req, seat))
+}
+
+/// The refusal `r` of the call whose head is `parts`: at once, or after [`PACE`] (at most until
+/// the call's deadline) when its person holds its share already; the request is let go first.
+async fn paced(
+    r: super::shares::Refused,
+    parts: http::request::Parts,
+    deadline: Option<Instant>,
+) -> Box<http::Response<Body>> {
+    let resp = super::front::over_a_bound(&parts.headers, &r.error());
+    drop(parts);
+    if r.over_share {
+        let until = Instant::now() + PACE;
+        tokio::time::sleep_until(deadline.map_or(until, |d| d.min(until))).await;
+    }
+    Box::new(resp)
 }
 
 /// Why a body could not be read.
@@ -290,7 +318,10 @@ where
         .await
     {
         Ok(seat) => seat,
-        Err(r) => return Ok(super::front::over_a_bound(req.headers(), &r.error())),
+        Err(r) => {
+            let deadline = req.extensions().get::<CallDeadline>().map(|d| d.0);
+            return Ok(*paced(r, req.into_parts().0, deadline).await);
+        }
     };
     let resp = inner.oneshot_call(req).await?;
     Ok(resp.map(|b| Body::new(Holding::new(b, seat))))

@@ -102,6 +102,8 @@ pub(crate) struct Pool {
 pub(crate) struct Refused {
     pub(crate) limit: &'static str,
     pub(crate) max: usize,
+    /// The person held its whole share when refused: it asks for more than it may hold.
+    pub(crate) over_share: bool,
 }
 
 impl Refused {
@@ -213,19 +215,16 @@ impl Inner {
     /// The refusal of `p` now: its share's when it holds its share, else the pool's.
     fn refusal(&self, state: &State, p: &Person) -> Refused {
         let share = self.share_of(p);
-        let refused = match (state.held(p) >= share, p) {
-            (true, Person::Anonymous) => Refused {
-                limit: self.pool.anonymous_name,
-                max: share,
-            },
-            (true, _) => Refused {
-                limit: self.pool.per_person_name,
-                max: share,
-            },
-            (false, _) => Refused {
-                limit: self.pool.name,
-                max: self.pool.capacity,
-            },
+        let over_share = state.held(p) >= share;
+        let (limit, max) = match (over_share, p) {
+            (true, Person::Anonymous) => (self.pool.anonymous_name, share),
+            (true, _) => (self.pool.per_person_name, share),
+            (false, _) => (self.pool.name, self.pool.capacity),
+        };
+        let refused = Refused {
+            limit,
+            max,
+            over_share,
         };
         self.metrics.refused(refused.limit);
         refused

@@ -37,7 +37,8 @@ fn a_person_holds_at_most_its_share_and_everyone_at_most_the_pool() {
         e,
         Refused {
             limit: "calls_per_person",
-            max: 2
+            max: 2,
+            over_share: true,
         }
     );
     let _alice = shares.try_take(&person("alice")).unwrap();
@@ -49,7 +50,8 @@ fn a_person_holds_at_most_its_share_and_everyone_at_most_the_pool() {
         e,
         Refused {
             limit: "calls_in_flight",
-            max: 4
+            max: 4,
+            over_share: false,
         }
     );
     drop(mallory);
