@@ -352,4 +352,49 @@ mod tests {
         );
         assert_eq!(kind_of("/no/such"), Kind::Reads);
     }
+
+    fn head() -> http::request::Parts {
+        let req = http::Request::post(super::super::connect_stream::WATCH_PATH)
+            .header(http::header::CONTENT_TYPE, "application/grpc")
+            .body(())
+            .unwrap();
+        req.into_parts().0
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_person_over_its_share_is_answered_after_retry_after_and_no_one_else_is() {
+        let refused = |over_share| super::super::shares::Refused {
+            limit: "calls_per_person",
+            max: 32,
+            over_share,
+        };
+        let started = Instant::now();
+        let resp = paced(refused(true), head(), None).await;
+        assert_eq!(started.elapsed(), PACE);
+        assert_eq!(
+            resp.headers().get("grpc-status").map(|v| v.as_bytes()),
+            Some(&b"8"[..])
+        );
+        assert_eq!(
+            resp.headers()
+                .get(http::header::RETRY_AFTER)
+                .map(|v| v.as_bytes()),
+            Some(&b"1"[..])
+        );
+        let started = Instant::now();
+        let soon = started + Duration::from_millis(300);
+        paced(refused(true), head(), Some(soon)).await;
+        assert_eq!(
+            started.elapsed(),
+            Duration::from_millis(300),
+            "the deadline first"
+        );
+        let started = Instant::now();
+        paced(refused(false), head(), None).await;
+        assert_eq!(
+            started.elapsed(),
+            Duration::ZERO,
+            "a full pool is said at once"
+        );
+    }
 }

@@ -181,7 +181,7 @@ where
                             && let Err(refused) = connection.vouch(&Person::of(&c), &connections)
                         {
                             let e = refused.error();
-                            tracing::info!(path = %ichor_model::error_text::quoted(path), limit = refused.limit, "a person's share of connections is held: the call refused, its connection closed");
+                            tracing::debug!(path = %ichor_model::error_text::quoted(path), limit = refused.limit, "a person's share of connections is held: the call refused, its connection closed");
                             return Ok(super::front::over_a_bound(&parts.headers, &e));
                         }
                         said_caller = caller_header(&c);
