@@ -1,5 +1,5 @@
-//! `serve` under hostile load, on loopback only, bounded in counts and time: 200 dashboards
-//! polling one `serve` at 10,000 operations (the list's poll: the first page of summaries with
+//! `serve` under hostile load, on loopback only, bounded in counts and time: 200 dashboards (each
+//! its own person) polling one `serve` at 10,000 operations (the list's poll: the first page of summaries with
 //! the version it holds, every 3 s, half over gRPC and half over the Connect protocol), then
 //! the same with 1,000 unauthenticated slow uploads (a 1 MiB body sent 16 KiB at a time,
 //! without a token; each attacker starts again a second after the server answers) and 1,000
@@ -9,7 +9,11 @@
 //!
 //! Printed: serve's resident memory idle (no call yet), its peak (VmHWM, reset with
 //! /proc/PID/clear_refs at each phase's start) and its CPU in each phase, the dashboards' answer
-//! times (median, 99th percentile) and errors, and what the attackers got.
+//! times (median, 99th percentile) and errors, and what the attackers got. Then one person with
+//! a viewer's token attacks as issue 44 tells ([`viewer`]: calls whose bodies never come,
+//! thousands of connections, subscriptions whose bodies never come, garbage tokens, a
+//! namespace's distinct lists), each in a window of its own after a quiet one, while another
+//! person (the operator) calls and subscribes: their figures, quiet and under each attack.
 //!
 //!     cargo bench --bench hostile
 //!
@@ -18,10 +22,14 @@
 //! Under `cargo test` (no `--bench`) a tiny pass: 4 dashboards, 4 attackers of each kind, 100
 //! operations, 1 s phases.
 
+#[path = "../tests/common/attacks.rs"]
+mod attacks;
 #[path = "common/mod.rs"]
 mod common;
 #[path = "../tests/common/server.rs"]
 mod server;
+#[path = "hostile/viewer.rs"]
+mod viewer;
 
 use common::procs::{self, Cpu, Proc};
 use ichor_client::remote::Protocol;
@@ -56,6 +64,8 @@ struct Size {
     ramp: Duration,
     /// Until the demo's rollout is over, from the demo cluster's start (as `scale` waits).
     rollout: Duration,
+    /// The one viewer's attacks.
+    viewer: viewer::Sizes,
 }
 
 /// What the load generators count; `phase` says which phase a poll's time belongs to.
@@ -71,9 +81,16 @@ struct Tally {
     headers_closed: AtomicU64,
 }
 
-/// One dashboard: polls the first page of summaries, with the version it holds, until stopped.
-async fn dashboard(url: String, protocol: Protocol, start_after: Duration, tally: Arc<Tally>) {
-    let c = server::client_over(&url, Some(users::VIEWER_TOKEN), protocol);
+/// One dashboard, the `i`th person of the demo's bench viewers (serve shares its pools by
+/// person): polls the first page of summaries, with the version it holds, until stopped.
+async fn dashboard(
+    url: String,
+    (i, protocol): (usize, Protocol),
+    start_after: Duration,
+    tally: Arc<Tally>,
+) {
+    let token = ichor_demo::demo::bench_token(i);
+    let c = server::client_over(&url, Some(&token), protocol);
     tokio::time::sleep(start_after).await;
     let mut known: Option<String> = None;
     while !tally.stop.load(Ordering::SeqCst) {
@@ -274,11 +291,15 @@ fn run(size: &Size) {
     let _inside = rt.enter();
     let home = tempfile::tempdir().expect("a temporary directory");
     let started = Instant::now();
-    let (_api, api_addr) = procs::demo_cluster(
-        Path::new(BIN),
-        home.path(),
-        size.operations.saturating_sub(7),
+    // A viewer for each dashboard (each its own person); the first is also the second person
+    // of the attack on a namespace's lists.
+    let mut demo = std::process::Command::new(BIN);
+    demo.env(
+        ichor_demo::demo::USERS_ENV,
+        size.dashboards.max(1).to_string(),
     );
+    let (_api, api_addr) =
+        procs::demo_cluster_with(demo, home.path(), size.operations.saturating_sub(7));
     std::thread::sleep(size.rollout.saturating_sub(started.elapsed()));
     let kubeconfig = home.path().join("kubeconfig-server");
     procs::write_kubeconfig(&kubeconfig, &api_addr, users::SERVER_TOKEN);
@@ -308,7 +329,7 @@ fn run(size: &Size) {
             };
             let joins = size.ramp * u32::try_from(i).unwrap_or(0)
                 / u32::try_from(size.dashboards).unwrap_or(1);
-            rt.spawn(dashboard(url.clone(), protocol, joins, tally.clone()))
+            rt.spawn(dashboard(url.clone(), (i, protocol), joins, tally.clone()))
         })
         .collect();
     // They join one after another, as a fleet does, and each polls twice (the page, then
@@ -335,6 +356,8 @@ fn run(size: &Size) {
         d.abort();
     }
     report(&phases, idle_kb, &tally, size);
+    let windows = viewer::run(&rt, &serve, (addr, &url), &size.viewer, size.window);
+    viewer::report(&windows, size.window);
 }
 
 /// `n` attackers of each kind.
@@ -373,6 +396,7 @@ fn main() {
             warmup: POLL * 2 + Duration::from_secs(1),
             rollout: Duration::from_secs(25),
             ramp: Duration::from_secs(common::env_or("ICHOR_HOSTILE_RAMP_S", 60)),
+            viewer: viewer::Sizes::ISSUE,
         }
     } else {
         Size {
@@ -383,6 +407,7 @@ fn main() {
             warmup: Duration::from_secs(1),
             rollout: Duration::ZERO,
             ramp: Duration::ZERO,
+            viewer: viewer::Sizes::TINY,
         }
     };
     run(&size);

@@ -322,6 +322,14 @@ fn each_subcommand_takes_only_the_flags_it_acts_on() {
         "kubeconfig",
         "context",
         "log-file",
+        "connections-per-person",
+        "calls-per-person",
+        "bodies-per-person",
+        "subscribing-per-person",
+        "live-queries-per-person",
+        "fair-queues",
+        "queue-hand",
+        "queue-length",
     ] {
         assert!(
             serve.iter().any(|f| f == want),

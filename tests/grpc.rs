@@ -28,6 +28,8 @@ mod lockout;
 mod malformed;
 #[path = "serve/pages.rs"]
 mod pages;
+#[path = "serve/shares.rs"]
+mod shares;
 #[path = "serve/sizes.rs"]
 mod sizes;
 #[path = "serve/streams.rs"]

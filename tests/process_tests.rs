@@ -24,6 +24,8 @@ mod cli_verbs;
 mod cli_watch;
 #[path = "completion.rs"]
 mod completion;
+#[path = "completion_hostile.rs"]
+mod completion_hostile;
 #[path = "history_process.rs"]
 mod history_process;
 #[path = "production_process.rs"]

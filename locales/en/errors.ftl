@@ -138,12 +138,26 @@ error-machine-unreadable = Machine { $machine } of cluster { $cluster } cannot b
 # A bound of serve's was reached: $limit names it (as serve's metrics do), $max is its number.
 error-limit-reached = { $limit ->
         [calls_in_flight] The server is answering { $max } calls, its limit: try again in { $retry } s.
+        [calls_per_person] You have { $max } calls being answered already, your share: try again in { $retry } s.
+        [writes_in_flight] The server is carrying out { $max } writes, its limit: try again in { $retry } s.
+        [writes_per_person] You have { $max } writes being carried out already, your share: try again in { $retry } s.
+        [bodies] The server is reading { $max } requests' bodies, its limit: try again in { $retry } s.
+        [bodies_per_person] The server is reading { $max } of your requests' bodies already, your share: send each body with its request, and try again in { $retry } s.
+        [subscribing] The server is setting up { $max } subscriptions, its limit: try again in { $retry } s.
+        [subscribing_per_person] You are setting up { $max } subscriptions already, your share: try again in { $retry } s.
+        [connections_per_person] Your calls hold { $max } connections to the server already, your share: send them on the connections you hold.
+        [token_reviews] The server is asking Kubernetes about { $max } tokens, its limit: try again in { $retry } s.
+        [lists_in_flight] The server is reading { $max } whole lists from Kubernetes, its limit: try again in { $retry } s.
+        [lists_per_person] The server is reading { $max } whole lists for you already, your share: try again in { $retry } s.
+        [reflection_streams] The server holds { $max } reflection streams, its limit: try again in { $retry } s.
+        [reflection_streams_per_person] You hold { $max } reflection streams already, your share: close one first.
         [streams] The server holds { $max } streams of updates, its limit: poll, and subscribe again later.
         [anonymous_streams] Callers without a token hold { $max } streams of updates together, their limit: send a token, or close one.
         [streams_per_caller] You hold { $max } streams of updates already: close one first.
         [live_queries] The server keeps { $max } distinct lists up to date, its limit: poll this one, or subscribe with a list someone already keeps.
         [live_queries_per_namespace] The server keeps { $max } distinct lists up to date in this namespace, its limit: poll this one, or subscribe with a list someone already keeps.
         [live_queries_per_caller] Your streams keep { $max } distinct lists up to date already: close one, or poll this one.
+        [live_queries_per_caller_in_namespace] Your streams keep { $max } distinct lists up to date in this namespace already, your share: close one, or poll this one.
         [health_streams] The server holds { $max } health streams, its limit: check instead (grpc.health.v1.Health/Check).
         [watches] The server follows { $max } namespaces for streams already: poll this one.
        *[other] The server reached its limit of { $max } ({ $limit }): try again later.

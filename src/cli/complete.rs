@@ -145,13 +145,11 @@ fn ask(what: Ask) -> Vec<CompletionCandidate> {
         tokio::time::timeout(DEADLINE, asked).await
     });
     rt.shutdown_background();
-    let mut names = match names {
+    let names = match names {
         Ok(Ok(names)) => names,
         _ => Vec::new(),
     };
-    names.sort();
-    names.dedup();
-    names.into_iter().map(CompletionCandidate::new).collect()
+    plain_candidates(names)
 }
 
 /// The route the typed flags reach, as a command would (the demo without its ichor-ui: the
@@ -210,16 +208,77 @@ pub fn contexts() -> Vec<CompletionCandidate> {
     let Ok(loaded) = crate::kubeconfig::read(reach.kubeconfig.as_deref()) else {
         return Vec::new();
     };
-    loaded
-        .context_names()
-        .into_iter()
-        .map(CompletionCandidate::new)
-        .collect()
+    plain_candidates(loaded.context_names())
+}
+
+/// Names as candidates, sorted, once each, and only those every shell reads as one plain
+/// word ([`plain_word`]): no shell quotes a candidate (bash and PowerShell put it on the line
+/// as it is), so a name from the cluster that is not one would be read as several words, or
+/// as commands, once the person presses Enter; it is left out, never printed.
+fn plain_candidates(mut names: Vec<String>) -> Vec<CompletionCandidate> {
+    names.retain(|n| plain_word(n));
+    names.sort();
+    names.dedup();
+    names.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// Whether bash, zsh, fish and PowerShell all read `name` as one word that means itself: ASCII
+/// letters and digits and `- . _ : / + @ =` only (Kubernetes names, contexts such as
+/// `arn:aws:eks:…/name` or `admin@cluster`), not empty, not longer than a DNS subdomain, and
+/// not starting with what a shell expands at a word's start (`=` in zsh, `@` in PowerShell).
+/// Control characters, bidirectional marks, spaces, quotes, `$`, `;`, `&`, `|`, `` ` ``, `(`,
+/// `{`, `~`, `*`, `?`, `!`, `#` and `\` are never printed.
+fn plain_word(name: &str) -> bool {
+    const MAX: usize = 253;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._:/+@=".contains(c);
+    !name.is_empty()
+        && name.len() <= MAX
+        && name.chars().all(allowed)
+        && !name.starts_with(['=', '@'])
 }
 
 #[cfg(test)]
 mod tests {
-    use super::typed_reach;
+    use super::{plain_candidates, plain_word, typed_reach};
+
+    #[test]
+    fn only_plain_words_are_candidates() {
+        for plain in [
+            "staging-talos-x7k2p",
+            "prod",
+            "arn:aws:eks:eu-west-1:1:cluster/a",
+            "admin@kind",
+            "a.b_c+d=e",
+        ] {
+            assert!(plain_word(plain), "{plain}");
+        }
+        let hostile = "x\u{1b}[2J\u{1b}]0;pwned\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\r\n\u{202E}\u{2066}y";
+        for not in [
+            "",
+            hostile,
+            "a b",
+            "a;b",
+            "$(id)",
+            "`id`",
+            "a|b",
+            "a&b",
+            "'a'",
+            "\"a\"",
+            "a\\b",
+            "~root",
+            "a*",
+            "=ls",
+            "@args",
+            "a\u{202E}b",
+            "ｆｕｌｌ",
+            &"a".repeat(254),
+        ] {
+            assert!(!plain_word(not), "{not:?}");
+        }
+        let kept = plain_candidates(vec!["b".into(), hostile.into(), "a".into(), "b".into()]);
+        let values: Vec<_> = kept.iter().map(|c| c.get_value().to_owned()).collect();
+        assert_eq!(values, ["a", "b"]);
+    }
 
     #[test]
     fn the_typed_flags_are_read_wherever_they_stand() {

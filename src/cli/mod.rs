@@ -277,6 +277,8 @@ pub struct ServeArgs {
     /// for each origin; none by default.
     #[arg(long, value_name = "ORIGIN", value_parser = cors_origin)]
     pub cors_origin: Vec<String>,
+    #[command(flatten)]
+    pub shares: serve::ShareArgs,
 }
 
 /// An origin of `serve --cors-origin`, as [`ichor_server::cors::parse_origin`] takes it.
@@ -295,7 +297,7 @@ pub enum ServeAuth {
 }
 
 /// A bound of `serve`: from 1 to 1,000,000.
-fn bound(s: &str) -> Result<usize, String> {
+pub(crate) fn bound(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n @ 1..=1_000_000) => Ok(n),
         _ => Err("a number from 1 to 1000000".to_string()),

@@ -2,7 +2,75 @@
 
 use super::{ServeArgs, ServeAuth};
 use anyhow::Context as _;
+use clap::Args;
+use ichor_server::pools;
 use std::path::PathBuf;
+
+/// What one person may hold of each pool `serve` shares, and how the callers who wait queue
+/// (fair queuing with shuffle sharding, as kube-apiserver's API Priority and Fairness; callers
+/// without a token count as one person). docs/limits.md says why each default.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// The most connections one person's calls hold at once; past it the call is refused
+    /// (RESOURCE_EXHAUSTED) and its connection closed. A dashboard holds one.
+    #[arg(long, value_name = "N", default_value_t = pools::CONNECTIONS_PER_PERSON, value_parser = super::bound)]
+    pub connections_per_person: usize,
+    /// The most reads of one person answered at once (of 256); more wait their turn. A
+    /// dashboard makes one call at a time.
+    #[arg(long, value_name = "N", default_value_t = pools::CALLS_PER_PERSON, value_parser = super::bound)]
+    pub calls_per_person: usize,
+    /// The most of one person's request bodies being read at once, in each of reads, writes and
+    /// subscriptions; a body that does not come holds its slot until its deadline (10 s). A
+    /// body comes with its headers, in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = pools::BODIES_PER_PERSON, value_parser = super::bound)]
+    pub bodies_per_person: usize,
+    /// The most of one person's subscriptions set up at once (of 64). A dashboard subscribes
+    /// once, and again when its list changes.
+    #[arg(long, value_name = "N", default_value_t = pools::SUBSCRIBING_PER_PERSON, value_parser = super::bound)]
+    pub subscribing_per_person: usize,
+    /// The most distinct lists one person's streams keep up to date in one namespace (of 8),
+    /// so another person's list there is served: a dashboard's list and the next it moves to.
+    #[arg(long, value_name = "N", default_value_t = pools::LIVE_QUERIES_PER_PERSON, value_parser = super::bound)]
+    pub live_queries_per_person: usize,
+    /// How many fair queues each pool has for the callers who wait (0: none, a call that finds
+    /// no slot is refused at once). kube-apiserver's default.
+    #[arg(long, value_name = "N", default_value_t = pools::QUEUES.queues, value_parser = |s: &str| count(s, 0, 1024))]
+    pub fair_queues: usize,
+    /// How many of those queues one person's hash deals (shuffle sharding: its callers wait in
+    /// one of them, so two people rarely share them all). kube-apiserver's default.
+    #[arg(long, value_name = "N", default_value_t = pools::QUEUES.hand, value_parser = |s: &str| count(s, 1, 16))]
+    pub queue_hand: usize,
+    /// How many callers wait in one queue at most; past it a call is refused
+    /// (RESOURCE_EXHAUSTED, Retry-After). kube-apiserver's default.
+    #[arg(long, value_name = "N", default_value_t = pools::QUEUES.length, value_parser = |s: &str| count(s, 0, 10_000))]
+    pub queue_length: usize,
+}
+
+/// A number from `min` to `max`.
+fn count(s: &str, min: usize, max: usize) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!("a number from {min} to {max}")),
+    }
+}
+
+impl ShareArgs {
+    /// The shares the flags say.
+    pub fn fairness(&self) -> ichor_server::Fairness {
+        ichor_server::Fairness {
+            connections_per_person: self.connections_per_person,
+            calls_per_person: self.calls_per_person,
+            bodies_per_person: self.bodies_per_person,
+            subscribing_per_person: self.subscribing_per_person,
+            live_queries_per_person: self.live_queries_per_person,
+            queues: ichor_server::Queues {
+                queues: self.fair_queues,
+                hand: self.queue_hand,
+                length: self.queue_length,
+            },
+        }
+    }
+}
 
 /// The server's Kubernetes clients from the kubeconfig (`--kubeconfig`, `--context`), or, with
 /// neither, as kube infers them (`$KUBECONFIG` or `~/.kube/config`, else the in-cluster
@@ -82,6 +150,7 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         bounds: ichor_server::Bounds {
             streams: args.max_streams,
             connections: args.max_connections,
+            fairness: args.shares.fairness(),
         },
         cors_origins: args.cors_origin.clone(),
     };

@@ -1,6 +1,7 @@
 //! Shared fixtures for the integration tests.
 #![allow(dead_code)]
 
+pub mod attacks;
 pub mod dialog;
 pub mod driver;
 pub mod fixtures;

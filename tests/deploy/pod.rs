@@ -6,25 +6,11 @@
 //! own, so the manifest's fixed ports cannot clash with anything on this machine.
 
 use super::{Manifests, Proc, get, kubeconfig, present};
+use ichor_demo::apiserver::auth::users;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-/// Whether curl reaches `url` at all (any answer, or a connection refused: the address is
-/// there) in network namespace `netns`: `None` where the address cannot be reached (no IPv6).
-fn get_maybe(netns: Option<&Path>, url: &str) -> Option<()> {
-    let mut cmd = match netns {
-        Some(ns) => {
-            let mut c = Command::new("nsenter");
-            c.arg(format!("--net={}", ns.display()))
-                .arg("--")
-                .arg("curl");
-            c
-        }
-        None => Command::new("curl"),
-    };
-    let out = cmd.args(["-sS", "--max-time", "5", url]).output().ok()?;
-    // curl's exit 7 is "couldn't connect": refused (the address exists) or unreachable.
-    let said = String::from_utf8_lossy(&out.stderr);
-    (out.status.success() || said.contains("refused")).then_some(())
-}
+
 /// Whether the loopback (of `netns`, else this host's) has ::1: `ip -6 addr show lo` says it
 /// (curl's words for a refused connection differ between its versions).
 fn loopback_has_ipv6(netns: Option<&Path>) -> bool {
@@ -40,9 +26,6 @@ fn loopback_has_ipv6(netns: Option<&Path>) -> bool {
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("inet6 ::1/128"))
 }
-use ichor_demo::apiserver::auth::users;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// A network namespace with its loopback up, held by a process of its own.
 struct Netns {

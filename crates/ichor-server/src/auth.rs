@@ -47,6 +47,9 @@ pub(crate) struct Authenticator {
     ttl: Duration,
     /// Token → identity and when it was reviewed. Only accepted tokens are kept.
     cache: Mutex<HashMap<String, (Instant, Identity)>>,
+    /// Turns to ask Kubernetes ([`super::pools::MAX_TOKEN_REVIEWS`]); `None`: unbounded (the
+    /// unit tests).
+    reviews: Option<super::shares::Shares>,
 }
 
 /// A refusal of the caller's credentials; `message` (which never holds the token) is also the
@@ -75,7 +78,14 @@ impl Authenticator {
             impersonable,
             ttl: REVIEW_TTL,
             cache: Mutex::new(HashMap::new()),
+            reviews: None,
         }
+    }
+
+    /// Reviews take a turn of `reviews` first.
+    pub(crate) fn reviewing_in_turn(mut self, reviews: super::shares::Shares) -> Authenticator {
+        self.reviews = Some(reviews);
+        self
     }
 
     /// A review is trusted for at most `ttl` (less than [`REVIEW_TTL`] when the server asks
@@ -93,6 +103,16 @@ impl Authenticator {
     /// `--allow-anonymous` and no token at all, the server itself. A token that is sent always
     /// decides.
     pub(crate) async fn caller(&self, headers: &http::HeaderMap) -> Result<Caller, ApiError> {
+        self.caller_on(headers, None).await
+    }
+
+    /// [`Authenticator::caller`] of a call on `connection`, which waits for the answer while
+    /// Kubernetes reviews the token (and only then: not while the review waits for its turn).
+    pub(crate) async fn caller_on(
+        &self,
+        headers: &http::HeaderMap,
+        connection: Option<&super::listen::Authenticated>,
+    ) -> Result<Caller, ApiError> {
         let Some(value) = headers.get(http::header::AUTHORIZATION) else {
             if self.allow_anonymous {
                 return Ok(Caller::in_process());
@@ -112,6 +132,21 @@ impl Authenticator {
             .ok_or_else(|| {
                 unauthenticated("the authorization metadata must be \"Bearer TOKEN\"")
             })?;
+        if let Some(identity) = self.cached(token) {
+            return Ok(Caller {
+                identity: Some(identity),
+            });
+        }
+        let _turn = match &self.reviews {
+            Some(reviews) => Some(
+                reviews
+                    .take(&super::shares::Person::Undecided, None)
+                    .await
+                    .map_err(|r| r.error())?,
+            ),
+            None => None,
+        };
+        let _reviewing = connection.map(super::listen::Authenticated::under_review);
         let identity = self.review(token).await?;
         Ok(Caller {
             identity: Some(identity),

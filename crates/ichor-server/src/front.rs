@@ -1,11 +1,10 @@
-//! The outermost service of every call: it names the server's version on every answer, turns
-//! the in-flight limit's refusal (tower's `ConcurrencyLimit` behind `LoadShed`) into an
-//! answer in the caller's protocol (RESOURCE_EXHAUSTED with retry advice; HTTP 503 with
-//! `Retry-After` over the Connect protocol), and counts each call in the metrics when its
+//! The outermost service of every call: it answers the health endpoints before anything else,
+//! names the server's version on every answer, and counts each call in the metrics when its
 //! answer ends (the code from the Connect layer, or gRPC's `grpc-status` in the headers or
-//! the trailers).
+//! the trailers). [`over_a_bound`] writes a pool's refusal in the caller's protocol
+//! (RESOURCE_EXHAUSTED with retry advice; HTTP 503 with `Retry-After` over the Connect
+//! protocol), for [`super::admission`] and the gate.
 
-use super::connect::Codec;
 use super::connect_stream::{self, StreamEnd};
 use super::health::Health;
 use super::metrics::{Metrics, call_of};
@@ -23,7 +22,8 @@ use tonic::body::Body;
 /// The response header that names the server's version.
 pub(crate) const VERSION_HEADER: &str = crate::wire::version::HEADER;
 
-/// Calls being answered at once, on all connections; one more is refused at once.
+/// Reads being answered at once, on all connections (writes and subscriptions have levels of
+/// their own: [`super::pools`]); one more waits its turn in its person's queue.
 pub const MAX_CALLS_IN_FLIGHT: usize = 256;
 
 /// What a refusal for load says to wait, in seconds (`Retry-After`).
@@ -56,23 +56,17 @@ impl<S> Front<S> {
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// The refusal of a call over [`MAX_CALLS_IN_FLIGHT`] (a Connect stream's: its end, HTTP 200).
-fn overloaded(protocol: Protocol, stream: Option<Codec>) -> http::Response<Body> {
-    let e = ApiError::said(
-        Code::ResourceExhausted,
-        Reason::LimitReached,
-        &[
-            ("limit", "calls_in_flight"),
-            ("max", &MAX_CALLS_IN_FLIGHT.to_string()),
-            ("retry", &RETRY_AFTER_SECONDS.to_string()),
-        ],
-    );
-    let mut resp = match stream {
-        Some(codec) => connect_stream::refusal(codec, &e),
-        None => refusal(protocol, &e),
-    };
-    if protocol == Protocol::Connect && stream.is_none() {
+/// The refusal of a call by a pool it found full (its bound in `e`), in the request's
+/// protocol, with `Retry-After` (HTTP 503 over the Connect protocol's unary calls, which load
+/// balancers and clients read as "try again"; a Connect stream's end, HTTP 200, for a stream).
+pub(crate) fn over_a_bound(headers: &http::HeaderMap, e: &ApiError) -> http::Response<Body> {
+    let mut resp = super::protocol::refusal_to(headers, e);
+    let unary_connect = Protocol::of_headers(headers) == Protocol::Connect
+        && connect_stream::streaming_codec(headers).is_none();
+    if unary_connect {
         *resp.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+        resp.extensions_mut()
+            .insert(AnswerCode(crate::wire::code_to_connect(e.code)));
     }
     resp.headers_mut().insert(
         http::header::RETRY_AFTER,
@@ -94,7 +88,7 @@ where
     type Future = BoxFuture<Result<Self::Response, Infallible>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // LoadShed is always ready; an error here would be its inner service's, and ours has none.
+        // Every layer inside is ready when its inner service is; tonic's routes always are.
         match self.inner.poll_ready(cx) {
             Poll::Ready(_) => Poll::Ready(Ok(())),
             Poll::Pending => Poll::Pending,
@@ -128,10 +122,6 @@ where
         Box::pin(async move {
             let mut resp = match fut.await {
                 Ok(r) => r,
-                Err(e) if e.is::<tower::load_shed::error::Overloaded>() => {
-                    observer.metrics.refused("calls_in_flight");
-                    overloaded(protocol, stream)
-                }
                 Err(e) => {
                     tracing::warn!(error = %e, "a call failed in the server's layers");
                     let e = ApiError::said(

@@ -5,15 +5,19 @@
 //! with its code over Connect streaming, UNAUTHENTICATED over gRPC and gRPC-Web) and its body is
 //! not given to anything: HTTP/2 resets the stream, and over HTTP/1.1 [`super::drain`] reads
 //! the rest of a small body before the answer so the connection goes on. A call that passes
-//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, marks its connection as
-//! carrying an authenticated call ([`Authenticated`]), and its body is cut off at
-//! [`BODY_TIMEOUT`] or its deadline, whichever comes first. Health needs no token; its streams
-//! have a bound of their own ([`MAX_HEALTH_STREAMS`]).
+//! carries its [`Caller`] and its [`CallDeadline`] to the handlers, counts its connection among
+//! its person's connections ([`Authenticated::vouch`]: a person who holds its share of them
+//! already is refused, and the connection closed), and its body is cut off at [`BODY_TIMEOUT`]
+//! or its deadline, whichever comes first ([`BodyDue`]). The token is decided here, before any
+//! queue: only the TokenReview itself, not a wait for its turn, keeps the connection open
+//! ([`Authenticator::caller_on`]); [`super::admission`] comes after. Health needs no token; its
+//! streams have a bound of their own ([`MAX_HEALTH_STREAMS`]).
 
 use super::auth::Authenticator;
-use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding, UnderReview};
+use super::listen::{Authenticated, BODY_TIMEOUT, DeadlineBody, Holding};
 use super::metrics::Metrics;
 use super::protocol::{self, Protocol, refusal_to};
+use super::shares::{Person, Shares};
 use ichor_model::ApiError;
 use std::future::Future;
 use std::pin::Pin;
@@ -25,6 +29,10 @@ use tonic::body::Body;
 /// When the call's answer is due (`grpc-timeout` or `Connect-Timeout-Ms` from its start).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CallDeadline(pub Instant);
+
+/// When the call's body is due: [`BODY_TIMEOUT`] from its headers, or its deadline if sooner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BodyDue(pub Instant);
 
 /// The services anyone may call without a token: health, for probes. Reflection needs a token
 /// as the calls do (its streams would otherwise let anyone hold buffers).
@@ -95,6 +103,8 @@ pub(crate) struct Gate<S> {
     inner: S,
     auth: Arc<Authenticator>,
     health_streams: HealthStreams,
+    /// The connections each person's calls hold.
+    connections: Shares,
 }
 
 impl<S> Gate<S> {
@@ -102,11 +112,13 @@ impl<S> Gate<S> {
         inner: S,
         auth: Arc<Authenticator>,
         health_streams: HealthStreams,
+        connections: Shares,
     ) -> Gate<S> {
         Gate {
             inner,
             auth,
             health_streams,
+            connections,
         }
     }
 }
@@ -136,6 +148,7 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
         let health_streams = self.health_streams.clone();
+        let connections = self.connections.clone();
         Box::pin(async move {
             let started = Instant::now();
             let protocol = Protocol::of(&req);
@@ -145,8 +158,6 @@ where
             };
             let deadline = timeout.and_then(|t| started.checked_add(t));
             let (mut parts, body) = req.into_parts();
-            // Its connection waits while the token is decided here, and no longer.
-            let under_review = parts.extensions.remove::<UnderReview>();
             let mut said_caller = None;
             let mut health_place = None;
             let path = parts.uri.path();
@@ -156,7 +167,8 @@ where
                     Err(e) => return Ok(refusal_to(&parts.headers, &e)),
                 }
             } else if !OPEN_PREFIXES.iter().any(|p| path.starts_with(p)) {
-                let caller = auth.caller(&parts.headers);
+                let connection = parts.extensions.get::<Authenticated>().cloned();
+                let caller = auth.caller_on(&parts.headers, connection.as_ref());
                 let caller = match deadline {
                     Some(d) => tokio::time::timeout_at(d, caller)
                         .await
@@ -165,18 +177,21 @@ where
                 };
                 match caller {
                     Ok(c) => {
+                        if let Some(connection) = &connection
+                            && let Err(refused) = connection.vouch(&Person::of(&c), &connections)
+                        {
+                            let e = refused.error();
+                            tracing::debug!(path = %ichor_model::error_text::quoted(path), limit = refused.limit, "a person's share of connections is held: the call refused, its connection closed");
+                            return Ok(super::front::over_a_bound(&parts.headers, &e));
+                        }
                         said_caller = caller_header(&c);
                         parts.extensions.insert(c);
-                        if let Some(connection) = parts.extensions.get::<Authenticated>() {
-                            connection.mark();
-                        }
                     }
                     Err(e) => {
                         tracing::info!(path = %ichor_model::error_text::quoted(path), code = ?e.code, error = %e.message, "call not authenticated");
                         return Ok(refusal_to(&parts.headers, &e));
                     }
                 }
-                drop(under_review);
             }
             let body_due = started + BODY_TIMEOUT;
             let (body_deadline, what) = match deadline {
@@ -186,6 +201,7 @@ where
             if let Some(d) = deadline {
                 parts.extensions.insert(CallDeadline(d));
             }
+            parts.extensions.insert(BodyDue(body_deadline));
             let body = Body::new(DeadlineBody::new(body, body_deadline, what));
             let mut resp = inner.call(http::Request::from_parts(parts, body)).await?;
             if let Some(v) = said_caller {

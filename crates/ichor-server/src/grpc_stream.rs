@@ -1,6 +1,6 @@
 //! WatchOperations over gRPC (and gRPC-Web, which reaches here translated to gRPC), in front of
-//! tonic's routes: the request is read as tonic reads it (one message in a gRPC frame, gzipped
-//! when `grpc-encoding` says so, at most [`crate::MAX_REQUEST_BYTES`]), and the answer is
+//! tonic's routes: the request is read by tonic's own decoder, as a unary request is (so a
+//! malformed body is answered as ListOperations answers it), and the answer is
 //! written here: each update as its frame header and the update's bytes as made once for every
 //! subscriber ([`crate::encoded`]), then the trailers. tonic's own server streaming encodes
 //! into a buffer of the stream's that keeps the size of the largest message sent (the first
@@ -14,13 +14,14 @@ use super::handlers::Handlers;
 use crate::wire::{self, proto};
 use bytes::{BufMut as _, Bytes, BytesMut};
 use futures::StreamExt as _;
-use http_body_util::{BodyExt as _, Limited, StreamBody};
-use prost::Message as _;
+use http_body_util::StreamBody;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tonic::body::Body;
+use tonic::codec::{CompressionEncoding, Streaming};
+use tonic_prost::ProstDecoder;
 
 /// Answers WatchOperations over gRPC; every other call goes on to the routes.
 #[derive(Clone)]
@@ -71,45 +72,37 @@ where
     }
 }
 
-/// The request's one message, out of its gRPC frame, as tonic would refuse what is not one.
+/// The request's message, read by tonic's own decoder as it reads every unary request
+/// (`Grpc::map_request_unary`: the first message, the rest of the body read and dropped;
+/// gzipped when `grpc-encoding` says so; at most [`crate::MAX_REQUEST_BYTES`]), so a body that is
+/// not one is refused in tonic's words, which [`super::malformed::corrected`] turns into the
+/// codes ListOperations answers with (INVALID_ARGUMENT, OUT_OF_RANGE).
 async fn request(
     headers: &http::HeaderMap,
     body: Body,
 ) -> Result<proto::WatchOperationsRequest, tonic::Status> {
-    let max = crate::MAX_REQUEST_BYTES;
-    let body = Limited::new(body, max + 5)
-        .collect()
-        .await
-        .map_err(|e| match e.downcast::<tonic::Status>() {
-            Ok(status) => *status,
-            Err(_) => tonic::Status::out_of_range(format!(
-                "the request is over the limit of {max} bytes, or could not be read"
-            )),
-        })?
-        .to_bytes();
-    let (head, message) = body
-        .split_at_checked(5)
-        .ok_or_else(|| tonic::Status::internal("the request is not a gRPC message"))?;
-    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-    if message.len() != len {
-        return Err(tonic::Status::internal(
-            "the frame's length is not the message's",
-        ));
-    }
-    let gzipped = headers.get("grpc-encoding").map(|v| v.as_bytes());
-    let message = match (head[0], gzipped) {
-        (0, _) => Bytes::copy_from_slice(message),
-        (1, Some(b"gzip")) => {
-            crate::gzip::decompress(message, max).map_err(|e| tonic::Status::internal(e.message))?
-        }
-        _ => {
-            return Err(tonic::Status::unimplemented(
-                "a compression this server does not read",
-            ));
+    let encoding = match headers.get("grpc-encoding").map(|v| v.as_bytes()) {
+        None | Some(b"identity") => None,
+        Some(b"gzip") => Some(CompressionEncoding::Gzip),
+        Some(other) => {
+            return Err(tonic::Status::unimplemented(format!(
+                "Content is compressed with {} which isn't supported",
+                ichor_model::error_text::quoted(&String::from_utf8_lossy(other))
+            )));
         }
     };
-    proto::WatchOperationsRequest::decode(message)
-        .map_err(|e| tonic::Status::internal(e.to_string()))
+    let mut stream = Streaming::new_request(
+        ProstDecoder::<proto::WatchOperationsRequest>::default(),
+        body,
+        encoding,
+        Some(crate::MAX_REQUEST_BYTES),
+    );
+    let message = stream
+        .message()
+        .await?
+        .ok_or_else(|| tonic::Status::internal("Missing request message."))?;
+    stream.trailers().await?;
+    Ok(message)
 }
 
 /// One update in its gRPC frame.

@@ -4,6 +4,7 @@
 use super::auth::Authenticator;
 use super::gate::CallDeadline;
 use super::push::{Review, Stopped, WatchStream, Watched, as_messages, until_stopped};
+use super::shares::{Person, Shares};
 use super::stream_bounds::Streams;
 use crate::wire;
 use crate::wire::proto;
@@ -20,8 +21,9 @@ pub(crate) struct Handlers {
     service: OperationService,
     auth: Arc<Authenticator>,
     read_only: bool,
-    /// Turns to read the whole list from the API (see [`MAX_LISTS_IN_FLIGHT`]).
-    lists: Arc<tokio::sync::Semaphore>,
+    /// Turns to read the whole list from the API (see [`MAX_LISTS_IN_FLIGHT`]), shared by
+    /// person.
+    lists: Shares,
     /// The shared watches the summaries and the streams are read from.
     reads: SharedReads,
     streams: Streams,
@@ -30,9 +32,10 @@ pub(crate) struct Handlers {
 }
 
 /// ListOperations reads every operation in scope from the API to answer one page (of metadata
-/// only while the page is unchanged): at most this many at once; more wait their turn, until
-/// their deadline. With 10,000 operations one such read holds megabytes while it runs, so the
-/// number at once, not the number of callers, bounds the memory lists take.
+/// only while the page is unchanged): at most this many at once, at most
+/// [`super::pools::LISTS_PER_PERSON`] of one person; more wait their turn in their person's
+/// queue, until their deadline. With 10,000 operations one such read holds megabytes while it
+/// runs, so the number at once, not the number of callers, bounds the memory lists take.
 pub(crate) const MAX_LISTS_IN_FLIGHT: usize = 8;
 
 /// How long a list waits for a new shared watch's first list before it reads the API itself.
@@ -114,9 +117,18 @@ impl Handlers {
         self.stop = stop;
     }
 
-    /// The subscribers are counted in `metrics`.
-    pub(crate) fn count_streams_in(&mut self, metrics: super::metrics::Metrics, max: usize) {
-        self.streams = Streams::counted(metrics, max);
+    /// The subscribers are counted in `metrics`, under `bounds`.
+    pub(crate) fn count_streams_in(
+        &mut self,
+        metrics: super::metrics::Metrics,
+        bounds: &crate::Bounds,
+    ) {
+        self.streams = Streams::counted(metrics, bounds);
+    }
+
+    /// Whole-list reads take a turn of `lists`.
+    pub(crate) fn share_lists(&mut self, lists: Shares) {
+        self.lists = lists;
     }
 
     /// The shared watches (for readiness).
@@ -137,7 +149,7 @@ impl Handlers {
             service,
             auth,
             read_only,
-            lists: Arc::new(tokio::sync::Semaphore::new(MAX_LISTS_IN_FLIGHT)),
+            lists: super::pools::Pools::new(&crate::Bounds::default(), &Default::default()).lists,
             streams: Streams::default(),
             stop: tokio::sync::watch::channel(false).1,
         }
@@ -242,12 +254,11 @@ impl proto::operation_service_server::OperationService for Handlers {
             if let Some(page) = self.summaries_from_watch(&caller, &query).await? {
                 return Ok(wire::page_to_proto(&page));
             }
-            // Closed only when the server is: a turn always comes.
             let _turn = self
                 .lists
-                .acquire()
+                .take(&Person::of(&caller), None)
                 .await
-                .map_err(|_| ApiError::shutting_down("call"))?;
+                .map_err(|r| r.error())?;
             let page = self.service.list_page(&caller, &query).await?;
             Ok(wire::page_to_proto(&page))
         })

@@ -4,15 +4,14 @@
 //! bearer token Kubernetes verifies from the headers before any body is read (a TokenReview,
 //! then impersonation; or, with [`AuthMode::Passthrough`], the caller's own token: see [`gate`]
 //! and [`auth`]); the handlers run the same service the in-process dashboard runs. What a caller
-//! can hold is bounded in [`listen`] and [`front`]; where it listens (IPv4, IPv6, both) is
-//! [`addr`]'s.
+//! can hold is bounded in [`listen`] and [`admission`], every pool shared by person ([`pools`],
+//! [`shares`]); where it listens (IPv4, IPv6, both) is [`addr`]'s.
 
 pub mod addr;
 pub use addr::ListenAddr;
+pub(crate) mod admission;
 pub(crate) mod auth;
 pub use auth::AuthMode;
-pub(crate) mod budget;
-pub use budget::MAX_SUBSCRIBING;
 pub(crate) mod connect;
 pub(crate) mod connect_stream;
 pub mod cors;
@@ -38,6 +37,8 @@ pub(crate) mod malformed;
 pub mod memory;
 pub(crate) mod metrics;
 pub use metrics::Metrics;
+pub mod pools;
+pub use pools::{Fairness, MAX_SUBSCRIBING};
 pub(crate) mod protocol;
 pub(crate) mod push;
 pub(crate) mod stream_bounds;
@@ -46,7 +47,9 @@ pub use stream_bounds::{
     MAX_LIVE_QUERIES_PER_NAMESPACE, MAX_STREAMS, MAX_STREAMS_PER_CALLER,
 };
 pub(crate) mod reflection;
+pub(crate) mod shares;
 pub use ichor_wire as wire;
+pub use shares::Queues;
 
 use self::auth::Authenticator;
 use self::handlers::Handlers;
@@ -132,13 +135,16 @@ pub struct ServerConfig {
 }
 
 /// How much serve holds at once, everyone's together (`serve --max-streams` and
-/// `--max-connections`; docs/limits.md says what each costs).
+/// `--max-connections`), and how much of it one person may hold (docs/limits.md says what each
+/// costs and why).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// Streams of live updates ([`MAX_STREAMS`] unless said).
     pub streams: usize,
     /// Connections open ([`MAX_CONNECTIONS`] unless said); each is a file descriptor.
     pub connections: usize,
+    /// One person's shares of every pool, and how waiters queue.
+    pub fairness: Fairness,
 }
 
 impl Default for Bounds {
@@ -146,6 +152,7 @@ impl Default for Bounds {
         Bounds {
             streams: MAX_STREAMS,
             connections: MAX_CONNECTIONS,
+            fairness: Fairness::default(),
         }
     }
 }
@@ -210,10 +217,11 @@ pub fn check_transport(addr: &ListenAddr, tls: bool, insecure_listen: bool) -> a
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
 /// Every call's way, outermost first: CORS when origins are given (preflights answered
-/// there), the front (version header, metrics, the in-flight
-/// limit's refusal), the in-flight limit (for subscriptions, their own turns instead:
-/// [`budget`]), the gate (headers, deadline, authentication), the Connect layer, gRPC-Web's
-/// content types checked and translated to gRPC, and tonic's routes.
+/// there), the front (health, version header, metrics), the gate (headers, deadline, the token
+/// decided, the connection counted to its person), admission (the priority level by method, the
+/// body read under its person's share, then a seat of the level under its person's share:
+/// [`pools`]), the Connect layer, gRPC-Web's content types checked and translated to gRPC, and
+/// tonic's routes.
 fn stack(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
@@ -225,9 +233,11 @@ fn stack(
     }
     access.settle_window = config.settle_window;
     let service = OperationService::new(access.clone());
+    let pools = pools::Pools::new(&config.bounds, &config.metrics);
     let auth = Arc::new(
         Authenticator::new(access, config.allow_anonymous, &config.auth)
-            .trusting_reviews_for(config.recheck),
+            .trusting_reviews_for(config.recheck)
+            .reviewing_in_turn(pools.reviews.clone()),
     );
     let reads = ichor_service::shared::SharedReads::lingering(
         service.clone(),
@@ -237,7 +247,8 @@ fn stack(
     let mut handlers = Handlers::new(service, auth.clone(), config.read_only, reads);
     config.health.follow(handlers.reads().clone());
     handlers.end_streams_on(stop);
-    handlers.count_streams_in(config.metrics.clone(), config.bounds.streams);
+    handlers.count_streams_in(config.metrics.clone(), &config.bounds);
+    handlers.share_lists(pools.lists.clone());
     let health = grpc_health::Health::new();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
@@ -265,9 +276,19 @@ fn stack(
     let watch_handlers = handlers.clone();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let health_streams = gate::HealthStreams::counted(config.metrics.clone());
+    let connections = pools.connections.clone();
+    let metrics = config.metrics.clone();
     let gated = tower::ServiceBuilder::new()
         .layer(tower::layer::layer_fn(move |inner| {
-            gate::Gate::new(inner, auth.clone(), health_streams.clone())
+            gate::Gate::new(
+                inner,
+                auth.clone(),
+                health_streams.clone(),
+                connections.clone(),
+            )
+        }))
+        .layer(tower::layer::layer_fn(move |inner| {
+            admission::Admission::new(inner, pools.clone(), metrics.clone())
         }))
         .layer(tower::layer::layer_fn(move |inner| {
             connect::Connect::new(inner, calls.clone())
@@ -277,16 +298,7 @@ fn stack(
         .map_response(malformed::corrected)
         .map_err(|e: std::convert::Infallible| -> tower::BoxError { match e {} })
         .service(grpc_stream::WatchRoute::new(routes, watch_handlers));
-    let inner = budget::Split {
-        calls: tower::ServiceBuilder::new()
-            .load_shed()
-            .concurrency_limit(front::MAX_CALLS_IN_FLIGHT)
-            .service(gated.clone()),
-        streams: tower::ServiceBuilder::new()
-            .concurrency_limit(budget::MAX_SUBSCRIBING)
-            .service(gated),
-    };
-    let front = front::Front::new(inner, config.metrics.clone(), config.health.clone());
+    let front = front::Front::new(gated, config.metrics.clone(), config.health.clone());
     let served = tower::ServiceBuilder::new()
         .option_layer(cors::layer(&config.cors_origins))
         .service(front);

@@ -7,11 +7,15 @@
 //! each request body must arrive within [`BODY_TIMEOUT`] ([`DeadlineBody`]). A connection that
 //! has not carried an authenticated call within [`AUTHENTICATED_WITHIN`] of its accept is
 //! closed, whatever it holds (a health stream needs no token): no one holds a connection
-//! without a token for long. A token not yet decided is not "without a token": while a call
-//! that sent one waits for its turn and its review ([`UnderReview`]), the connection waits too
-//! (the last of 1,000 dashboards connecting at once waits for 1,000 reviews) and is judged
-//! once the gate has decided. One with no call in flight is closed as an idle one is (HTTP/2's
-//! GOAWAY), so a client that connected early loses no call; one that holds calls is cut off.
+//! without a token for long. Only a token Kubernetes is reviewing at that moment
+//! ([`UnderReview`]) keeps the connection open until its answer; waiting for anything else (a
+//! turn to be reviewed, any pool's queue) does not: tokens are decided before any queue, so a
+//! connection whose calls all wait without a valid token is closed at 10 s whatever they wait
+//! in. One with no call in flight is closed as an idle one is (HTTP/2's GOAWAY), so a client
+//! that connected early loses no call; one that holds calls is cut off. A connection counts
+//! among the connections of the person of its first authenticated call
+//! ([`Authenticated::vouch`]); a call of a person who holds its share of connections already is
+//! refused and its connection closed.
 //! A call counts as in flight on its connection until its answer's body ends, so a connection
 //! that holds a stream is busy, never idle.
 
@@ -296,6 +300,14 @@ impl<S: RequestService> Conn<S> {
                     closing = true;
                     conn.as_mut().graceful_shutdown();
                 }
+                () = activity.close.notified(), if !closing => {
+                    // Its person holds its share of connections: closed once the refusal is
+                    // written, and cut off if the client goes on regardless.
+                    closing = true;
+                    conn.as_mut().graceful_shutdown();
+                    vouched = false;
+                    unauthenticated.as_mut().reset(Instant::now() + CLOSING_GRACE);
+                }
             }
         }
     }
@@ -316,10 +328,6 @@ fn one_call<S: RequestService>(
     let left = super::drain::Left::new();
     let mut req = req.map(|b| Body::new(super::drain::Watched::new(b, left.clone())));
     req.extensions_mut().insert(Authenticated(activity.clone()));
-    if req.headers().contains_key(http::header::AUTHORIZATION) {
-        req.extensions_mut()
-            .insert(UnderReview::begin(activity.clone()));
-    }
     let fut = tower::ServiceExt::oneshot(service.clone(), req);
     async move {
         let r = match fut.await {
@@ -343,8 +351,12 @@ struct Activity {
     used: AtomicBool,
     /// A call on it was authenticated (a token reviewed, or anonymous where that is allowed).
     authenticated: AtomicBool,
-    /// Its calls whose tokens are still to be decided ([`UnderReview`]).
+    /// Its calls whose tokens Kubernetes is reviewing now ([`UnderReview`]).
     reviewing: std::sync::atomic::AtomicUsize,
+    /// Its place among the connections of the person of its first authenticated call.
+    person: std::sync::Mutex<Option<super::shares::Seat>>,
+    /// Told when the connection is to close at once (its person holds its share already).
+    close: tokio::sync::Notify,
     /// Milliseconds from `started` to the last call's end.
     last_ms: std::sync::atomic::AtomicU64,
     /// An answer closed it under a body it did not read: it lingers ([`super::drain`]).
@@ -369,6 +381,8 @@ impl Activity {
             used: AtomicBool::new(false),
             authenticated: AtomicBool::new(false),
             reviewing: Default::default(),
+            person: std::sync::Mutex::new(None),
+            close: tokio::sync::Notify::new(),
             last_ms: Default::default(),
             closing: Arc::default(),
         }
@@ -396,16 +410,40 @@ impl Activity {
 pub(crate) struct Authenticated(Arc<Activity>);
 
 impl Authenticated {
-    /// The connection carried an authenticated call: it is not closed for want of one.
-    pub(crate) fn mark(&self) {
+    /// The connection carried a call of `person`: it is not closed for want of one, and it
+    /// counts among that person's connections (its first authenticated call's person, for as
+    /// long as it is open). When that person holds its share of `connections` already, the
+    /// refusal, and the connection is closed after its answer (HTTP/2's GOAWAY, HTTP/1.1's
+    /// `Connection: close`).
+    pub(crate) fn vouch(
+        &self,
+        person: &super::shares::Person,
+        connections: &super::shares::Shares,
+    ) -> Result<(), super::shares::Refused> {
+        let mut held = self.0.person.lock().unwrap_or_else(|p| p.into_inner());
+        if held.is_none() {
+            match connections.try_take(person) {
+                Ok(seat) => *held = Some(seat),
+                Err(refused) => {
+                    self.0.close.notify_one();
+                    return Err(refused);
+                }
+            }
+        }
         self.0.authenticated.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Kubernetes is reviewing a token of a call on this connection: the connection waits for
+    /// the answer until the returned value is dropped.
+    pub(crate) fn under_review(&self) -> UnderReview {
+        UnderReview::begin(self.0.clone())
     }
 }
 
-/// In a request's extensions while the call's token waits to be decided (its turn to be set
-/// up, then its review): the connection counts it ([`Activity::reviewing`]) until the gate
-/// takes it out and drops it, or the request is dropped.
-#[derive(Clone)]
+/// Held while Kubernetes reviews the token of a call on a connection (not while the call
+/// waits for its turn to be reviewed, nor in any queue): the connection counts it
+/// ([`Activity::reviewing`]) until it is dropped.
 pub(crate) struct UnderReview {
     _reviewing: Arc<Reviewing>,
 }

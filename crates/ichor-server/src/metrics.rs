@@ -146,7 +146,7 @@ impl Metrics {
         let refused = Family::<LimitLabels, Counter>::default();
         registry.register(
             "refused",
-            "What a bound refused, by its name (docs/limits.md): calls_in_flight, header_timeout, connections (an accept waited), unauthenticated_connection, streams, streams_per_caller, anonymous_streams, live_queries, live_queries_per_namespace, live_queries_per_caller, health_streams",
+            "What a bound refused, by its name (docs/limits.md): calls_in_flight, calls_per_person, writes_in_flight, writes_per_person, bodies, bodies_per_person, body_timeout, subscribing, subscribing_per_person, token_reviews, lists_in_flight, lists_per_person, reflection_streams, reflection_streams_per_person, header_timeout, connections (an accept waited), connections_per_person, unauthenticated_connection, streams, streams_per_caller, anonymous_streams, live_queries, live_queries_per_namespace, live_queries_per_caller, live_queries_per_caller_in_namespace, health_streams",
             refused.clone(),
         );
         Metrics(Arc::new(Inner {

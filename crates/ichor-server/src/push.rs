@@ -143,7 +143,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_stream_ends_at_its_deadline_and_gives_its_place_back() {
         let metrics = super::super::metrics::Metrics::new();
-        let streams = Streams::counted(metrics.clone(), super::super::stream_bounds::MAX_STREAMS);
+        let streams = Streams::counted(metrics.clone(), &crate::Bounds::default());
         let caller = Caller::user("alice", &["team"]);
         let started = tokio::time::Instant::now();
         let watched = Watched {

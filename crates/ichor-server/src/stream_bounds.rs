@@ -2,11 +2,16 @@
 //! taken before anything is asked of Kubernetes, and given back when the stream ends. Streams
 //! are bounded per person ([`MAX_STREAMS_PER_CALLER`]), for anonymous callers together
 //! ([`MAX_ANONYMOUS_STREAMS`]) and in all ([`MAX_STREAMS`]); the distinct lists they keep up to
-//! date (each a page made again at every change) per person, per namespace and in all
+//! date (each a page made again at every change) per person in a namespace
+//! (`--live-queries-per-person`, [`crate::pools::LIVE_QUERIES_PER_PERSON`]: so another person's
+//! list in that namespace is served), per person in all, per namespace and in all
 //! ([`MAX_LIVE_QUERIES_PER_CALLER`], [`MAX_LIVE_QUERIES_PER_NAMESPACE`], [`MAX_LIVE_QUERIES`]).
+//! The stream counts are a [`Shares`] without queues.
 //! A refusal is RESOURCE_EXHAUSTED with reason LIMIT_REACHED naming the bound (`limit`, the
 //! label it is counted under in `ichor_serve_refused_total`) and its number (`max`).
 
+use super::metrics::Metrics;
+use super::shares::{Person, Pool, Queues, Seat, Shares};
 use ichor_model::{ApiError, Code, ListQuery, Reason};
 use ichor_service::access::Caller;
 use std::collections::HashMap;
@@ -51,27 +56,13 @@ pub const MAX_LIVE_QUERIES_PER_CALLER: usize = 4;
 /// A query the streams keep, and how many streams of each person keep it.
 struct Live {
     query: ListQuery,
-    holders: HashMap<Option<String>, usize>,
+    holders: HashMap<Person, usize>,
 }
 
-/// The streams held, by person (anonymous callers under `None`) and in all, and their queries.
-struct Held {
-    by: HashMap<Option<String>, usize>,
-    all: usize,
-    queries: Vec<Live>,
-    /// The bound of `all` (`serve --max-streams`, [`MAX_STREAMS`] unless said).
-    max_streams: usize,
-}
-
-impl Default for Held {
-    fn default() -> Held {
-        Held {
-            by: HashMap::new(),
-            all: 0,
-            queries: Vec::new(),
-            max_streams: MAX_STREAMS,
-        }
-    }
+/// The queries the streams keep, and how many one person may bring into one namespace.
+struct Queries {
+    live: Vec<Live>,
+    per_person_in_namespace: usize,
 }
 
 /// The query as the streams share it: the version a caller holds is its own.
@@ -82,38 +73,43 @@ fn live_key(q: &ListQuery) -> ListQuery {
     }
 }
 
-/// The streams each caller holds, counted in the server's metrics (subscribers open; a stream
-/// refused by a bound as `refused{limit="..."}`, the bound's name).
-#[derive(Clone, Default)]
-pub(crate) struct Streams(Arc<Mutex<Held>>, super::metrics::Metrics);
+/// The streams each person holds (a [`Shares`] without queues: a stream waits for nothing) and
+/// the queries they keep, counted in the server's metrics (subscribers open; a stream refused
+/// by a bound as `refused{limit="..."}`, the bound's name).
+#[derive(Clone)]
+pub(crate) struct Streams {
+    count: Shares,
+    queries: Arc<Mutex<Queries>>,
+    metrics: Metrics,
+}
+
+impl Default for Streams {
+    fn default() -> Streams {
+        Streams::counted(Metrics::default(), &crate::Bounds::default())
+    }
+}
 
 /// One stream's place, given back when the stream ends.
 pub(crate) struct Place {
+    _seat: Seat,
     streams: Streams,
-    who: Option<String>,
+    who: Person,
     query: ListQuery,
-}
-
-/// Takes one off `who`'s count in `counts`, forgetting a count that reaches 0.
-fn give_back(counts: &mut HashMap<Option<String>, usize>, who: &Option<String>) {
-    if let Some(n) = counts.get_mut(who) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            counts.remove(who);
-        }
-    }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
-        self.streams.1.subscriber_left();
-        let mut held = self.streams.lock();
-        held.all = held.all.saturating_sub(1);
-        give_back(&mut held.by, &self.who);
-        if let Some(live) = held.queries.iter_mut().find(|l| l.query == self.query) {
-            give_back(&mut live.holders, &self.who);
+        self.streams.metrics.subscriber_left();
+        let mut queries = self.streams.lock();
+        if let Some(live) = queries.live.iter_mut().find(|l| l.query == self.query)
+            && let Some(n) = live.holders.get_mut(&self.who)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                live.holders.remove(&self.who);
+            }
         }
-        held.queries.retain(|l| !l.holders.is_empty());
+        queries.live.retain(|l| !l.holders.is_empty());
     }
 }
 
@@ -127,74 +123,89 @@ pub(crate) fn over(limit: &str, max: usize) -> ApiError {
     )
 }
 
-/// The bound one more stream of `who` keeping `query` would pass, if any, and its number.
-fn bound_passed(
-    held: &Held,
-    who: &Option<String>,
+/// The bound a stream of `who` keeping `query` would pass by bringing in a query not kept yet,
+/// if any, and its number: the person's own bounds first (in the namespace, then in all), then
+/// the namespace's, then everyone's.
+fn query_bound_passed(
+    queries: &Queries,
+    who: &Person,
     query: &ListQuery,
 ) -> Option<(&'static str, usize)> {
-    let mine = held.by.get(who).copied().unwrap_or(0);
-    if held.all >= held.max_streams {
-        return Some(("streams", held.max_streams));
-    }
-    if who.is_none() && mine >= MAX_ANONYMOUS_STREAMS {
-        return Some(("anonymous_streams", MAX_ANONYMOUS_STREAMS));
-    }
-    if who.is_some() && mine >= MAX_STREAMS_PER_CALLER {
-        return Some(("streams_per_caller", MAX_STREAMS_PER_CALLER));
-    }
-    if held.queries.iter().any(|l| l.query == *query) {
+    if queries.live.iter().any(|l| l.query == *query) {
         // Joining a list kept already costs nothing more.
         return None;
     }
     let here = |l: &&Live| l.query.namespace == query.namespace;
     let mine = |l: &&Live| l.holders.contains_key(who);
-    if held.queries.len() >= MAX_LIVE_QUERIES {
-        Some(("live_queries", MAX_LIVE_QUERIES))
-    } else if held.queries.iter().filter(here).count() >= MAX_LIVE_QUERIES_PER_NAMESPACE {
-        Some(("live_queries_per_namespace", MAX_LIVE_QUERIES_PER_NAMESPACE))
-    } else if held.queries.iter().filter(mine).count() >= MAX_LIVE_QUERIES_PER_CALLER {
+    let mine_here = queries.live.iter().filter(here).filter(mine).count();
+    if mine_here >= queries.per_person_in_namespace {
+        Some((
+            "live_queries_per_caller_in_namespace",
+            queries.per_person_in_namespace,
+        ))
+    } else if queries.live.iter().filter(mine).count() >= MAX_LIVE_QUERIES_PER_CALLER {
         Some(("live_queries_per_caller", MAX_LIVE_QUERIES_PER_CALLER))
+    } else if queries.live.iter().filter(here).count() >= MAX_LIVE_QUERIES_PER_NAMESPACE {
+        Some(("live_queries_per_namespace", MAX_LIVE_QUERIES_PER_NAMESPACE))
+    } else if queries.live.len() >= MAX_LIVE_QUERIES {
+        Some(("live_queries", MAX_LIVE_QUERIES))
     } else {
         None
     }
 }
 
 impl Streams {
-    /// Streams counted in `metrics`, at most `max_streams` of them at once.
-    pub(crate) fn counted(metrics: super::metrics::Metrics, max_streams: usize) -> Streams {
-        let held = Held {
-            max_streams,
-            ..Held::default()
+    /// Streams counted in `metrics`, at most `bounds.streams` of them at once.
+    pub(crate) fn counted(metrics: Metrics, bounds: &crate::Bounds) -> Streams {
+        let pool = Pool {
+            name: "streams",
+            per_person_name: "streams_per_caller",
+            anonymous_name: "anonymous_streams",
+            capacity: bounds.streams,
+            per_person: MAX_STREAMS_PER_CALLER,
+            anonymous: MAX_ANONYMOUS_STREAMS,
+            queues: Queues::NONE,
         };
-        Streams(Arc::new(Mutex::new(held)), metrics)
+        let queries = Queries {
+            live: Vec::new(),
+            per_person_in_namespace: bounds.fairness.live_queries_per_person.max(1),
+        };
+        Streams {
+            count: Shares::new(pool, metrics.clone()),
+            queries: Arc::new(Mutex::new(queries)),
+            metrics,
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queries> {
+        self.queries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A place for one more stream of `caller` keeping `query`, or RESOURCE_EXHAUSTED naming
     /// the bound.
     pub(crate) fn take(&self, caller: &Caller, query: &ListQuery) -> Result<Place, ApiError> {
-        let who = caller.identity.as_ref().map(|i| i.user.clone());
+        let who = Person::of(caller);
         let query = live_key(query);
-        let mut held = self.lock();
-        if let Some((limit, max)) = bound_passed(&held, &who, &query) {
-            self.1.refused(limit);
+        let seat = self
+            .count
+            .try_take(&who)
+            .map_err(|r| over(r.limit, r.max))?;
+        let mut queries = self.lock();
+        if let Some((limit, max)) = query_bound_passed(&queries, &who, &query) {
+            self.metrics.refused(limit);
             return Err(over(limit, max));
         }
-        *held.by.entry(who.clone()).or_default() += 1;
-        held.all += 1;
-        match held.queries.iter_mut().find(|l| l.query == query) {
+        match queries.live.iter_mut().find(|l| l.query == query) {
             Some(live) => *live.holders.entry(who.clone()).or_default() += 1,
-            None => held.queries.push(Live {
+            None => queries.live.push(Live {
                 query: query.clone(),
                 holders: HashMap::from([(who.clone(), 1)]),
             }),
         }
-        self.1.subscriber_joined();
+        drop(queries);
+        self.metrics.subscriber_joined();
         Ok(Place {
+            _seat: seat,
             streams: self.clone(),
             who,
             query,
@@ -253,18 +264,22 @@ pub(crate) mod tests {
         drop(mine);
         take(&person(usize::MAX)).expect("a place given back is taken");
         drop((anonymous, rest));
-        assert_eq!(streams.lock().all, 0);
-        assert!(streams.lock().by.is_empty() && streams.lock().queries.is_empty());
+        assert!(streams.lock().live.is_empty());
     }
 
     #[test]
     fn distinct_queries_are_bounded_per_person_per_namespace_and_in_all() {
+        use crate::pools::LIVE_QUERIES_PER_PERSON;
         let streams = Streams::default();
-        let _mine: Vec<Place> = (0..MAX_LIVE_QUERIES_PER_CALLER)
+        let _mine: Vec<Place> = (0..LIVE_QUERIES_PER_PERSON)
             .map(|i| streams.take(&person(0), &list(i)).unwrap())
             .collect();
         let e = streams.take(&person(0), &list(999)).err().unwrap();
-        assert_eq!(e.param("limit"), Some("live_queries_per_caller"), "{e:?}");
+        assert_eq!(
+            e.param("limit"),
+            Some("live_queries_per_caller_in_namespace"),
+            "{e:?}"
+        );
         let again = ListQuery {
             known_version: Some("v1".into()),
             ..list(0)
@@ -272,8 +287,17 @@ pub(crate) mod tests {
         let _same = streams
             .take(&person(0), &again)
             .expect("a query kept already, whatever version is held");
-        let others: Vec<Place> = (MAX_LIVE_QUERIES_PER_CALLER..MAX_LIVE_QUERIES_PER_NAMESPACE)
-            .map(|i| streams.take(&person(i), &list(i)).unwrap())
+        let _elsewhere: Vec<Place> = (0..MAX_LIVE_QUERIES_PER_CALLER - LIVE_QUERIES_PER_PERSON)
+            .map(|i| streams.take(&person(0), &in_namespace("other", i)).unwrap())
+            .collect();
+        let e = streams
+            .take(&person(0), &in_namespace("third", 0))
+            .err()
+            .unwrap();
+        assert_eq!(e.param("limit"), Some("live_queries_per_caller"), "{e:?}");
+        // Three more people fill the namespace, two lists each.
+        let others: Vec<Place> = (LIVE_QUERIES_PER_PERSON..MAX_LIVE_QUERIES_PER_NAMESPACE)
+            .map(|i| streams.take(&person(1 + i / 2), &list(i)).unwrap())
             .collect();
         let e = streams.take(&person(999), &list(999)).err().unwrap();
         assert_eq!(
@@ -284,14 +308,11 @@ pub(crate) mod tests {
         let _joined = streams
             .take(&person(999), &list(0))
             .expect("joining a query kept costs nothing");
-        let _elsewhere = streams
-            .take(&person(999), &in_namespace("other", 999))
-            .expect("another namespace has its own");
         drop(others);
         let _back = streams
             .take(&person(998), &list(999))
             .expect("a query given back makes room");
-        let kept = streams.lock().queries.len();
+        let kept = streams.lock().live.len();
         let spread: Vec<Place> = (kept..MAX_LIVE_QUERIES)
             .map(|i| streams.take(&person(1000 + i), &in_namespace(&format!("ns-{i}"), i)))
             .collect::<Result<_, _>>()

@@ -70,9 +70,12 @@ pub fn list_query_from_proto(r: proto::ListOperationsRequest) -> Result<ListQuer
             ));
         }
     };
-    let page_size = u32::try_from(r.page_size).map_err(|_| {
-        ApiError::invalid_query("page_size", &[("value", &r.page_size.to_string())])
-    })?;
+    // A page size over the most a page holds is served as that most (AIP-158: the server
+    // coerces it), and is that query: two lists that differ only there are one page, one list
+    // the streams keep up to date.
+    let page_size = u32::try_from(r.page_size)
+        .map_err(|_| ApiError::invalid_query("page_size", &[("value", &r.page_size.to_string())]))?
+        .min(ichor_model::MAX_PAGE_SIZE);
     let order = Order::from_order_by(&r.order_by)
         .ok_or_else(|| ApiError::invalid_query("order_by", &[]))?;
     Ok(ListQuery {
