@@ -72,6 +72,7 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
             .client(ichor_demo::apiserver::auth::users::SERVER_TOKEN);
         return ichor_server::run(opts, kube).await;
     }
-    let kube = serve_kube_client(args.kubeconfig.as_ref(), args.context.as_deref()).await?;
+    let kube =
+        serve_kube_client(args.kube.kubeconfig.as_ref(), args.kube.context.as_deref()).await?;
     ichor_server::run(opts, kube).await
 }
