@@ -55,8 +55,9 @@ struct Tally {
 
 /// One dashboard: subscribes as the `i`th bench viewer after `start_after` (a fleet joins over
 /// a while), subscribes again after a refusal (serve sheds load past its in-flight limit while
-/// a thousand subscriptions are authorised at once) or a broken stream, as the dashboard does
-/// (here after 1 to 3 s), and notes when each created operation first shows in its page.
+/// a thousand subscriptions are authorised at once) or a broken stream after the dashboard's
+/// own waits ([`ichor_runtime::reopen_waits`], from the first again once a page came), and
+/// notes when each created operation first shows in its page.
 async fn subscriber(
     url: String,
     i: usize,
@@ -89,6 +90,7 @@ async fn subscriber(
             tally.refused.fetch_add(1, Ordering::SeqCst);
         }
     };
+    let mut waits = ichor_runtime::reopen_waits();
     loop {
         match c.watch_operations(&req).await {
             Err(e) => refused(&e),
@@ -107,6 +109,7 @@ async fn subscriber(
                     let Some(page) = u.page else { continue };
                     if first {
                         first = false;
+                        waits = ichor_runtime::reopen_waits();
                         tally.pages.fetch_add(1, Ordering::SeqCst);
                     }
                     if !counted {
@@ -127,7 +130,7 @@ async fn subscriber(
             }
         }
         tally.errors.fetch_add(1, Ordering::SeqCst);
-        tokio::time::sleep(Duration::from_millis(1000 + fastrand::u64(..2000))).await;
+        tokio::time::sleep(waits.next().unwrap_or(Duration::from_secs(30))).await;
     }
 }
 
@@ -247,7 +250,7 @@ fn run(rt: &tokio::runtime::Runtime, size: &Run) {
 
 /// serve restarted under the fleet: stopped, started again on the same address, and timed
 /// until every dashboard has its page again; how many of their subscriptions a bound refused
-/// on the way (each dashboard tries again after 1 to 3 s, as the dashboard does).
+/// on the way (each dashboard tries again after the dashboard's own waits).
 fn restart(
     serve: Proc,
     url: &str,

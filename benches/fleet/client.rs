@@ -26,7 +26,7 @@ pub struct Tally {
     pub latencies: Mutex<Vec<(usize, Duration)>>,
     /// Dashboards that have their first page.
     pub ready: AtomicUsize,
-    /// Streams refused or broken (each subscribes again after 1 to 3 s).
+    /// Streams refused or broken (each subscribes again after the dashboard's own waits).
     pub broken: AtomicUsize,
     /// Messages received, and their bytes (envelopes included).
     pub messages: AtomicU64,
@@ -46,18 +46,22 @@ pub struct Dashboard {
 }
 
 /// Subscribes after `start_after` (a fleet joins over a while) and reads for as long as the
-/// task lives, subscribing again after a refusal or a broken stream, as the dashboard does.
+/// task lives, subscribing again after a refusal or a broken stream after the dashboard's own
+/// waits ([`ichor_runtime::reopen_waits`], from the first again once an update came).
 pub async fn run(d: Dashboard, start_after: Duration, tally: Arc<Tally>) {
     tokio::time::sleep(start_after).await;
     let mut seen = HashSet::new();
     let mut counted = false;
+    let mut waits = ichor_runtime::reopen_waits();
     loop {
         if let Ok((sender, body)) = watch(&d).await {
-            read(body, &tally, &mut seen, &mut counted).await;
+            if read(body, &tally, &mut seen, &mut counted).await {
+                waits = ichor_runtime::reopen_waits();
+            }
             drop(sender);
         }
         tally.broken.fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_millis(1000 + fastrand::u64(..2000))).await;
+        tokio::time::sleep(waits.next().unwrap_or(Duration::from_secs(30))).await;
     }
 }
 
@@ -114,17 +118,18 @@ async fn watch(d: &Dashboard) -> Result<(Sender, hyper::body::Incoming), String>
 }
 
 /// Reads the stream's messages until it ends (gRPC's trailers, Connect's end of stream, a
-/// broken connection).
+/// broken connection); whether an update came.
 async fn read(
     mut body: hyper::body::Incoming,
     tally: &Tally,
     seen: &mut HashSet<String>,
     counted: &mut bool,
-) {
+) -> bool {
+    let mut updated = false;
     let mut buf = BytesMut::new();
     while let Some(Ok(frame)) = body.frame().await {
         let Ok(data) = frame.into_data() else {
-            return;
+            return updated;
         };
         buf.extend_from_slice(&data);
         while buf.len() >= 5 {
@@ -136,16 +141,18 @@ async fn read(
             buf.advance(5);
             let message = buf.split_to(len).freeze();
             if flags & 0x02 != 0 {
-                return;
+                return updated;
             }
             tally.messages.fetch_add(1, Ordering::Relaxed);
             tally.bytes.fetch_add(5 + len as u64, Ordering::Relaxed);
             let Ok(m) = proto::WatchOperationsResponse::decode(message) else {
-                return;
+                return updated;
             };
+            updated = true;
             arrived(&m, tally, seen, counted);
         }
     }
+    updated
 }
 
 /// Notes the first page, and each created operation's first arrival.

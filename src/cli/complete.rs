@@ -14,7 +14,6 @@ pub use script::{COMMAND, ZshFromFpath, print_script, shells};
 use super::verbs::args::Reach;
 use clap::{Args, ValueEnum};
 use clap_complete::CompletionCandidate;
-use std::path::PathBuf;
 
 /// How long a Tab may wait for names.
 pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -58,63 +57,43 @@ fn typed_words() -> Vec<String> {
     words[..index.min(words.len())].to_vec()
 }
 
-/// The flags that take a value, as typed.
-const VALUED: &[&str] = &[
-    "--kubeconfig",
-    "--context",
-    "-n",
-    "--namespace",
-    "--server",
-    "--protocol",
-    "--backend",
-    "--ichor-ui",
-    "--ichor-ui-port",
-    "--token-file",
-    "--ca-file",
-    "--lang",
-    "--config",
-    "--call-timeout",
-    "--as",
-    "--as-group",
-];
-
-/// The connection flags among `words`, wherever they stand (as the commands take them).
+/// The connection flags among `words`, wherever they stand (as the commands take them): each
+/// word that is one of [`Reach`]'s flags, with its value, read by Reach's own declaration (the
+/// others are the command's, and left out). A value it cannot take leaves that flag unset.
 fn typed_reach(words: &[String]) -> Reach {
-    let mut r = Reach {
-        server: std::env::var("ICHOR_SERVER").ok(),
-        ..Reach::default()
+    use clap::FromArgMatches as _;
+    let grammar = Reach::augment_args(clap::Command::new("ichor-tui"))
+        .no_binary_name(true)
+        .ignore_errors(true);
+    let spelt = |a: &clap::Arg, flag: &str| match flag.strip_prefix("--") {
+        Some(long) => a
+            .get_long_and_visible_aliases()
+            .is_some_and(|l| l.contains(&long)),
+        None => flag.strip_prefix('-').is_some_and(|short| {
+            let mut chars = short.chars();
+            a.get_short().is_some() && chars.next() == a.get_short() && chars.next().is_none()
+        }),
     };
+    let mut kept = Vec::new();
     let mut words = words.iter().skip(1);
     while let Some(w) = words.next() {
         let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (w.as_str(), None),
+            Some((f, _)) if f.starts_with("--") => (f, true),
+            _ => (w.as_str(), false),
         };
-        let value = match VALUED.contains(&flag) {
-            true => inline.or_else(|| words.next().cloned()),
-            false => None,
+        let Some(arg) = grammar.get_arguments().find(|a| spelt(a, flag)) else {
+            continue;
         };
-        match (flag, value) {
-            ("--demo", _) => r.demo = true,
-            ("--insecure-send-token-over-http", _) => r.insecure_send_token_over_http = true,
-            ("--kubeconfig", v) => r.kubeconfig = v.map(PathBuf::from),
-            ("--context", v) => r.context = v,
-            ("-n" | "--namespace", v) => r.namespace = v,
-            ("--server", v) => r.server = v,
-            ("--protocol", Some(v)) => r.protocol = ValueEnum::from_str(&v, true).ok(),
-            ("--backend", Some(v)) => r.backend = ValueEnum::from_str(&v, true).ok(),
-            ("--ichor-ui", v) => r.ichor_ui = v,
-            ("--ichor-ui-port", v) => r.ichor_ui_port = v,
-            ("--token-file", v) => r.token_file = v.map(PathBuf::from),
-            ("--ca-file", v) => r.ca_file = v.map(PathBuf::from),
-            ("--config", v) => r.config = v.map(PathBuf::from),
-            ("--call-timeout", Some(v)) => r.call_timeout = v.parse().ok(),
-            ("--as", v) => r.as_user = v,
-            ("--as-group", Some(v)) => r.as_group.push(v),
-            _ => {}
+        kept.push(w.clone());
+        if arg.get_action().takes_values() && !inline {
+            kept.extend(words.next().cloned());
         }
     }
-    r
+    grammar
+        .try_get_matches_from(kept)
+        .ok()
+        .and_then(|m| Reach::from_arg_matches(&m).ok())
+        .unwrap_or_default()
 }
 
 /// What `ask` does once the route is reached: names, or why none.
@@ -205,7 +184,7 @@ pub fn namespaces() -> Vec<CompletionCandidate> {
 /// The kubeconfig's context names (the file the typed flags name; no network).
 pub fn contexts() -> Vec<CompletionCandidate> {
     let reach = typed_reach(&typed_words());
-    let Ok(loaded) = crate::kubeconfig::read(reach.kubeconfig.as_deref()) else {
+    let Ok(loaded) = crate::kubeconfig::read(reach.kube.kubeconfig.as_deref()) else {
         return Vec::new();
     };
     plain_candidates(loaded.context_names())
@@ -298,7 +277,10 @@ mod tests {
         .map(String::from)
         .to_vec();
         let r = typed_reach(&words);
-        assert_eq!(r.kubeconfig.as_deref(), Some(std::path::Path::new("/k")));
+        assert_eq!(
+            r.kube.kubeconfig.as_deref(),
+            Some(std::path::Path::new("/k"))
+        );
         assert_eq!(r.namespace.as_deref(), Some("prod"));
         assert_eq!(r.as_user.as_deref(), Some("viewer"));
         assert!(r.demo);

@@ -235,7 +235,7 @@ pub(super) async fn connect(
 /// The settings `cli` gives over the config file (`--config`, else the default one if it exists)
 /// and the environment.
 pub(super) fn settings_of(cli: &Cli, is_tty: bool) -> anyhow::Result<Settings> {
-    let file = match (&cli.config, crate::config::FileConfig::default_path()) {
+    let file = match (&cli.reach.config, crate::config::FileConfig::default_path()) {
         (Some(p), _) => crate::config::FileConfig::load(p, true)?,
         (None, Some(p)) => crate::config::FileConfig::load(&p, false)?,
         (None, None) => crate::config::FileConfig::default(),
@@ -277,13 +277,13 @@ pub async fn run_dashboard(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     // kubeconfig's, which the status bar then names with its API server).
     let session = Session {
         route: connected.route,
-        demo: cli.demo,
+        demo: cli.reach.demo,
         namespace: connected.namespace,
         all_namespaces: settings.all_namespaces,
         user: connected.user.or_else(|| connected.client.user()),
         read_only: settings.read_only_in(&in_force),
         server_version: Default::default(),
-        context: in_force.context.filter(|_| !cli.demo),
+        context: in_force.context.filter(|_| !cli.reach.demo),
         contexts,
         production: in_force.marks.production,
         api_server: in_force.api_server,

@@ -5,7 +5,7 @@
 //! on is refused, naming the flag and the command, rather than silently ignored. A command's help
 //! lists only its own flags.
 
-use super::verbs::args::{OperationCommand, Reach};
+use super::verbs::args::OperationCommand;
 use super::{Cli, Command};
 use clap::parser::ValueSource;
 use clap::{CommandFactory as _, FromArgMatches as _};
@@ -38,7 +38,7 @@ where
 /// The top-level flags given on the command line (not by the environment or a default): each
 /// one's id and how it is spelt.
 fn given(matches: &clap::ArgMatches) -> Vec<(String, String)> {
-    Cli::command()
+    command()
         .get_arguments()
         .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
         .map(|a| {
@@ -96,32 +96,6 @@ fn name_of(command: &Command) -> &'static str {
     }
 }
 
-/// The connection flags given before a command, as a command's own [`Reach`].
-fn leading_reach(cli: &Cli, given: &[(String, String)]) -> Reach {
-    let was_given = |id: &str| given.iter().any(|(g, _)| g == id);
-    Reach {
-        kubeconfig: cli.kubeconfig.clone(),
-        context: cli.context.clone(),
-        namespace: cli.namespace.clone(),
-        server: cli.server.clone(),
-        protocol: cli.protocol,
-        backend: cli.backend,
-        ichor_ui: cli.ichor_ui.clone(),
-        ichor_ui_port: cli.ichor_ui_port.clone(),
-        token_file: cli.token_file.clone(),
-        insecure_send_token_over_http: cli.insecure_send_token_over_http,
-        ca_file: cli.ca_file.clone(),
-        lang: cli.lang.clone(),
-        read_only: cli.read_only,
-        demo: cli.demo,
-        config: cli.config.clone(),
-        log_file: cli.log_file.clone(),
-        call_timeout: was_given("call_timeout").then_some(cli.call_timeout),
-        as_user: cli.as_user.clone(),
-        as_group: cli.as_group.clone(),
-    }
-}
-
 /// Refuses a flag before the command that the command does not act on; hands the others to it.
 fn lift(cli: &mut Cli, matches: &clap::ArgMatches) -> Result<(), String> {
     let given = given(matches);
@@ -134,7 +108,7 @@ fn lift(cli: &mut Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             "{spelt} does nothing for `ichor-tui {name}` (`ichor-tui {name} --help` lists its flags)"
         ));
     }
-    let reach = leading_reach(cli, &given);
+    let reach = cli.reach.clone();
     let sub = matches.subcommand().map(|(_, m)| m);
     let sub_given =
         |id: &str| sub.is_some_and(|m| m.value_source(id) == Some(ValueSource::CommandLine));
@@ -155,15 +129,14 @@ fn lift(cli: &mut Cli, matches: &clap::ArgMatches) -> Result<(), String> {
             }
         }
         Command::Serve(a) => {
-            a.kubeconfig = a.kubeconfig.take().or(reach.kubeconfig);
-            a.context = a.context.take().or(reach.context);
+            a.kube = std::mem::take(&mut a.kube).under(reach.kube);
             a.log_file = a.log_file.take().or(reach.log_file);
             a.demo |= reach.demo;
             a.read_only |= reach.read_only;
             if speed_before && !sub_given("demo_speed") {
                 a.demo_speed = demo_speed;
             }
-            if a.demo && (a.kubeconfig.is_some() || a.context.is_some()) {
+            if a.demo && (a.kube.kubeconfig.is_some() || a.kube.context.is_some()) {
                 return Err("`serve --demo` serves the embedded cluster: it takes no --kubeconfig or --context".into());
             }
         }
@@ -209,7 +182,7 @@ mod tests {
             }
         ));
         assert_eq!(
-            reach.kubeconfig.as_deref(),
+            reach.kube.kubeconfig.as_deref(),
             Some(std::path::Path::new("/k"))
         );
         assert_eq!(reach.namespace.as_deref(), Some("prod"));
@@ -236,7 +209,7 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            (a.kubeconfig.as_deref(), a.context.as_deref()),
+            (a.kube.kubeconfig.as_deref(), a.kube.context.as_deref()),
             (Some("/k".as_ref()), Some("c"))
         );
         let e = parse(&["-n", "prod", "serve"]).unwrap_err();

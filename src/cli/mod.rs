@@ -3,6 +3,7 @@
 pub mod complete;
 mod dashboard;
 mod demo;
+pub mod flags;
 pub mod leading;
 pub mod logging;
 pub mod man;
@@ -18,7 +19,6 @@ pub use logging::{LogFormat, LogSetup};
 pub use serve::run_serve;
 pub use verbs::run_verb;
 
-use crate::config::RouteChoice;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -35,77 +35,27 @@ use std::path::{Path, PathBuf};
     version = version::VERSION,
     about,
     long_about,
-    after_help = "The connection flags (--kubeconfig, --context, -n, -A, --server, --protocol, --backend, --token-file, --as, --as-group, …) may come before a command or after it, as kubectl takes them."
+    after_help = "The connection flags (--kubeconfig, --context, -n, -A, --server, --protocol, --backend, --token-file, --as, --as-group, …) may come before a command or after it, as kubectl takes them.",
+    // The connection flags are global within a command; before it they are the dashboard's own,
+    // handed to the command by `leading` (a command that does not act on one refuses it).
+    mut_args = |a: clap::Arg| a.global(false)
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME", add = clap_complete::ArgValueCandidates::new(complete::contexts))]
-    pub context: Option<String>,
-
-    /// The namespace to list (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE",
-        add = clap_complete::ArgValueCandidates::new(complete::namespaces))]
-    pub namespace: Option<String>,
+    /// The connection flags; before a command, those it acts on are handed to it
+    /// (`leading`).
+    #[command(flatten)]
+    pub reach: flags::Reach,
 
     /// List operations in every namespace (adds the namespace column).
     #[arg(short = 'A', long)]
     pub all_namespaces: bool,
 
-    /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`; https:// with TLS)
-    /// instead of running it in-process.
-    #[arg(long, env = "ICHOR_SERVER", value_name = "URL")]
-    pub server: Option<String>,
-    /// The protocol to the server: the Connect protocol (HTTP/1.1 or HTTP/2; passes HTTP/1.1-only
-    /// proxies; the default) or gRPC (HTTP/2).
-    #[arg(long, value_enum, value_name = "PROTOCOL")]
-    pub protocol: Option<crate::config::ProtocolChoice>,
-    /// How to reach OperationService without --server: auto (ichor-ui in the cluster through a
-    /// port-forward when it answers, else the service in-process, saying why), remote (ichor-ui
-    /// or nothing) or in-process.
-    #[arg(long, value_enum, value_name = "BACKEND")]
-    pub backend: Option<RouteChoice>,
-    /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
-    #[arg(long, value_name = "NAMESPACE/SERVICE")]
-    pub ichor_ui: Option<String>,
-    /// The name of ichor-ui's Service port (default api).
-    #[arg(long, value_name = "NAME")]
-    pub ichor_ui_port: Option<String>,
     /// With --demo: no ichor-ui in the demo cluster, to see the in-process fallback.
     #[arg(long)]
     pub demo_without_ichor_ui: bool,
-
-    /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-
-    /// Act as this user, as kubectl's --as (Kubernetes impersonation; the service then runs
-    /// in-process: ichor-ui and --server act as the caller their token names).
-    #[arg(long = "as", value_name = "USER")]
-    pub as_user: Option<String>,
-
-    /// Act as a member of this group too, with --as (repeat it for more groups).
-    #[arg(long = "as-group", value_name = "GROUP")]
-    pub as_group: Vec<String>,
-
-    /// Send the bearer token over plain http:// to a --server that is not loopback all the same
-    /// (by default it is refused: use https://).
-    #[arg(long)]
-    pub insecure_send_token_over_http: bool,
-
-    /// Extra CA certificates (PEM) to trust for an https:// --server.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<PathBuf>,
-
-    /// Language of the interface: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
-    #[arg(long, value_name = "LANG")]
-    pub lang: Option<String>,
 
     /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -121,45 +71,15 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "WIDTH")]
     pub ambiguous_width: Option<crate::config::AmbiguousWidth>,
 
-    /// Never write: no pause, resume, delete or start; the clients refuse writes themselves.
-    /// (`--readonly`, as k9s spells it, is the same flag.)
-    #[arg(long, visible_alias = "readonly")]
-    pub read_only: bool,
-
     /// No bell and no desktop notification when an operation shown completes, fails or awaits
     /// credentials (`notify = false` in the config file).
     #[arg(long)]
     pub no_notify: bool,
 
-    /// Run against the embedded demo cluster (an in-memory Kubernetes API and a simulated
-    /// controller) instead of a real cluster.
-    #[arg(long)]
-    pub demo: bool,
-
     /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
-
-    /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
-    /// Write the log here instead of the state directory (~/.local/state/ichor-tui/ichor-tui.log).
-    #[arg(long, value_name = "FILE")]
-    pub log_file: Option<PathBuf>,
-
-    /// The deadline of each call to --server, in seconds, from 1 to 3600.
-    #[arg(
-        long,
-        default_value_t = 15,
-        value_name = "SECONDS",
-        value_parser = clap::value_parser!(u64).range(CALL_TIMEOUT_SECONDS)
-    )]
-    pub call_timeout: u64,
 }
-
-/// The range of `--call-timeout`.
-pub const CALL_TIMEOUT_SECONDS: std::ops::RangeInclusive<u64> = 1..=3600;
 
 /// The range of `--demo-speed`.
 pub const DEMO_SPEED: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
@@ -242,13 +162,9 @@ pub struct ServeArgs {
     /// How fast the demo controller works, from 0.1 to 1000 (1: a machine step takes 4 s).
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = demo_speed)]
     pub demo_speed: f64,
-    /// The server's own kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then the
-    /// in-cluster service account).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME")]
-    pub context: Option<String>,
+    /// The server's own kubeconfig and context.
+    #[command(flatten)]
+    pub kube: flags::Kube,
     /// Write the log to this file instead of stderr (when it cannot be written, serve says so
     /// and logs to stderr).
     #[arg(long, value_name = "FILE")]
@@ -342,7 +258,7 @@ impl Cli {
             Some(Command::Version(a)) => a.reach.log_file.as_deref(),
             Some(Command::Completion(_) | Command::Man(_)) => None,
             Some(_) => verbs::entry_log_file(self),
-            None => self.log_file.as_deref(),
+            None => self.reach.log_file.as_deref(),
         }
     }
 
@@ -372,7 +288,7 @@ impl Cli {
             (Some((_, reach)), _) => reach.demo,
             (None, Some(Command::Version(a))) => a.reach.demo,
             (None, Some(Command::Completion(_) | Command::Man(_))) => false,
-            (None, command) => command.is_some() || self.demo,
+            (None, command) => command.is_some() || self.reach.demo,
         }
     }
 }
@@ -505,11 +421,11 @@ mod tests {
     fn readonly_is_the_read_only_flag() {
         for flag in ["--read-only", "--readonly"] {
             let cli = Cli::parse_from(["ichor-tui", flag]);
-            assert!(cli.read_only, "{flag}");
+            assert!(cli.reach.read_only, "{flag}");
             let s = Settings::resolve(&cli, &FileConfig::default(), env(&[]), true).unwrap();
             assert!(s.read_only, "{flag}");
         }
-        assert!(!Cli::parse_from(["ichor-tui"]).read_only);
+        assert!(!Cli::parse_from(["ichor-tui"]).reach.read_only);
     }
 
     /// The first line clap prints for `args`.
@@ -543,9 +459,12 @@ mod tests {
             "error: invalid value '0' for '--demo-speed <FACTOR>': 0 is not in 0.1..=1000"
         );
         let ok = Cli::parse_from(["ichor-tui", "--demo-speed", "0.1", "--call-timeout", "3600"]);
-        assert_eq!((ok.demo_speed, ok.call_timeout), (0.1, 3600));
+        assert_eq!((ok.demo_speed, ok.reach.call_timeout), (0.1, Some(3600)));
         let default = Cli::parse_from(["ichor-tui"]);
-        assert_eq!((default.demo_speed, default.call_timeout), (1.0, 15));
+        assert_eq!(
+            (default.demo_speed, default.reach.call_deadline().as_secs()),
+            (1.0, 15)
+        );
     }
 
     #[test]

@@ -174,8 +174,8 @@ pub async fn run_serve(args: &ServeArgs) -> anyhow::Result<()> {
         return ichor_server::run(opts, kube).await;
     }
     let (kube, bare) = serve_kube_clients(
-        args.kubeconfig.as_ref(),
-        args.context.as_deref(),
+        args.kube.kubeconfig.as_ref(),
+        args.kube.context.as_deref(),
         passthrough,
     )
     .await?;

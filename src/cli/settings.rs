@@ -103,7 +103,7 @@ impl Settings {
         use crate::config::{ColorMode, locale_is_utf8};
         let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
         // The file's lang was checked as it was read.
-        if let Some(l) = &cli.lang
+        if let Some(l) = &cli.reach.lang
             && ichor_views::i18n::Lang::parse(l).is_none()
         {
             anyhow::bail!(
@@ -111,9 +111,9 @@ impl Settings {
                 ichor_model::error_text::quoted(l)
             );
         }
-        let lang_flag = cli.lang.clone().or_else(|| file.lang.clone());
+        let lang_flag = cli.reach.lang.clone().or_else(|| file.lang.clone());
         let impersonate = impersonation(cli)?;
-        let mut backend = cli.backend.or(file.backend).unwrap_or_default();
+        let mut backend = cli.reach.backend.or(file.backend).unwrap_or_default();
         if impersonate.is_some() {
             backend = impersonating_backend(backend)?;
         }
@@ -128,36 +128,57 @@ impl Settings {
                 .ambiguous_width
                 .or(file.ambiguous_width)
                 .unwrap_or_default(),
-            read_only: cli.read_only || file.read_only.unwrap_or(false),
+            read_only: cli.reach.read_only || file.read_only.unwrap_or(false),
             notify: !cli.no_notify && file.notify.unwrap_or(true),
             // The demo cluster has its own namespace: the file's (set for a real cluster) would
             // show an empty demo; a flag given for this run still applies.
             namespace: cli
+                .reach
                 .namespace
                 .clone()
-                .or_else(|| file.namespace.clone().filter(|_| !cli.demo)),
+                .or_else(|| file.namespace.clone().filter(|_| !cli.reach.demo)),
             all_namespaces: cli.all_namespaces || file.all_namespaces.unwrap_or(false),
-            context: cli.context.clone().or_else(|| file.context.clone()),
-            kubeconfig: cli.kubeconfig.clone().or_else(|| file.kubeconfig.clone()),
-            server: cli.server.clone().or_else(|| file.server.clone()),
-            protocol: cli.protocol.or(file.protocol).unwrap_or_default().into(),
+            context: cli
+                .reach
+                .kube
+                .context
+                .clone()
+                .or_else(|| file.context.clone()),
+            kubeconfig: cli
+                .reach
+                .kube
+                .kubeconfig
+                .clone()
+                .or_else(|| file.kubeconfig.clone()),
+            server: cli.reach.server.clone().or_else(|| file.server.clone()),
+            protocol: cli
+                .reach
+                .protocol
+                .or(file.protocol)
+                .unwrap_or_default()
+                .into(),
             backend,
             ichor_ui: ichor_ui(
-                cli.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),
-                cli.ichor_ui_port
+                cli.reach.ichor_ui.as_deref().or(file.ichor_ui.as_deref()),
+                cli.reach
+                    .ichor_ui_port
                     .as_deref()
                     .or(file.ichor_ui_port.as_deref()),
             )?,
             ichor_ui_asked: [
-                &cli.ichor_ui,
+                &cli.reach.ichor_ui,
                 &file.ichor_ui,
-                &cli.ichor_ui_port,
+                &cli.reach.ichor_ui_port,
                 &file.ichor_ui_port,
             ]
             .iter()
             .any(|named| named.is_some()),
-            token_file: cli.token_file.clone().or_else(|| file.token_file.clone()),
-            ca_file: cli.ca_file.clone().or_else(|| file.ca_file.clone()),
+            token_file: cli
+                .reach
+                .token_file
+                .clone()
+                .or_else(|| file.token_file.clone()),
+            ca_file: cli.reach.ca_file.clone().or_else(|| file.ca_file.clone()),
             impersonate,
             slow: file.timing.rule(),
             contexts: file.context_rules(),
@@ -170,7 +191,7 @@ impl Settings {
 /// `--as` and `--as-group`, as kubectl takes them: groups only with a user.
 fn impersonation(cli: &Cli) -> anyhow::Result<Option<crate::kubeconfig::Impersonate>> {
     let quoted = ichor_model::error_text::quoted;
-    match (&cli.as_user, cli.as_group.as_slice()) {
+    match (&cli.reach.as_user, cli.reach.as_group.as_slice()) {
         (None, []) => Ok(None),
         (None, [group, ..]) => anyhow::bail!(
             "--as-group {} needs --as USER: Kubernetes impersonates groups only with a user",
@@ -252,7 +273,7 @@ impl Source {
     pub(super) fn choose(cli: &Cli, settings: &Settings) -> anyhow::Result<Source> {
         use ichor_client::remote::{RemoteOptions, TOKEN_ENV, load_token};
         if settings.impersonate.is_some() {
-            if cli.demo {
+            if cli.reach.demo {
                 anyhow::bail!(
                     "--as needs a kubeconfig: the embedded demo of --demo has none (`ichor-tui demo-cluster --kubeconfig-out FILE` serves one to impersonate on)"
                 );
@@ -263,7 +284,7 @@ impl Source {
                 );
             }
         }
-        if cli.demo {
+        if cli.reach.demo {
             return Ok(Source::Demo);
         }
         if let Some(url) = &settings.server {
@@ -278,8 +299,8 @@ impl Source {
                 })?),
                 None => None,
             };
-            opts.deadline = std::time::Duration::from_secs(cli.call_timeout);
-            opts.insecure_send_token_over_http = cli.insecure_send_token_over_http;
+            opts.deadline = cli.reach.call_deadline();
+            opts.insecure_send_token_over_http = cli.reach.insecure_send_token_over_http;
             opts.check_token_transport()?;
             return Ok(Source::Remote {
                 options: opts,

@@ -64,7 +64,7 @@ async fn ask_server(cli: &Cli, reach: &Reach) -> anyhow::Result<Server> {
     let settings = super::dashboard::settings_of(&dash, false)?;
     let source = super::settings::Source::choose(&dash, &settings)?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let deadline = std::time::Duration::from_secs(dash.call_timeout);
+    let deadline = dash.reach.call_deadline();
     match tokio::time::timeout(deadline, versions(&dash, &settings, source, tx)).await {
         Ok(reached) => reached,
         Err(_) => {

@@ -262,16 +262,13 @@ impl<C: OperationClient> Retrying<C> {
     }
 }
 
-/// How long a dashboard looks for a start whose answer it lost without the server's word on
-/// it: the server's claim work limit (30 s) and the API server's request timeout (60 s).
-pub(crate) const LOST_START_SETTLES_AFTER: Duration = Duration::from_secs(90);
-
 /// START_OUTCOME_UNKNOWN made by the client: the start's answer was lost on its way back, and
-/// no operation carries its request id yet.
+/// no operation carries its request id yet. It is looked for until
+/// [`ichor_service::START_OUTCOME_KNOWN_WITHIN`] from now.
 fn start_outcome_unknown(req: &OperationRequest, id: &str, cause: &ApiError) -> ApiError {
     let until = Timestamp::now()
         .checked_add(jiff::SignedDuration::from_secs(
-            LOST_START_SETTLES_AFTER.as_secs() as i64,
+            ichor_service::START_OUTCOME_KNOWN_WITHIN.as_secs() as i64,
         ))
         .unwrap_or_else(|_| Timestamp::now());
     let until = until.to_string();

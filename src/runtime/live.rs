@@ -1,6 +1,6 @@
 //! The dashboard's one subscription (WatchOperations), kept open by the runtime: its updates
 //! become Actions; when it breaks the app polls and the status bar says so, and the runtime
-//! opens it again by itself.
+//! opens it again by itself, after the waits of [`reopen_waits`].
 
 use futures::StreamExt as _;
 use ichor_app::action::{Action, LiveEvent};
@@ -9,9 +9,26 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// The pause before the first reopening; it doubles up to [`MAX_PAUSE`].
-const FIRST_PAUSE: Duration = Duration::from_secs(2);
-const MAX_PAUSE: Duration = Duration::from_secs(30);
+/// The wait before the first reopening, before its jitter; it doubles up to [`LONGEST_WAIT`].
+const FIRST_WAIT: Duration = Duration::from_secs(1);
+/// The longest wait between two reopenings, before its jitter (which at most doubles it).
+const LONGEST_WAIT: Duration = Duration::from_secs(15);
+
+/// The waits between a broken subscription and the next one: 1 to 2 s, doubling to 15 to
+/// 30 s (backon's exponential backoff, each wait with a jitter of up to itself, so that the
+/// dashboards one restarted server dropped do not all come back at one instant). After an
+/// update the waits start again from the first. Public for the benches, whose dashboards
+/// wait as the dashboard does.
+pub fn reopen_waits() -> backon::ExponentialBackoff {
+    use backon::BackoffBuilder as _;
+    backon::ExponentialBuilder::new()
+        .with_min_delay(FIRST_WAIT)
+        .with_max_delay(LONGEST_WAIT)
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .build()
+}
 
 /// The subscription running now; a new one replaces it.
 #[derive(Default)]
@@ -59,9 +76,9 @@ async fn follow(
     tx: UnboundedSender<Action>,
 ) {
     let live = |event| tx.send(Action::Live { sub, event }).is_ok();
-    let mut pause = FIRST_PAUSE;
+    let mut waits = reopen_waits();
     loop {
-        match once(client.as_ref(), sub, &request, &tx, &mut pause).await {
+        match once(client.as_ref(), sub, &request, &tx, &mut waits).await {
             Ended::Unsupported => {
                 live(LiveEvent::Unsupported);
                 return;
@@ -73,8 +90,7 @@ async fn follow(
                 }
             }
         }
-        tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(MAX_PAUSE);
+        tokio::time::sleep(waits.next().unwrap_or(LONGEST_WAIT)).await;
     }
 }
 
@@ -84,7 +100,7 @@ async fn once(
     sub: u64,
     request: &WatchRequest,
     tx: &UnboundedSender<Action>,
-    pause: &mut Duration,
+    waits: &mut backon::ExponentialBackoff,
 ) -> Ended {
     let unsupported = |e: &ApiError| e.code == Code::Unimplemented;
     let mut updates = match client.watch_operations(request).await {
@@ -113,7 +129,7 @@ async fn once(
         };
         if first {
             first = false;
-            *pause = FIRST_PAUSE;
+            *waits = reopen_waits();
             if tx
                 .send(Action::Live {
                     sub,

@@ -11,6 +11,7 @@ mod perform;
 pub mod report;
 pub mod terminal;
 
+pub use live::reopen_waits;
 pub(crate) use panics::{payload_text, report_panic};
 pub use perform::perform;
 

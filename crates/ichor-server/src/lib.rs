@@ -114,7 +114,8 @@ pub struct ServerConfig {
     /// TLS; `None` is plaintext HTTP/2 (see [`check_transport`]).
     pub tls: Option<TlsPem>,
     /// How long a start whose create got no answer is settled: the API server's own request
-    /// timeout (kube-apiserver's default, 60 s, unless it runs with another).
+    /// timeout ([`ichor_service::access::APISERVER_REQUEST_TIMEOUT`] unless it runs with
+    /// another).
     pub settle_window: std::time::Duration,
     /// Where the calls are counted (served by [`metrics::serve`] when asked for).
     pub metrics: metrics::Metrics,
@@ -168,7 +169,7 @@ impl ServerConfig {
             tls: None,
             metrics: metrics::Metrics::new(),
             read_only: false,
-            settle_window: APISERVER_REQUEST_TIMEOUT,
+            settle_window: ichor_service::access::APISERVER_REQUEST_TIMEOUT,
             recheck: ichor_service::shared::RECHECK,
             watch_linger: ichor_service::shared::LINGER,
             bounds: Bounds::default(),
@@ -196,10 +197,6 @@ fn tls_acceptor(pem: &TlsPem) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
-
-/// kube-apiserver's default request timeout (`--request-timeout`).
-pub(crate) const APISERVER_REQUEST_TIMEOUT: std::time::Duration =
-    std::time::Duration::from_secs(60);
 
 /// Refuses plaintext on an address other hosts can reach unless it was asked for.
 pub fn check_transport(addr: &ListenAddr, tls: bool, insecure_listen: bool) -> anyhow::Result<()> {

@@ -16,6 +16,13 @@ pub const ROUTE_IN_PROCESS: &str = "in-process";
 /// The route recorded for a caller of ichor-ui (`serve`): through the tunnel or to the server.
 pub const ROUTE_ICHOR_UI: &str = "ichor-ui";
 
+/// kube-apiserver's default request timeout (`--request-timeout`): a write it was sent may
+/// still land this long after it was sent. What follows from it: how long a start whose create
+/// got no answer is settled ([`KubeAccess::settle_window`]), how long a start claim can stand
+/// (`CLAIM_SECONDS`), and how long a caller that lost a start's answer looks for it
+/// ([`crate::START_OUTCOME_KNOWN_WITHIN`]).
+pub const APISERVER_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Who is calling.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Caller {
@@ -104,9 +111,9 @@ pub struct KubeAccess {
     in_process_route: &'static str,
     /// The deadline of one Kubernetes request.
     pub request_timeout: Duration,
-    /// How long a write the API server got may still land after it was sent: kube-apiserver's
-    /// own request timeout (`--request-timeout`, 60 s). A start whose create got no answer is
-    /// settled for this long.
+    /// How long a write the API server got may still land after it was sent: the API server's
+    /// own request timeout ([`APISERVER_REQUEST_TIMEOUT`] unless it runs with another). A start
+    /// whose create got no answer is settled for this long.
     pub settle_window: Duration,
 }
 
@@ -120,7 +127,7 @@ impl KubeAccess {
             in_process_actor: in_process_actor.to_string(),
             in_process_route: ROUTE_IN_PROCESS,
             request_timeout: Duration::from_secs(20),
-            settle_window: Duration::from_secs(60),
+            settle_window: APISERVER_REQUEST_TIMEOUT,
         }
     }
 

@@ -21,6 +21,8 @@ pub(crate) mod validate;
 mod watched;
 mod writes;
 
+pub use self::start::START_OUTCOME_KNOWN_WITHIN;
+
 use self::access::{Caller, KubeAccess};
 use self::tolerant::Unreadable;
 use self::validate::NameOf;

@@ -383,7 +383,7 @@ pub(super) fn on_task_failed(state: &mut State, what: &str, message: &str) -> Ve
 
 /// The retrying client reports on its waits. A read answered again ends the outage: live
 /// updates that broke with it are asked for again at once, not after the subscription's
-/// backoff (up to 30 s).
+/// backoff (the runtime's `reopen_waits`).
 pub(super) fn on_retry(state: &mut State, ev: RetryEvent) -> Vec<Effect> {
     let was_ok = state.conn == Conn::Ok;
     state.conn = state.conn.after(ev, state.now);

@@ -4,115 +4,12 @@
 use super::output::candidates as output_candidates;
 pub use super::output::{OUTPUTS, Output, parse_output};
 pub use super::verb::{Verb, WriteKind};
+pub use crate::cli::flags::Reach;
 use clap::{Args, Subcommand, ValueEnum};
 use ichor_model::OperationKind;
-use std::path::PathBuf;
 
 /// What every command's help ends with.
 pub const EXIT_CODES: &str = "Exit codes: 0 done; 1 refused (by the service, by you at the question, or an error); 2 usage (a wrong flag, or a write without a terminal and without --yes); 3 the operation failed (--follow, get --watch: it failed, or a failed machine paused it).";
-
-/// How to reach the service and speak: the dashboard's own flags, given after the command (or
-/// before it: `crate::cli::leading` lifts them here).
-#[derive(Debug, Args, Clone, Default)]
-pub struct Reach {
-    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, value_name = "FILE", global = true)]
-    pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME", global = true,
-        add = clap_complete::ArgValueCandidates::new(crate::cli::complete::contexts))]
-    pub context: Option<String>,
-    /// The namespace (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE", global = true,
-        add = clap_complete::ArgValueCandidates::new(crate::cli::complete::namespaces))]
-    pub namespace: Option<String>,
-    /// Reach OperationService at this URL (ichor-ui, or `ichor-tui serve`).
-    #[arg(long, env = "ICHOR_SERVER", value_name = "URL", global = true)]
-    pub server: Option<String>,
-    /// The protocol to the server: connect (default) or grpc.
-    #[arg(long, value_enum, value_name = "PROTOCOL", global = true)]
-    pub protocol: Option<crate::config::ProtocolChoice>,
-    /// auto (ichor-ui through a port-forward, else in-process), remote or in-process.
-    #[arg(long, value_enum, value_name = "BACKEND", global = true)]
-    pub backend: Option<crate::config::RouteChoice>,
-    /// Where ichor-ui runs in the cluster: NAMESPACE/SERVICE (default ichor-system/ichor-ui).
-    #[arg(long, value_name = "NAMESPACE/SERVICE", global = true)]
-    pub ichor_ui: Option<String>,
-    /// The name of ichor-ui's Service port (default api).
-    #[arg(long, value_name = "NAME", global = true)]
-    pub ichor_ui_port: Option<String>,
-    /// A file holding the bearer token for --server (or set ICHOR_TOKEN). Never logged.
-    #[arg(long, value_name = "FILE", global = true)]
-    pub token_file: Option<PathBuf>,
-    /// Send the bearer token over plain http:// to a --server that is not loopback.
-    #[arg(long, global = true)]
-    pub insecure_send_token_over_http: bool,
-    /// Extra CA certificates (PEM) to trust for an https:// --server.
-    #[arg(long, value_name = "FILE", global = true)]
-    pub ca_file: Option<PathBuf>,
-    /// Language: en or ja (default: LC_ALL, LC_MESSAGES, LANG, else en).
-    #[arg(long, value_name = "LANG", global = true)]
-    pub lang: Option<String>,
-    /// Never write: every start, pause, resume and delete is refused.
-    #[arg(long, visible_alias = "readonly", global = true)]
-    pub read_only: bool,
-    /// Run against an embedded demo cluster started for this command.
-    #[arg(long, global = true)]
-    pub demo: bool,
-    /// The config file to read instead of ~/.config/ichor-tui/config.toml; it must exist.
-    #[arg(long, value_name = "FILE", global = true)]
-    pub config: Option<PathBuf>,
-    /// Write the log here instead of the state directory.
-    #[arg(long, value_name = "FILE", global = true)]
-    pub log_file: Option<PathBuf>,
-    /// The deadline of each call to --server, in seconds, from 1 to 3600.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        global = true,
-        value_parser = clap::value_parser!(u64).range(super::super::CALL_TIMEOUT_SECONDS)
-    )]
-    pub call_timeout: Option<u64>,
-    /// Act as this user, as kubectl's --as (Kubernetes impersonation; the service then runs
-    /// in-process: ichor-ui and --server act as the caller their token names).
-    #[arg(long = "as", value_name = "USER", global = true)]
-    pub as_user: Option<String>,
-    /// Act as a member of this group too, with --as (repeat it for more groups).
-    #[arg(long = "as-group", value_name = "GROUP", global = true)]
-    pub as_group: Vec<String>,
-}
-
-impl Reach {
-    /// These flags, each one this one lacks taken from `leading` (the flags given before the
-    /// command).
-    pub fn under(self, leading: Reach) -> Reach {
-        Reach {
-            kubeconfig: self.kubeconfig.or(leading.kubeconfig),
-            context: self.context.or(leading.context),
-            namespace: self.namespace.or(leading.namespace),
-            server: self.server.or(leading.server),
-            protocol: self.protocol.or(leading.protocol),
-            backend: self.backend.or(leading.backend),
-            ichor_ui: self.ichor_ui.or(leading.ichor_ui),
-            ichor_ui_port: self.ichor_ui_port.or(leading.ichor_ui_port),
-            token_file: self.token_file.or(leading.token_file),
-            insecure_send_token_over_http: self.insecure_send_token_over_http
-                || leading.insecure_send_token_over_http,
-            ca_file: self.ca_file.or(leading.ca_file),
-            lang: self.lang.or(leading.lang),
-            read_only: self.read_only || leading.read_only,
-            demo: self.demo || leading.demo,
-            config: self.config.or(leading.config),
-            log_file: self.log_file.or(leading.log_file),
-            call_timeout: self.call_timeout.or(leading.call_timeout),
-            as_user: self.as_user.or(leading.as_user),
-            as_group: match self.as_group.is_empty() {
-                true => leading.as_group,
-                false => self.as_group,
-            },
-        }
-    }
-}
 
 /// What a write asks before it writes, and what it does after.
 #[derive(Debug, Args, Clone, Default)]

@@ -50,32 +50,11 @@ fn confirm_cluster_of(cli: &Cli) -> Option<String> {
 /// The dashboard's settings as the command's flags give them (`top`: the command line, for the
 /// demo's speed).
 pub(crate) fn as_dashboard(top: &Cli, reach: &Reach, all_namespaces: bool) -> anyhow::Result<Cli> {
-    use clap::Parser as _;
-    let mut cli = Cli::try_parse_from(["ichor-tui"])?;
+    let mut cli = crate::cli::try_parse_from(["ichor-tui"])?;
     cli.demo_speed = top.demo_speed;
     cli.demo_without_ichor_ui = top.demo_without_ichor_ui;
-    cli.as_user = reach.as_user.clone();
-    cli.as_group = reach.as_group.clone();
-    cli.kubeconfig = reach.kubeconfig.clone();
-    cli.context = reach.context.clone();
-    cli.namespace = reach.namespace.clone();
+    cli.reach = reach.clone();
     cli.all_namespaces = all_namespaces;
-    cli.server = reach.server.clone();
-    cli.protocol = reach.protocol;
-    cli.backend = reach.backend;
-    cli.ichor_ui = reach.ichor_ui.clone();
-    cli.ichor_ui_port = reach.ichor_ui_port.clone();
-    cli.token_file = reach.token_file.clone();
-    cli.insecure_send_token_over_http = reach.insecure_send_token_over_http;
-    cli.ca_file = reach.ca_file.clone();
-    cli.lang = reach.lang.clone();
-    cli.read_only = reach.read_only;
-    cli.demo = reach.demo;
-    cli.config = reach.config.clone();
-    cli.log_file = reach.log_file.clone();
-    if let Some(s) = reach.call_timeout {
-        cli.call_timeout = s;
-    }
     Ok(cli)
 }
 

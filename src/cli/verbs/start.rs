@@ -187,7 +187,10 @@ async fn settle(
     let until = e
         .param("until")
         .and_then(|u| u.parse::<jiff::Timestamp>().ok())
-        .unwrap_or_else(|| jiff::Timestamp::now() + jiff::SignedDuration::from_secs(90));
+        .unwrap_or_else(|| {
+            let within = ichor_service::START_OUTCOME_KNOWN_WITHIN;
+            jiff::Timestamp::now() + jiff::SignedDuration::from_secs(within.as_secs() as i64)
+        });
     loop {
         match client.find_start(&req.namespace, &id).await {
             Ok(Some(operation)) => {

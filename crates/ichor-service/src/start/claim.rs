@@ -12,7 +12,7 @@
 //! write of a Lease blocks starts for at most [`CLAIM_SECONDS`]. Only a Lease whose spec is not
 //! an object, or whose holder is not text, is a named refusal.
 
-use super::super::access::Caller;
+use super::super::access::{APISERVER_REQUEST_TIMEOUT, Caller};
 use super::super::tolerant::Unreadable;
 use super::super::{OperationService, plan};
 use ichor_model::{ApiError, Code, Reason};
@@ -25,8 +25,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The longest a start claim stands from its renew time: other starts on the cluster are
-/// refused meanwhile, unless the claiming start's operation exists by then.
-pub(crate) const CLAIM_SECONDS: i32 = 60;
+/// refused meanwhile, unless the claiming start's operation exists by then. A claim marked
+/// settling stands until its unanswered create can no longer land, so it can stand the API
+/// server's request timeout.
+pub(crate) const CLAIM_SECONDS: i32 = APISERVER_REQUEST_TIMEOUT.as_secs() as i32;
 
 /// A start that holds the claim gives up before its writes once this much time has passed since
 /// it took it, so that it never writes after its claim could have lapsed.
@@ -494,8 +496,8 @@ mod tests {
                 spec.acquire_time = acquire.map(MicroTime);
             }
             if let Ok(Some(c)) = claim_of(&l, now) {
-                let minute = SignedDuration::from_secs(60);
-                prop_assert!(now > Timestamp::MAX - SignedDuration::from_secs(61)
+                let minute = SignedDuration::from_secs(i64::from(CLAIM_SECONDS));
+                prop_assert!(now > Timestamp::MAX - minute - SignedDuration::from_secs(1)
                     || c.expires <= now + minute);
                 let latest = now.checked_add(MAX_CLOCK_SKEW).unwrap_or(Timestamp::MAX);
                 let believed = renew.or(acquire).is_some_and(|t| t <= latest);

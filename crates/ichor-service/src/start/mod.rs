@@ -22,6 +22,14 @@ mod spec;
 pub(crate) use claim::claim_read;
 pub(crate) use requests::RequestLog;
 
+/// The longest a start's outcome can stay unknown: a start that holds the claim makes no write
+/// once its work limit has passed, and a create sent before then may still land until the API
+/// server's request timeout after it. A caller that lost a start's answer, without the server's
+/// word on until when it is settled, looks for it this long.
+pub const START_OUTCOME_KNOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(
+    claim::CLAIM_WORK_LIMIT.as_secs() + super::access::APISERVER_REQUEST_TIMEOUT.as_secs(),
+);
+
 use super::access::Caller;
 use super::conflicts::{self, Conflicts};
 use super::{OperationService, World, convert, plan, record};

@@ -5,11 +5,16 @@
 //! when; another start meanwhile is refused START_SETTLING.
 
 use super::super::OperationService;
-use super::super::access::Caller;
+use super::super::access::{APISERVER_REQUEST_TIMEOUT, Caller};
 use ichor_model::{ApiError, Code, Reason};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
 use std::time::Duration;
+
+/// The API server's request timeout, as a span of time: the settle window when the one
+/// configured cannot be one.
+const REQUEST_TIMEOUT: SignedDuration =
+    SignedDuration::from_secs(APISERVER_REQUEST_TIMEOUT.as_secs() as i64);
 
 /// How often the settle task reads for the start's operation.
 const SETTLE_READ_EVERY: Duration = Duration::from_secs(1);
@@ -33,8 +38,7 @@ pub(super) struct Settling {
 impl OperationService {
     /// When a create sent at `sent` can no longer land: the API server's request timeout later.
     pub(super) fn settled_at(&self, sent: Timestamp) -> Timestamp {
-        let window = SignedDuration::try_from(self.access.settle_window)
-            .unwrap_or(SignedDuration::from_secs(60));
+        let window = SignedDuration::try_from(self.access.settle_window).unwrap_or(REQUEST_TIMEOUT);
         sent.checked_add(window).unwrap_or(sent)
     }
 
