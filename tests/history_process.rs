@@ -78,7 +78,10 @@ fn a_pause_by_one_person_and_a_resume_by_another_are_both_named_everywhere() {
         .unwrap_or_else(|| panic!("no timeline:\n{md}"));
     for said in [&paused, &resumed] {
         let line = timeline.lines().find(|l| l.contains(said.as_str()));
-        assert!(line.is_some_and(|l| l.starts_with("- 20")), "{said}:\n{timeline}");
+        assert!(
+            line.is_some_and(|l| l.starts_with("- 20")),
+            "{said}:\n{timeline}"
+        );
     }
     let report: serde_json::Value =
         serde_json::from_str(&ok(&c, &["op", "report", "up", "-o", "json"])).unwrap();

@@ -10,7 +10,6 @@ use ichor_demo::apiserver::auth::users;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-
 /// Whether the loopback (of `netns`, else this host's) has ::1: `ip -6 addr show lo` says it
 /// (curl's words for a refused connection differ between its versions).
 fn loopback_has_ipv6(netns: Option<&Path>) -> bool {
