@@ -210,9 +210,9 @@ async fn get_says_the_slow_machine_and_the_estimate(path: Path) {
         (
             &timing["phase"],
             &timing["slow"],
-            &timing["estimate"]["known"]
+            &timing["estimate"]["afterSlow"]["machine"]
         ),
-        (&"Running".into(), &true.into(), &true.into()),
+        (&"Running".into(), &true.into(), &"c1-w-a".into()),
         "{path:?}: {timing}"
     );
     assert_eq!(timing["running"][0]["paceSeconds"], 4, "{path:?}: {timing}");

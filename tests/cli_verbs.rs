@@ -540,7 +540,7 @@ async fn pause_resume_delete_ask_about_the_operation_as_it_is(path: Path) {
     .await;
     assert_eq!(r.exit, Exit::Refused, "{path:?}: {}", r.out);
     assert_eq!(
-        api.write_log().len(),
+        names(&api.write_log()).len(),
         1,
         "{path:?}: {:?}",
         names(&api.write_log())
@@ -554,7 +554,7 @@ async fn pause_resume_delete_ask_about_the_operation_as_it_is(path: Path) {
     .await;
     assert_eq!(r.exit, Exit::Done, "{}", r.err);
     assert!(r.out.contains("Deleted run."));
-    assert_eq!(api.write_log().len(), 2);
+    assert_eq!(names(&api.write_log()).len(), 2);
 }
 
 async fn resuming_a_failure_pause_is_refused_with_the_reason(path: Path) {

@@ -109,7 +109,7 @@ fn a_pause_by_one_person_and_a_resume_by_another_are_both_named_everywhere() {
 
     // The page, in a terminal, says both.
     let mut p = c.pty(&["--context", "admin"]);
-    p.wait_text("up");
+    p.wait_for("the list, its row selected", |s| s.contains("> up "));
     p.send("\r");
     p.wait_for("the page's history", |s| {
         s.contains("History") && s.contains(&paused) && s.contains(&resumed)

@@ -309,7 +309,7 @@ async fn the_keys_scroll_at_40_by_12() {
     d.key(Key::ch('G')).await;
     let end = flat(&d.state, Lang::En, 40, 12);
     assert!(
-        end.contains("answer a question") && end.contains("above"),
+        end.contains("since it took effect") && end.contains("above"),
         "{end}"
     );
     snap_small("keys_scrolled_to_the_end", &d.state);

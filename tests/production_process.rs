@@ -196,7 +196,7 @@ fn ctx_to_another_context_of_the_production_server_keeps_the_guard() {
     p.wait_for("operator's list, in production", |s| {
         s.contains(" PRODUCTION operator ")
             && s.contains(&format!("API {host}"))
-            && s.contains("up")
+            && s.contains("> up ")
     });
     // The pause asks for the cluster's name typed; a wrong one writes nothing.
     p.send("p");

@@ -229,8 +229,8 @@ key-search-prev = previous line found
 ## Production contexts and the slow notification (issue 38).
 badge-production = PRODUCTION { $context }
 badge-production-alone = PRODUCTION
-help-estimate = The estimate: each step to come at its role's pace, the median time of its machines that finished and were not slow (before one did, of the last completed runs of this kind on this cluster, said so); a machine past its pace is expected to need its overrun again; a slow machine is named and the rest said after it; none while paused.
-help-since = Running for counts from the start or the last resume, Pausing from when the pause was asked, Paused from when it took effect (the step under way when it was asked finished).
+help-estimate = LEFT and Estimate: each role at its pace, the median of its machines that were not slow; none while paused
+help-since = Running for: since the start or the last resume; Pausing: since asked; Paused: since it took effect
 help-production = Production context { $context }: every pause, resume, delete and start asks for the cluster's name typed, then Enter.
 confirm-type-name = Production: type the cluster name { $cluster } to confirm, then Enter.
 footer-typed-confirm = type the name · Enter confirm · Esc cancel

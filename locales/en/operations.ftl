@@ -154,10 +154,6 @@ estimate-halted = { $n ->
     [one] 1 machine left
    *[other] { $n } machines left
 }; no estimate while paused
-estimate-halted-failed = { $n ->
-    [one] 1 machine not reached
-   *[other] { $n } machines not reached
-}: nothing more runs in this operation
 estimate-halted-none-left = every machine is done; resuming completes it
 machine-time-pace = { $time } of ~{ $pace }
 machine-slow = { $machine } is slow: { $span } in this step; the pace so far is { $pace }, slow past { $bound }.

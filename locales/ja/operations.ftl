@@ -138,7 +138,6 @@ estimate-then-under-minute = 残り 1 分未満
 estimate-after-slow = { $machine } が遅れています（{ $span }経過{ $more }）。その後は{ $basis }{ $then }
 estimate-slow-more = 、ほかに { $n } 台も遅延中
 estimate-halted = 残り { $n } 台。一時停止中は見込みを出しません
-estimate-halted-failed = 未処理のマシンが { $n } 台。このオペレーションではこれ以上何も実行されません
 estimate-halted-none-left = すべてのマシンが完了しています。再開すると完了します
 machine-time-pace = { $time }／約 { $pace }
 machine-slow = { $machine } が遅れています。この手順で { $span }経過しました。これまでのペースは { $pace }で、{ $bound }を超えると遅延とみなします。

@@ -100,18 +100,7 @@ impl Settings {
         env: impl Fn(&str) -> Option<String>,
         is_tty: bool,
     ) -> anyhow::Result<Settings> {
-        use crate::config::{ColorMode, locale_is_utf8};
-        let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
-        // The file's lang was checked as it was read.
-        if let Some(l) = &cli.reach.lang
-            && ichor_views::i18n::Lang::parse(l).is_none()
-        {
-            anyhow::bail!(
-                "--lang must be en or ja, not {}",
-                ichor_model::error_text::quoted(l)
-            );
-        }
-        let lang_flag = cli.reach.lang.clone().or_else(|| file.lang.clone());
+        let lang_flag = lang_asked(cli, file)?;
         let impersonate = impersonation(cli)?;
         let mut backend = cli.reach.backend.or(file.backend).unwrap_or_default();
         if impersonate.is_some() {
@@ -119,11 +108,7 @@ impl Settings {
         }
         Ok(Settings {
             lang: ichor_views::i18n::Lang::choose(lang_flag.as_deref(), &env),
-            theme: ichor_views::widgets::Theme {
-                color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
-                ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
-                wide_ambiguous: false,
-            },
+            theme: theme(cli, file, &env, is_tty),
             ambiguous_width: cli
                 .ambiguous_width
                 .or(file.ambiguous_width)
@@ -185,6 +170,35 @@ impl Settings {
             keys: file.key_overrides.clone(),
             retry: Default::default(),
         })
+    }
+}
+
+/// The language asked for, by `--lang` or the file (whose lang was checked as it was read).
+fn lang_asked(cli: &Cli, file: &crate::config::FileConfig) -> anyhow::Result<Option<String>> {
+    if let Some(l) = &cli.reach.lang
+        && ichor_views::i18n::Lang::parse(l).is_none()
+    {
+        anyhow::bail!(
+            "--lang must be en or ja, not {}",
+            ichor_model::error_text::quoted(l)
+        );
+    }
+    Ok(cli.reach.lang.clone().or_else(|| file.lang.clone()))
+}
+
+/// Colour and ASCII, from the flags, the file, `NO_COLOR`, the locale and the terminal.
+fn theme(
+    cli: &Cli,
+    file: &crate::config::FileConfig,
+    env: &impl Fn(&str) -> Option<String>,
+    is_tty: bool,
+) -> ichor_views::widgets::Theme {
+    use crate::config::{ColorMode, locale_is_utf8};
+    let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
+    ichor_views::widgets::Theme {
+        color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
+        ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(env),
+        wide_ambiguous: false,
     }
 }
 

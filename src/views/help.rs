@@ -71,11 +71,6 @@ fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
             rows.extend(commands.map(|(_, typed, hint)| (typed.to_string(), t.t(hint))));
         }
     }
-    // Where the times come from: the estimate's basis, on the screens that show one.
-    if matches!(state.screen, Screen::Operation | Screen::Operations) {
-        rows.push(("~".to_string(), t.t("help-estimate")));
-        rows.push(("‖".to_string(), t.t("help-since")));
-    }
     let text_row = |b: &Binding| (b.label.to_string(), t.t(b.hint));
     rows.extend(
         keymap::COMMAND_LINE
@@ -87,6 +82,12 @@ fn screen_rows(state: &State, ctx: &Ctx<'_>) -> Vec<(String, String)> {
         keymap::all(state.screen).any(|b| is_write(b.command) && may_write(state, b.command));
     if writes && !state.session.production {
         rows.push(("y / N".to_string(), t.t("help-confirm")));
+    }
+    // Where the times come from, after every key: the estimate's basis and what "for" counts
+    // from, on the screens that show them.
+    if matches!(state.screen, Screen::Operation | Screen::Operations) {
+        rows.push(("~".to_string(), t.t("help-estimate")));
+        rows.push(("‖".to_string(), t.t("help-since")));
     }
     rows
 }

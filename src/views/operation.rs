@@ -243,11 +243,7 @@ pub(super) fn facts(state: &State, ctx: &Ctx<'_>, op: &Operation, whole: bool, l
     // An estimate counts on from the data: only while it is fresh and the operation is there.
     let gone = state.detail.as_ref().and_then(|d| d.gone());
     let fresh = state.data_time().is_none() && gone.is_none();
-    // A failed machine's stop is the failure's to say (below), what is left included.
-    let said = match &timing.estimate {
-        ichor_model::Estimate::Halted { failed: true, .. } => None,
-        e => super::pace::estimate_text(t, e),
-    };
+    let said = super::pace::estimate_text(t, &timing.estimate);
     if let Some(e) = said.filter(|_| fresh) {
         let label = fit(&t.t("field-estimate"), LABEL_WIDTH);
         lines.hanging(&label, &e, ctx.theme.dim());

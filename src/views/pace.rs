@@ -70,7 +70,8 @@ pub(crate) fn estimate_span(t: &Texts, d: SignedDuration) -> Option<String> {
     })
 }
 
-/// The estimate as the page says it; `None` when there is nothing to estimate.
+/// The estimate as the page, `op get` and `-w` say it; `None` when there is nothing to estimate
+/// or a failure says why nothing more runs.
 pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
     let left = |d: SignedDuration| match estimate_span(t, d) {
         Some(span) => t.tr("estimate-then-about", &[("span", &span)]),
@@ -83,15 +84,10 @@ pub fn estimate_text(t: &Texts, e: &Estimate) -> Option<String> {
             machines_left: 0,
             failed: false,
         } => Some(t.t("estimate-halted-none-left")),
-        Estimate::Halted {
-            machines_left,
-            failed,
-        } => {
-            let id = match failed {
-                true => "estimate-halted-failed",
-                false => "estimate-halted",
-            };
-            Some(t.tn(id, &[("n", (*machines_left).into())]))
+        // A failed machine's stop is the failure's to say, what is left included.
+        Estimate::Halted { failed: true, .. } => None,
+        Estimate::Halted { machines_left, .. } => {
+            Some(t.tn("estimate-halted", &[("n", (*machines_left).into())]))
         }
         Estimate::About { left: d, basis, .. } => {
             let at_pace = pace_basis(t, *basis);

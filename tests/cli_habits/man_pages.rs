@@ -148,11 +148,7 @@ fn the_main_page_has_the_keys_the_config_file_and_the_exit_codes() {
     }
     let keys = &text[text.find("\n.SH KEYS").unwrap()..text.find("\n.SH CONFIGURATION").unwrap()];
     // The Operations list's keys, in the words `?` shows.
-    for (key, words) in [
-        ("p", "pause"),
-        ("w", "write a report to a file"),
-        (":ctx NAME", ""),
-    ] {
+    for (key, words) in [("p", "pause"), ("w", "report"), (":ctx NAME", "")] {
         assert!(
             keys.contains(&format!(".TP\n{key}\n{words}")),
             "{key} {words}: {keys}"

@@ -58,6 +58,18 @@ pub(super) async fn pause_and_resume_record_who_and_when(path: Path) {
         read.history, resumed.history,
         "{path:?}: read back as written"
     );
+    // Both writes name ichor-tui as their field manager, on every path.
+    let stored = api.object("talosoperations", "default", "run").unwrap();
+    let managers: Vec<(&str, &str)> = stored["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some((e["manager"].as_str()?, e["operation"].as_str()?)))
+        .collect();
+    assert!(
+        managers.contains(&(ichor_service::manager::FIELD_MANAGER, "Update")),
+        "{path:?}: {managers:?}"
+    );
     let (u, a) = (writer(path, User::Operator), writer(path, User::Admin));
     assert_eq!(
         names(&api.write_log()),

@@ -247,29 +247,7 @@ fn stack(
     handlers.count_streams_in(config.metrics.clone(), &config.bounds);
     handlers.share_lists(pools.lists.clone());
     let health = grpc_health::Health::new();
-    let reflection = reflection::Reflection::new()?;
-    let reflection_v1 = reflection::v1::server(reflection.clone());
-    let reflection_v1alpha = reflection::v1alpha::server(reflection);
-    let routes = tonic::service::Routes::new(
-        health
-            .server()
-            .max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
-    )
-    .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
-    .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
-    .add_service(
-        OperationServiceServer::new(handlers.clone())
-            .max_decoding_message_size(MAX_REQUEST_BYTES)
-            .accept_compressed(CompressionEncoding::Gzip)
-            .send_compressed(CompressionEncoding::Gzip),
-    )
-    .add_service(
-        ClusterServiceServer::new(handlers.clone())
-            .max_decoding_message_size(MAX_REQUEST_BYTES)
-            .accept_compressed(CompressionEncoding::Gzip)
-            .send_compressed(CompressionEncoding::Gzip),
-    )
-    .prepare();
+    let routes = routes(&handlers, &health)?;
     let watch_handlers = handlers.clone();
     let calls = connect::ConnectCalls::new(handlers, MAX_REQUEST_BYTES)?;
     let health_streams = gate::HealthStreams::counted(config.metrics.clone());
@@ -300,6 +278,38 @@ fn stack(
         .option_layer(cors::layer(&config.cors_origins))
         .service(front);
     Ok((served, health))
+}
+
+/// tonic's routes: health and reflection (small requests), then OperationService and
+/// ClusterService (gzip both ways).
+fn routes(
+    handlers: &Handlers,
+    health: &grpc_health::Health,
+) -> anyhow::Result<tonic::service::Routes> {
+    let reflection = reflection::Reflection::new()?;
+    let reflection_v1 = reflection::v1::server(reflection.clone());
+    let reflection_v1alpha = reflection::v1alpha::server(reflection);
+    let routes = tonic::service::Routes::new(
+        health
+            .server()
+            .max_decoding_message_size(MAX_SMALL_REQUEST_BYTES),
+    )
+    .add_service(reflection_v1.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(reflection_v1alpha.max_decoding_message_size(MAX_SMALL_REQUEST_BYTES))
+    .add_service(
+        OperationServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
+    )
+    .add_service(
+        ClusterServiceServer::new(handlers.clone())
+            .max_decoding_message_size(MAX_REQUEST_BYTES)
+            .accept_compressed(CompressionEncoding::Gzip)
+            .send_compressed(CompressionEncoding::Gzip),
+    )
+    .prepare();
+    Ok(routes)
 }
 
 /// The services whose health `grpc.health.v1.Health` says (besides the server's, `""`).

@@ -7,6 +7,7 @@ pub(crate) mod convert;
 mod events;
 pub mod feed;
 pub mod list;
+pub mod manager;
 pub(crate) mod manifest;
 pub(crate) mod permissions;
 pub(crate) mod plan;

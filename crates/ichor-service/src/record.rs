@@ -13,7 +13,7 @@ use ichor_resources::{TalosOperation, history, names};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::api::{Api, ObjectMeta};
 use std::time::Duration;
 
 /// The longest an Event's write may delay a write's answer.
@@ -151,8 +151,11 @@ impl OperationService {
     pub(crate) async fn record_event(&self, caller: &Caller, op: &Subject, entry: &HistoryEntry) {
         let api: Api<Event> = Api::namespaced(self.access.as_caller(caller), &op.namespace);
         let ev = event(op, entry, self.access.route(caller));
-        let sent =
-            tokio::time::timeout(EVENT_DEADLINE, api.create(&PostParams::default(), &ev)).await;
+        let sent = tokio::time::timeout(
+            EVENT_DEADLINE,
+            api.create(&crate::manager::post(false), &ev),
+        )
+        .await;
         let why = match sent {
             Ok(Ok(_)) => return,
             Ok(Err(e)) => e.to_string(),

@@ -12,7 +12,7 @@ use super::validate::{self, NameOf};
 use super::{OperationService, convert, op_not_found};
 use ichor_model::{ApiError, Code, Confirmed, HistoryAction, HistoryOutcome, Operation, Reason};
 use ichor_resources::{TalosOperation, names};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
+use kube::api::{Api, DeleteParams, Patch, Preconditions};
 use serde_json::json;
 
 /// How the operation differs from what the person confirmed, if it does.
@@ -120,7 +120,7 @@ impl OperationService {
                 .access
                 .call(
                     what,
-                    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)),
+                    api.patch(name, &crate::manager::patch(), &Patch::Merge(&patch)),
                 )
                 .await
             {

@@ -20,7 +20,7 @@ use ichor_resources::names;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -233,13 +233,16 @@ impl OperationService {
         match read {
             None => {
                 self.access
-                    .call(what, api.create(&PostParams::default(), &lease))
+                    .call(what, api.create(&crate::manager::post(false), &lease))
                     .await
             }
             Some(_) => {
                 let name = claim_name(cluster);
                 self.access
-                    .call(what, api.replace(&name, &PostParams::default(), &lease))
+                    .call(
+                        what,
+                        api.replace(&name, &crate::manager::post(false), &lease),
+                    )
                     .await
             }
         }
@@ -272,7 +275,7 @@ impl OperationService {
         self.access
             .call(
                 "marking the start claim as settling",
-                api.replace(&name, &PostParams::default(), &lease),
+                api.replace(&name, &crate::manager::post(false), &lease),
             )
             .await
     }
@@ -297,7 +300,7 @@ impl OperationService {
             .access
             .call(
                 "giving back the start claim",
-                api.replace(&name, &PostParams::default(), &released),
+                api.replace(&name, &crate::manager::post(false), &released),
             )
             .await
         {

@@ -39,7 +39,7 @@ use ichor_model::{
 };
 use ichor_resources::{TalosOperation, TalosOperationSpec, history, names};
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use requests::Binding;
 use spec::{annotation_left, confirmation_removed, half_failure};
 use std::collections::BTreeMap;
@@ -397,10 +397,7 @@ impl OperationService {
         world: &World,
     ) -> Result<(), ApiError> {
         let ops: Api<TalosOperation> = self.api(caller, Some(ns));
-        let dry = PostParams {
-            dry_run: true,
-            ..Default::default()
-        };
+        let dry = crate::manager::post(true);
         self.access
             .call(
                 "checking that you may create the operation (dry run)",
@@ -434,7 +431,7 @@ impl OperationService {
             .access
             .call_answered(
                 "creating the operation",
-                ops.create(&PostParams::default(), op),
+                ops.create(&crate::manager::post(false), op),
             )
             .await
         {

@@ -7,7 +7,7 @@ use super::super::{OperationService, World};
 use ichor_model::OperationKind;
 use ichor_model::{ApiError, Code, Reason, SpecChange, Warning};
 use ichor_resources::{IchorInstallation, TalosCluster, names};
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use std::collections::BTreeMap;
 
 impl OperationService {
@@ -22,10 +22,7 @@ impl OperationService {
         world: &World,
         dry_run: bool,
     ) -> Result<(), ApiError> {
-        let pp = PostParams {
-            dry_run,
-            ..Default::default()
-        };
+        let pp = crate::manager::post(dry_run);
         let dry = if dry_run { " (dry run)" } else { "" };
         if kind == OperationKind::Ichor {
             let api: Api<IchorInstallation> = self.api(caller, Some(ns));
@@ -93,7 +90,7 @@ impl OperationService {
             }
             match self
                 .access
-                .call(what, api.replace(cluster, &PostParams::default(), &c))
+                .call(what, api.replace(cluster, &crate::manager::post(false), &c))
                 .await
             {
                 Ok(_) => return Ok(()),
