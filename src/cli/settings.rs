@@ -102,16 +102,7 @@ impl Settings {
     ) -> anyhow::Result<Settings> {
         use crate::config::{ColorMode, locale_is_utf8};
         let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
-        // The file's lang was checked as it was read.
-        if let Some(l) = &cli.reach.lang
-            && ichor_views::i18n::Lang::parse(l).is_none()
-        {
-            anyhow::bail!(
-                "--lang must be en or ja, not {}",
-                ichor_model::error_text::quoted(l)
-            );
-        }
-        let lang_flag = cli.reach.lang.clone().or_else(|| file.lang.clone());
+        let lang_flag = lang(cli, file)?;
         let impersonate = impersonation(cli)?;
         let mut backend = cli.reach.backend.or(file.backend).unwrap_or_default();
         if impersonate.is_some() {
@@ -165,14 +156,7 @@ impl Settings {
                     .as_deref()
                     .or(file.ichor_ui_port.as_deref()),
             )?,
-            ichor_ui_asked: [
-                &cli.reach.ichor_ui,
-                &file.ichor_ui,
-                &cli.reach.ichor_ui_port,
-                &file.ichor_ui_port,
-            ]
-            .iter()
-            .any(|named| named.is_some()),
+            ichor_ui_asked: ichor_ui_asked(cli, file),
             token_file: cli
                 .reach
                 .token_file
@@ -186,6 +170,32 @@ impl Settings {
             retry: Default::default(),
         })
     }
+}
+
+/// The language asked for: `--lang`, checked here (the file's was checked as it was read),
+/// else the file's.
+fn lang(cli: &Cli, file: &crate::config::FileConfig) -> anyhow::Result<Option<String>> {
+    if let Some(l) = &cli.reach.lang
+        && ichor_views::i18n::Lang::parse(l).is_none()
+    {
+        anyhow::bail!(
+            "--lang must be en or ja, not {}",
+            ichor_model::error_text::quoted(l)
+        );
+    }
+    Ok(cli.reach.lang.clone().or_else(|| file.lang.clone()))
+}
+
+/// Whether the flags or the file name ichor-ui's Service or port.
+fn ichor_ui_asked(cli: &Cli, file: &crate::config::FileConfig) -> bool {
+    [
+        &cli.reach.ichor_ui,
+        &file.ichor_ui,
+        &cli.reach.ichor_ui_port,
+        &file.ichor_ui_port,
+    ]
+    .iter()
+    .any(|named| named.is_some())
 }
 
 /// `--as` and `--as-group`, as kubectl takes them: groups only with a user.

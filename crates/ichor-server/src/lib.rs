@@ -219,10 +219,12 @@ pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 /// body read under its person's share, then a seat of the level under its person's share:
 /// [`pools`]), the Connect layer, gRPC-Web's content types checked and translated to gRPC, and
 /// tonic's routes.
-fn stack(
+/// The handlers over the one service as `config` says, with the pools they and the gate take
+/// turns of, and the authenticator.
+fn handlers(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
+) -> (Handlers, Arc<Authenticator>, pools::Pools) {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     if let AuthMode::Passthrough { bare } = &config.auth {
@@ -246,6 +248,14 @@ fn stack(
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone(), &config.bounds);
     handlers.share_lists(pools.lists.clone());
+    (handlers, auth, pools)
+}
+
+fn stack(
+    config: &ServerConfig,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
+    let (handlers, auth, pools) = handlers(config, stop);
     let health = grpc_health::Health::new();
     let reflection = reflection::Reflection::new()?;
     let reflection_v1 = reflection::v1::server(reflection.clone());
