@@ -7,8 +7,8 @@
 //! - The order of its code: optimised builds lay the functions the dashboard runs out together
 //!   (`link/dashboard.order`, made by `link/order.sh`). The kernel maps up to 64 KiB of cached
 //!   code around each page a process first runs; scattered among the code of `serve` and the
-//!   demo, the dashboard's 3.2 MB of functions made 9.9 MB of the binary's code resident,
-//!   together 3.4 MB (docs/install.md, "The dist profile and the link order"). The flag is LLD's:
+//!   demo, the dashboard's functions made several times their own size resident (the figures:
+//!   docs/install.md, "The link order, and a build that links with any linker"). The flag is LLD's:
 //!   it is given only when the linker this build runs takes it, asked of the linker itself
 //!   (`link/probe.rs`), so GNU ld, gold or mold link the same build without it.
 //!   `ICHOR_NO_LINK_ORDER=1` leaves it out whatever the linker. A name the build does not have

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Makes link/dashboard.order: the functions the dashboard runs, in the order the release binary
-# had them, for the linker to lay out together (see build.rs and the README's "The dashboard's
-# memory"). Needs valgrind and tmux; takes about 8 minutes.
+# had them, for the linker to lay out together (see build.rs and docs/install.md, "The link
+# order, and a build that links with any linker"). Needs valgrind and tmux; takes minutes.
 #
 #   cargo build --release --bin ichor-tui && link/order.sh target/release/ichor-tui
 #

@@ -179,8 +179,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<ichor_server::ListenAddr>,
     /// At most this many streams of live updates at once, everyone's together; past it a
-    /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. A dashboard's
-    /// stream and connection cost serve about 62 KiB (docs/performance.md).
+    /// subscription is refused (RESOURCE_EXHAUSTED) and its dashboard polls. What a dashboard's
+    /// stream and connection cost serve: docs/performance.md.
     #[arg(long, value_name = "N", default_value_t = ichor_server::MAX_STREAMS, value_parser = bound)]
     pub max_streams: usize,
     /// At most this many connections open at once (each dashboard holds one); the next waits
@@ -294,8 +294,8 @@ impl Cli {
 }
 
 /// How many log lines wait for the writer thread before more are dropped. tracing-appender's
-/// default of 128,000 is a channel allocated whole at the start: 4 MB resident in every process
-/// (measured with heaptrack on the dashboard), for a log that writes a few lines a minute.
+/// default of 128,000 is a channel allocated whole at the start, megabytes resident in every
+/// process (heaptrack shows it on the dashboard), for a log that writes a few lines a minute.
 const LOG_LINES_BUFFERED: usize = 4096;
 
 /// The log, once set up: the guard that flushes it, and whether it goes to stderr.

@@ -100,7 +100,9 @@ impl Settings {
         env: impl Fn(&str) -> Option<String>,
         is_tty: bool,
     ) -> anyhow::Result<Settings> {
-        let lang_flag = lang_asked(cli, file)?;
+        use crate::config::{ColorMode, locale_is_utf8};
+        let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
+        let lang_flag = lang(cli, file)?;
         let impersonate = impersonation(cli)?;
         let mut backend = cli.reach.backend.or(file.backend).unwrap_or_default();
         if impersonate.is_some() {
@@ -108,7 +110,11 @@ impl Settings {
         }
         Ok(Settings {
             lang: ichor_views::i18n::Lang::choose(lang_flag.as_deref(), &env),
-            theme: theme(cli, file, &env, is_tty),
+            theme: ichor_views::widgets::Theme {
+                color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
+                ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(&env),
+                wide_ambiguous: false,
+            },
             ambiguous_width: cli
                 .ambiguous_width
                 .or(file.ambiguous_width)
@@ -150,14 +156,7 @@ impl Settings {
                     .as_deref()
                     .or(file.ichor_ui_port.as_deref()),
             )?,
-            ichor_ui_asked: [
-                &cli.reach.ichor_ui,
-                &file.ichor_ui,
-                &cli.reach.ichor_ui_port,
-                &file.ichor_ui_port,
-            ]
-            .iter()
-            .any(|named| named.is_some()),
+            ichor_ui_asked: ichor_ui_asked(cli, file),
             token_file: cli
                 .reach
                 .token_file
@@ -173,8 +172,9 @@ impl Settings {
     }
 }
 
-/// The language asked for, by `--lang` or the file (whose lang was checked as it was read).
-fn lang_asked(cli: &Cli, file: &crate::config::FileConfig) -> anyhow::Result<Option<String>> {
+/// The language asked for: `--lang`, checked here (the file's was checked as it was read),
+/// else the file's.
+fn lang(cli: &Cli, file: &crate::config::FileConfig) -> anyhow::Result<Option<String>> {
     if let Some(l) = &cli.reach.lang
         && ichor_views::i18n::Lang::parse(l).is_none()
     {
@@ -186,20 +186,16 @@ fn lang_asked(cli: &Cli, file: &crate::config::FileConfig) -> anyhow::Result<Opt
     Ok(cli.reach.lang.clone().or_else(|| file.lang.clone()))
 }
 
-/// Colour and ASCII, from the flags, the file, `NO_COLOR`, the locale and the terminal.
-fn theme(
-    cli: &Cli,
-    file: &crate::config::FileConfig,
-    env: &impl Fn(&str) -> Option<String>,
-    is_tty: bool,
-) -> ichor_views::widgets::Theme {
-    use crate::config::{ColorMode, locale_is_utf8};
-    let color_mode = cli.color.or(file.color).unwrap_or(ColorMode::Auto);
-    ichor_views::widgets::Theme {
-        color: color_mode.resolve(env("NO_COLOR").as_deref(), is_tty),
-        ascii: cli.ascii || file.ascii.unwrap_or(false) || !locale_is_utf8(env),
-        wide_ambiguous: false,
-    }
+/// Whether the flags or the file name ichor-ui's Service or port.
+fn ichor_ui_asked(cli: &Cli, file: &crate::config::FileConfig) -> bool {
+    [
+        &cli.reach.ichor_ui,
+        &file.ichor_ui,
+        &cli.reach.ichor_ui_port,
+        &file.ichor_ui_port,
+    ]
+    .iter()
+    .any(|named| named.is_some())
 }
 
 /// `--as` and `--as-group`, as kubectl takes them: groups only with a user.

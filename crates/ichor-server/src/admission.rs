@@ -56,24 +56,18 @@ enum Kind {
     Subscribe,
 }
 
-/// The methods that write.
-const WRITES: [&str; 3] = [
-    "/ichor.v1alpha1.OperationService/CreateOperation",
-    "/ichor.v1alpha1.OperationService/SetOperationPaused",
-    "/ichor.v1alpha1.OperationService/DeleteOperation",
-];
-
+/// The level of the call at `path`: what writes and what streams, from the table of calls.
 fn kind_of(path: &str) -> Kind {
     if path.starts_with("/grpc.health.v1.Health/") {
-        Kind::Exempt
-    } else if path.starts_with("/grpc.reflection.") {
-        Kind::Reflection
-    } else if path == super::connect_stream::WATCH_PATH {
-        Kind::Subscribe
-    } else if WRITES.contains(&path) {
-        Kind::Writes
-    } else {
-        Kind::Reads
+        return Kind::Exempt;
+    }
+    if path.starts_with("/grpc.reflection.") {
+        return Kind::Reflection;
+    }
+    match crate::wire::Rpc::of_path(path) {
+        Some(rpc) if rpc.streams() => Kind::Subscribe,
+        Some(rpc) if rpc.writes() => Kind::Writes,
+        _ => Kind::Reads,
     }
 }
 

@@ -9,6 +9,7 @@ use super::front::AnswerCode;
 use super::gzip::{self, Encoding};
 use super::handlers::Handlers;
 use super::protocol::{Protocol, refused};
+use crate::wire::Rpc;
 use crate::wire::proto;
 use crate::wire::proto::cluster_service_server::ClusterService;
 use crate::wire::proto::operation_service_server::OperationService;
@@ -175,7 +176,7 @@ async fn answer(
     if let Some(codec) = super::connect_stream::streaming_codec(req.headers()) {
         return Ok(super::connect_stream::answer(calls, req, codec).await);
     }
-    if req.uri().path() == super::connect_stream::WATCH_PATH {
+    if Rpc::of_path(req.uri().path()).is_some_and(Rpc::streams) {
         return Ok(not_unary());
     }
     let (parts, body) = req.into_parts();
@@ -235,9 +236,7 @@ fn not_unary() -> http::Response<Body> {
 
 /// A Connect stream sent to `path`: the 415 of a unary method of ours, or `None`.
 pub(crate) fn not_streaming(path: &str) -> Option<http::Response<Body>> {
-    let (service, method) = super::metrics::call_of(path);
-    let ours = service.starts_with("ichor.v1alpha1.");
-    let unary = ours && method != "unknown" && path != super::connect_stream::WATCH_PATH;
+    let unary = Rpc::of_path(path).is_some_and(|rpc| !rpc.streams());
     unary.then(|| unsupported(UNARY_ACCEPT_POST))
 }
 
@@ -344,9 +343,13 @@ pub(crate) fn encode<M: prost::Message>(
     }
 }
 
-/// The calls: path → the handler's method, with the messages' full names for JSON.
+/// The unary calls, routed by the table of calls ([`crate::wire::with_rpcs!`]): path → the
+/// handler's method, with the messages' full names for JSON.
 macro_rules! calls {
-    ($( $path:literal => $trait:ident :: $method:ident ($req:ident, $resp:ident) ),* $(,)?) => {
+    (
+        unary { $( $service:ident $method:ident $handler:ident ($req:ident => $resp:ident) $effect:ident, )* }
+        streaming { $( $streaming:tt )* }
+    ) => {
         async fn dispatch(
             calls: &ConnectCalls,
             path: &str,
@@ -355,51 +358,27 @@ macro_rules! calls {
             metadata: tonic::metadata::MetadataMap,
             extensions: http::Extensions,
         ) -> Result<Bytes, ApiError> {
-            match path {
+            match Rpc::of_path(path) {
                 $(
-                    $path => {
-                        let req: proto::$req = decode(
-                            &calls.pool,
-                            concat!("ichor.v1alpha1.", stringify!($req)),
-                            codec,
-                            body,
-                        )?;
-                        let request = tonic::Request::from_parts(
-                            metadata,
-                            extensions,
-                            req,
-                        );
-                        let resp = <Handlers as $trait>::$method(&calls.handlers, request)
+                    Some(Rpc::$method) => {
+                        let req: proto::$req =
+                            decode(&calls.pool, Rpc::$method.request(), codec, body)?;
+                        let request = tonic::Request::from_parts(metadata, extensions, req);
+                        let resp = <Handlers as $service>::$handler(&calls.handlers, request)
                             .await
                             .map_err(|s| crate::wire::error_from_status(&s))?
                             .into_inner();
-                        encode(
-                            &calls.pool,
-                            concat!("ichor.v1alpha1.", stringify!($resp)),
-                            codec,
-                            &resp,
-                        )
+                        encode(&calls.pool, Rpc::$method.response(), codec, &resp)
                     }
                 )*
-                other => Err(refused(
+                _ => Err(refused(
                     Code::Unimplemented,
                     "path",
-                    format!("no call {}", ichor_model::error_text::quoted(other)),
+                    format!("no call {}", ichor_model::error_text::quoted(path)),
                 )),
             }
         }
     };
 }
 
-calls! {
-    "/ichor.v1alpha1.OperationService/ListOperations" => OperationService::list_operations(ListOperationsRequest, ListOperationsResponse),
-    "/ichor.v1alpha1.OperationService/GetOperation" => OperationService::get_operation(GetOperationRequest, GetOperationResponse),
-    "/ichor.v1alpha1.OperationService/PlanOperation" => OperationService::plan_operation(PlanOperationRequest, PlanOperationResponse),
-    "/ichor.v1alpha1.OperationService/CreateOperation" => OperationService::create_operation(CreateOperationRequest, CreateOperationResponse),
-    "/ichor.v1alpha1.OperationService/SetOperationPaused" => OperationService::set_operation_paused(SetOperationPausedRequest, SetOperationPausedResponse),
-    "/ichor.v1alpha1.OperationService/DeleteOperation" => OperationService::delete_operation(DeleteOperationRequest, DeleteOperationResponse),
-    "/ichor.v1alpha1.OperationService/GetPermissions" => OperationService::get_permissions(GetPermissionsRequest, GetPermissionsResponse),
-    "/ichor.v1alpha1.OperationService/ListOperationEvents" => OperationService::list_operation_events(ListOperationEventsRequest, ListOperationEventsResponse),
-    "/ichor.v1alpha1.ClusterService/ListClusters" => ClusterService::list_clusters(ListClustersRequest, ListClustersResponse),
-    "/ichor.v1alpha1.ClusterService/GetCluster" => ClusterService::get_cluster(GetClusterRequest, GetClusterResponse),
-}
+crate::wire::with_rpcs!(calls);

@@ -8,6 +8,7 @@ use super::connect::{Codec, ConnectCalls, decode};
 use super::front::AnswerCode;
 use super::gzip;
 use super::protocol::refused;
+use crate::wire::Rpc;
 use crate::wire::proto;
 use bytes::{BufMut as _, Bytes, BytesMut};
 use futures::StreamExt as _;
@@ -17,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use tonic::body::Body;
 
 /// The one streaming method.
-pub(crate) const WATCH_PATH: &str = "/ichor.v1alpha1.OperationService/WatchOperations";
+pub(crate) const WATCH_PATH: &str = Rpc::WatchOperations.path();
 
 /// An envelope's flags.
 const COMPRESSED: u8 = 0x01;
@@ -218,7 +219,7 @@ async fn open(
         })?
         .to_bytes();
     let message = unwrap_request(&body, gzipped, calls.max_request)?;
-    let name = "ichor.v1alpha1.WatchOperationsRequest";
+    let name = Rpc::WatchOperations.request();
     let req: proto::WatchOperationsRequest = decode(&calls.pool, name, codec, message)?;
     let metadata = tonic::metadata::MetadataMap::from_headers(parts.headers);
     let request = tonic::Request::from_parts(metadata, parts.extensions, req);

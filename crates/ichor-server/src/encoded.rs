@@ -20,7 +20,7 @@ const PROTO: usize = 0;
 const JSON: usize = 1;
 
 /// The message's full name, for the JSON mapping.
-const RESPONSE: &str = "ichor.v1alpha1.WatchOperationsResponse";
+const RESPONSE: &str = crate::wire::Rpc::WatchOperations.response();
 
 /// The page part alone as a message.
 fn page_part(part: &PagePart) -> proto::WatchOperationsResponse {

@@ -7,6 +7,7 @@ use super::push::{Review, Stopped, WatchStream, Watched, as_messages, until_stop
 use super::shares::{Person, Shares};
 use super::stream_bounds::Streams;
 use crate::wire;
+use crate::wire::Rpc;
 use crate::wire::proto;
 use ichor_model::{ApiError, Code, Reason};
 use ichor_service::OperationService;
@@ -54,24 +55,21 @@ fn list_scope(namespace: &str, all: bool) -> Result<Option<&str>, ApiError> {
     }
 }
 
-/// The calls that write: once begun, each is carried to its end (see [`detached`]).
-const WRITES: [&str; 3] = ["CreateOperation", "SetOperationPaused", "DeleteOperation"];
-
 /// The answer to a call whose deadline passed: a read stopped there; a write once begun goes on
-/// to its end without the caller, and the answer says so.
-fn deadline_passed(rpc: &str) -> ApiError {
-    match WRITES.contains(&rpc) {
+/// to its end without the caller (see [`detached`]), and the answer says so.
+fn deadline_passed(rpc: Rpc) -> ApiError {
+    match rpc.writes() {
         true => ApiError::deadline_passed("write"),
         false => ApiError::deadline_passed("read"),
     }
 }
 
 /// The refusal of a write by a read-only server.
-fn read_only_refusal(rpc: &str) -> ApiError {
+fn read_only_refusal(rpc: Rpc) -> ApiError {
     ApiError::said(
         Code::PermissionDenied,
         Reason::ReadOnly,
-        &[("what", rpc), ("by", "server")],
+        &[("what", rpc.method()), ("by", "server")],
     )
 }
 
@@ -169,7 +167,7 @@ impl Handlers {
         {
             token.insert(http::header::AUTHORIZATION, v);
         }
-        self.handle("WatchOperations", request, |caller, r| async move {
+        self.handle(Rpc::WatchOperations, request, |caller, r| async move {
             let req = wire::watch_request_from_proto(r)?;
             // Taken first: a stream over a bound costs Kubernetes nothing.
             let place = self.streams.take(&caller, &req.list)?;
@@ -195,7 +193,7 @@ impl Handlers {
     /// the outcome (never the token) and maps the error to a status.
     async fn handle<Req, T, Fut>(
         &self,
-        rpc: &'static str,
+        rpc: Rpc,
         request: Request<Req>,
         call: impl FnOnce(Caller, Req) -> Fut,
     ) -> Result<Response<T>, Status>
@@ -203,13 +201,14 @@ impl Handlers {
         Fut: std::future::Future<Output = Result<T, ApiError>>,
     {
         let (metadata, extensions, message) = request.into_parts();
+        let rpc_name = rpc.method();
         let deadline = extensions.get::<CallDeadline>().copied();
         let caller = match extensions.get::<Caller>() {
             Some(c) => c.clone(),
             None => match self.auth.caller(metadata.as_ref()).await {
                 Ok(c) => c,
                 Err(e) => {
-                    tracing::info!(rpc, code = ?e.code, error = %e.message, "call not authenticated");
+                    tracing::info!(rpc = rpc_name, code = ?e.code, error = %e.message, "call not authenticated");
                     return Err(wire::status_from_error(&e));
                 }
             },
@@ -219,9 +218,9 @@ impl Handlers {
             .as_ref()
             .map(|i| i.user.clone())
             .unwrap_or_else(|| "(anonymous: the server's identity)".to_string());
-        if self.read_only && WRITES.contains(&rpc) {
+        if self.read_only && rpc.writes() {
             let e = read_only_refusal(rpc);
-            tracing::info!(rpc, "write refused: the server is read-only");
+            tracing::info!(rpc = rpc_name, "write refused: the server is read-only");
             return Err(wire::status_from_error(&e));
         }
         let answer = match deadline {
@@ -232,11 +231,11 @@ impl Handlers {
         };
         match answer {
             Ok(v) => {
-                tracing::debug!(rpc, user, "call answered");
+                tracing::debug!(rpc = rpc_name, user, "call answered");
                 Ok(Response::new(v))
             }
             Err(e) => {
-                tracing::info!(rpc, user, code = ?e.code, reason = ?e.reason, error = %e.message, "call refused");
+                tracing::info!(rpc = rpc_name, user, code = ?e.code, reason = ?e.reason, error = %e.message, "call refused");
                 Err(wire::status_from_error(&e))
             }
         }
@@ -249,7 +248,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::ListOperationsRequest>,
     ) -> Result<Response<proto::ListOperationsResponse>, Status> {
-        self.handle("ListOperations", request, |caller, r| async move {
+        self.handle(Rpc::ListOperations, request, |caller, r| async move {
             let query = wire::list_query_from_proto(r)?;
             if let Some(page) = self.summaries_from_watch(&caller, &query).await? {
                 return Ok(wire::page_to_proto(&page));
@@ -269,7 +268,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::GetOperationRequest>,
     ) -> Result<Response<proto::GetOperationResponse>, Status> {
-        self.handle("GetOperation", request, |caller, r| async move {
+        self.handle(Rpc::GetOperation, request, |caller, r| async move {
             let op = self
                 .service
                 .get_operation(&caller, &r.namespace, &r.name)
@@ -294,7 +293,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::PlanOperationRequest>,
     ) -> Result<Response<proto::PlanOperationResponse>, Status> {
-        self.handle("PlanOperation", request, |caller, r| async move {
+        self.handle(Rpc::PlanOperation, request, |caller, r| async move {
             let req = wire::request_from_proto(
                 r.namespace,
                 r.cluster,
@@ -312,7 +311,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::CreateOperationRequest>,
     ) -> Result<Response<proto::CreateOperationResponse>, Status> {
-        self.handle("CreateOperation", request, |caller, r| async move {
+        self.handle(Rpc::CreateOperation, request, |caller, r| async move {
             let mut req = wire::request_from_proto(
                 r.namespace,
                 r.cluster,
@@ -340,7 +339,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::SetOperationPausedRequest>,
     ) -> Result<Response<proto::SetOperationPausedResponse>, Status> {
-        self.handle("SetOperationPaused", request, |caller, r| async move {
+        self.handle(Rpc::SetOperationPaused, request, |caller, r| async move {
             let service = self.service.clone();
             let op = detached(async move {
                 service
@@ -365,7 +364,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::DeleteOperationRequest>,
     ) -> Result<Response<proto::DeleteOperationResponse>, Status> {
-        self.handle("DeleteOperation", request, |caller, r| async move {
+        self.handle(Rpc::DeleteOperation, request, |caller, r| async move {
             let service = self.service.clone();
             detached(async move {
                 service
@@ -397,7 +396,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::ListOperationEventsRequest>,
     ) -> Result<Response<proto::ListOperationEventsResponse>, Status> {
-        self.handle("ListOperationEvents", request, |caller, r| async move {
+        self.handle(Rpc::ListOperationEvents, request, |caller, r| async move {
             let wanted = match r.all {
                 true => ichor_model::EventsWanted::All,
                 false => ichor_model::EventsWanted::Newest,
@@ -415,7 +414,7 @@ impl proto::operation_service_server::OperationService for Handlers {
         &self,
         request: Request<proto::GetPermissionsRequest>,
     ) -> Result<Response<proto::GetPermissionsResponse>, Status> {
-        self.handle("GetPermissions", request, |caller, r| async move {
+        self.handle(Rpc::GetPermissions, request, |caller, r| async move {
             let p = self.service.permissions(&caller, &r.namespace).await?;
             Ok(wire::permissions_to_proto(&p))
         })
@@ -429,7 +428,7 @@ impl proto::cluster_service_server::ClusterService for Handlers {
         &self,
         request: Request<proto::ListClustersRequest>,
     ) -> Result<Response<proto::ListClustersResponse>, Status> {
-        self.handle("ListClusters", request, |caller, r| async move {
+        self.handle(Rpc::ListClusters, request, |caller, r| async move {
             let ns = list_scope(&r.namespace, r.all_namespaces)?;
             let clusters = self.service.list_clusters(&caller, ns).await?;
             Ok(proto::ListClustersResponse {
@@ -443,7 +442,7 @@ impl proto::cluster_service_server::ClusterService for Handlers {
         &self,
         request: Request<proto::GetClusterRequest>,
     ) -> Result<Response<proto::GetClusterResponse>, Status> {
-        self.handle("GetCluster", request, |caller, r| async move {
+        self.handle(Rpc::GetCluster, request, |caller, r| async move {
             let cluster = self
                 .service
                 .get_cluster(&caller, &r.namespace, &r.name)

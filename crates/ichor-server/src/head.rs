@@ -1,7 +1,7 @@
 //! A connection's first request head, read before hyper is given the connection. hyper gives
 //! every HTTP/1.1 connection an 8 KiB read buffer and an 8 KiB write buffer as soon as it starts
-//! (measured on serve: 8.6 KiB resident for each connection that sends nothing, 21 KiB for each
-//! that sends a header line a second), and hyper has no knob for that first size. Until the
+//! (what a connection that sends nothing costs serve: `cargo bench --bench hostile`,
+//! docs/performance.md), and hyper has no knob for that first size. Until the
 //! first request's head is complete, or HTTP/2's preface has come, what a connection sends is
 //! held here in a buffer that grows with it from [`FIRST_BUFFER_BYTES`]; hyper then reads those
 //! bytes first ([`Prefixed`]) and everything after them from the connection itself.

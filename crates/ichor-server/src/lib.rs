@@ -213,16 +213,12 @@ pub fn check_transport(addr: &ListenAddr, tls: bool, insecure_listen: bool) -> a
 /// The largest request message of health and reflection: theirs are a few names.
 pub(crate) const MAX_SMALL_REQUEST_BYTES: usize = 16 * 1024;
 
-/// Every call's way, outermost first: CORS when origins are given (preflights answered
-/// there), the front (health, version header, metrics), the gate (headers, deadline, the token
-/// decided, the connection counted to its person), admission (the priority level by method, the
-/// body read under its person's share, then a seat of the level under its person's share:
-/// [`pools`]), the Connect layer, gRPC-Web's content types checked and translated to gRPC, and
-/// tonic's routes.
-fn stack(
+/// The handlers over the one service as `config` says, with the pools they and the gate take
+/// turns of, and the authenticator.
+fn handlers(
     config: &ServerConfig,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
+) -> (Handlers, Arc<Authenticator>, pools::Pools) {
     let mut access = KubeAccess::new(config.kube.clone(), SERVER_ACTOR)
         .on_route(ichor_service::access::ROUTE_ICHOR_UI);
     if let AuthMode::Passthrough { bare } = &config.auth {
@@ -246,6 +242,20 @@ fn stack(
     handlers.end_streams_on(stop);
     handlers.count_streams_in(config.metrics.clone(), &config.bounds);
     handlers.share_lists(pools.lists.clone());
+    (handlers, auth, pools)
+}
+
+/// Every call's way, outermost first: CORS when origins are given (preflights answered
+/// there), the front (health, version header, metrics), the gate (headers, deadline, the token
+/// decided, the connection counted to its person), admission (the priority level by method, the
+/// body read under its person's share, then a seat of the level under its person's share:
+/// [`pools`]), the Connect layer, gRPC-Web's content types checked and translated to gRPC, and
+/// tonic's routes.
+fn stack(
+    config: &ServerConfig,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(impl listen::RequestService, grpc_health::Health)> {
+    let (handlers, auth, pools) = handlers(config, stop);
     let health = grpc_health::Health::new();
     let routes = routes(&handlers, &health)?;
     let watch_handlers = handlers.clone();

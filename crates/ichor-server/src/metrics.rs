@@ -3,6 +3,7 @@
 //! code; their latency; calls in flight; open connections; what a limit refused. The health
 //! endpoints ([`super::health`]) are served there too, for the kubelet's probes.
 
+use crate::wire::Rpc;
 use anyhow::Context as _;
 use bytes::Bytes;
 use http_body_util::Full;
@@ -58,26 +59,9 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
 }
 
-/// The services and methods the server answers, for the labels.
-const METHODS: &[(&str, &[&str])] = &[
-    (
-        "ichor.v1alpha1.OperationService",
-        &[
-            "ListOperations",
-            "GetOperation",
-            "PlanOperation",
-            "CreateOperation",
-            "SetOperationPaused",
-            "DeleteOperation",
-            "GetPermissions",
-            "ListOperationEvents",
-            "WatchOperations",
-        ],
-    ),
-    (
-        "ichor.v1alpha1.ClusterService",
-        &["ListClusters", "GetCluster"],
-    ),
+/// The services and methods the server answers beside the API's own (those are the table of
+/// calls, [`crate::wire::Rpc`]), for the labels.
+const OTHER_METHODS: &[(&str, &[&str])] = &[
     ("grpc.health.v1.Health", &["Check", "Watch", "List"]),
     (
         "grpc.reflection.v1.ServerReflection",
@@ -91,9 +75,15 @@ const METHODS: &[(&str, &[&str])] = &[
 
 /// `(service, method)` of a request path, each `unknown` when the server has no such thing.
 pub(crate) fn call_of(path: &str) -> (&'static str, &'static str) {
+    if let Some(rpc) = Rpc::of_path(path) {
+        return (rpc.service(), rpc.method());
+    }
     let mut parts = path.trim_start_matches('/').splitn(2, '/');
     let (service, method) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    for (s, methods) in METHODS {
+    if let Some(ours) = Rpc::service_named(service) {
+        return (ours, "unknown");
+    }
+    for (s, methods) in OTHER_METHODS {
         if *s == service {
             let m = methods.iter().find(|m| **m == method).copied();
             return (s, m.unwrap_or("unknown"));
@@ -318,6 +308,13 @@ mod tests {
             ("ichor.v1alpha1.OperationService", "unknown")
         );
         assert_eq!(call_of("/x/y"), ("unknown", "unknown"));
+        assert_eq!(
+            call_of("/grpc.health.v1.Health/Check"),
+            ("grpc.health.v1.Health", "Check")
+        );
+        for rpc in Rpc::ALL {
+            assert_eq!(call_of(rpc.path()), (rpc.service(), rpc.method()));
+        }
         assert_eq!(call_of(""), ("unknown", "unknown"));
         let m = Metrics::new();
         m.call_began();

@@ -27,16 +27,16 @@ pub const MAX_STREAMS_PER_CALLER: usize = 8;
 pub const MAX_ANONYMOUS_STREAMS: usize = 64;
 
 /// How many streams serve holds at once, everyone's together: a dashboard's stream, with its
-/// connection, costs about 62 KiB (`cargo bench --bench fleet` at 10,007 operations: serve's
-/// peak 85.6 MiB with 1,000 dashboards, 646.6 MiB with 10,000), so 2,048 stay within about
-/// 130 MiB; twice the thousand dashboards a restart must take back at once. `serve
+/// connection, costs serve tens of kilobytes, nearly all of it the connection's HTTP/2 buffers
+/// (measured by `cargo bench --bench fleet`: docs/performance.md), so this bounds the memory
+/// streams take; twice the thousand dashboards a restart must take back at once. `serve
 /// --max-streams` raises it for a larger fleet.
 pub const MAX_STREAMS: usize = 2048;
 
 /// How many distinct queries (filters, order, page size) the streams keep up to date in one
 /// namespace (all namespaces together count as one more): each is a page made again at every
-/// change there, under the lock the namespace's lists read from (at 10,000 operations and 1,000
-/// a page, about 1.5 ms: `cargo bench --bench queries`). Streams that share a query share its
+/// change there, under the lock the namespace's lists read from (what that costs at 10,000
+/// operations: `cargo bench --bench queries`, docs/performance.md). Streams that share a query share its
 /// page: a dashboard's default list is one query for the whole fleet. Eight leave room for a
 /// team's filtered and ordered lists and bound a change's work to 16 pages (its namespace's and
 /// all namespaces'); the store keeps as many pages a revision

@@ -5,6 +5,7 @@
 //! the server alike; neither owns it, so neither depends on the other.
 
 pub mod proto;
+pub mod rpc;
 pub mod version;
 
 mod basics;
@@ -32,6 +33,7 @@ pub use request::{
     confirmed_from_proto, confirmed_to_proto, create_request_to_proto, permissions_from_proto,
     permissions_to_proto, plan_request_to_proto, request_from_proto,
 };
+pub use rpc::Rpc;
 pub use watch::{
     page_delta_from_proto, page_delta_to_proto, watch_request_from_proto, watch_request_to_proto,
     watch_update_from_proto, watch_update_to_proto,

@@ -25,26 +25,9 @@ use ichor_model::{
     OperationRequest, Permissions, Plan, Reason,
 };
 use ichor_model::{OperationClient, ServerVersion};
-use ichor_wire::{self as wire, proto, version};
+use ichor_wire::{self as wire, Rpc, proto, version};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// The calls, by their path: the same on Connect and gRPC.
-mod paths {
-    pub(crate) const LIST_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/ListOperations";
-    pub(crate) const GET_OPERATION: &str = "/ichor.v1alpha1.OperationService/GetOperation";
-    pub(crate) const PLAN_OPERATION: &str = "/ichor.v1alpha1.OperationService/PlanOperation";
-    pub(crate) const CREATE_OPERATION: &str = "/ichor.v1alpha1.OperationService/CreateOperation";
-    pub(crate) const SET_OPERATION_PAUSED: &str =
-        "/ichor.v1alpha1.OperationService/SetOperationPaused";
-    pub(crate) const DELETE_OPERATION: &str = "/ichor.v1alpha1.OperationService/DeleteOperation";
-    pub(crate) const GET_PERMISSIONS: &str = "/ichor.v1alpha1.OperationService/GetPermissions";
-    pub(crate) const LIST_OPERATION_EVENTS: &str =
-        "/ichor.v1alpha1.OperationService/ListOperationEvents";
-    pub(crate) const LIST_CLUSTERS: &str = "/ichor.v1alpha1.ClusterService/ListClusters";
-    pub(crate) const GET_CLUSTER: &str = "/ichor.v1alpha1.ClusterService/GetCluster";
-    pub(crate) const WATCH_OPERATIONS: &str = "/ichor.v1alpha1.OperationService/WatchOperations";
-}
 
 /// How a unary call travels.
 #[derive(Clone)]
@@ -157,19 +140,14 @@ impl RemoteClient {
 
     /// Runs one call under the deadline (enforced here too, so a call waiting for a connection
     /// cannot outlast it either), notes the server's version, and maps the error.
-    async fn call<Req, Resp>(
-        &self,
-        what: &str,
-        path: &'static str,
-        req: Req,
-    ) -> Result<Resp, ApiError>
+    async fn call<Req, Resp>(&self, what: &str, rpc: Rpc, req: Req) -> Result<Resp, ApiError>
     where
         Req: prost::Message + Send + Sync + 'static,
         Resp: prost::Message + Default + Send + Sync + 'static,
     {
         let result = tokio::time::timeout(
             self.deadline,
-            self.transport.unary(path, req, self.deadline),
+            self.transport.unary(rpc.path(), req, self.deadline),
         )
         .await;
         match result {
@@ -277,7 +255,7 @@ impl OperationClient for RemoteClient {
     async fn list_page(&self, query: &ListQuery) -> Result<OperationPage, ApiError> {
         let req = wire::list_query_to_proto(query);
         let resp: proto::ListOperationsResponse = self
-            .call("listing operations", paths::LIST_OPERATIONS, req)
+            .call("listing operations", Rpc::ListOperations, req)
             .await?;
         Ok(wire::page_from_proto(resp))
     }
@@ -290,7 +268,7 @@ impl OperationClient for RemoteClient {
             manifest: false,
         };
         let resp: proto::GetOperationResponse = self
-            .call("reading the operation", paths::GET_OPERATION, req)
+            .call("reading the operation", Rpc::GetOperation, req)
             .await?;
         wire::required_operation(resp.operation)
     }
@@ -307,7 +285,7 @@ impl OperationClient for RemoteClient {
             manifest: true,
         };
         let what = "reading the operation's resource";
-        let resp: proto::GetOperationResponse = self.call(what, paths::GET_OPERATION, req).await?;
+        let resp: proto::GetOperationResponse = self.call(what, Rpc::GetOperation, req).await?;
         if resp.manifest.is_empty() {
             return Err(ichor_model::no_manifest(what));
         }
@@ -317,7 +295,7 @@ impl OperationClient for RemoteClient {
     async fn plan_operation(&self, req: &OperationRequest) -> Result<Plan, ApiError> {
         let req = wire::plan_request_to_proto(req);
         let resp = self
-            .call("planning the operation", paths::PLAN_OPERATION, req)
+            .call("planning the operation", Rpc::PlanOperation, req)
             .await?;
         wire::plan_from_proto(resp)
     }
@@ -326,7 +304,7 @@ impl OperationClient for RemoteClient {
         self.writable("starting an operation")?;
         let req = wire::create_request_to_proto(req);
         let resp = self
-            .call("starting the operation", paths::CREATE_OPERATION, req)
+            .call("starting the operation", Rpc::CreateOperation, req)
             .await?;
         wire::created_from_proto(resp)
     }
@@ -352,7 +330,7 @@ impl OperationClient for RemoteClient {
             confirmed: confirmed.map(wire::confirmed_to_proto),
         };
         let resp: proto::SetOperationPausedResponse =
-            self.call(what, paths::SET_OPERATION_PAUSED, req).await?;
+            self.call(what, Rpc::SetOperationPaused, req).await?;
         wire::required_operation(resp.operation)
     }
 
@@ -370,7 +348,7 @@ impl OperationClient for RemoteClient {
             confirmed: confirmed.map(wire::confirmed_to_proto),
         };
         let _: proto::DeleteOperationResponse = self
-            .call("deleting the operation", paths::DELETE_OPERATION, req)
+            .call("deleting the operation", Rpc::DeleteOperation, req)
             .await?;
         Ok(())
     }
@@ -388,7 +366,7 @@ impl OperationClient for RemoteClient {
             all: wanted == ichor_model::EventsWanted::All,
         };
         let resp: proto::ListOperationEventsResponse = self
-            .call("reading the events", paths::LIST_OPERATION_EVENTS, req)
+            .call("reading the events", Rpc::ListOperationEvents, req)
             .await?;
         Ok(wire::events_from_proto(resp, wanted))
     }
@@ -407,7 +385,7 @@ impl OperationClient for RemoteClient {
         let applied_here = !req.page_deltas && req.list.known_version.is_none();
         let mut wire_req = wire::watch_request_to_proto(req);
         wire_req.page_deltas |= applied_here;
-        let path = paths::WATCH_OPERATIONS;
+        let path = Rpc::WatchOperations.path();
         let messages: stream::Messages<proto::WatchOperationsResponse> = match &self.transport {
             Transport::Connect(t) => t.server_stream(path, wire_req).await?,
             Transport::Grpc(t) => t.server_stream(path, wire_req).await?,
@@ -425,7 +403,7 @@ impl OperationClient for RemoteClient {
             namespace: namespace.to_string(),
         };
         let resp: proto::GetPermissionsResponse = self
-            .call("asking what you may do", paths::GET_PERMISSIONS, req)
+            .call("asking what you may do", Rpc::GetPermissions, req)
             .await?;
         Ok(wire::permissions_from_proto(&resp))
     }
@@ -437,7 +415,7 @@ impl OperationClient for RemoteClient {
             all_namespaces,
         };
         let resp: proto::ListClustersResponse = self
-            .call("listing clusters", paths::LIST_CLUSTERS, req)
+            .call("listing clusters", Rpc::ListClusters, req)
             .await?;
         Ok(resp
             .clusters
@@ -450,7 +428,7 @@ impl OperationClient for RemoteClient {
         let (namespace, name) = name_request(namespace, name);
         let req = proto::GetClusterRequest { namespace, name };
         let resp: proto::GetClusterResponse = self
-            .call("reading the cluster", paths::GET_CLUSTER, req)
+            .call("reading the cluster", Rpc::GetCluster, req)
             .await?;
         wire::required_cluster(resp.cluster)
     }
