@@ -84,6 +84,35 @@ fn a_machine_within_its_bound_shows_its_pace_and_the_estimate() {
     snap("paced_machine_page", &s);
 }
 
+/// A pause asked a few seconds ago on a run that began 27 minutes ago, after an earlier pause
+/// and resume by other people: "Pausing" counts from this pause, and the page keeps each
+/// pause and resume with its person (the last two beside "Started by").
+#[test]
+fn a_pause_asked_counts_from_the_pause_and_keeps_each_person() {
+    let mut op = rollout(1);
+    op.paused = true;
+    op.paused_by = Some("bob@example.com".into());
+    op.paused_at = Some(ago_s(20));
+    let entry = |action: &str, who: &str, at| HistoryEntry::read(action, who, Some(at), "applied");
+    op.history = vec![
+        HistoryEntry::read("start", "alice@example.com", Some(ago(27)), "created"),
+        entry("pause", "carol@example.com", ago(12)),
+        entry("resume", "alice@example.com", ago(9)),
+        entry("pause", "bob@example.com", ago_s(20)),
+    ];
+    let s = page_with_events(op, Vec::new());
+    snap("pausing_with_history_page", &s);
+    let term = draw(&s, Lang::En, 160, 48, Theme::default());
+    let buf = term.backend().buffer();
+    let text: Vec<String> = (0..buf.area.height)
+        .map(|y| common::snap::row_text(buf, y))
+        .collect();
+    let text = text.join("\n");
+    assert!(text.contains("‖ Pausing for 20s"), "{text}");
+    assert!(text.contains("pause asked by bob@example.com"), "{text}");
+    assert!(text.contains("resume asked by alice@example.com"), "{text}");
+}
+
 #[test]
 fn before_a_machine_of_its_role_finished_there_is_no_estimate() {
     let mut op = rollout(1);

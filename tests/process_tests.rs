@@ -32,6 +32,8 @@ mod history_process;
 mod production_process;
 #[path = "pty.rs"]
 mod pty;
+#[path = "pty_estimate.rs"]
+mod pty_estimate;
 #[path = "pty_habits.rs"]
 mod pty_habits;
 #[path = "pty_outage.rs"]

@@ -48,8 +48,12 @@ fn after_the_api_server_restarts_the_screen_is_the_new_truth_or_says_live_update
         s.contains(BEFORE) && live(s)
     });
 
-    // The server is killed, and another starts on the same address with its own history.
+    // The server is killed, and another starts on the same address with its own history. The
+    // dashboard notices the first server gone before the second is up (on a loaded machine the
+    // second could be up before the dashboard's process ran at all: the screen it drew last
+    // would say "live" over the old data only because nothing was drawn since).
     drop(demo);
+    tui.wait_for("the outage noticed", |s| !live(s));
     let listen = format!("127.0.0.1:{port}");
     let (_demo, _) =
         Process::demo_cluster_at(&listen, &kubeconfig, &home.path().join("demo-2.log"));
