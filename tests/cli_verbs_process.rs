@@ -23,6 +23,8 @@ pub(crate) struct Cluster {
     pub(crate) rt: tokio::runtime::Runtime,
     pub(crate) home: tempfile::TempDir,
     pub(crate) kubeconfig: String,
+    /// The API's URL, as the kubeconfig names it.
+    pub(crate) url: String,
 }
 
 impl Cluster {
@@ -47,6 +49,7 @@ impl Cluster {
             api,
             rt,
             kubeconfig: path.display().to_string(),
+            url: format!("http://{addr}"),
             home,
         }
     }

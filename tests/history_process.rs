@@ -12,12 +12,7 @@ fn two_people() -> Cluster {
     use ichor_demo::apiserver::auth::users;
     let c = Cluster::new();
     seed(&c.api, "up", "Running", None);
-    let written = std::fs::read_to_string(&c.kubeconfig).unwrap();
-    let url = written
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("server: "))
-        .unwrap()
-        .to_string();
+    let url = c.url.clone();
     let kubeconfig = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n\
 - name: demo\n  cluster:\n    server: {url}\n\
