@@ -106,6 +106,23 @@ fn rv(o: &TalosOperation) -> String {
     o.metadata.resource_version.clone().unwrap_or_default()
 }
 
+/// Pauses or resumes the operation `name`: a change of it.
+async fn set_paused(ops: &Api<TalosOperation>, name: &str, paused: bool) -> TalosOperation {
+    let patch = Patch::Merge(json!({"spec": {"paused": paused}}));
+    ops.patch(name, &PatchParams::default(), &patch)
+        .await
+        .unwrap()
+}
+
+/// Takes the machine `name`'s approval back: a change of another kind.
+async fn unapprove(machines: &Api<Machine>, name: &str) -> Machine {
+    let patch = Patch::Merge(json!({"spec": {"approved": false}}));
+    machines
+        .patch(name, &PatchParams::default(), &patch)
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
     let api = api();
@@ -123,14 +140,7 @@ async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
         .create(&PostParams::default(), &op("b", "c1", "kubernetes", 1))
         .await
         .unwrap();
-    let patched = ops
-        .patch(
-            "b",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": true}})),
-        )
-        .await
-        .unwrap();
+    let patched = set_paused(&ops, "b", true).await;
     ops.delete("a", &DeleteParams::default()).await.unwrap();
     let got = [
         summary(&next(&mut w).await.unwrap()),
@@ -145,22 +155,8 @@ async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
     assert!(deleted_rv > rv(&patched).parse().unwrap());
     // Changes to other kinds are not this watch's.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
-    let marker = ops
-        .patch(
-            "b",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": false}})),
-        )
-        .await
-        .unwrap();
+    unapprove(&machines, "c1-w-a").await;
+    let marker = set_paused(&ops, "b", false).await;
     next_is(&mut w, &marker).await;
     drop(w);
     common::eventually("the watch ends with its client", || api.watch_count() == 0).await;
@@ -239,13 +235,7 @@ async fn the_history_keeps_only_the_newest_changes() {
         .await
         .unwrap();
     for paused in [true, false, true] {
-        ops.patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": paused}})),
-        )
-        .await
-        .unwrap();
+        set_paused(&ops, "a", paused).await;
     }
     let wp = WatchParams::default().disable_bookmarks();
     let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
@@ -253,13 +243,7 @@ async fn the_history_keeps_only_the_newest_changes() {
     for _ in 0..3 {
         assert_eq!(summary(&next(&mut w).await.unwrap()).0, "MODIFIED");
     }
-    ops.patch(
-        "a",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"paused": false}})),
-    )
-    .await
-    .unwrap();
+    set_paused(&ops, "a", false).await;
     let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
     assert_eq!(summary(&next(&mut w).await.unwrap()).0, "ERROR");
 }
@@ -283,14 +267,7 @@ async fn bookmarks_carry_only_the_resource_version() {
     // A change to another kind moves the bookmarks on: a watcher restarting from one is not
     // sent that change, and is not too old after a compaction.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    let m = machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
+    let m = unapprove(&machines, "c1-w-a").await;
     let later = m.metadata.resource_version.unwrap();
     loop {
         let (t, _, v) = summary(&next(&mut w).await.unwrap());
@@ -383,14 +360,7 @@ async fn selectors_filter_the_events_and_an_object_leaving_them_is_deleted() {
     let mut w = machines.watch(&wp, "0").await.unwrap().boxed();
     assert!(matches!(next(&mut w).await.unwrap(), WatchEvent::Added(_)));
     // Only that machine: the next event is its change.
-    let changed = machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
+    let changed = unapprove(&machines, "c1-w-a").await;
     match next(&mut w).await.unwrap() {
         WatchEvent::Modified(m) => assert_eq!(
             m.metadata.resource_version,
@@ -532,14 +502,7 @@ async fn bookmarks_spare_the_kube_runtime_watcher_a_relist() {
     while !matches!(next(&mut w).await.unwrap(), watcher::Event::InitDone) {}
     // Changes elsewhere move the API's version on; a bookmark carries it to the watcher.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
+    unapprove(&machines, "c1-w-a").await;
     for _ in 0..2 {
         assert!(
             nothing_due(&mut w).await,
