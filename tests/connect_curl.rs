@@ -293,12 +293,11 @@ fn serve_exposes_prometheus_metrics_on_a_port_of_its_own() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).to_string()
     };
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    let mut text = scrape();
-    while !text.contains("ichor_serve_subscribers 1") && std::time::Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(100));
+    let mut text = String::new();
+    common::eventually_blocking("serve counts the subscriber", || {
         text = scrape();
-    }
+        text.contains("ichor_serve_subscribers 1")
+    });
     let _ = subscribed.kill();
     let _ = subscribed.wait();
     println!("{text}");

@@ -62,16 +62,9 @@ pub(crate) fn subscribers(metrics: &ichor_server::Metrics) -> i64 {
         .expect("the subscribers gauge")
 }
 
-/// Waits (up to 10 s) until the server counts no subscriber.
+/// Waits until the server counts no subscriber.
 pub(crate) async fn until_no_subscribers(metrics: &ichor_server::Metrics) {
-    let none = async {
-        while subscribers(metrics) != 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), none)
-        .await
-        .unwrap_or_else(|_| panic!("{} subscribers still counted", subscribers(metrics)));
+    crate::common::eventually("no subscriber counted", || subscribers(metrics) == 0).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

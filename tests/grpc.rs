@@ -14,6 +14,8 @@ pub(crate) mod curl;
 mod deadlines;
 #[path = "serve/edges.rs"]
 mod edges;
+#[path = "serve/every_call.rs"]
+mod every_call;
 #[path = "serve/fleet.rs"]
 mod fleet;
 #[path = "serve/grpc_web_text.rs"]

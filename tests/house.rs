@@ -245,6 +245,77 @@ fn crates_depend_only_downward() {
     );
 }
 
+/// Every manifest of the workspace: the root's and each member's.
+fn manifests() -> Vec<(String, String)> {
+    let mut dirs = vec![String::new()];
+    for top in ["crates", "src"] {
+        for e in std::fs::read_dir(root().join(top)).unwrap().flatten() {
+            if e.path().join("Cargo.toml").exists() {
+                dirs.push(format!("{top}/{}/", e.file_name().to_string_lossy()));
+            }
+        }
+    }
+    dirs.sort();
+    dirs.into_iter()
+        .map(|d| {
+            let text = std::fs::read_to_string(root().join(&d).join("Cargo.toml")).unwrap();
+            (format!("{d}Cargo.toml"), text)
+        })
+        .collect()
+}
+
+/// Each dependency line of a manifest (dependencies, dev- and build-dependencies): its name and
+/// what follows the `=`.
+fn dependency_lines(manifest: &str) -> Vec<(String, String)> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t.ends_with("dependencies]") && !t.starts_with("[workspace");
+        } else if inside
+            && !t.starts_with('#')
+            && let Some((name, spec)) = t.split_once('=')
+        {
+            out.push((name.trim().to_string(), spec.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// A crate from crates.io that two manifests name is named once, in the root's
+/// `[workspace.dependencies]`, and `{ workspace = true, … }` everywhere: its version and
+/// features cannot differ from one crate to the next. (The workspace's own crates are named by
+/// path.)
+#[test]
+fn shared_dependencies_are_the_workspaces() {
+    let manifests = manifests();
+    assert!(manifests.len() > 8, "only {} manifests", manifests.len());
+    let mut users: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+    for (path, text) in &manifests {
+        for (name, spec) in dependency_lines(text) {
+            if !spec.contains("path =") {
+                users.entry(name).or_default().push((path.clone(), spec));
+            }
+        }
+    }
+    let mut apart = Vec::new();
+    for (name, uses) in &users {
+        let manifests: std::collections::BTreeSet<&String> = uses.iter().map(|(p, _)| p).collect();
+        if manifests.len() < 2 {
+            continue;
+        }
+        for (path, spec) in uses.iter().filter(|(_, s)| !s.contains("workspace = true")) {
+            apart.push(format!("{path}: {name} = {spec}"));
+        }
+    }
+    assert!(
+        apart.is_empty(),
+        "name these in [workspace.dependencies] and `{{ workspace = true }}`:\n{}",
+        apart.join("\n")
+    );
+}
+
 #[test]
 fn no_file_over_600_lines() {
     let long: Vec<String> = sources()

@@ -270,8 +270,80 @@ fn limits_says_where_each_constant_lives() {
     assert!(wrong.is_empty(), "docs/limits.md:\n{}", wrong.join("\n"));
 }
 
+/// A file's text as one line of words: comment markers (`//!`, `///`, `//`, `#`) and line
+/// breaks gone, so a citation that wraps reads whole.
+fn flattened(text: &str) -> String {
+    text.lines()
+        .map(|l| l.trim_start().trim_start_matches(['/', '!', '#']).trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The sections cited as `docs/x.md, "Heading"` (or `X.md: "Heading"`): the file and the
+/// heading.
+fn cited_sections(text: &str) -> Vec<(String, String)> {
+    let text = flattened(text);
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(".md") {
+        let rest = &text[at + 3..];
+        let Some(quoted) = rest
+            .strip_prefix(", \"")
+            .or_else(|| rest.strip_prefix(": \""))
+        else {
+            continue;
+        };
+        let Some((heading, _)) = quoted.split_once('"') else {
+            continue;
+        };
+        let start = text[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '(')
+            .map_or(0, |i| i + 1);
+        out.push((format!("{}.md", &text[start..at]), heading.to_string()));
+    }
+    out
+}
+
+/// Every section the code, the build and the documents cite by its heading exists, in the file
+/// they name.
+#[test]
+fn every_section_cited_exists() {
+    let mut files = super::sources();
+    files.extend(documents());
+    for extra in ["build.rs", "Cargo.toml", "link/order.sh"] {
+        files.push(root().join(extra));
+    }
+    let mut cited = 0;
+    let mut missing = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (doc, heading) in cited_sections(&text) {
+            cited += 1;
+            let headings = std::fs::read_to_string(root().join(&doc)).unwrap_or_default();
+            let found = headings
+                .lines()
+                .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == heading);
+            if !found {
+                missing.push(format!("{} cites {doc}, \"{heading}\"", rel(&f)));
+            }
+        }
+    }
+    assert!(cited >= 4, "only {cited} sections cited");
+    assert!(
+        missing.is_empty(),
+        "no such section:\n{}",
+        missing.join("\n")
+    );
+}
+
 #[test]
 fn the_readers_find_the_two_parsers_right() {
+    assert_eq!(
+        cited_sections("// see (docs/a.md, \"The X\n// and Y\") and B.md: \"Z\""),
+        [
+            ("docs/a.md".to_string(), "The X and Y".to_string()),
+            ("B.md".to_string(), "Z".to_string())
+        ]
+    );
     assert_eq!(
         quoted_names("`land_page` and `Foo::bar`, `Action`, not `update`, `a-b` or `x y`"),
         ["land_page", "Foo::bar", "Action"]

@@ -64,16 +64,10 @@ async fn echo() -> Echo {
 impl Echo {
     /// Waits until no connection to the echo server is left open.
     async fn all_closed(&self) {
-        for _ in 0..100 {
-            if self.open.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!(
-            "{} connections to the target still open",
-            self.open.load(Ordering::SeqCst)
-        );
+        crate::common::eventually("no connection to the target left open", || {
+            self.open.load(Ordering::SeqCst) == 0
+        })
+        .await;
     }
 }
 
@@ -135,13 +129,7 @@ async fn bytes_round_trip_in_process_for_every_demo_user() {
     echo.all_closed().await;
     // No task outlives its forward: not the upgrade's, not the in-memory connection's, not
     // the target connections'.
-    for _ in 0..100 {
-        if tasks() <= before {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(tasks() <= before, "{} tasks, {before} before", tasks());
+    crate::common::eventually("no more tasks than before", || tasks() <= before).await;
 }
 
 #[tokio::test]

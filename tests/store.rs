@@ -56,19 +56,9 @@ async fn names(c: &InProcessClient) -> Vec<String> {
     names
 }
 
-async fn eventually(what: &str, mut done: impl AsyncFnMut() -> bool) {
-    for _ in 0..200 {
-        if done().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("{what}");
-}
-
 /// Waits until the watch holds the list: polls stop reaching the API.
 async fn until_watched(api: &EmbeddedApi, c: &InProcessClient, user: &str) {
-    eventually("the watch holds the list", async || {
+    common::eventually_async("the watch holds the list", async || {
         let before = api.request_count_of(user);
         c.list_page(&summaries()).await.unwrap();
         api.request_count_of(user) == before
@@ -108,7 +98,7 @@ async fn the_first_poll_reads_the_watchs_first_list() {
     let api = seeded(&["a", "b"]);
     let c = watching(&api, users::VIEWER_TOKEN);
     assert_eq!(names(&c).await, ["a", "b"]);
-    eventually("the watch is open", async || api.watch_count() == 1).await;
+    common::eventually_async("the watch is open", async || api.watch_count() == 1).await;
     assert_eq!(
         api.request_count_of(users::VIEWER),
         2,
@@ -136,7 +126,7 @@ async fn a_poll_that_knows_the_version_gets_nothing_until_a_change() {
     ops.create(&PostParams::default(), &op("b", "c1", "talos", 1))
         .await
         .unwrap();
-    eventually("the change is a new page", async || {
+    common::eventually_async("the change is a new page", async || {
         let p = c.list_page(&known).await.unwrap();
         !p.unchanged && p.operations.len() == 2 && p.version != first.version
     })
@@ -153,7 +143,7 @@ async fn a_change_shows_without_a_list() {
     ops.create(&PostParams::default(), &op("b", "c1", "kubernetes", 1))
         .await
         .unwrap();
-    eventually("the new operation is listed", async || {
+    common::eventually_async("the new operation is listed", async || {
         names(&c).await == ["a", "b"]
     })
     .await;
@@ -164,7 +154,7 @@ async fn a_change_shows_without_a_list() {
     )
     .await
     .unwrap();
-    eventually("its phase follows", async || {
+    common::eventually_async("its phase follows", async || {
         let page = c.list_page(&summaries()).await.unwrap();
         page.operations
             .iter()
@@ -172,7 +162,7 @@ async fn a_change_shows_without_a_list() {
     })
     .await;
     ops.delete("a", &DeleteParams::default()).await.unwrap();
-    eventually("the deleted one goes", async || names(&c).await == ["b"]).await;
+    common::eventually_async("the deleted one goes", async || names(&c).await == ["b"]).await;
     assert_eq!(
         api.request_count_of(users::VIEWER),
         requests,
@@ -222,7 +212,7 @@ async fn a_watch_too_old_lists_again_and_misses_nothing() {
         api.compact();
     });
     api.end_watches();
-    eventually("the change is listed", async || {
+    common::eventually_async("the change is listed", async || {
         names(&c).await == ["a", "b"]
     })
     .await;
@@ -237,7 +227,7 @@ async fn the_watch_ends_with_the_client() {
     until_watched(&api, &c, users::VIEWER).await;
     assert_eq!(api.watch_count(), 1);
     drop(c);
-    eventually("the watch ends", async || api.watch_count() == 0).await;
+    common::eventually_async("the watch ends", async || api.watch_count() == 0).await;
 }
 
 /// A kube client whose API can be replaced under it, as a restarted API server is: the same
@@ -351,7 +341,7 @@ async fn a_watch_that_says_nothing_past_the_bookmark_interval_lists_again() {
     let old = far_ahead();
     let reach = Restartable::new(&old);
     let store = ichor_service::store::OperationStore::watch(reach.client(), Some("default".into()));
-    eventually("the first list", async || held(&store).is_some()).await;
+    common::eventually_async("the first list", async || held(&store).is_some()).await;
     assert_eq!(held(&store).unwrap(), ["a"]);
 
     let new = seeded(&["x", "y"]);
@@ -360,7 +350,7 @@ async fn a_watch_that_says_nothing_past_the_bookmark_interval_lists_again() {
     reach.swap_to(&new);
     let restarted = tokio::time::Instant::now();
     old.end_watches();
-    eventually("the watch is open on the new server", async || {
+    common::eventually_async("the watch is open on the new server", async || {
         new.watch_count() == 1
     })
     .await;
@@ -369,13 +359,10 @@ async fn a_watch_that_says_nothing_past_the_bookmark_interval_lists_again() {
     assert_eq!(store.stale_count(), 0);
     tokio::time::sleep(ichor_service::store::SILENCE - std::time::Duration::from_secs(1)).await;
     assert_eq!(store.stale_count(), 0, "not before the silence limit");
-    for _ in 0..100 {
-        if held(&store).as_deref() == Some(&["x".to_string(), "y".to_string()][..]) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(held(&store).unwrap(), ["x", "y"]);
+    common::eventually("the new server's list", || {
+        held(&store).as_deref() == Some(&["x".to_string(), "y".to_string()][..])
+    })
+    .await;
     assert_eq!(store.stale_count(), 1, "the rows were said stale once");
     let took = restarted.elapsed();
     assert!(
@@ -393,10 +380,10 @@ async fn a_broken_watch_lists_again_instead_of_resuming() {
     let old = far_ahead();
     let reach = Restartable::new(&old);
     let store = ichor_service::store::OperationStore::watch(reach.client(), Some("default".into()));
-    eventually("the first list", async || held(&store).is_some()).await;
+    common::eventually_async("the first list", async || held(&store).is_some()).await;
     let new = seeded(&["x", "y"]);
     reach.restart_as(&new);
-    eventually("the new server's list", async || {
+    common::eventually_async("the new server's list", async || {
         held(&store).as_deref() == Some(&["x".to_string(), "y".to_string()][..])
     })
     .await;
@@ -416,7 +403,7 @@ async fn bookmarks_keep_a_quiet_watch_trusted() {
         api.client(users::VIEWER_TOKEN),
         Some("default".into()),
     );
-    eventually("the first list", async || held(&store).is_some()).await;
+    common::eventually_async("the first list", async || held(&store).is_some()).await;
     let lists = || api.request_count_of(users::VIEWER);
     let before = lists();
     tokio::time::sleep(Duration::from_secs(600)).await;
@@ -526,7 +513,7 @@ async fn serves_shared_watch_found_silent_tells_every_subscriber_and_lists_again
         assert_eq!(e.code, ichor_model::Code::Unavailable);
         assert!(e.message.contains("out of date"), "{}", e.message);
     }
-    eventually("the shared watch follows the new server", async || {
+    common::eventually_async("the shared watch follows the new server", async || {
         reads.watches() == [(Some("default".to_string()), Health::Ready)]
     })
     .await;

@@ -51,11 +51,33 @@ where
         .expect("the stream goes on")
 }
 
-/// Whether the stream yields nothing for 200 ms.
-async fn quiet<S: Stream + Unpin>(s: &mut S) -> bool {
+/// Whether the stream yields nothing while 200 ms pass on the paused clock (tests with
+/// `start_paused` only): the clock moves only when every task waits, the API's included, so
+/// whatever it would send by then (a bookmark due every 50 ms) it has sent, and no real time
+/// is waited. Where a later change can say it instead, a test asserts that the watch's next
+/// event is that change ([`next_is`]): a watch sends in order, so anything it should not have
+/// sent would come first.
+async fn nothing_due<S: Stream + Unpin>(s: &mut S) -> bool {
     tokio::time::timeout(Duration::from_millis(200), s.next())
         .await
         .is_err()
+}
+
+/// Asserts that the watch's next event is `marker`'s change (its name and resourceVersion):
+/// made after what the watch must not send, it comes after anything the watch sent wrongly.
+async fn next_is<S>(w: &mut S, marker: &TalosOperation)
+where
+    S: Stream<Item = Result<WatchEvent<TalosOperation>, kube::Error>> + Unpin,
+{
+    let (t, name, version) = summary(&next(w).await.unwrap());
+    assert_eq!(
+        (name.as_str(), version),
+        (
+            marker.metadata.name.as_deref().unwrap_or_default(),
+            rv(marker)
+        ),
+        "the next event ({t}) is the marker's"
+    );
 }
 
 /// (type, name, resourceVersion) of a watch event.
@@ -84,6 +106,23 @@ fn rv(o: &TalosOperation) -> String {
     o.metadata.resource_version.clone().unwrap_or_default()
 }
 
+/// Pauses or resumes the operation `name`: a change of it.
+async fn set_paused(ops: &Api<TalosOperation>, name: &str, paused: bool) -> TalosOperation {
+    let patch = Patch::Merge(json!({"spec": {"paused": paused}}));
+    ops.patch(name, &PatchParams::default(), &patch)
+        .await
+        .unwrap()
+}
+
+/// Takes the machine `name`'s approval back: a change of another kind.
+async fn unapprove(machines: &Api<Machine>, name: &str) -> Machine {
+    let patch = Patch::Merge(json!({"spec": {"approved": false}}));
+    machines
+        .patch(name, &PatchParams::default(), &patch)
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
     let api = api();
@@ -94,21 +133,14 @@ async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
     let wp = WatchParams::default().disable_bookmarks();
     let mut w = ops.watch(&wp, "0").await.unwrap().boxed();
     assert_eq!(summary(&next(&mut w).await.unwrap()).0, "ADDED");
-    assert!(quiet(&mut w).await, "one object, one synthetic ADDED");
     assert_eq!(api.watch_count(), 1);
+    // One object, one synthetic ADDED: the next event is b's below.
 
     let b = ops
         .create(&PostParams::default(), &op("b", "c1", "kubernetes", 1))
         .await
         .unwrap();
-    let patched = ops
-        .patch(
-            "b",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": true}})),
-        )
-        .await
-        .unwrap();
+    let patched = set_paused(&ops, "b", true).await;
     ops.delete("a", &DeleteParams::default()).await.unwrap();
     let got = [
         summary(&next(&mut w).await.unwrap()),
@@ -123,15 +155,9 @@ async fn a_watch_from_zero_starts_with_the_objects_then_follows_every_change() {
     assert!(deleted_rv > rv(&patched).parse().unwrap());
     // Changes to other kinds are not this watch's.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
-    assert!(quiet(&mut w).await);
+    unapprove(&machines, "c1-w-a").await;
+    let marker = set_paused(&ops, "b", false).await;
+    next_is(&mut w, &marker).await;
     drop(w);
     common::eventually("the watch ends with its client", || api.watch_count() == 0).await;
 }
@@ -150,14 +176,16 @@ async fn a_watch_from_a_resource_version_sends_the_changes_after_it() {
         .unwrap();
     let wp = WatchParams::default().disable_bookmarks();
     let mut w = ops.watch(&wp, &rv(&a)).await.unwrap().boxed();
+    // Nothing before or at the version named: a's ADDED would have come first.
     assert_eq!(
         summary(&next(&mut w).await.unwrap()),
         ("ADDED".into(), "b".into(), rv(&b))
     );
-    assert!(
-        quiet(&mut w).await,
-        "nothing before or at the version named"
-    );
+    let c = ops
+        .create(&PostParams::default(), &op("c", "c1", "talos", 1))
+        .await
+        .unwrap();
+    next_is(&mut w, &c).await;
 }
 
 #[tokio::test]
@@ -191,9 +219,10 @@ async fn a_version_older_than_the_history_is_gone() {
     let list = ops.list(&Default::default()).await.unwrap();
     let newest = list.metadata.resource_version.unwrap();
     let mut w = ops.watch(&wp, &newest).await.unwrap().boxed();
-    assert!(quiet(&mut w).await);
     ops.delete("a", &DeleteParams::default()).await.unwrap();
-    assert_eq!(summary(&next(&mut w).await.unwrap()).0, "DELETED");
+    // Nothing of the history before it: the delete is the first event.
+    let (t, name, _) = summary(&next(&mut w).await.unwrap());
+    assert_eq!((t.as_str(), name.as_str()), ("DELETED", "a"));
 }
 
 #[tokio::test]
@@ -206,13 +235,7 @@ async fn the_history_keeps_only_the_newest_changes() {
         .await
         .unwrap();
     for paused in [true, false, true] {
-        ops.patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"paused": paused}})),
-        )
-        .await
-        .unwrap();
+        set_paused(&ops, "a", paused).await;
     }
     let wp = WatchParams::default().disable_bookmarks();
     let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
@@ -220,18 +243,12 @@ async fn the_history_keeps_only_the_newest_changes() {
     for _ in 0..3 {
         assert_eq!(summary(&next(&mut w).await.unwrap()).0, "MODIFIED");
     }
-    ops.patch(
-        "a",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"paused": false}})),
-    )
-    .await
-    .unwrap();
+    set_paused(&ops, "a", false).await;
     let mut w = ops.watch(&wp, &rv(&first)).await.unwrap().boxed();
     assert_eq!(summary(&next(&mut w).await.unwrap()).0, "ERROR");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn bookmarks_carry_only_the_resource_version() {
     let api = api();
     api.set_bookmark_interval(Duration::from_millis(50));
@@ -250,14 +267,7 @@ async fn bookmarks_carry_only_the_resource_version() {
     // A change to another kind moves the bookmarks on: a watcher restarting from one is not
     // sent that change, and is not too old after a compaction.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    let m = machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
+    let m = unapprove(&machines, "c1-w-a").await;
     let later = m.metadata.resource_version.unwrap();
     loop {
         let (t, _, v) = summary(&next(&mut w).await.unwrap());
@@ -269,7 +279,7 @@ async fn bookmarks_carry_only_the_resource_version() {
     // Without allowWatchBookmarks, none.
     let wp = WatchParams::default().disable_bookmarks();
     let mut quiet_watch = ops.watch(&wp, &later).await.unwrap().boxed();
-    assert!(quiet(&mut quiet_watch).await);
+    assert!(nothing_due(&mut quiet_watch).await);
 }
 
 #[tokio::test]
@@ -305,7 +315,7 @@ async fn selectors_filter_the_events_and_an_object_leaving_them_is_deleted() {
     }
     initial.sort();
     assert_eq!(initial, ["c1-cp-a", "c1-cp-b", "c1-w-unapproved"]);
-    assert!(quiet(&mut w).await);
+    // No other machine: the next events are the changes below.
     let set_order = |name: &'static str, order: &'static str| {
         let machines = machines.clone();
         async move {
@@ -337,14 +347,27 @@ async fn selectors_filter_the_events_and_an_object_leaving_them_is_deleted() {
             ("ADDED".to_string(), "c1-w-b".to_string())
         ]
     );
-    assert!(quiet(&mut w).await, "c1-w-c never matched");
+    // c1-w-c never matched: the next event is c1-cp-a leaving the selector.
+    set_order("c1-cp-a", "9").await;
+    match next(&mut w).await.unwrap() {
+        WatchEvent::Deleted(m) => assert_eq!(m.metadata.name.as_deref(), Some("c1-cp-a")),
+        _ => panic!("expected c1-cp-a DELETED"),
+    }
 
     let wp = WatchParams::default()
         .disable_bookmarks()
         .fields("metadata.name=c1-w-a");
     let mut w = machines.watch(&wp, "0").await.unwrap().boxed();
     assert!(matches!(next(&mut w).await.unwrap(), WatchEvent::Added(_)));
-    assert!(quiet(&mut w).await);
+    // Only that machine: the next event is its change.
+    let changed = unapprove(&machines, "c1-w-a").await;
+    match next(&mut w).await.unwrap() {
+        WatchEvent::Modified(m) => assert_eq!(
+            m.metadata.resource_version,
+            changed.metadata.resource_version
+        ),
+        _ => panic!("expected c1-w-a MODIFIED"),
+    }
     let wp = WatchParams::default().fields("spec.nothing=x");
     let err = machines.watch(&wp, "0").await.err().expect("refused");
     match err {
@@ -468,8 +491,9 @@ async fn the_kube_runtime_watcher_lists_again_after_410() {
 }
 
 /// A watcher that gets bookmarks restarts from the newest version: after a compaction it is
-/// not too old, and it does not list again.
-#[tokio::test]
+/// not too old, and it does not list again. On the paused clock: its bookmarks are due every
+/// 50 ms, and seeing none of them as the watcher's events needs that time to pass.
+#[tokio::test(start_paused = true)]
 async fn bookmarks_spare_the_kube_runtime_watcher_a_relist() {
     let api = api();
     api.set_bookmark_interval(Duration::from_millis(50));
@@ -478,26 +502,17 @@ async fn bookmarks_spare_the_kube_runtime_watcher_a_relist() {
     while !matches!(next(&mut w).await.unwrap(), watcher::Event::InitDone) {}
     // Changes elsewhere move the API's version on; a bookmark carries it to the watcher.
     let machines: Api<Machine> = Api::namespaced(api.client(users::ADMIN_TOKEN), "default");
-    machines
-        .patch(
-            "c1-w-a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"approved": false}})),
-        )
-        .await
-        .unwrap();
+    unapprove(&machines, "c1-w-a").await;
     for _ in 0..2 {
         assert!(
-            quiet(&mut w).await,
+            nothing_due(&mut w).await,
             "bookmarks are not the watcher's events"
         );
     }
     api.compact();
     api.end_watches();
     let requests = api.request_count();
-    if let Ok(got) = tokio::time::timeout(Duration::from_millis(200), w.next()).await {
-        panic!("no relist, no error: {got:?}");
-    }
+    assert!(nothing_due(&mut w).await, "no relist, no error");
     common::eventually("it watches again", || api.watch_count() == 1).await;
     assert_eq!(api.request_count(), requests + 1, "one watch, no list");
 }

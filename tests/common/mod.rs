@@ -110,16 +110,37 @@ pub async fn claim_given_back(api: &EmbeddedApi) {
     eventually("the start claim of c1 was given back", || !claim_held(api)).await;
 }
 
-/// Waits for `done`, polling every 50 ms; fails the test with `what` after 30 s (a wait for
-/// an event, not a pause that hopes it is over).
-pub async fn eventually(what: &str, done: impl Fn() -> bool) {
-    for _ in 0..600 {
-        if done() {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+/// Waits until `done` holds, asking every 20 ms; fails the test naming `what` once
+/// [`lines::NEVER`] has passed (a wait for an event, not a pause that hopes it is over). The
+/// tests' one "poll until"; [`eventually_async`] when the question itself awaits.
+pub async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    eventually_async(what, async || done()).await;
+}
+
+/// [`eventually`] for a test without a runtime (a child process, a blocking client).
+pub fn eventually_blocking(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + lines::NEVER;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never came, in {:?}: {what}",
+            lines::NEVER
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    panic!("never came: {what}");
+}
+
+/// [`eventually`] for a question that awaits (a call, a read).
+pub async fn eventually_async(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + lines::NEVER;
+    while !done().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never came, in {:?}: {what}",
+            lines::NEVER
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
 
 /// Waits until the API holds no request it has not answered or (a late fault's) carried out:

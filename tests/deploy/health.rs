@@ -154,29 +154,21 @@ async fn not_ready_until_a_new_shared_watch_has_listed() {
             .await
             .unwrap()
     };
-    let mut answer = readyz(url.clone()).await;
-    for _ in 0..200 {
-        if answer.0 == 500 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+    let mut answer = (0, String::new());
+    common::eventually_async("readyz says the shared watches failed", async || {
         answer = readyz(url.clone()).await;
-    }
-    let (code, body) = answer;
-    assert_eq!(code, 500, "{body}");
+        answer.0 == 500
+    })
+    .await;
+    let (_, body) = answer;
     assert!(
         body.contains("[-]shared-watches failed: reason withheld\n"),
         "{body}"
     );
     listing.await.unwrap().unwrap();
     // Listed: ready again.
-    let mut answer = readyz(url.clone()).await;
-    for _ in 0..100 {
-        if answer.0 == 200 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        answer = readyz(url.clone()).await;
-    }
-    assert_eq!(answer.0, 200, "{}", answer.1);
+    common::eventually_async("readyz says ready again", async || {
+        readyz(url.clone()).await.0 == 200
+    })
+    .await;
 }

@@ -35,17 +35,6 @@ fn echo() -> Echo {
     Echo { port, open }
 }
 
-/// Waits up to 10 s for `done`.
-fn eventually(what: &str, done: impl Fn() -> bool) {
-    for _ in 0..200 {
-        if done() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    panic!("{what}");
-}
-
 /// kubectl's client minor version (`32` for v1.32.4), if it says.
 fn kubectl_minor() -> Option<u32> {
     let out = Command::new("kubectl")
@@ -143,7 +132,7 @@ fn port_forward_round_trips(websockets: bool) {
         writer.join().unwrap();
         assert!(got == payload, "connection {i}: the bytes differ");
     }
-    eventually("the target's connections close after the clients'", || {
+    crate::common::eventually_blocking("the target's connections close after the clients'", || {
         echo.open.load(Ordering::SeqCst) == 0
     });
     let _ = pf.kill();
@@ -174,7 +163,7 @@ fn port_forward_round_trips(websockets: bool) {
     } else {
         eprintln!("kubectl older than 1.31: the protocol it used is not checked");
     }
-    eventually("the demo cluster closes kubectl's connections", || {
+    crate::common::eventually_blocking("the demo cluster closes kubectl's connections", || {
         open_fds(pid) <= baseline
     });
     assert_eq!(echo.open.load(Ordering::SeqCst), 0);

@@ -56,15 +56,9 @@ async fn attacker(url: String, tally: Arc<Tally>) {
     }
 }
 
-/// Waits, within [`NEVER`], until `f` holds of the tally.
+/// Waits until `f` holds of the tally ([`super::common::eventually`]).
 async fn until(tally: &Tally, what: &str, f: impl Fn(&Tally) -> bool) {
-    let waited = tokio::time::timeout(NEVER, async {
-        while !f(tally) {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await;
-    assert!(waited.is_ok(), "{what}");
+    super::common::eventually(what, || f(tally)).await;
 }
 
 /// The most health streams the server held at once while `until` was pending

@@ -33,17 +33,6 @@ fn metric(server: &Running, line_start: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Waits, within [`NEVER`], until `f` holds.
-async fn until(what: &str, f: impl Fn() -> bool) {
-    let waited = tokio::time::timeout(NEVER, async {
-        while !f() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
-    assert!(waited.is_ok(), "waited for {what}");
-}
-
 /// The dashboard's list.
 fn the_list(page_size: u32) -> WatchRequest {
     WatchRequest {
@@ -128,7 +117,7 @@ async fn calls_whose_bodies_never_come_leave_others_their_calls() {
     let api = seeded();
     let server = start(&api, Options::default()).await;
     let (tally, tasks) = attack(&server, LIST, 3, 90);
-    until("every attacker's call is sent", || {
+    super::common::eventually("every attacker's call is sent", || {
         tally.sent.load(Ordering::SeqCst) >= 270
     })
     .await;
@@ -152,11 +141,11 @@ async fn thousands_of_connections_leave_others_theirs() {
     let api = seeded();
     let server = start(&api, Options::default()).await;
     let (tally, tasks) = attack(&server, WATCH, ATTACKERS, 1);
-    until("every attacker has connected once", || {
+    super::common::eventually("every attacker has connected once", || {
         tally.started.load(Ordering::SeqCst) >= ATTACKERS
     })
     .await;
-    until("the server holds what it lets the attackers hold", || {
+    super::common::eventually("the server holds what it lets the attackers hold", || {
         tally.sent.load(Ordering::SeqCst) >= ichor_server::pools::CONNECTIONS_PER_PERSON
     })
     .await;
@@ -187,7 +176,7 @@ async fn subscriptions_whose_bodies_never_come_leave_others_their_turn() {
     let api = seeded();
     let server = start(&api, Options::default()).await;
     let (tally, tasks) = attack(&server, WATCH, 5, 100);
-    until("every attacker's subscription is sent", || {
+    super::common::eventually("every attacker's subscription is sent", || {
         tally.sent.load(Ordering::SeqCst) >= 500
     })
     .await;
@@ -213,7 +202,7 @@ async fn garbage_tokens_are_decided_before_any_queue() {
     let api = seeded();
     let server = start(&api, Options::default()).await;
     let (tally, tasks) = attack(&server, WATCH, 5, 100);
-    until("every attacker's subscription is sent", || {
+    super::common::eventually("every attacker's subscription is sent", || {
         tally.sent.load(Ordering::SeqCst) >= 500
     })
     .await;

@@ -40,15 +40,9 @@ async fn first_page(updates: &mut Updates) -> ichor_model::OperationPage {
     first.page.expect("the first update holds the page")
 }
 
-/// Waits until `f` holds of the API, checking every 20 ms, for at most [`NEVER`].
+/// Waits until `f` holds of the API ([`super::common::eventually`]).
 async fn until(api: &EmbeddedApi, what: &str, f: impl Fn(&EmbeddedApi) -> bool) {
-    tokio::time::timeout(NEVER, async {
-        while !f(api) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .unwrap_or_else(|_| panic!("{what}"));
+    super::common::eventually(what, || f(api)).await;
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@
 /// `Service` is the service's name in `ichor.v1alpha1` (and tonic's trait of that name),
 /// `Method` the method's, `handler_fn` the trait's function; the messages are named in
 /// `ichor.v1alpha1` too. A new call of the proto is added here, then where the compiler and
-/// the test of this module point (ARCHITECTURE.md: "Adding an RPC").
+/// the test of this module point (ARCHITECTURE.md, "Add an RPC").
 #[macro_export]
 macro_rules! with_rpcs {
     ($then:ident) => {

@@ -3,13 +3,15 @@
 //! `{$.kind}`, `{@}`, filters such as `{.items[?(@.phase=="Running")].name}`), a string
 //! (`{"\n"}`, `{"\t"}`), or `{range PATH}…{end}`, which prints what is between for each value
 //! the path finds, its paths read from that value. The paths themselves are RFC 9535 JSONPath
-//! (serde_json_path), which kubectl's follow: `.x` there is `$.x` here, read from the value in
+//! (jsonpath-rust, the engine kube's client already carries), which kubectl's follow: `.x` there is `$.x` here, read from the value in
 //! hand. Several values are printed separated by spaces; a string as it is, a number or a
 //! boolean in JSON, an object or a list as JSON, null as nothing. Nothing is added at the end
 //! (as kubectl: give `{"\n"}`).
 
+use jsonpath_rust::parser::model::JpQuery as JsonPath;
+use jsonpath_rust::parser::parse_json_path;
+use jsonpath_rust::query::js_path_process;
 use serde_json::Value;
-use serde_json_path::JsonPath;
 
 /// The longest template taken, in bytes.
 const MAX_TEMPLATE: usize = 4096;
@@ -85,6 +87,11 @@ fn literal(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// `text` with every run of whitespace, line breaks included, as one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A kubectl path as RFC 9535 JSONPath, and whether it starts at the document.
 fn path(expr: &str) -> Result<(JsonPath, bool), String> {
     let (rfc, from_root) = match expr {
@@ -94,11 +101,12 @@ fn path(expr: &str) -> Result<(JsonPath, bool), String> {
         // `.x` becomes `$.x`, `..x` (recursive) `$..x`, `[0]` `$[0]`.
         _ => (format!("${expr}"), false),
     };
-    let parsed = JsonPath::parse(&rfc).map_err(|e| {
+    let parsed = parse_json_path(&rfc).map_err(|e| {
         format!(
             "{}: {}",
             ichor_model::error_text::quoted(expr),
-            ichor_model::inert::truncate(&e.to_string(), 120)
+            // The parser's message spans lines (a caret under the place): one line here.
+            ichor_model::inert::truncate(&one_line(&e.to_string()), 120)
         )
     })?;
     Ok((parsed, from_root))
@@ -152,17 +160,24 @@ impl Template {
     }
 }
 
+/// The values `path` finds in `value`; none where it names no node (a function's result).
+fn found_by<'a>(path: &JsonPath, value: &'a Value) -> Vec<&'a Value> {
+    js_path_process(path, value)
+        .map(|found| found.into_iter().map(|r| r.val()).collect())
+        .unwrap_or_default()
+}
+
 fn render(nodes: &[Node], doc: &Value, here: &Value, out: &mut String) {
     for node in nodes {
         match node {
             Node::Text(t) => out.push_str(t),
             Node::Path(p, root) => {
-                let found = p.query(if *root { doc } else { here }).all();
+                let found = found_by(p, if *root { doc } else { here });
                 let words: Vec<String> = found.into_iter().map(word).collect();
                 out.push_str(&words.join(" "));
             }
             Node::Range(p, root, body) => {
-                for v in p.query(if *root { doc } else { here }).all() {
+                for v in found_by(p, if *root { doc } else { here }) {
                     // `{range .items[*]}`: each item; `{range .items}`: the list's items too.
                     match v {
                         Value::Array(items) => {
