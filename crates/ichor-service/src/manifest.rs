@@ -26,7 +26,7 @@ impl OperationService {
             .get_json::<TalosOperation>(caller, namespace, name, what)
             .await?
         else {
-            return Err(super::operation_not_found(namespace, name));
+            return Err(super::missing::operation_not_found(namespace, name));
         };
         if let Some(meta) = raw.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("managedFields");

@@ -6,10 +6,11 @@
 
 use super::access::Caller;
 use super::conflicts::Conflicts;
+use super::missing::op_not_found;
 use super::record;
 use super::tolerant::Unreadable;
 use super::validate::{self, NameOf};
-use super::{OperationService, convert, op_not_found};
+use super::{OperationService, convert};
 use ichor_model::{ApiError, Code, Confirmed, HistoryAction, HistoryOutcome, Operation, Reason};
 use ichor_resources::{TalosOperation, names};
 use kube::api::{Api, DeleteParams, Patch, Preconditions};

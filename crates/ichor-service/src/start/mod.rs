@@ -32,7 +32,8 @@ pub const START_OUTCOME_KNOWN_WITHIN: std::time::Duration = std::time::Duration:
 
 use super::access::Caller;
 use super::conflicts::{self, Conflicts};
-use super::{OperationService, World, convert, plan, record};
+use super::world::World;
+use super::{OperationService, convert, plan, record};
 use ichor_model::{
     ApiError, Code, Created, HistoryAction, HistoryOutcome, OperationKind, OperationRequest, Plan,
     Reason,

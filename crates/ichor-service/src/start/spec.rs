@@ -1,9 +1,10 @@
 //! The spec write of a start, and the kube-proxy confirmation that goes with it and must never
 //! outlive it; what the answers say when a start writes the spec and then fails.
 
+use super::super::OperationService;
 use super::super::access::Caller;
 use super::super::conflicts::Conflicts;
-use super::super::{OperationService, World};
+use super::super::world::World;
 use ichor_model::OperationKind;
 use ichor_model::{ApiError, Code, Reason, SpecChange, Warning};
 use ichor_resources::{IchorInstallation, TalosCluster, names};
