@@ -1,8 +1,11 @@
 """The dashboard's functions, for the linker to lay out together (see build.rs).
 
-    order.py BIN CALLGRIND_OUT...   prints the functions of BIN that the callgrind profiles ran,
-                                    in BIN's address order (a crate's stay near each other), one
-                                    mangled name a line; says on stderr how much code they are
+    order.py BIN FIRST... [--then THEN...]
+                                    prints the functions of BIN that the callgrind profiles ran,
+                                    those of the FIRST profiles (start and idle), then those only
+                                    the THEN profiles ran (browsing), each part in BIN's address
+                                    order (a crate's stay near each other), one mangled name a
+                                    line; says on stderr how much code each part is
     order.py --check BIN            says how many of dashboard.order's names BIN holds and how
                                     much code lies between the first and the last of them: a
                                     stale order (after a toolchain or dependency update) finds
@@ -49,9 +52,18 @@ if sys.argv[1] == "--check":
           f"laid out over {kib(span)}")
 else:
     symbols = functions(sys.argv[1])
-    hot = sorted((symbols[n][0], symbols[n][1], n) for n in ran(sys.argv[2:]) if n in symbols)
+    profiles = sys.argv[2:]
+    first, then = (profiles[:profiles.index("--then")], profiles[profiles.index("--then") + 1:]) \
+        if "--then" in profiles else (profiles, [])
+    # What a dashboard runs to start and sit idle first, together (each of its pages faults in
+    # the pages around it: the fewer pages that code spans, the less of the binary is resident),
+    # then what browsing runs besides.
+    early = sorted((symbols[n][0], symbols[n][1], n) for n in ran(first) if n in symbols)
+    seen = {n for _, _, n in early}
+    later = sorted((symbols[n][0], symbols[n][1], n) for n in ran(then) if n in symbols and n not in seen)
     code = sum(size for _, size in symbols.values())
-    print(f"{len(hot)} of {len(symbols)} functions, {kib(sum(h[1] for h in hot))} of {kib(code)}",
-          file=sys.stderr)
-    for _, _, name in hot:
+    for what, part in (("start and idle", early), ("browsing besides", later)):
+        print(f"{what}: {len(part)} of {len(symbols)} functions, {kib(sum(h[1] for h in part))} of "
+              f"{kib(code)}", file=sys.stderr)
+    for _, _, name in early + later:
         print(name)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Makes link/dashboard.order: the functions the dashboard runs, in the order the release binary
 # had them, for the linker to lay out together (see build.rs and docs/install.md, "The link
-# order, and a build that links with any linker"). Needs valgrind and tmux; takes minutes.
+# order, and a build that links with any linker"), and link/dashboard.inputs, what it was made
+# for (link/inputs.sh). Needs valgrind and tmux; takes minutes.
 #
 #   cargo build --release --bin ichor-tui && link/order.sh target/release/ichor-tui
 #
@@ -33,11 +34,17 @@ run grpc --server "$SURL" --protocol grpc
 run connect --server "$SURL" --protocol connect
 run tunnel --kubeconfig "$D/kct" --backend remote
 sleep 60
+# What each ran to start and sit idle on its list: dumped apart (cg-NAME.out.1), to lay out first.
+callgrind_control --dump=idle >/dev/null
+sleep 5
 for n in inproc grpc connect tunnel; do
   keys "$n" j j Enter Tab Escape '?' Escape 2 Enter Escape 1 / a Escape R G g
 done
 sleep 20
 for n in inproc grpc connect tunnel; do keys "$n" q; done
 sleep 20
-python3 "$HERE/order.py" "$BIN" "$D"/cg-*.out > "$HERE/dashboard.order"
+ls "$D"/cg-*.out* >&2
+python3 "$HERE/order.py" "$BIN" "$D"/cg-*.out.1 --then "$D"/cg-*.out* > "$HERE/dashboard.order"
+# What the order was made for (tests/house.rs checks that the sources still build it).
+"$HERE/inputs.sh" > "$HERE/dashboard.inputs"
 rm -rf "$D"

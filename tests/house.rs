@@ -425,3 +425,33 @@ fn no_function_over_80_lines() {
 }
 
 mod house_docs;
+
+/// `link/dashboard.order` was made for the binary these sources build: what `link/inputs.sh`
+/// prints now (the toolchain, the release profile, every crate the binary links with its version
+/// and features: what Cargo derives the symbols' names from) is what `link/order.sh` recorded in
+/// `link/dashboard.inputs` beside the order. A change that would leave the order stale, and the
+/// dashboard larger in memory with nothing failing, fails here in that very change, with what
+/// changed.
+#[test]
+fn the_link_order_was_made_for_these_inputs() {
+    let out = std::process::Command::new(root().join("link/inputs.sh"))
+        .output()
+        .expect("running link/inputs.sh");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "link/inputs.sh: {stderr}");
+    let now = String::from_utf8_lossy(&out.stdout).into_owned();
+    let then = std::fs::read_to_string(root().join("link/dashboard.inputs")).unwrap_or_default();
+    let lines = |s: &str| -> std::collections::BTreeSet<String> {
+        s.lines().map(str::to_string).collect()
+    };
+    let (now, then) = (lines(&now), lines(&then));
+    assert!(now.len() > 100, "link/inputs.sh printed too little: {now:?}");
+    let came: Vec<&String> = now.difference(&then).collect();
+    let went: Vec<&String> = then.difference(&now).collect();
+    assert!(
+        came.is_empty() && went.is_empty(),
+        "link/dashboard.order is stale: make it again with `cargo build --release --bin ichor-tui \
+         && link/order.sh target/release/ichor-tui` (docs/install.md, \"The link order, and a \
+         build that links with any linker\").\nnow: {came:#?}\nwhen it was made: {went:#?}"
+    );
+}

@@ -1,0 +1,17 @@
+#!/bin/bash
+# Prints what names the dashboard's symbols, and so what link/dashboard.order was made for: the
+# toolchain, the release profile's settings, and every crate the binary links with its version
+# and features (Cargo derives each crate's symbol hash from these). link/order.sh writes it to
+# link/dashboard.inputs beside the order; tests/house.rs runs it again and fails when it differs,
+# so a toolchain, a dependency or a feature that would leave the order stale is seen in the very
+# change that makes it (docs/install.md, "The link order, and a build that links with any
+# linker"). Needs cargo and the crates already fetched (it reads them offline).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "toolchain $(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
+awk '/^\[profile\.release\]/ {p = 1; next} /^\[/ {p = 0} p && NF && $1 !~ /^#/' Cargo.toml |
+  sed 's/^/profile.release /'
+# One line a crate: name, version, features (a path dependency without its path, which differs
+# between checkouts; a crate met again without the "(*)" cargo marks it with).
+cargo tree --locked --offline --quiet -p ichor-tui -e normal --prefix none -f '{p} {f}' |
+  sed -e 's/ (\*)$//' -e 's# (/[^)]*)##' -e 's/ *$//' | sort -u
