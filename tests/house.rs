@@ -441,11 +441,13 @@ fn the_link_order_was_made_for_these_inputs() {
     assert!(out.status.success(), "link/inputs.sh: {stderr}");
     let now = String::from_utf8_lossy(&out.stdout).into_owned();
     let then = std::fs::read_to_string(root().join("link/dashboard.inputs")).unwrap_or_default();
-    let lines = |s: &str| -> std::collections::BTreeSet<String> {
-        s.lines().map(str::to_string).collect()
-    };
+    let lines =
+        |s: &str| -> std::collections::BTreeSet<String> { s.lines().map(str::to_string).collect() };
     let (now, then) = (lines(&now), lines(&then));
-    assert!(now.len() > 100, "link/inputs.sh printed too little: {now:?}");
+    assert!(
+        now.len() > 100,
+        "link/inputs.sh printed too little: {now:?}"
+    );
     let came: Vec<&String> = now.difference(&then).collect();
     let went: Vec<&String> = then.difference(&now).collect();
     assert!(
