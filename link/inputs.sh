@@ -5,7 +5,7 @@
 # link/dashboard.inputs beside the order; tests/house.rs runs it again and fails when it differs,
 # so a toolchain, a dependency or a feature that would leave the order stale is seen in the very
 # change that makes it (docs/install.md, "The link order, and a build that links with any
-# linker"). Needs cargo and the crates already fetched (it reads them offline).
+# linker"). Needs cargo (it reads Cargo.lock; a crate not fetched yet is fetched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "toolchain $(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)"
@@ -13,5 +13,5 @@ awk '/^\[profile\.release\]/ {p = 1; next} /^\[/ {p = 0} p && NF && $1 !~ /^#/' 
   sed 's/^/profile.release /'
 # One line a crate: name, version, features (a path dependency without its path, which differs
 # between checkouts; a crate met again without the "(*)" cargo marks it with).
-cargo tree --locked --offline --quiet -p ichor-tui -e normal --prefix none -f '{p} {f}' |
+cargo tree --locked --quiet -p ichor-tui -e normal --prefix none -f '{p} {f}' |
   sed -e 's/ (\*)$//' -e 's# (/[^)]*)##' -e 's/ *$//' | sort -u
