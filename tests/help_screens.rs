@@ -34,20 +34,7 @@ pub(crate) fn snap3(name: &str, state: &State) {
 
 /// The screen's rows as text (a wide character once).
 pub(crate) fn rows_of(state: &State, lang: Lang, w: u16, h: u16) -> Vec<String> {
-    let term = draw(state, lang, w, h, Theme::default());
-    let buf = term.backend().buffer();
-    (0..h)
-        .map(|y| {
-            let mut row = String::new();
-            let mut x = 0;
-            while x < w {
-                let sym = buf[(x, y)].symbol();
-                row.push_str(sym);
-                x += u16::try_from(unicode_width::UnicodeWidthStr::width(sym).max(1)).unwrap_or(1);
-            }
-            row
-        })
-        .collect()
+    common::snap::rows(state, lang, w, h, Theme::default())
 }
 
 /// The screen's words as one line: borders dropped, wrapped lines joined, spaces collapsed.

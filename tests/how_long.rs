@@ -102,12 +102,7 @@ fn a_pause_asked_counts_from_the_pause_and_keeps_each_person() {
     ];
     let s = page_with_events(op, Vec::new());
     snap("pausing_with_history_page", &s);
-    let term = draw(&s, Lang::En, 160, 48, Theme::default());
-    let buf = term.backend().buffer();
-    let text: Vec<String> = (0..buf.area.height)
-        .map(|y| common::snap::row_text(buf, y))
-        .collect();
-    let text = text.join("\n");
+    let text = common::snap::rows(&s, Lang::En, 160, 48, Theme::default()).join("\n");
     assert!(text.contains("‖ Pausing for 20s"), "{text}");
     assert!(text.contains("pause asked by bob@example.com"), "{text}");
     assert!(text.contains("resume asked by alice@example.com"), "{text}");

@@ -9,7 +9,7 @@ use crate::common;
 use common::dialog::{dialog, select};
 use common::driver::Driver;
 use common::fixtures;
-use common::snap::{draw, styles};
+use common::snap::{draw, rows, styles};
 use ichor_app::action::{Action, Key, KeyCode};
 use ichor_app::state::{Dialog, NewOpStep, Route, Screen, State};
 use ichor_app::update::update;
@@ -45,25 +45,6 @@ fn operator_in_production(s: &mut State) {
     s.session.contexts = vec!["ichor-prod".into(), "operator".into()];
     s.session.production = true;
     s.session.api_server = api_server("api.prod-eu.example.com");
-}
-
-/// The rows of a frame, as read (the cell a wide character covers is not read again).
-fn rows(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Vec<String> {
-    use unicode_width::UnicodeWidthStr as _;
-    let term = draw(state, lang, w, h, theme);
-    let buf = term.backend().buffer();
-    (0..h)
-        .map(|y| {
-            let mut row = String::new();
-            let mut x = 0;
-            while x < w {
-                let symbol = buf[(x, y)].symbol();
-                row.push_str(symbol);
-                x += u16::try_from(symbol.width().max(1)).unwrap();
-            }
-            row
-        })
-        .collect()
 }
 
 /// The dialog's top border (the row with `title` after a corner) holds the word, in colour

@@ -89,6 +89,13 @@ pub fn row_text(buf: &Buffer, y: u16) -> String {
     out
 }
 
+/// The rows of `state` drawn at `w`×`h`, as a person reads them ([`row_text`]).
+pub fn rows(state: &State, lang: Lang, w: u16, h: u16, theme: Theme) -> Vec<String> {
+    let term = draw(state, lang, w, h, theme);
+    let buf = term.backend().buffer();
+    (0..h).map(|y| row_text(buf, y)).collect()
+}
+
 /// The runs of non-default style in a buffer, one line per run.
 pub fn styles(buf: &Buffer) -> String {
     let mut out = String::new();
