@@ -90,7 +90,15 @@ fn requests_line(r: &BTreeMap<String, u64>, window: Duration) -> String {
 /// demo's 7 operations and at each size, and kdash when `ICHOR_KDASH` names it.
 fn idle_subjects(rt: &tokio::runtime::Runtime, home: &Path) -> Vec<idle::Subject> {
     let bin = &dashboard_bin();
-    println!("scale: the dashboards run {}", bin.display());
+    match std::env::var_os("ICHOR_BIN") {
+        Some(_) => println!("scale: the dashboards run {}", bin.display()),
+        None => println!(
+            "scale: the dashboards run the bench's own build, {} (the tests' features, few of \
+             the link order's names: its memory is not the product's; ICHOR_BIN names a release \
+             binary)",
+            bin.display()
+        ),
+    }
     let reaches = [
         idle::Reach::Server,
         idle::Reach::InProcess,
