@@ -164,6 +164,7 @@ crate::matrix!(
     an_ichor_upgrade_names_the_clusters_it_serves_and_waits_for_them,
     who_may_start_pause_and_delete_is_asked_of_kubernetes,
     pause_and_resume_record_who_and_when,
+    a_pause_whose_event_cannot_be_written_is_still_done,
     resuming_a_pause_caused_by_a_failure_is_refused,
     finished_operations_cannot_be_paused_or_resumed,
     delete_removes_the_operation,

@@ -118,6 +118,36 @@ pub(super) async fn pause_and_resume_record_who_and_when(path: Path) {
     assert_eq!(again.history.len(), 3);
 }
 
+/// The Event that names the person is written after the pause landed: when it cannot be (the
+/// API answers 503, or the connection breaks), the pause is still answered as done, written
+/// once, with its person in the history; nothing is written again.
+pub(super) async fn a_pause_whose_event_cannot_be_written_is_still_done(path: Path) {
+    for fault in [Fault::Unavailable, Fault::Reset] {
+        let api = world();
+        seed_op(&api, "run", "talos", "Running", None).await;
+        let c = connect(path, &api, User::Operator).await;
+        api.fail_when(FaultRule::on("create", "events"), fault);
+        let paused = c
+            .set_operation_paused("default", "run", true, None)
+            .await
+            .unwrap_or_else(|e| panic!("{path:?} {fault:?}: {e:?}"));
+        assert!(paused.paused, "{path:?} {fault:?}");
+        let who: Vec<&str> = paused.history.iter().map(|e| e.actor.as_str()).collect();
+        assert_eq!(who, [actor(path, User::Operator)], "{path:?} {fault:?}");
+        let u = writer(path, User::Operator);
+        assert_eq!(
+            names(&api.write_log()),
+            [format!("patch talosoperations by {u}")],
+            "{path:?} {fault:?}"
+        );
+        assert!(
+            common::events_written(&api.write_log()).is_empty(),
+            "{path:?} {fault:?}: {:?}",
+            api.write_log()
+        );
+    }
+}
+
 pub(super) async fn resuming_a_pause_caused_by_a_failure_is_refused(path: Path) {
     let api = world();
     seed_op(
