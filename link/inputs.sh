@@ -15,3 +15,11 @@ awk '/^\[profile\.release\]/ {p = 1; next} /^\[/ {p = 0} p && NF && $1 !~ /^#/' 
 # between checkouts; a crate met again without the "(*)" cargo marks it with).
 cargo tree --locked --quiet -p ichor-tui -e normal --prefix none -f '{p} {f}' |
   sed -e 's/ (\*)$//' -e 's# (/[^)]*)##' -e 's/ *$//' | sort -u
+# Our own crates' dependencies, one line an edge: cargo mixes a crate's dependencies into its
+# symbol hash, so a dependency added to one of ours renames every symbol of it and of the crates
+# above it (a third-party crate's edges follow from its version and features, listed above).
+cargo tree --locked --quiet -p ichor-tui -e normal,build --prefix depth -f '{p}' |
+  sed -e 's/ (\*)$//' -e 's/ (proc-macro)$//' | awk '
+    { match($0, /^[0-9]+/); d = substr($0, 1, RLENGTH) + 0; name = substr($0, RLENGTH + 1)
+      own[d] = (name ~ / \(\//); sub(/ \(\/[^)]*\)$/, "", name); at[d] = name
+      if (d > 0 && own[d - 1]) print "edge " at[d - 1] " -> " name }' | sort -u

@@ -6,6 +6,9 @@ use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 use unic_langid::LanguageIdentifier;
 
+mod catalog;
+use catalog::Catalog;
+
 /// The languages we ship.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
@@ -98,6 +101,8 @@ fn grouped<M>(v: &fluent_bundle::FluentValue, _: &M) -> Option<String> {
     Some(out)
 }
 
+/// The bundle that formats a language's messages: its plural rules and number formatting. It
+/// holds no message; each comes from the language's [`Catalog`], parsed when first used.
 fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
     let id: LanguageIdentifier = match lang {
         Lang::En => unic_langid::langid!("en"),
@@ -106,35 +111,50 @@ fn bundle(lang: Lang) -> FluentBundle<FluentResource> {
     let mut b = FluentBundle::new_concurrent(vec![id]);
     b.set_use_isolating(false);
     b.set_formatter(Some(grouped));
-    for (name, src) in sources(lang) {
-        match FluentResource::try_new(src.to_string()) {
-            Ok(res) => {
-                if let Err(errs) = b.add_resource(res) {
-                    tracing::error!(file = name, ?errs, "duplicate messages in a locale file");
-                }
-            }
-            Err((res, errs)) => {
-                tracing::error!(file = name, ?errs, "syntax errors in a locale file");
-                let _ = b.add_resource(res);
-            }
+    b
+}
+
+/// One language: its messages and the bundle that formats them.
+struct Language {
+    catalog: Catalog,
+    bundle: FluentBundle<FluentResource>,
+}
+
+impl Language {
+    fn new(lang: Lang) -> Language {
+        Language {
+            catalog: Catalog::new(sources(lang)),
+            bundle: bundle(lang),
         }
     }
-    b
+
+    /// Message `id` formatted with `args`, with the resolver's errors; `None` when there is no
+    /// such message (or it has no value).
+    fn format(
+        &self,
+        id: &str,
+        args: Option<&FluentArgs<'_>>,
+    ) -> Option<(String, Vec<fluent_bundle::FluentError>)> {
+        let pattern = self.catalog.pattern(id)?;
+        let mut errors = Vec::new();
+        let s = self.bundle.format_pattern(pattern, args, &mut errors);
+        Some((s.into_owned(), errors))
+    }
 }
 
 /// The texts of one language, with English behind it.
 pub struct Texts {
     lang: Lang,
-    main: FluentBundle<FluentResource>,
-    fallback: Option<FluentBundle<FluentResource>>,
+    main: Language,
+    fallback: Option<Language>,
 }
 
 impl Texts {
     pub fn new(lang: Lang) -> Texts {
         Texts {
             lang,
-            main: bundle(lang),
-            fallback: (lang != Lang::En).then(|| bundle(Lang::En)),
+            main: Language::new(lang),
+            fallback: (lang != Lang::En).then(|| Language::new(Lang::En)),
         }
     }
 
@@ -173,28 +193,23 @@ impl Texts {
         for (k, v) in args {
             fa.set(*k, FluentValue::from(*v));
         }
-        let b = std::iter::once(&self.main)
+        let (s, errors) = std::iter::once(&self.main)
             .chain(self.fallback.as_ref())
-            .find(|b| b.has_message(id))?;
-        let pattern = b.get_message(id)?.value()?;
-        let mut errors = Vec::new();
-        let s = b.format_pattern(pattern, Some(&fa), &mut errors);
+            .find_map(|l| l.format(id, Some(&fa)))?;
         if !errors.is_empty() {
             tracing::warn!(id, ?errors, "a message lacks arguments");
             return None;
         }
-        Some(s.into_owned())
+        Some(s)
     }
 
     fn format(&self, id: &str, args: Option<&FluentArgs<'_>>) -> String {
-        for b in std::iter::once(&self.main).chain(self.fallback.as_ref()) {
-            if let Some(pattern) = b.get_message(id).and_then(|m| m.value()) {
-                let mut errors = Vec::new();
-                let s = b.format_pattern(pattern, args, &mut errors);
+        for language in std::iter::once(&self.main).chain(self.fallback.as_ref()) {
+            if let Some((s, errors)) = language.format(id, args) {
                 if !errors.is_empty() {
                     tracing::warn!(id, ?errors, "formatting a message");
                 }
-                return s.into_owned();
+                return s;
             }
         }
         tracing::warn!(id, "missing message");
@@ -205,23 +220,20 @@ impl Texts {
     /// missing message, or the resolver's errors (an unknown variable, message or function).
     /// For the locale tests.
     pub fn format_strict(&self, id: &str, args: &FluentArgs<'_>) -> Result<String, String> {
-        let pattern = self
+        let (s, errors) = self
             .main
-            .get_message(id)
-            .and_then(|m| m.value())
+            .format(id, Some(args))
             .ok_or_else(|| format!("{}: no message {id}", self.lang.code()))?;
-        let mut errors = Vec::new();
-        let s = self.main.format_pattern(pattern, Some(args), &mut errors);
         if errors.is_empty() {
-            Ok(s.into_owned())
+            Ok(s)
         } else {
             Err(format!("{}: {id}: {errors:?}", self.lang.code()))
         }
     }
 
-    /// Whether the language bundle has `id` (tests).
+    /// Whether the language has a message `id`.
     pub fn has(&self, id: &str) -> bool {
-        self.main.has_message(id)
+        self.main.catalog.has(id)
     }
 }
 
