@@ -15,6 +15,8 @@
 
 use fluent_bundle::FluentResource;
 use fluent_syntax::ast;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::sync::OnceLock;
 
 /// A message's source and, once asked for, its parsed form.
@@ -24,55 +26,48 @@ struct Entry {
     parsed: OnceLock<FluentResource>,
 }
 
-/// The messages of one language, sorted by id.
+/// The messages of one language by id (a hash map: the dashboard looks up hundreds a frame).
 pub(crate) struct Catalog {
-    entries: Vec<Entry>,
+    entries: HashMap<&'static str, Entry>,
 }
 
 impl Catalog {
     /// The messages of `sources` (file name, text); the first of two with one id is kept, as
     /// Fluent's bundle keeps it, and the second is logged.
     pub(crate) fn new(sources: &'static [(&'static str, &'static str)]) -> Catalog {
-        let mut entries: Vec<Entry> = Vec::new();
-        for (_, text) in sources {
-            entries.extend(messages(text).into_iter().map(|(id, source)| Entry {
-                id,
-                source,
-                parsed: OnceLock::new(),
-            }));
-        }
-        // A stable sort keeps the first of two equal ids first.
-        entries.sort_by(|a, b| a.id.cmp(b.id));
-        entries.dedup_by(|later, first| {
-            let same = later.id == first.id;
-            if same {
-                tracing::error!(id = later.id, "a message defined twice in a locale");
+        let mut entries = HashMap::new();
+        for (file, text) in sources {
+            for (id, source) in messages(text) {
+                match entries.entry(id) {
+                    Vacant(v) => {
+                        v.insert(Entry {
+                            id,
+                            source,
+                            parsed: OnceLock::new(),
+                        });
+                    }
+                    Occupied(_) => tracing::error!(file, id, "a message defined twice in a locale"),
+                }
             }
-            same
-        });
+        }
         entries.shrink_to_fit();
         Catalog { entries }
     }
 
     /// Whether a message `id` is defined.
     pub(crate) fn has(&self, id: &str) -> bool {
-        self.find(id).is_some()
+        self.entries.contains_key(id)
     }
 
     /// The value of message `id`, parsed now if it was not before; `None` when there is no
     /// such message or it has no value.
     pub(crate) fn pattern(&self, id: &str) -> Option<&ast::Pattern<&str>> {
-        let entry = self.find(id)?;
+        let entry = self.entries.get(id)?;
         let resource = entry.parsed.get_or_init(|| parse(entry));
         resource.entries().find_map(|e| match e {
             ast::Entry::Message(m) if m.id.name == id => m.value.as_ref(),
             _ => None,
         })
-    }
-
-    fn find(&self, id: &str) -> Option<&Entry> {
-        let i = self.entries.binary_search_by(|e| e.id.cmp(id)).ok()?;
-        self.entries.get(i)
     }
 }
 
