@@ -222,7 +222,8 @@ fn an_answer_that_comes_too_late_never_becomes_keys() {
     pty.wait_text("オペレーション（7 件）");
     // The filter takes every printable key as text: the late `ESC [ 1 ; 2 R` would show there.
     pty.send("/");
-    std::thread::sleep(late);
+    pty.wait_text("絞り込み：");
+    pty.wait_late_answers(1);
     pty.send("zz");
     let screen = pty.wait_text("絞り込み：zz");
     assert!(

@@ -18,6 +18,8 @@ struct Seen {
     parser: vt100::Parser,
     raw: Vec<u8>,
     eof: bool,
+    /// Answers written after their delay ([`Answers::Late`]).
+    late_answers: usize,
 }
 
 /// The terminal's keys as the bytes a terminal sends for them.
@@ -168,6 +170,7 @@ impl Pty {
             ),
             raw: Vec::new(),
             eof: false,
+            late_answers: 0,
         }));
         let writer = Arc::new(Mutex::new(writer));
         let shared = seen.clone();
@@ -200,9 +203,11 @@ impl Pty {
                             };
                             match answers {
                                 Answers::Late(after) => {
+                                    let shared = shared.clone();
                                     std::thread::spawn(move || {
                                         std::thread::sleep(after);
                                         send();
+                                        shared.lock().unwrap().late_answers += 1;
                                     });
                                 }
                                 _ => send(),
@@ -233,6 +238,13 @@ impl Pty {
     /// The screen as text, one line per row.
     pub fn screen(&self) -> String {
         self.seen.lock().unwrap().parser.screen().contents()
+    }
+
+    /// Waits until `n` late answers ([`Answers::Late`]) were written to the program.
+    pub fn wait_late_answers(&self, n: usize) {
+        crate::common::eventually_blocking("the late answers to be written", || {
+            self.seen.lock().unwrap().late_answers >= n
+        });
     }
 
     /// Every byte the program wrote so far.
