@@ -42,17 +42,28 @@ def kib(n):
     return f"{n // 1024} KiB"
 
 
-if sys.argv[1] == "--check":
-    symbols = functions(sys.argv[2])
+def order_names():
+    """The names of link/dashboard.order, in its order."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboard.order")) as f:
-        order = [line.strip() for line in f if line.strip()]
-    held = [symbols[n] for n in order if n in symbols]
-    span = max(a + s for a, s in held) - min(a for a, _ in held) if held else 0
-    print(f"{len(held)} of {len(order)} ordered functions found, {kib(sum(s for _, s in held))}, "
+        return [line.strip() for line in f if line.strip()]
+
+
+def held(binary):
+    """(address, size) of each of the order's functions BIN holds, and how many the order names."""
+    symbols = functions(binary)
+    names = order_names()
+    return [symbols[n] for n in names if n in symbols], len(names)
+
+
+def check(binary):
+    found, named = held(binary)
+    span = max(a + s for a, s in found) - min(a for a, _ in found) if found else 0
+    print(f"{len(found)} of {named} ordered functions found, {kib(sum(s for _, s in found))}, "
           f"laid out over {kib(span)}")
-else:
-    symbols = functions(sys.argv[1])
-    profiles = sys.argv[2:]
+
+
+def make(binary, profiles):
+    symbols = functions(binary)
     first, then = (profiles[:profiles.index("--then")], profiles[profiles.index("--then") + 1:]) \
         if "--then" in profiles else (profiles, [])
     # What a dashboard runs to start and sit idle first, together (each of its pages faults in
@@ -67,3 +78,10 @@ else:
               f"{kib(code)}", file=sys.stderr)
     for _, _, name in early + later:
         print(name)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--check":
+        check(sys.argv[2])
+    else:
+        make(sys.argv[1], sys.argv[2:])
