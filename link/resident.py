@@ -67,8 +67,11 @@ def start_dashboard(binary, home, kc):
            "TERM": "xterm-256color", "LANG": "en_US.UTF-8", "TZ": "UTC"}
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(binary, [binary, "--kubeconfig", kc, "--backend", "in-process",
-                           "--log-file", os.path.join(home, "dashboard.log")], env)
+        try:
+            os.execve(binary, [binary, "--kubeconfig", kc, "--backend", "in-process",
+                               "--log-file", os.path.join(home, "dashboard.log")], env)
+        finally:
+            os._exit(127)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     return pid, fd
 
