@@ -108,24 +108,19 @@ pub fn grpc(
 /// trailers once its body ends; `None` for a stream whose first message came instead (it is
 /// read no further) or an answer that is not gRPC.
 pub async fn code_of(resp: http::Response<hyper::body::Incoming>) -> Option<tonic::Code> {
-    if let Some(s) = tonic::Status::from_header_map(resp.headers()) {
-        return Some(s.code());
-    }
-    let mut body = resp.into_body();
-    while let Some(Ok(frame)) = body.frame().await {
-        if let Some(trailers) = frame.trailers_ref() {
-            return tonic::Status::from_header_map(trailers).map(|s| s.code());
-        }
-        if frame.data_ref().is_some_and(|d| !d.is_empty()) {
-            return None;
-        }
-    }
-    None
+    code_in(resp, false).await
 }
 
 /// The gRPC code of a unary answer: in its headers (trailers-only) or its trailers, its
 /// message (if any) read past.
 pub async fn unary_code(resp: http::Response<hyper::body::Incoming>) -> Option<tonic::Code> {
+    code_in(resp, true).await
+}
+
+async fn code_in(
+    resp: http::Response<hyper::body::Incoming>,
+    past_messages: bool,
+) -> Option<tonic::Code> {
     if let Some(s) = tonic::Status::from_header_map(resp.headers()) {
         return Some(s.code());
     }
@@ -133,6 +128,9 @@ pub async fn unary_code(resp: http::Response<hyper::body::Incoming>) -> Option<t
     while let Some(Ok(frame)) = body.frame().await {
         if let Some(trailers) = frame.trailers_ref() {
             return tonic::Status::from_header_map(trailers).map(|s| s.code());
+        }
+        if !past_messages && frame.data_ref().is_some_and(|d| !d.is_empty()) {
+            return None;
         }
     }
     None

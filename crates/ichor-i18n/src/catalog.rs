@@ -21,7 +21,6 @@ use std::sync::OnceLock;
 
 /// A message's source and, once asked for, its parsed form.
 struct Entry {
-    id: &'static str,
     source: &'static str,
     parsed: OnceLock<FluentResource>,
 }
@@ -41,7 +40,6 @@ impl Catalog {
                 match entries.entry(id) {
                     Vacant(v) => {
                         v.insert(Entry {
-                            id,
                             source,
                             parsed: OnceLock::new(),
                         });
@@ -63,7 +61,7 @@ impl Catalog {
     /// such message or it has no value.
     pub(crate) fn pattern(&self, id: &str) -> Option<&ast::Pattern<&str>> {
         let entry = self.entries.get(id)?;
-        let resource = entry.parsed.get_or_init(|| parse(entry));
+        let resource = entry.parsed.get_or_init(|| parse(id, entry.source));
         resource.entries().find_map(|e| match e {
             ast::Entry::Message(m) if m.id.name == id => m.value.as_ref(),
             _ => None,
@@ -71,11 +69,11 @@ impl Catalog {
     }
 }
 
-fn parse(entry: &Entry) -> FluentResource {
-    match FluentResource::try_new(entry.source.to_string()) {
+fn parse(id: &str, source: &str) -> FluentResource {
+    match FluentResource::try_new(source.to_string()) {
         Ok(resource) => resource,
         Err((resource, errors)) => {
-            tracing::error!(id = entry.id, ?errors, "a syntax error in a locale message");
+            tracing::error!(id, ?errors, "a syntax error in a locale message");
             resource
         }
     }

@@ -47,12 +47,9 @@ pub(crate) fn conform(
     obj: &mut Value,
     directive: FieldValidation,
 ) -> Result<Vec<String>, Failure> {
-    let s = schemas();
-    let Some(schema) = s.of(&t.rt) else {
+    let Some(found) = pruned(t, obj) else {
         return Ok(Vec::new());
     };
-    let mut found = Findings::default();
-    walk(s, schema, obj, "", &mut found);
     let custom = !t.rt.group.ends_with(".k8s.io") && !t.rt.group.is_empty();
     let kind = t.rt.kind;
     let warnings = unknown_fields(t, &found.unknown, directive)?;
@@ -125,11 +122,18 @@ pub(crate) fn prune_unknown(
     obj: &mut Value,
     directive: FieldValidation,
 ) -> Result<Vec<String>, Failure> {
-    let s = schemas();
-    let Some(schema) = s.of(&t.rt) else {
+    let Some(found) = pruned(t, obj) else {
         return Ok(Vec::new());
     };
+    unknown_fields(t, &found.unknown, directive)
+}
+
+/// Walks `obj` against its kind's schema, pruning the fields it does not know: what was found,
+/// or `None` for a kind without a schema.
+fn pruned(t: &Target, obj: &mut Value) -> Option<Findings> {
+    let s = schemas();
+    let schema = s.of(&t.rt)?;
     let mut found = Findings::default();
     walk(s, schema, obj, "", &mut found);
-    unknown_fields(t, &found.unknown, directive)
+    Some(found)
 }

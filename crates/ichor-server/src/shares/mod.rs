@@ -317,14 +317,23 @@ impl Shares {
     pub(crate) fn try_take(&self, person: &Person) -> Result<Seat, Refused> {
         let inner = &self.0;
         let mut state = inner.lock();
-        if state.all < inner.pool.capacity && inner.may_take(&state, person) {
+        match self.seat_now(&mut state, person) {
+            Some(seat) => Ok(seat),
+            None => Err(inner.refusal(&state, person)),
+        }
+    }
+
+    /// A slot for `person` if the pool and its share have one free now.
+    fn seat_now(&self, state: &mut State, person: &Person) -> Option<Seat> {
+        let inner = &self.0;
+        if state.all < inner.pool.capacity && inner.may_take(state, person) {
             state.hold(person);
-            return Ok(Seat {
+            return Some(Seat {
                 shares: inner.clone(),
                 person: person.clone(),
             });
         }
-        Err(inner.refusal(&state, person))
+        None
     }
 
     /// A slot for `person`: now, or after waiting in its queue until `until` (without one, until
@@ -337,12 +346,8 @@ impl Shares {
         let inner = &self.0;
         let (granted, waiting) = {
             let mut state = inner.lock();
-            if state.all < inner.pool.capacity && inner.may_take(&state, person) {
-                state.hold(person);
-                return Ok(Seat {
-                    shares: inner.clone(),
-                    person: person.clone(),
-                });
+            if let Some(seat) = self.seat_now(&mut state, person) {
+                return Ok(seat);
             }
             let Some(queue) = self.shortest_queue(&state, person) else {
                 return Err(inner.refusal(&state, person));
